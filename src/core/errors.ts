@@ -1,0 +1,41 @@
+// One error type for the whole library. `code` is stable (callers branch on it); `layer` says which
+// part of tsgit noticed; the message names the input (file, offset, ref, path) that was wrong.
+
+export type ErrorLayer =
+  | 'core' | 'object' | 'odb' | 'pack' | 'refs' | 'config' | 'walk' | 'protocol' | 'transport'
+  | 'server' | 'client' | 'worktree' | 'cli';
+
+export class GitError extends Error {
+  readonly code: string;
+  readonly layer: ErrorLayer;
+  constructor(layer: ErrorLayer, code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GitError';
+    this.code = code;
+    this.layer = layer;
+  }
+}
+
+/** Input that breaks a format rule: a corrupt pack, a bad object, a malformed pkt-line. */
+export class CorruptError extends GitError {
+  constructor(layer: ErrorLayer, message: string, options?: { cause?: unknown }) {
+    super(layer, 'corrupt', message, options);
+    this.name = 'CorruptError';
+  }
+}
+
+/** An object, ref or revision that does not exist. */
+export class NotFoundError extends GitError {
+  constructor(layer: ErrorLayer, message: string, options?: { cause?: unknown }) {
+    super(layer, 'not-found', message, options);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** A command line that does not parse; the CLI exits 129 for these, as git does. */
+export class UsageError extends GitError {
+  constructor(message: string) {
+    super('cli', 'usage', message);
+    this.name = 'UsageError';
+  }
+}

@@ -1,0 +1,83 @@
+// Inflating a zlib stream that starts at an offset inside a larger buffer, when the compressed length
+// is unknown but the inflated size is declared (pack entries, loose objects).
+//
+// Node's public zlib API cannot say where a stream ended without a copy per call. The native handle
+// behind zlib.Inflate can: reset() it, writeSync() with Z_FINISH into an output one byte larger than
+// the declared size, and _writeState then holds [availOut, availIn]. That is ~2 us per small object,
+// as fast as C. These are internals, so they are feature-detected once and a slower public path
+// (inflateSync with info: true) stands in when they are missing.
+import zlib from 'node:zlib';
+import { CorruptError, type ErrorLayer } from './errors.js';
+
+interface NativeHandle {
+  reset(): void;
+  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number,
+    out: Uint8Array, outOff: number, outLen: number): void;
+  onerror: (message: string, errno: number) => void;
+}
+
+export interface InflateResult {
+  /** Compressed bytes the stream occupied. */
+  consumed: number;
+}
+
+/** A reusable inflater. One per thread; not re-entrant. */
+export class Inflater {
+  private handle: NativeHandle | null = null;
+  private state: Uint32Array | null = null;
+  private lastError: string | null = null;
+
+  constructor() {
+    const z = zlib.createInflate() as unknown as { _handle?: NativeHandle; _writeState?: Uint32Array };
+    const h = z._handle;
+    if (h && typeof h.reset === 'function' && typeof h.writeSync === 'function' && z._writeState instanceof Uint32Array) {
+      h.onerror = (message: string) => { this.lastError = message; };
+      this.handle = h;
+      this.state = z._writeState;
+    }
+  }
+
+  /**
+   * Inflates the stream at input[offset..end) into out[outOffset..outOffset+size). Throws a
+   * CorruptError naming `where` when the data is not zlib, ends early, or inflates to a size other
+   * than `size`. Returns how many input bytes the stream used.
+   */
+  inflateInto(input: Uint8Array, offset: number, end: number, out: Uint8Array, outOffset: number,
+    size: number, layer: ErrorLayer, where: () => string): number {
+    if (this.handle) {
+      // One spare byte of output lets us tell "exactly size" from "more than size".
+      const spare = out.length > outOffset + size ? out : null;
+      const target = spare ?? Buffer.allocUnsafe(size + 1);
+      const tOff = spare ? outOffset : 0;
+      this.lastError = null;
+      this.handle.reset();
+      this.handle.writeSync(zlib.constants.Z_FINISH, input, offset, end - offset, target, tOff, size + 1);
+      if (this.lastError !== null) {
+        throw new CorruptError(layer, `${where()}: zlib: ${this.lastError}`);
+      }
+      const availOut = this.state![0]!, availIn = this.state![1]!;
+      if (availOut !== 1) {
+        throw new CorruptError(layer, availOut === 0
+          ? `${where()}: inflates to more than the declared ${size} bytes`
+          : `${where()}: inflates to ${size + 1 - availOut} bytes, declared ${size}`);
+      }
+      if (!spare) (out as Buffer | Uint8Array).set(target.subarray(0, size), outOffset);
+      return end - offset - availIn;
+    }
+    let res: { buffer: Buffer; engine: { bytesWritten: number } };
+    try {
+      res = zlib.inflateSync(input.subarray(offset, end), { info: true, maxOutputLength: size + 1 }) as unknown as typeof res;
+    } catch (e) {
+      throw new CorruptError(layer, `${where()}: zlib: ${(e as Error).message}`, { cause: e });
+    }
+    if (res.buffer.length !== size) {
+      throw new CorruptError(layer, `${where()}: inflates to ${res.buffer.length} bytes, declared ${size}`);
+    }
+    out.set(res.buffer, outOffset);
+    return res.engine.bytesWritten;
+  }
+}
+
+export function deflate(data: Uint8Array, level = zlib.constants.Z_DEFAULT_COMPRESSION): Buffer {
+  return zlib.deflateSync(data, { level });
+}
