@@ -9,6 +9,8 @@
 import zlib from 'node:zlib';
 import { CorruptError, type ErrorLayer } from './errors.js';
 
+const TRUNCATED = 'zlib: unexpected end of file';
+
 interface NativeHandle {
   reset(): void;
   writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number,
@@ -76,6 +78,50 @@ export class Inflater {
     out.set(res.buffer, outOffset);
     return res.engine.bytesWritten;
   }
+  /**
+   * Like inflateInto, but returns -1 instead of throwing when the input ends before the stream
+   * does, so a reader holding only part of a pack can fetch more and try again.
+   */
+  tryInflateInto(input: Uint8Array, offset: number, end: number, out: Uint8Array, outOffset: number,
+    size: number, layer: ErrorLayer, where: () => string): number {
+    try {
+      return this.inflateInto(input, offset, end, out, outOffset, size, layer, where);
+    } catch (e) {
+      if (e instanceof CorruptError && e.message.endsWith(TRUNCATED)) return -1;
+      throw e;
+    }
+  }
+
+  /**
+   * Inflates at most `max` bytes from the start of the stream into `out` (to read a delta's sizes or
+   * a loose object's header without inflating the rest). Returns how many bytes came out.
+   */
+  inflatePrefix(input: Uint8Array, offset: number, end: number, out: Uint8Array, max: number,
+    layer: ErrorLayer, where: () => string): number {
+    if (this.handle) {
+      this.lastError = null;
+      this.handle.reset();
+      this.handle.writeSync(zlib.constants.Z_SYNC_FLUSH, input, offset, end - offset, out, 0, max);
+      if (this.lastError !== null) throw new CorruptError(layer, `${where()}: zlib: ${this.lastError}`);
+      return max - this.state![0]!;
+    }
+    let res: Buffer;
+    try {
+      const inf = zlib.inflateSync(input.subarray(offset, end), { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: Math.max(max, 64) });
+      res = inf;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+        // The public API cannot stop early; inflating a little more than asked is the fallback.
+        res = zlib.inflateSync(input.subarray(offset, end), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+      } else {
+        throw new CorruptError(layer, `${where()}: zlib: ${(e as Error).message}`, { cause: e });
+      }
+    }
+    const n = Math.min(max, res.length);
+    out.set(res.subarray(0, n));
+    return n;
+  }
+
 }
 
 export function deflate(data: Uint8Array, level = zlib.constants.Z_DEFAULT_COMPRESSION): Buffer {

@@ -1,0 +1,32 @@
+// What every command receives: where it runs, its environment, and the repository (opened on first
+// use, since some commands such as clone and serve do not start inside one).
+import path from 'node:path';
+import { GitError } from '../core/errors.js';
+import { Repository } from '../repository/repository.js';
+import { discover } from '../repository/discover.js';
+
+export class CommandContext {
+  private repo: Repository | null = null;
+
+  constructor(readonly cwd: string, readonly env: NodeJS.ProcessEnv, readonly gitDir: string | null) {}
+
+  repository(): Repository {
+    if (!this.repo) {
+      const env = this.gitDir ? { ...this.env, GIT_DIR: path.resolve(this.cwd, this.gitDir) } : this.env;
+      const loc = discover(this.cwd, env);
+      this.repo = new Repository(loc.gitDir, loc.workTree);
+    }
+    return this.repo;
+  }
+
+  close(): void {
+    this.repo?.close();
+  }
+}
+
+export type Command = (ctx: CommandContext, args: string[]) => number | Promise<number>;
+
+/** A fatal error as git reports it: "fatal: <message>", exit 128. */
+export function fatal(message: string): GitError {
+  return new GitError('cli', 'fatal', message);
+}

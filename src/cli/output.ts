@@ -1,0 +1,101 @@
+// Buffered synchronous output to a file descriptor. Commands that print hundreds of thousands of
+// lines (rev-list --objects, cat-file --batch) collect them in one buffer and write it in large
+// chunks; writeSync keeps ordering with stderr simple and needs no stream back-pressure.
+import fs from 'node:fs';
+
+const CHUNK = 1 << 20;
+
+export class Output {
+  private buf = Buffer.allocUnsafe(CHUNK);
+  private len = 0;
+
+  constructor(private readonly fd = 1) {}
+
+  text(s: string): void {
+    const max = s.length * 3;
+    if (this.len + max > this.buf.length) {
+      this.flush();
+      if (max > this.buf.length) { this.bytes(Buffer.from(s, 'utf8')); return; }
+    }
+    this.len += this.buf.write(s, this.len, 'utf8');
+  }
+
+  /** ASCII-only text (ids, numbers, type names): latin1 writes skip UTF-8 encoding. */
+  ascii(s: string): void {
+    if (this.len + s.length > this.buf.length) {
+      this.flush();
+      if (s.length > this.buf.length) { this.bytes(Buffer.from(s, 'latin1')); return; }
+    }
+    this.len += this.buf.write(s, this.len, 'latin1');
+  }
+
+  byte(b: number): void {
+    if (this.len >= this.buf.length) this.flush();
+    this.buf[this.len++] = b;
+  }
+
+  bytes(data: Uint8Array): void {
+    if (this.len + data.length > this.buf.length) {
+      this.flush();
+      if (data.length > this.buf.length) { writeAll(this.fd, data); return; }
+    }
+    this.buf.set(data, this.len);
+    this.len += data.length;
+  }
+
+  flush(): void {
+    if (this.len) writeAll(this.fd, this.buf.subarray(0, this.len));
+    this.len = 0;
+  }
+}
+
+/** writeSync until done; a non-blocking pipe answers EAGAIN, which only means "try again". */
+export function writeAll(fd: number, data: Uint8Array): void {
+  let off = 0;
+  while (off < data.length) {
+    try {
+      off += fs.writeSync(fd, data, off, data.length - off);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') continue;
+      if (code === 'EPIPE') process.exit(141);
+      throw e;
+    }
+  }
+}
+
+/** Reads stdin line by line, synchronously (git's batch modes answer each line as it arrives). */
+export class LineReader {
+  private buf = Buffer.allocUnsafe(0);
+  private eof = false;
+  private readonly chunk = Buffer.allocUnsafe(65536);
+
+  constructor(private readonly fd = 0) {}
+
+  next(): string | null {
+    for (;;) {
+      const nl = this.buf.indexOf(0x0a);
+      if (nl >= 0) {
+        const line = this.buf.toString('utf8', 0, nl);
+        this.buf = this.buf.subarray(nl + 1);
+        return line;
+      }
+      if (this.eof) {
+        if (!this.buf.length) return null;
+        const line = this.buf.toString('utf8');
+        this.buf = Buffer.alloc(0);
+        return line;
+      }
+      let n: number;
+      try {
+        n = fs.readSync(this.fd, this.chunk, 0, this.chunk.length, null);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN') continue;
+        if (code === 'EOF') n = 0; else throw e;
+      }
+      if (n === 0) this.eof = true;
+      else this.buf = Buffer.concat([this.buf, this.chunk.subarray(0, n)]);
+    }
+  }
+}

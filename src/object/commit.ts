@@ -1,0 +1,68 @@
+// The parts of a commit the walk needs: tree, parents, committer time. The header is read the way
+// git's parse_commit_buffer reads it, so a commit git accepts is accepted here.
+import { CorruptError } from '../core/errors.js';
+import { hexBytesToOid, OID_BYTES, OID_HEX } from '../core/oid.js';
+
+export interface CommitHeader {
+  tree: Uint8Array;
+  parents: Uint8Array[];
+  /** Committer timestamp in seconds; 0 when missing or unparsable, as git does. */
+  time: number;
+}
+
+const TREE = Buffer.from('tree ');
+const PARENT = Buffer.from('parent ');
+const COMMITTER = Buffer.from('committer ');
+
+function startsWith(buf: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  if (at + prefix.length > buf.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+function lineEnd(buf: Uint8Array, at: number): number {
+  const i = buf.indexOf(0x0a, at);
+  return i < 0 ? buf.length : i;
+}
+
+export function parseCommit(buf: Uint8Array, label: () => string): CommitHeader {
+  let p = 0;
+  if (!startsWith(buf, p, TREE) || buf[p + 5 + OID_HEX] !== 0x0a) {
+    throw new CorruptError('object', `${label()}: bad tree line in commit`);
+  }
+  const tree = new Uint8Array(OID_BYTES);
+  if (!hexBytesToOid(buf, p + 5, tree)) throw new CorruptError('object', `${label()}: bad tree id in commit`);
+  p += 5 + OID_HEX + 1;
+  const parents: Uint8Array[] = [];
+  while (startsWith(buf, p, PARENT)) {
+    const id = new Uint8Array(OID_BYTES);
+    if (buf[p + 7 + OID_HEX] !== 0x0a || !hexBytesToOid(buf, p + 7, id)) {
+      throw new CorruptError('object', `${label()}: bad parent line in commit`);
+    }
+    parents.push(id);
+    p += 7 + OID_HEX + 1;
+  }
+  let time = 0;
+  // The committer line follows author; scan header lines until the blank line.
+  while (p < buf.length && buf[p] !== 0x0a) {
+    const end = lineEnd(buf, p);
+    if (startsWith(buf, p, COMMITTER)) {
+      time = parseIdentTime(buf, p, end);
+      break;
+    }
+    p = end + 1;
+  }
+  return { tree, parents, time };
+}
+
+/** The timestamp after the last '>' of an ident line, as git's parse_commit_date reads it. */
+export function parseIdentTime(buf: Uint8Array, start: number, end: number): number {
+  let gt = -1;
+  for (let i = end - 1; i >= start; i--) if (buf[i] === 0x3e) { gt = i; break; }
+  if (gt < 0) return 0;
+  let i = gt + 1;
+  while (i < end && buf[i] === 0x20) i++;
+  let t = 0, digits = 0;
+  while (i < end && buf[i]! >= 0x30 && buf[i]! <= 0x39) { t = t * 10 + (buf[i]! - 0x30); i++; digits++; }
+  return digits ? t : 0;
+}

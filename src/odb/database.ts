@@ -1,0 +1,353 @@
+// The object database of one repository: its packs (newest first, as git searches them), its
+// loose objects, and its alternates. Reads resolve delta chains from the base up, caching each
+// intermediate base in a byte-bounded cache, so walking a chain of depth 50 inflates each base once.
+import fs from 'node:fs';
+import path from 'node:path';
+import { CorruptError, NotFoundError } from '../core/errors.js';
+import { OID_BYTES, compareOid, toHex } from '../core/oid.js';
+import { Inflater } from '../core/zlib.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
+import { applyDelta } from '../pack/delta.js';
+import { EntryHeader } from '../pack/entry-header.js';
+import { PackIndex } from '../pack/idx/read.js';
+import { PackFile } from '../pack/pack-file.js';
+import { DeltaBaseCache } from './delta-base-cache.js';
+import { LooseObjects } from './loose.js';
+
+/** git refuses nothing by depth when reading, but a cycle must not loop forever. */
+const MAX_CHAIN = 10000;
+const MAX_ALTERNATE_DEPTH = 5;
+
+export interface PackHandle {
+  readonly number: number;
+  readonly index: PackIndex;
+  readonly file: PackFile;
+  readonly name: string;
+}
+
+export interface ObjectInfo {
+  type: ObjectTypeCode;
+  size: number;
+}
+
+let packNumbers = 0;
+
+/** The largest a zlib stream of `size` bytes gets with ordinary settings (zlib's deflateBound). */
+function compressedBound(size: number): number {
+  return size + (size >>> 12) + (size >>> 14) + (size >>> 25) + 32;
+}
+
+export class ObjectDatabase {
+  packs: PackHandle[] = [];
+  readonly loose: LooseObjects;
+  readonly alternates: ObjectDatabase[] = [];
+  readonly inflater = new Inflater();
+  private readonly header = new EntryHeader();
+  private packDirStamp = -1;
+  private deltaScratch = Buffer.allocUnsafe(64 * 1024);
+  /** Set by locate(): where the last found object lives. */
+  private foundPack: PackHandle | null = null;
+  private foundPos = -1;
+
+  constructor(readonly objectsDir: string, readonly cache = new DeltaBaseCache(), depth = 0) {
+    this.loose = new LooseObjects(objectsDir, this.inflater);
+    this.scanPacks();
+    if (depth < MAX_ALTERNATE_DEPTH) this.loadAlternates(depth);
+  }
+
+  private loadAlternates(depth: number): void {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(this.objectsDir, 'info', 'alternates'), 'utf8');
+    } catch {
+      return;
+    }
+    for (const raw of text.split('\n')) {
+      const line = raw.trim();
+      if (!line || line.startsWith('#')) continue;
+      const dir = path.resolve(this.objectsDir, line);
+      if (!fs.existsSync(dir)) continue;
+      this.alternates.push(new ObjectDatabase(dir, this.cache, depth + 1));
+    }
+  }
+
+  /** (Re)reads objects/pack, keeping packs already open; newest first by mtime, as git orders them. */
+  scanPacks(): void {
+    const dir = path.join(this.objectsDir, 'pack');
+    let names: string[];
+    try {
+      this.packDirStamp = fs.statSync(dir).mtimeMs;
+      names = fs.readdirSync(dir);
+    } catch {
+      this.packDirStamp = 0;
+      return;
+    }
+    const have = new Map(this.packs.map(p => [p.name, p]));
+    const found: { handle: PackHandle; mtime: number }[] = [];
+    for (const n of names) {
+      if (!n.startsWith('pack-') || !n.endsWith('.idx')) continue;
+      const base = n.slice(0, -4);
+      const packPath = path.join(dir, base + '.pack');
+      let mtime: number;
+      try {
+        mtime = fs.statSync(packPath).mtimeMs;
+      } catch {
+        continue;
+      }
+      let handle = have.get(base);
+      if (!handle) {
+        const index = PackIndex.load(path.join(dir, n));
+        handle = { number: ++packNumbers, index, file: new PackFile(packPath, index), name: base };
+      }
+      found.push({ handle, mtime });
+    }
+    found.sort((a, b) => b.mtime - a.mtime);
+    this.packs = found.map(f => f.handle);
+  }
+
+  private packsChanged(): boolean {
+    try {
+      return fs.statSync(path.join(this.objectsDir, 'pack')).mtimeMs !== this.packDirStamp;
+    } catch {
+      return this.packDirStamp !== 0;
+    }
+  }
+
+  /** Finds a packed object in this database (not alternates); sets foundPack/foundPos. */
+  private locatePacked(oid: Uint8Array, off: number): boolean {
+    const packs = this.packs;
+    for (let i = 0; i < packs.length; i++) {
+      const p = packs[i]!;
+      const pos = p.index.find(oid, off);
+      if (pos >= 0) {
+        if (i > 0) { packs.splice(i, 1); packs.unshift(p); } // the next lookup likely hits it again
+        this.foundPack = p;
+        this.foundPos = pos;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Where an object is stored: in which database, and for packed ones which pack and offset. */
+  locate(oid: Uint8Array, off = 0): { db: ObjectDatabase; pack: PackHandle | null; offset: number } | null {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (this.locatePacked(oid, off)) {
+        return { db: this, pack: this.foundPack, offset: this.foundPack!.index.offset(this.foundPos) };
+      }
+      if (this.loose.has(oid, off)) return { db: this, pack: null, offset: 0 };
+      for (const alt of this.alternates) {
+        const hit = alt.locate(oid, off);
+        if (hit) return hit;
+      }
+      if (attempt === 0 && this.packsChanged()) {
+        this.scanPacks();
+        this.loose.refresh();
+      } else {
+        break;
+      }
+    }
+    return null;
+  }
+
+  has(oid: Uint8Array, off = 0): boolean {
+    return this.locate(oid, off) !== null;
+  }
+
+  /** Reads an object, or returns null if it does not exist anywhere. */
+  read(oid: Uint8Array, off = 0): RawObject | null {
+    const where = this.locate(oid, off);
+    if (!where) return null;
+    if (where.pack) return where.db.readPacked(where.pack, where.offset);
+    return where.db.loose.read(oid, off);
+  }
+
+  /** Reads an object that must exist (and, if given, be of `type`). */
+  mustRead(oid: Uint8Array, off = 0, type?: ObjectTypeCode): RawObject {
+    const o = this.read(oid, off);
+    if (!o) throw new NotFoundError('odb', `object ${toHex(oid, off)} not found in ${this.objectsDir}`);
+    if (type && o.type !== type) {
+      throw new CorruptError('odb', `object ${toHex(oid, off)} is a ${typeName(o.type)}, not a ${typeName(type)}`);
+    }
+    return o;
+  }
+
+  /** Type and size without inflating the whole object (for cat-file -t/-s and --batch-check). */
+  info(oid: Uint8Array, off = 0): ObjectInfo | null {
+    const where = this.locate(oid, off);
+    if (!where) return null;
+    if (where.pack) return where.db.infoPacked(where.pack, where.offset);
+    const h = where.db.loose.header(oid, off);
+    return h && { type: h.type, size: h.size };
+  }
+
+  /** Parses the entry header at `offset`, returning the view position of its data. */
+  private entryAt(pack: PackHandle, offset: number): { buf: Buffer; dataOffset: number } {
+    const view = pack.file.read(offset, 64);
+    if (!this.header.parse(view.buf, view.pos, view.end, offset, 'odb', pack.file.path)) {
+      throw new CorruptError('odb', `${pack.file.path}: entry header at offset ${offset} is truncated`);
+    }
+    return { buf: view.buf, dataOffset: offset + (this.header.dataPos - view.pos) };
+  }
+
+  /** Inflates the zlib stream at `dataOffset` of the pack into out[0..size). */
+  private inflateAt(pack: PackHandle, entryOffset: number, dataOffset: number, size: number, out: Buffer): void {
+    let want = compressedBound(size);
+    for (;;) {
+      const view = pack.file.read(dataOffset, want);
+      const n = this.inflater.tryInflateInto(view.buf, view.pos, view.end, out, 0, size, 'odb',
+        () => `${pack.file.path}: entry at offset ${entryOffset}`);
+      if (n >= 0) return;
+      if (dataOffset + (view.end - view.pos) >= pack.file.dataEnd) {
+        throw new CorruptError('odb', `${pack.file.path}: entry at offset ${entryOffset}: zlib stream runs past the end of the pack`);
+      }
+      want = Math.max(want * 2, view.end - view.pos + 1);
+    }
+  }
+
+  /** Reads the object stored at `offset` of `pack`, resolving its delta chain. */
+  readPacked(pack: PackHandle, offset: number): RawObject {
+    const chain: number[] = []; // [entryOffset, dataOffset, size] triples, from the object down
+    let cur = offset;
+    let base: RawObject | null = null;
+    const h = this.header;
+    for (;;) {
+      const key = DeltaBaseCache.key(pack.number, cur);
+      const hit = this.cache.get(key);
+      if (hit) { base = hit; break; }
+      const { buf, dataOffset } = this.entryAt(pack, cur);
+      if (h.type < 5) {
+        const out = Buffer.allocUnsafe(h.size + 1);
+        this.inflateAt(pack, cur, dataOffset, h.size, out);
+        base = { type: h.type as ObjectTypeCode, data: out.subarray(0, h.size) };
+        if (chain.length) this.cache.set(key, base.type, base.data);
+        break;
+      }
+      chain.push(cur, dataOffset, h.size);
+      if (chain.length > MAX_CHAIN * 3) {
+        throw new CorruptError('odb', `${pack.file.path}: delta chain from offset ${offset} is deeper than ${MAX_CHAIN} (a cycle?)`);
+      }
+      if (h.type === OBJ_OFS_DELTA) {
+        cur = h.baseOffset;
+        continue;
+      }
+      // REF_DELTA: the base is normally in this pack; if not, anywhere in the repository.
+      const baseOid = buf.subarray(h.baseOidPos, h.baseOidPos + OID_BYTES);
+      const pos = pack.index.find(baseOid);
+      if (pos >= 0) {
+        cur = pack.index.offset(pos);
+        continue;
+      }
+      base = this.read(baseOid);
+      if (!base) {
+        throw new NotFoundError('odb', `${pack.file.path}: delta at offset ${chain[chain.length - 3]} needs base ${toHex(baseOid)}, which does not exist`);
+      }
+      break;
+    }
+    for (let i = chain.length - 3; i >= 0; i -= 3) {
+      const entryOffset = chain[i]!, dataOffset = chain[i + 1]!, size = chain[i + 2]!;
+      if (this.deltaScratch.length <= size) this.deltaScratch = Buffer.allocUnsafe(Math.max(size + 1, this.deltaScratch.length * 2));
+      this.inflateAt(pack, entryOffset, dataOffset, size, this.deltaScratch);
+      const data = applyDelta(base!.data, this.deltaScratch, 0, size, 'odb', () => `${pack.file.path}: delta at offset ${entryOffset}`);
+      base = { type: base!.type, data };
+      if (i > 0) this.cache.set(DeltaBaseCache.key(pack.number, entryOffset), base.type, data);
+    }
+    return base!;
+  }
+
+  /** Type and size of the object at `offset`, reading only entry headers and a delta's first bytes. */
+  infoPacked(pack: PackHandle, offset: number): ObjectInfo {
+    const h = this.header;
+    this.entryAt(pack, offset);
+    if (h.type < 5) return { type: h.type as ObjectTypeCode, size: h.size };
+    const size = this.deltaResultSize(pack, offset);
+    let cur = offset;
+    for (let depth = 0; depth <= MAX_CHAIN; depth++) {
+      const hit = this.cache.get(DeltaBaseCache.key(pack.number, cur));
+      if (hit) return { type: hit.type, size };
+      const { buf } = this.entryAt(pack, cur);
+      if (h.type < 5) return { type: h.type as ObjectTypeCode, size };
+      if (h.type === OBJ_OFS_DELTA) {
+        cur = h.baseOffset;
+        continue;
+      }
+      const baseOid = Buffer.from(buf.subarray(h.baseOidPos, h.baseOidPos + OID_BYTES));
+      const pos = pack.index.find(baseOid);
+      if (pos >= 0) {
+        cur = pack.index.offset(pos);
+        continue;
+      }
+      const info = this.info(baseOid);
+      if (!info) throw new NotFoundError('odb', `${pack.file.path}: delta at offset ${cur} needs base ${toHex(baseOid)}, which does not exist`);
+      return { type: info.type, size };
+    }
+    throw new CorruptError('odb', `${pack.file.path}: delta chain from offset ${offset} is deeper than ${MAX_CHAIN} (a cycle?)`);
+  }
+
+  private deltaResultSize(pack: PackHandle, offset: number): number {
+    const { dataOffset } = this.entryAt(pack, offset);
+    const view = pack.file.read(dataOffset, 64);
+    const head = this.deltaScratch;
+    const n = this.inflater.inflatePrefix(view.buf, view.pos, view.end, head, 20, 'odb',
+      () => `${pack.file.path}: delta at offset ${offset}`);
+    let p = 0;
+    for (let k = 0; k < 2; k++) {
+      let v = 0, shift = 0, c: number;
+      do {
+        if (p >= n) throw new CorruptError('odb', `${pack.file.path}: delta at offset ${offset} has a truncated header`);
+        c = head[p++]!;
+        v += (c & 0x7f) * 2 ** shift;
+        shift += 7;
+      } while (c & 0x80 && shift < 56);
+      if (k === 1) return v;
+    }
+    return 0;
+  }
+
+  /**
+   * Calls `fn` with every object id in this database and its alternates, once each, in sorted
+   * order. The id is only valid during the call.
+   */
+  forEachId(fn: (buf: Uint8Array, off: number) => void): void {
+    const sources: { buf: Uint8Array; at: (i: number) => number; count: number }[] = [];
+    const collect = (db: ObjectDatabase) => {
+      for (const p of db.packs) sources.push({ buf: p.index.buf, at: i => p.index.oidAt(i), count: p.index.count });
+      const loose = db.loose.allIds();
+      if (loose.length) {
+        const all = Buffer.concat(loose);
+        sources.push({ buf: all, at: i => i * OID_BYTES, count: loose.length });
+      }
+      for (const a of db.alternates) collect(a);
+    };
+    collect(this);
+    const pos = new Array<number>(sources.length).fill(0);
+    let lastBuf: Uint8Array | null = null, lastOff = 0;
+    for (;;) {
+      let best = -1, bestBuf: Uint8Array | null = null, bestOff = 0;
+      for (let s = 0; s < sources.length; s++) {
+        const src = sources[s]!;
+        if (pos[s]! >= src.count) continue;
+        const o = src.at(pos[s]!);
+        if (best < 0 || compareOid(src.buf, o, bestBuf!, bestOff) < 0) {
+          best = s; bestBuf = src.buf; bestOff = o;
+        }
+      }
+      if (best < 0) return;
+      pos[best] = pos[best]! + 1;
+      if (lastBuf && compareOid(lastBuf, lastOff, bestBuf!, bestOff) === 0) continue;
+      fn(bestBuf!, bestOff);
+      lastBuf = bestBuf; lastOff = bestOff;
+    }
+  }
+
+  /** Writes a loose object; returns its id. */
+  writeLoose(type: ObjectTypeCode, data: Uint8Array): Buffer {
+    return this.loose.write(type, data);
+  }
+
+  close(): void {
+    for (const p of this.packs) p.file.close();
+    for (const a of this.alternates) a.close();
+    this.packs = [];
+  }
+}

@@ -1,0 +1,130 @@
+// Loose objects: objects/xx/yyyy..., each a zlib stream of "<type> <size>\0<content>". Reading
+// checks the header against what the stream really holds; writing goes to a temporary file in the
+// same directory and is renamed into place, so a reader never sees half an object.
+import fs from 'node:fs';
+import path from 'node:path';
+import { CorruptError } from '../core/errors.js';
+import { objectHeader, sha1 } from '../core/hash.js';
+import { OID_BYTES, toHex } from '../core/oid.js';
+import { deflate, Inflater } from '../core/zlib.js';
+import { typeCode, typeName, type RawObject, type ObjectTypeCode } from '../object/type.js';
+
+const MAX_HEADER = 32;
+
+export interface LooseHeader {
+  type: ObjectTypeCode;
+  size: number;
+  headerLength: number;
+}
+
+export class LooseObjects {
+  /** Per fan-out directory, the names present (lazily listed, as git's loose-object cache). */
+  private listed: (Set<string> | undefined)[] = new Array(256);
+
+  constructor(readonly dir: string, private readonly inflater: Inflater) {}
+
+  pathOf(oid: Uint8Array, off = 0): string {
+    const hex = toHex(oid, off);
+    return path.join(this.dir, hex.slice(0, 2), hex.slice(2));
+  }
+
+  has(oid: Uint8Array, off = 0): boolean {
+    const first = oid[off]!;
+    let set = this.listed[first];
+    if (!set) set = this.listed[first] = this.list(first);
+    return set.has(toHex(oid, off + 1, OID_BYTES - 1));
+  }
+
+  /** Forgets the directory listings, after objects were written by someone else. */
+  refresh(): void {
+    this.listed = new Array(256);
+  }
+
+  private list(first: number): Set<string> {
+    const sub = path.join(this.dir, first.toString(16).padStart(2, '0'));
+    try {
+      return new Set(fs.readdirSync(sub).filter(n => n.length === 38));
+    } catch {
+      return new Set();
+    }
+  }
+
+  /** All loose ids, sorted. */
+  allIds(): Buffer[] {
+    const out: Buffer[] = [];
+    for (let i = 0; i < 256; i++) {
+      const set = this.listed[i] ?? (this.listed[i] = this.list(i));
+      const prefix = i.toString(16).padStart(2, '0');
+      for (const name of [...set].sort()) {
+        const id = Buffer.from(prefix + name, 'hex');
+        if (id.length === OID_BYTES) out.push(id);
+      }
+    }
+    return out;
+  }
+
+  private readFile(oid: Uint8Array, off: number): { file: string; raw: Buffer } | null {
+    const file = this.pathOf(oid, off);
+    try {
+      return { file, raw: fs.readFileSync(file) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  private parseHeader(raw: Buffer, file: string): LooseHeader {
+    const head = Buffer.allocUnsafe(MAX_HEADER);
+    const n = this.inflater.inflatePrefix(raw, 0, raw.length, head, MAX_HEADER, 'odb', () => file);
+    const nul = head.subarray(0, n).indexOf(0);
+    const sp = head.subarray(0, n).indexOf(0x20);
+    if (nul < 0 || sp < 0 || sp > nul) throw new CorruptError('odb', `${file}: loose object has a bad header`);
+    const type = typeCode(head.toString('latin1', 0, sp));
+    const sizeText = head.toString('latin1', sp + 1, nul);
+    if (!type || !/^(0|[1-9][0-9]*)$/.test(sizeText)) {
+      throw new CorruptError('odb', `${file}: loose object has a bad header "${head.toString('latin1', 0, nul)}"`);
+    }
+    return { type, size: Number(sizeText), headerLength: nul + 1 };
+  }
+
+  header(oid: Uint8Array, off = 0): LooseHeader | null {
+    const f = this.readFile(oid, off);
+    return f && this.parseHeader(f.raw, f.file);
+  }
+
+  read(oid: Uint8Array, off = 0): RawObject | null {
+    const f = this.readFile(oid, off);
+    if (!f) return null;
+    const h = this.parseHeader(f.raw, f.file);
+    // A header may declare any size; the stream cannot inflate beyond ~1032x its length.
+    if (h.size > f.raw.length * 1032 + 64) {
+      throw new CorruptError('odb', `${f.file}: header declares ${h.size} bytes, more than its ${f.raw.length} compressed bytes can hold`);
+    }
+    const total = h.headerLength + h.size;
+    const out = Buffer.allocUnsafe(total + 1);
+    this.inflater.inflateInto(f.raw, 0, f.raw.length, out, 0, total, 'odb', () => `${f.file}: object header says ${h.size} bytes`);
+    return { type: h.type, data: out.subarray(h.headerLength, total) };
+  }
+
+  /** Writes an object unless it exists; returns its id. */
+  write(type: ObjectTypeCode, data: Uint8Array): Buffer {
+    const header = objectHeader(typeName(type), data.length);
+    const full = Buffer.concat([header, data]);
+    const id = sha1(full);
+    if (this.has(id)) return id;
+    const file = this.pathOf(id);
+    const dir = path.dirname(file);
+    fs.mkdirSync(dir, { recursive: true });
+    const tmp = path.join(dir, `tmp_obj_${process.pid}_${Math.random().toString(36).slice(2)}`);
+    fs.writeFileSync(tmp, deflate(full), { mode: 0o444, flag: 'wx' });
+    try {
+      fs.renameSync(tmp, file);
+    } catch (e) {
+      fs.rmSync(tmp, { force: true });
+      throw e;
+    }
+    this.listed[id[0]!]?.add(toHex(id, 1, OID_BYTES - 1));
+    return id;
+  }
+
+}

@@ -1,0 +1,116 @@
+// Pack index (.idx) v1 and v2, read whole into memory (28 bytes an object) and searched in place:
+// the fan-out table narrows a lookup to one first byte, then a binary search over raw ids. A lookup
+// allocates nothing.
+import fs from 'node:fs';
+import { CorruptError } from '../../core/errors.js';
+import { compareOid, OID_BYTES } from '../../core/oid.js';
+
+const V2_MAGIC = 0xff744f63;
+
+export class PackIndex {
+  readonly count: number;
+  readonly version: 1 | 2;
+  private readonly fanout: Uint32Array;
+  private readonly oidBase: number;
+  private readonly oidStride: number;
+  private readonly crcBase: number;
+  private readonly offBase: number;
+  private readonly largeBase: number;
+  private readonly largeCount: number;
+
+  constructor(readonly buf: Buffer, readonly path: string) {
+    const bad = (what: string) => new CorruptError('pack', `${path}: ${what}`);
+    if (buf.length < 8) throw bad(`index file is truncated (${buf.length} bytes)`);
+    let fanoutAt = 0;
+    if (buf.readUInt32BE(0) === V2_MAGIC) {
+      const v = buf.readUInt32BE(4);
+      if (v !== 2) throw bad(`unsupported index version ${v}`);
+      this.version = 2;
+      fanoutAt = 8;
+    } else {
+      this.version = 1;
+    }
+    if (buf.length < fanoutAt + 1024 + 40) throw bad(`index file is truncated (${buf.length} bytes)`);
+    this.fanout = new Uint32Array(256);
+    let prev = 0;
+    for (let i = 0; i < 256; i++) {
+      const v = buf.readUInt32BE(fanoutAt + 4 * i);
+      if (v < prev) throw bad(`fan-out table is not monotonic at entry ${i} (byte ${fanoutAt + 4 * i})`);
+      this.fanout[i] = prev = v;
+    }
+    const n = this.count = prev;
+    const tables = fanoutAt + 1024;
+    if (this.version === 2) {
+      this.oidBase = tables;
+      this.oidStride = OID_BYTES;
+      this.crcBase = tables + n * OID_BYTES;
+      this.offBase = this.crcBase + n * 4;
+      this.largeBase = this.offBase + n * 4;
+      const rest = buf.length - this.largeBase - 40;
+      if (rest < 0 || rest % 8 !== 0) {
+        throw bad(`index file has ${buf.length} bytes, which does not fit ${n} objects (truncated or bad fan-out)`);
+      }
+      this.largeCount = rest / 8;
+    } else {
+      this.oidBase = tables + 4;
+      this.oidStride = 24;
+      this.crcBase = this.offBase = -1;
+      this.largeBase = tables;
+      this.largeCount = 0;
+      if (buf.length !== tables + n * 24 + 40) {
+        throw bad(`index file has ${buf.length} bytes, which does not fit ${n} objects (truncated or bad fan-out)`);
+      }
+    }
+  }
+
+  static load(path: string): PackIndex {
+    return new PackIndex(fs.readFileSync(path), path);
+  }
+
+  /** The pack's checksum as recorded in the index trailer. */
+  packChecksum(): Buffer {
+    return this.buf.subarray(this.buf.length - 40, this.buf.length - 20);
+  }
+
+  /** Position of the id in the index (sorted order), or -1. */
+  find(oid: Uint8Array, oidOffset = 0): number {
+    const first = oid[oidOffset]!;
+    let lo = first === 0 ? 0 : this.fanout[first - 1]!;
+    let hi = this.fanout[first]!;
+    const buf = this.buf, base = this.oidBase, stride = this.oidStride;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareOid(buf, base + mid * stride, oid, oidOffset);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1; else hi = mid;
+    }
+    return -1;
+  }
+
+  /** Offset in `buf` of the i-th id. */
+  oidAt(i: number): number {
+    return this.oidBase + i * this.oidStride;
+  }
+
+  oid(i: number): Buffer {
+    const at = this.oidAt(i);
+    return this.buf.subarray(at, at + OID_BYTES);
+  }
+
+  offset(i: number): number {
+    if (this.version === 1) return this.buf.readUInt32BE(this.oidBase + i * 24 - 4);
+    const v = this.buf.readUInt32BE(this.offBase + i * 4);
+    if (!(v & 0x80000000)) return v;
+    const k = v & 0x7fffffff;
+    if (k >= this.largeCount) {
+      throw new CorruptError('pack', `${this.path}: object ${i} points at 64-bit offset ${k}, table has ${this.largeCount}`);
+    }
+    const at = this.largeBase + k * 8;
+    return this.buf.readUInt32BE(at) * 2 ** 32 + this.buf.readUInt32BE(at + 4);
+  }
+
+  /** CRC32 of the packed entry (v2 only). */
+  crc(i: number): number | undefined {
+    return this.version === 2 ? this.buf.readUInt32BE(this.crcBase + i * 4) : undefined;
+  }
+}

@@ -1,0 +1,152 @@
+// Turning a revision name into an object id, as git's get_oid does for the forms tools use:
+// full and abbreviated ids, ref names with git's search order, `@`, and the suffixes ^, ^N, ~N,
+// ^{}, ^{type} and <rev>:<path>.
+import { NotFoundError, GitError } from '../core/errors.js';
+import { fromHex, OID_BYTES, toHex } from '../core/oid.js';
+import { parseCommit } from '../object/commit.js';
+import { parseTag } from '../object/tag.js';
+import { TreeCursor } from '../object/tree.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, type ObjectTypeCode } from '../object/type.js';
+import type { ObjectDatabase } from '../odb/database.js';
+
+export interface RefResolver {
+  /** The id a ref name (possibly symbolic) ends at, as hex; null if no such ref. */
+  resolveRef(name: string): string | null;
+}
+
+/** git's ref search order for a short name (refs.c ref_rev_parse_rules). */
+const RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
+
+export class RevResolver {
+  constructor(private readonly odb: ObjectDatabase, private readonly refs: RefResolver) {}
+
+  /** Resolves `spec`; throws a NotFoundError naming it when it does not resolve. */
+  resolve(spec: string): Uint8Array {
+    const id = this.tryResolve(spec);
+    if (!id) throw new NotFoundError('walk', `ambiguous argument '${spec}': unknown revision or path not in the working tree.`);
+    return id;
+  }
+
+  tryResolve(spec: string): Uint8Array | null {
+    const colon = spec.indexOf(':');
+    if (colon > 0 && !spec.startsWith(':/')) {
+      const tree = this.tryResolve(spec.slice(0, colon));
+      if (!tree) return null;
+      return this.lookupPath(this.peel(tree, OBJ_TREE, spec), spec.slice(colon + 1), spec);
+    }
+    // Split off ^ and ~ suffixes from the right.
+    const m = /^(.*?)((?:\^\{[^}]*\}|\^[0-9]*|~[0-9]*)*)$/.exec(spec)!;
+    let base = m[1]!;
+    const suffixes = m[2]!;
+    if (base === '@' || base === '') base = base === '@' ? 'HEAD' : base;
+    if (!base) return null;
+    let id = this.resolveBase(base);
+    if (!id) return null;
+    const re = /\^\{([^}]*)\}|\^([0-9]*)|~([0-9]*)/g;
+    let s: RegExpExecArray | null;
+    while ((s = re.exec(suffixes))) {
+      if (s[1] !== undefined) {
+        const want = s[1];
+        if (want === '') id = this.peelTags(id);
+        else if (want === 'object') { /* any object */ }
+        else {
+          const t = typeCode(want);
+          if (!t) throw new GitError('walk', 'bad-revision', `invalid object type in '${spec}'`);
+          id = this.peel(id, t, spec);
+        }
+      } else if (s[2] !== undefined) {
+        const n = s[2] === '' ? 1 : Number(s[2]);
+        const commit = this.peel(id, OBJ_COMMIT, spec);
+        if (n === 0) { id = commit; continue; }
+        const parents = this.parents(commit);
+        const p = parents[n - 1];
+        if (!p) return null;
+        id = p;
+      } else {
+        const n = s[3] === '' ? 1 : Number(s[3]);
+        let c = this.peel(id, OBJ_COMMIT, spec);
+        for (let k = 0; k < n; k++) {
+          const p = this.parents(c)[0];
+          if (!p) return null;
+          c = p;
+        }
+        id = c;
+      }
+    }
+    return id;
+  }
+
+  private resolveBase(name: string): Uint8Array | null {
+    const full = fromHex(name);
+    if (full) return full;
+    for (const rule of RULES) {
+      const hex = this.refs.resolveRef(rule.replace('%s', name));
+      if (hex) return fromHex(hex);
+    }
+    if (/^[0-9a-fA-F]{4,39}$/.test(name)) return this.abbreviated(name.toLowerCase());
+    return null;
+  }
+
+  /** Unique object whose hex id starts with `prefix`; ambiguous prefixes are an error, as in git. */
+  private abbreviated(prefix: string): Uint8Array | null {
+    let found: string | null = null;
+    let ambiguous = false;
+    this.odb.forEachId((buf, off) => {
+      if (ambiguous) return;
+      const hex = toHex(buf, off);
+      if (hex.startsWith(prefix)) {
+        if (found && found !== hex) ambiguous = true;
+        found = hex;
+      }
+    });
+    if (ambiguous) throw new GitError('walk', 'ambiguous', `short object ID ${prefix} is ambiguous`);
+    return found ? fromHex(found) : null;
+  }
+
+  private parents(commit: Uint8Array): Uint8Array[] {
+    const o = this.odb.mustRead(commit, 0, OBJ_COMMIT);
+    return parseCommit(o.data, () => toHex(commit)).parents;
+  }
+
+  /** Follows tags (and commits, for tree) until an object of `type`. */
+  peel(id: Uint8Array, type: ObjectTypeCode, spec: string): Uint8Array {
+    for (let depth = 0; depth < 64; depth++) {
+      const o = this.odb.mustRead(id);
+      if (o.type === type) return id;
+      if (o.type === OBJ_TAG) { id = parseTag(o.data, () => toHex(id)).object; continue; }
+      if (o.type === OBJ_COMMIT && type === OBJ_TREE) return parseCommit(o.data, () => toHex(id)).tree;
+      break;
+    }
+    throw new GitError('walk', 'bad-revision', `'${spec}' does not name a ${['', 'commit', 'tree', 'blob', 'tag'][type]}`);
+  }
+
+  peelTags(id: Uint8Array): Uint8Array {
+    for (let depth = 0; depth < 64; depth++) {
+      const o = this.odb.mustRead(id);
+      if (o.type !== OBJ_TAG) return id;
+      id = parseTag(o.data, () => toHex(id)).object;
+    }
+    throw new GitError('walk', 'bad-revision', `tag chain from ${toHex(id)} is too deep`);
+  }
+
+  private lookupPath(tree: Uint8Array, p: string, spec: string): Uint8Array | null {
+    const parts = p.split('/').filter(x => x.length > 0);
+    let id = tree;
+    for (let i = 0; i < parts.length; i++) {
+      const o = this.odb.mustRead(id);
+      if (o.type !== OBJ_TREE) return null;
+      const want = Buffer.from(parts[i]!, 'utf8');
+      const cur = new TreeCursor(o.data, 0, o.data.length, toHex(id));
+      let next: Uint8Array | null = null;
+      while (cur.next()) {
+        if (cur.nameEnd - cur.nameStart === want.length && want.equals(cur.buf.subarray(cur.nameStart, cur.nameEnd))) {
+          next = Uint8Array.prototype.slice.call(cur.buf, cur.oidOffset, cur.oidOffset + OID_BYTES);
+          break;
+        }
+      }
+      if (!next) throw new NotFoundError('walk', `path '${parts.slice(0, i + 1).join('/')}' does not exist in '${spec.slice(0, spec.indexOf(':'))}'`);
+      id = next;
+    }
+    return id;
+  }
+}

@@ -1,0 +1,328 @@
+// The revision walk and object enumeration, as `git rev-list [--objects]` does them:
+//   1. tips are peeled (tag objects kept for output) and split into commits and other objects;
+//   2. commits come out of a date-ordered queue; with excluded tips the walk is "limited": it goes
+//      on until only uninteresting commits remain (plus git's slop of 5), marking their ancestors;
+//   3. with objects, the trees of uninteresting edge commits are marked uninteresting first, then
+//      tags and tips that are trees or blobs, then each commit's root tree depth-first, each object
+//      once, with the path git prints beside it.
+// Every object gets a dense index in one OidMap; per-object state lives in parallel typed arrays.
+// Ids are never turned into strings here.
+import { CorruptError, NotFoundError } from '../core/errors.js';
+import { OID_BYTES, toHex } from '../core/oid.js';
+import { parseCommit } from '../object/commit.js';
+import { parseTag } from '../object/tag.js';
+import { TreeCursor } from '../object/tree.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../object/type.js';
+import type { ObjectDatabase } from '../odb/database.js';
+import { CommitQueue } from './commit-queue.js';
+import { ensureCapacity, OidMap } from './oid-map.js';
+
+export const SEEN = 1;
+export const UNINTERESTING = 2;
+export const PARSED = 4;
+/** A tree or blob that has been shown (or deliberately skipped). */
+export const SHOWN = 8;
+
+/** git stops a limited walk this many commits after only uninteresting ones remain. */
+const SLOP = 5;
+/** git's core.maxTreeDepth default: deeper trees are refused rather than recursed into. */
+const MAX_TREE_DEPTH = 2048;
+
+export interface ObjectVisitor {
+  commit?(ids: Uint8Array, offset: number, index: number): void;
+  /** A tag, tree or blob; `path` holds `pathLength` bytes of the name git prints beside it. */
+  object?(type: number, ids: Uint8Array, offset: number, path: Uint8Array, pathLength: number): void;
+}
+
+interface Tip {
+  index: number;
+  name: string;
+  uninteresting: boolean;
+}
+
+export class ObjectWalk {
+  readonly ids = new OidMap(1 << 16);
+  flags = new Uint8Array(1 << 16);
+  types = new Uint8Array(1 << 16);
+  time = new Float64Array(1 << 10);
+  seq = new Int32Array(1 << 10);
+  trees = new Int32Array(1 << 10);
+  parents: (Int32Array | null)[] = [];
+  private tips: Tip[] = [];
+  private pending: { index: number; name: string }[] = [];
+  private start: number[] = [];
+  private limited = false;
+  private pathBuf = new Uint8Array(4096);
+
+  constructor(private readonly odb: ObjectDatabase) {}
+
+  /** Adds a starting point: any object id; `name` is what git calls it in output (ref or tag name). */
+  add(oid: Uint8Array, name: string, uninteresting = false): void {
+    const index = this.intern(oid, 0, 0);
+    this.tips.push({ index, name, uninteresting });
+    if (uninteresting) this.limited = true;
+  }
+
+  /** Index of an id, adding it with `type` (0 if not yet known). */
+  intern(buf: Uint8Array, off: number, type: number): number {
+    let idx = this.ids.addOrGet(buf, off);
+    if (idx < 0) {
+      idx = ~idx;
+      if (idx >= this.flags.length) {
+        this.flags = ensureCapacity(this.flags, idx + 1);
+        this.types = ensureCapacity(this.types, idx + 1);
+      }
+      this.types[idx] = type;
+    }
+    return idx;
+  }
+
+  oidOffset(index: number): number {
+    return index * OID_BYTES;
+  }
+
+  private hex(index: number): string {
+    return toHex(this.ids.keys, index * OID_BYTES);
+  }
+
+  private read(index: number, type: number) {
+    const o = this.odb.read(this.ids.keys, index * OID_BYTES);
+    if (!o) throw new NotFoundError('walk', `missing ${type ? typeName(type) : 'object'} ${this.hex(index)}`);
+    if (type && o.type !== type) {
+      throw new CorruptError('walk', `object ${this.hex(index)} is a ${typeName(o.type)}, not a ${typeName(type)}`);
+    }
+    return o;
+  }
+
+  /** Reads a commit's tree, parents and time once. */
+  parseCommitAt(idx: number): void {
+    if (this.flags[idx]! & PARSED) return;
+    const o = this.read(idx, OBJ_COMMIT);
+    const c = parseCommit(o.data, () => `commit ${this.hex(idx)}`);
+    this.flags[idx]! |= PARSED;
+    const n = this.ids.size;
+    this.time = ensureCapacity(this.time, n + c.parents.length + 2);
+    this.seq = ensureCapacity(this.seq, this.time.length);
+    this.trees = ensureCapacity(this.trees, this.time.length);
+    this.time[idx] = c.time;
+    const ps = new Int32Array(c.parents.length);
+    for (let i = 0; i < ps.length; i++) ps[i] = this.intern(c.parents[i]!, 0, OBJ_COMMIT);
+    this.parents[idx] = ps;
+    this.trees[idx] = this.intern(c.tree, 0, OBJ_TREE);
+    this.ensureArrays();
+  }
+
+  private ensureArrays(): void {
+    const n = this.ids.size;
+    if (this.time.length < n) {
+      this.time = ensureCapacity(this.time, n);
+      this.seq = ensureCapacity(this.seq, n);
+      this.trees = ensureCapacity(this.trees, n);
+    }
+  }
+
+  /** Step 1: peel tips; commits become starting points, tags/trees/blobs pending objects. */
+  private prepare(objects: boolean): void {
+    for (const tip of this.tips) {
+      let idx = tip.index;
+      const flag = tip.uninteresting ? UNINTERESTING : 0;
+      let type = this.types[idx] || this.objectType(idx);
+      while (type === OBJ_TAG) {
+        this.types[idx] = OBJ_TAG;
+        const o = this.read(idx, OBJ_TAG);
+        const t = parseTag(o.data, () => `tag ${this.hex(idx)}`);
+        if (objects && !tip.uninteresting) this.pending.push({ index: idx, name: t.name });
+        this.flags[idx]! |= flag;
+        idx = this.intern(t.object, 0, 0);
+        type = this.types[idx] || this.objectType(idx);
+      }
+      this.types[idx] = type;
+      this.flags[idx]! |= flag;
+      if (type === OBJ_COMMIT) {
+        if (!(this.flags[idx]! & SEEN)) {
+          this.flags[idx]! |= SEEN;
+          this.start.push(idx);
+        }
+      } else if (objects) {
+        if (tip.uninteresting) {
+          if (type === OBJ_TREE) this.markTreeUninteresting(idx);
+          else this.flags[idx]! |= UNINTERESTING;
+        } else {
+          this.pending.push({ index: idx, name: '' });
+        }
+      }
+    }
+  }
+
+  private objectType(idx: number): number {
+    const info = this.odb.info(this.ids.keys, idx * OID_BYTES);
+    if (!info) throw new NotFoundError('walk', `bad object ${this.hex(idx)}`);
+    return info.type;
+  }
+
+  /** Step 2: the commits to show, in git's order. */
+  commits(): Int32Array {
+    this.prepare(false);
+    return this.walkCommits();
+  }
+
+  private walkCommits(): Int32Array {
+    for (const idx of this.start) this.parseCommitAt(idx);
+    const queue = new CommitQueue(() => this.time, () => this.seq);
+    // git sorts the starting commits by date, stably, before walking.
+    const starts = this.start.slice().sort((a, b) => this.time[b]! - this.time[a]!);
+    for (const idx of starts) queue.push(idx);
+    let out = new Int32Array(1024);
+    let n = 0;
+    let slop = SLOP;
+    let lastDate = Infinity;
+    const flags = () => this.flags;
+    while (queue.size) {
+      const c = queue.pop();
+      const uninteresting = (flags()[c]! & UNINTERESTING) !== 0;
+      const ps = this.parents[c]!;
+      for (let i = 0; i < ps.length; i++) {
+        const p = ps[i]!;
+        if (uninteresting) {
+          if (flags()[p]! & PARSED) this.markParentsUninteresting(p);
+          this.flags[p]! |= UNINTERESTING;
+        }
+        if (flags()[p]! & SEEN) continue;
+        this.flags[p]! |= SEEN;
+        this.parseCommitAt(p);
+        queue.push(p);
+      }
+      if (uninteresting) {
+        if (!this.limited) continue;
+        slop = this.stillInteresting(queue, lastDate, slop);
+        if (slop) continue;
+        break;
+      }
+      lastDate = this.time[c]!;
+      if (n === out.length) out = ensureCapacity(out, n + 1);
+      out[n++] = c;
+    }
+    // A commit shown early can be reached later from an uninteresting one (clock skew); git drops it.
+    let k = 0;
+    for (let i = 0; i < n; i++) if (!(this.flags[out[i]!]! & UNINTERESTING)) out[k++] = out[i]!;
+    return out.subarray(0, k);
+  }
+
+  private stillInteresting(queue: CommitQueue, lastDate: number, slop: number): number {
+    if (!queue.size) return 0;
+    // The newest queued commit is the heap's top; peeking is a pop and a push without the seq change,
+    // so compare against every entry instead (the queue is small when this matters).
+    let newest = -Infinity;
+    let anyInteresting = false;
+    queue.forEach(idx => {
+      if (this.time[idx]! > newest) newest = this.time[idx]!;
+      if (!(this.flags[idx]! & UNINTERESTING)) anyInteresting = true;
+      return true;
+    });
+    if (lastDate <= newest) return SLOP;
+    if (anyInteresting) return SLOP;
+    return slop - 1;
+  }
+
+  /** Propagates UNINTERESTING to every already-parsed ancestor, without recursion. */
+  private markParentsUninteresting(start: number): void {
+    const stack = [start];
+    while (stack.length) {
+      const c = stack.pop()!;
+      const ps = this.parents[c];
+      if (!ps) continue;
+      for (let i = 0; i < ps.length; i++) {
+        const p = ps[i]!;
+        if (this.flags[p]! & UNINTERESTING) continue;
+        this.flags[p]! |= UNINTERESTING;
+        if (this.flags[p]! & PARSED) stack.push(p);
+      }
+    }
+  }
+
+  /** Step 3: every commit, then tags and tip trees/blobs, then each commit's tree. */
+  enumerate(visitor: ObjectVisitor): void {
+    this.prepare(true);
+    const list = this.walkCommits();
+    // Edges: uninteresting parents of shown commits; everything in their trees is excluded.
+    for (let i = 0; i < list.length; i++) {
+      const ps = this.parents[list[i]!]!;
+      for (let j = 0; j < ps.length; j++) {
+        const p = ps[j]!;
+        if (this.flags[p]! & UNINTERESTING) {
+          this.parseCommitAt(p);
+          this.markTreeUninteresting(this.trees[p]!);
+        }
+      }
+    }
+    const keys = () => this.ids.keys;
+    for (let i = 0; i < list.length; i++) visitor.commit?.(keys(), list[i]! * OID_BYTES, list[i]!);
+    const show = visitor.object;
+    for (const p of this.pending) {
+      const f = this.flags[p.index]!;
+      if (f & (UNINTERESTING | SHOWN)) continue;
+      const type = this.types[p.index]!;
+      if (type === OBJ_TAG) {
+        this.flags[p.index]! |= SHOWN;
+        const name = Buffer.from(p.name, 'utf8');
+        show?.(OBJ_TAG, keys(), p.index * OID_BYTES, name, name.length);
+      } else if (type === OBJ_TREE) {
+        this.processTree(p.index, 0, 0, visitor);
+      } else if (type === OBJ_BLOB) {
+        this.flags[p.index]! |= SHOWN;
+        show?.(OBJ_BLOB, keys(), p.index * OID_BYTES, this.pathBuf, 0);
+      }
+    }
+    for (let i = 0; i < list.length; i++) this.processTree(this.trees[list[i]!]!, 0, 0, visitor);
+  }
+
+  private processTree(idx: number, pathLen: number, depth: number, visitor: ObjectVisitor): void {
+    if (this.flags[idx]! & (UNINTERESTING | SHOWN)) return;
+    if (depth > MAX_TREE_DEPTH) {
+      throw new CorruptError('walk', `tree ${this.hex(idx)} is nested more than ${MAX_TREE_DEPTH} levels deep`);
+    }
+    this.flags[idx]! |= SHOWN;
+    visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.pathBuf, pathLen);
+    const data = this.read(idx, OBJ_TREE).data;
+    const cur = new TreeCursor(data, 0, data.length, `tree ${this.hex(idx)}`);
+    while (cur.next()) {
+      if (cur.isGitlink()) continue;
+      const isTree = cur.isTree();
+      const child = this.intern(data, cur.oidOffset, isTree ? OBJ_TREE : OBJ_BLOB);
+      if (this.flags[child]! & (UNINTERESTING | SHOWN)) continue;
+      const nameLen = cur.nameEnd - cur.nameStart;
+      const childLen = pathLen + (pathLen ? 1 : 0) + nameLen;
+      if (childLen > this.pathBuf.length) this.pathBuf = ensureCapacity(this.pathBuf, childLen * 2);
+      let p = pathLen;
+      if (pathLen) this.pathBuf[p++] = 0x2f;
+      this.pathBuf.set(data.subarray(cur.nameStart, cur.nameEnd), p);
+      if (isTree) {
+        this.processTree(child, childLen, depth + 1, visitor);
+      } else {
+        this.flags[child]! |= SHOWN;
+        visitor.object?.(OBJ_BLOB, this.ids.keys, child * OID_BYTES, this.pathBuf, childLen);
+      }
+    }
+  }
+
+  /** Marks a tree and everything below it uninteresting (git's mark_tree_uninteresting). */
+  markTreeUninteresting(idx: number): void {
+    if (this.flags[idx]! & UNINTERESTING) return;
+    this.flags[idx]! |= UNINTERESTING;
+    const stack = [idx];
+    while (stack.length) {
+      const t = stack.pop()!;
+      const o = this.odb.read(this.ids.keys, t * OID_BYTES);
+      if (!o) continue; // git tolerates missing uninteresting trees (the client may not have them)
+      const cur = new TreeCursor(o.data, 0, o.data.length, `tree ${this.hex(t)}`);
+      while (cur.next()) {
+        if (cur.isGitlink()) continue;
+        const isTree = cur.isTree();
+        const child = this.intern(o.data, cur.oidOffset, isTree ? OBJ_TREE : OBJ_BLOB);
+        if (this.flags[child]! & UNINTERESTING) continue;
+        this.flags[child]! |= UNINTERESTING;
+        if (isTree) stack.push(child);
+      }
+    }
+  }
+}
