@@ -1,0 +1,271 @@
+// Tree-entry names that some filesystem would resolve to `.git`, `.gitmodules` and the other files
+// git gives meaning to. A name that is harmless on Linux can be `.git` on NTFS (`GIT~1`, `.git.`,
+// `.git::$INDEX_ALLOCATION`) or on HFS+ (`.g\u200cit`), and repositories travel between systems,
+// so every rule applies on every platform. The matchers port git's path.c (is_ntfs_dotgit,
+// is_ntfs_dot_generic) and utf8.c (is_hfs_dot_generic) rule for rule, including their leniencies,
+// so that tsgit flags exactly what git flags.
+//
+// All functions take one path component as bytes (buffer + [start, end) so a caller walking a tree
+// allocates nothing) or as a string. A NUL byte ends the name, as it would for any C-level API.
+
+const NUL = 0x00, SPACE = 0x20, DOT = 0x2e, SLASH = 0x2f, COLON = 0x3a, BACKSLASH = 0x5c, TILDE = 0x7e;
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+const encoder = new TextEncoder();
+const ascii = (s: string): Uint8Array => encoder.encode(s);
+
+/** One of git's special dot-files: its name without the dot, and NTFS's fallback short-name stem. */
+interface DotFile { readonly name: Uint8Array; readonly shortPrefix: Uint8Array }
+
+// The fallback stems are what NTFS derives from a hash of the long name once `~1`..`~4` are taken;
+// git hard-codes them (see the comments on is_ntfs_dot_generic in git's path.c).
+const GITMODULES: DotFile = { name: ascii('gitmodules'), shortPrefix: ascii('gi7eba') };
+const GITATTRIBUTES: DotFile = { name: ascii('gitattributes'), shortPrefix: ascii('gi7d29') };
+const GITIGNORE: DotFile = { name: ascii('gitignore'), shortPrefix: ascii('gi250a') };
+const MAILMAP: DotFile = { name: ascii('mailmap'), shortPrefix: ascii('maba30') };
+const GIT = ascii('git');
+
+function lower(c: number): number {
+  return c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+}
+
+/** Where the name really ends: at `end` or at the first NUL before it. */
+function nameEnd(buf: Uint8Array, start: number, end: number): number {
+  const nul = buf.indexOf(NUL, start);
+  return nul >= 0 && nul < end ? nul : end;
+}
+
+// ---- HFS+ ----------------------------------------------------------------------------------------
+
+/** Code points HFS+ drops when it compares names, so `.g\u200cit` opens `.git`. */
+function hfsIgnorable(cp: number): boolean {
+  return (cp >= 0x200c && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x206a && cp <= 0x206f) || cp === 0xfeff;
+}
+
+/**
+ * Decodes one UTF-8 sequence at buf[i] (git's pick_one_utf8_char: no overlongs, surrogates,
+ * U+FFFE/U+FFFF or code points past U+10FFFF). Returns (codePoint * 8 + byteLength), 0 at the end
+ * of the name, or -1 for malformed input.
+ */
+function decodeUtf8(buf: Uint8Array, i: number, end: number): number {
+  if (i >= end) return 0;
+  const b0 = buf[i]!;
+  const cont = (k: number): boolean => i + k < end && (buf[i + k]! & 0xc0) === 0x80;
+  if (b0 < 0x80) return b0 * 8 + 1;
+  if ((b0 & 0xe0) === 0xc0) {
+    if (!cont(1) || (b0 & 0xfe) === 0xc0) return -1;
+    return (((b0 & 0x1f) << 6) | (buf[i + 1]! & 0x3f)) * 8 + 2;
+  }
+  if ((b0 & 0xf0) === 0xe0) {
+    if (!cont(1) || !cont(2)) return -1;
+    const b1 = buf[i + 1]!, b2 = buf[i + 2]!;
+    if ((b0 === 0xe0 && (b1 & 0xe0) === 0x80) || (b0 === 0xed && (b1 & 0xe0) === 0xa0) ||
+      (b0 === 0xef && b1 === 0xbf && (b2 & 0xfe) === 0xbe)) return -1;
+    return (((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f)) * 8 + 3;
+  }
+  if ((b0 & 0xf8) === 0xf0) {
+    if (!cont(1) || !cont(2) || !cont(3)) return -1;
+    const b1 = buf[i + 1]!;
+    if ((b0 === 0xf0 && (b1 & 0xf0) === 0x80) || (b0 === 0xf4 && b1 > 0x8f) || b0 > 0xf4) return -1;
+    return (((b0 & 0x07) << 18) | ((b1 & 0x3f) << 12) | ((buf[i + 2]! & 0x3f) << 6) | (buf[i + 3]! & 0x3f)) * 8 + 4;
+  }
+  return -1;
+}
+
+/**
+ * True when HFS+ would open `.<needle>` for this name: ASCII case folded, ignorable code points
+ * skipped anywhere, optionally followed by a '/'. As in git, malformed UTF-8 reads as the end of
+ * the name, so `.git\xff` counts as `.git` (HFS+ would store it percent-escaped; erring towards
+ * "dangerous" is the safe side).
+ */
+function isHfsDot(buf: Uint8Array, start: number, end: number, needle: Uint8Array): boolean {
+  let i = start;
+  const next = (): number => {
+    for (;;) {
+      const packed = decodeUtf8(buf, i, end);
+      if (packed <= 0) return 0;
+      i += packed & 7;
+      const cp = packed >>> 3;
+      if (!hfsIgnorable(cp)) return cp;
+    }
+  };
+  if (next() !== DOT) return false;
+  for (let k = 0; k < needle.length; k++) {
+    const c = next();
+    if (c > 127 || lower(c) !== needle[k]) return false;
+  }
+  const c = next();
+  return c === 0 || c === SLASH;
+}
+
+// ---- NTFS ----------------------------------------------------------------------------------------
+
+/**
+ * `.git` as NTFS sees it: any case, then only dots and spaces (which Windows strips) up to the end,
+ * a ':' (an alternate data stream such as `.git::$INDEX_ALLOCATION`) or a directory separator, both
+ * '\' and '/'. git accepts only the short name `git~1`, reasoning that `.git` is created first in
+ * its directory; tsgit also refuses `git~2`..`git~4` (the other regular short names, as for
+ * `.gitmodules` below), since a nested repository's `.git` need not have been first.
+ */
+function isNtfsDotGit(buf: Uint8Array, start: number, end: number): boolean {
+  const at = (k: number): number => (k < end ? buf[k]! : 0);
+  let i = start;
+  const c0 = at(i++);
+  if (c0 === DOT) {
+    if (lower(at(i++)) !== 0x67 || lower(at(i++)) !== 0x69 || lower(at(i++)) !== 0x74) return false;
+  } else if (lower(c0) === 0x67) {
+    if (lower(at(i++)) !== 0x69 || lower(at(i++)) !== 0x74 || at(i++) !== TILDE) return false;
+    const n = at(i++);
+    if (n < 0x31 || n > 0x34) return false;
+  } else {
+    return false;
+  }
+  for (;;) {
+    const c = at(i++);
+    if (c === 0 || c === BACKSLASH || c === SLASH || c === COLON) return true;
+    if (c !== DOT && c !== SPACE) return false;
+  }
+}
+
+/** From buf[i] on, only dots and spaces until the end or a ':' stream separator. */
+function onlyDotsAndSpaces(buf: Uint8Array, i: number, end: number): boolean {
+  for (; i < end; i++) {
+    const c = buf[i]!;
+    if (c === COLON) return true;
+    if (c !== SPACE && c !== DOT) return false;
+  }
+  return true;
+}
+
+/**
+ * `.gitmodules` and friends as NTFS sees them: the long name (any case, trailing dots/spaces,
+ * streams), the regular short name (first six letters + `~1`..`~4`), or the fallback short name
+ * (up to six letters of the hashed stem, `~`, a digit 1-9, more digits, eight characters in all).
+ */
+function isNtfsDot(buf: Uint8Array, start: number, end: number, file: DotFile): boolean {
+  const at = (k: number): number => (k < end ? buf[k]! : 0);
+  const name = file.name, prefix = file.shortPrefix;
+  if (at(start) === DOT) {
+    let k = 0;
+    while (k < name.length && lower(at(start + 1 + k)) === name[k]) k++;
+    if (k === name.length) return onlyDotsAndSpaces(buf, start + 1 + k, end);
+  }
+  let k = 0;
+  while (k < 6 && lower(at(start + k)) === name[k]) k++;
+  if (k === 6 && at(start + 6) === TILDE && at(start + 7) >= 0x31 && at(start + 7) <= 0x34) {
+    return onlyDotsAndSpaces(buf, start + 8, end);
+  }
+  let sawTilde = false;
+  for (let i = 0; i < 8; i++) {
+    const c = at(start + i);
+    if (c === 0) return false;
+    if (sawTilde) {
+      if (c < 0x30 || c > 0x39) return false;
+    } else if (c === TILDE) {
+      const d = at(start + ++i);
+      if (d < 0x31 || d > 0x39) return false;
+      sawTilde = true;
+    } else if (i >= 6 || c & 0x80 || lower(c) !== prefix[i]) {
+      return false;
+    }
+  }
+  return onlyDotsAndSpaces(buf, start + 8, end);
+}
+
+/**
+ * Runs `test` on every part of the name that follows a backslash: on Windows `a\.git` is the
+ * directory `.git` inside `a`. git's fsck does this for the NTFS rules on every platform.
+ */
+function anyAfterBackslash(buf: Uint8Array, start: number, end: number,
+  test: (buf: Uint8Array, start: number, end: number) => boolean): boolean {
+  for (let i = buf.indexOf(BACKSLASH, start); i >= 0 && i < end; i = buf.indexOf(BACKSLASH, i + 1)) {
+    if (test(buf, i + 1, end)) return true;
+  }
+  return false;
+}
+
+function matchesDotFile(buf: Uint8Array, start: number, end: number, file: DotFile): boolean {
+  const e = nameEnd(buf, start, end);
+  const ntfs = (b: Uint8Array, s: number, x: number): boolean => isNtfsDot(b, s, x, file);
+  return isHfsDot(buf, start, e, file.name) || ntfs(buf, start, e) || anyAfterBackslash(buf, start, e, ntfs);
+}
+
+// ---- public API ----------------------------------------------------------------------------------
+
+type Matcher = (buf: Uint8Array, start: number, end: number) => boolean;
+
+function withString(match: Matcher): {
+  (name: string): boolean;
+  (name: Uint8Array, start?: number, end?: number): boolean;
+} {
+  return (name: string | Uint8Array, start: number = 0, end?: number): boolean => {
+    if (typeof name === 'string') {
+      const bytes = encoder.encode(name);
+      return match(bytes, 0, bytes.length);
+    }
+    return match(name, start, Math.min(end ?? name.length, name.length));
+  };
+}
+
+/** The name is `.git` to NTFS or HFS+, alone or after a backslash (`.GIT`, `git~1`, `.git.`, `.g\u200cit`, `a\.git`). */
+export const isDotGit = withString((buf, start, end) => {
+  const e = nameEnd(buf, start, end);
+  return isHfsDot(buf, start, e, GIT) || isNtfsDotGit(buf, start, e) || anyAfterBackslash(buf, start, e, isNtfsDotGit);
+});
+
+/** The name is `.gitmodules` to NTFS or HFS+ (`.GITMODULES`, `gitmod~1`, `gi7eba~9`, `.gitmodules::$DATA`). */
+export const isDotGitmodules = withString((buf, start, end) => matchesDotFile(buf, start, end, GITMODULES));
+
+/** The name is `.gitattributes` to NTFS or HFS+ (`gitatt~1`, `gi7d29~1`, ...). */
+export const isDotGitattributes = withString((buf, start, end) => matchesDotFile(buf, start, end, GITATTRIBUTES));
+
+/** The name is `.gitignore` to NTFS or HFS+ (`gitign~1`, `gi250a~1`, ...). */
+export const isDotGitignore = withString((buf, start, end) => matchesDotFile(buf, start, end, GITIGNORE));
+
+/** The name is `.mailmap` to NTFS or HFS+ (`mailma~1`, `maba30~1`, ...). */
+export const isDotMailmap = withString((buf, start, end) => matchesDotFile(buf, start, end, MAILMAP));
+
+/** Why a tree-entry name may not be written to disk, named after git's fsck message ids. */
+export type PathProblem =
+  | 'emptyName' | 'nulInName' | 'fullPathname' | 'hasDot' | 'hasDotdot' | 'hasDotgit'
+  | 'gitmodulesSymlink' | 'gitattributesSymlink' | 'gitignoreSymlink' | 'mailmapSymlink';
+
+function problemOf(buf: Uint8Array, start: number, end: number, mode: number): PathProblem | null {
+  const len = end - start;
+  if (len <= 0) return 'emptyName';
+  const nul = buf.indexOf(NUL, start);
+  if (nul >= 0 && nul < end) return 'nulInName';
+  const slash = buf.indexOf(SLASH, start);
+  if (slash >= 0 && slash < end) return 'fullPathname';
+  if (buf[start] === DOT) {
+    if (len === 1) return 'hasDot';
+    if (len === 2 && buf[start + 1] === DOT) return 'hasDotdot';
+  }
+  if (isDotGit(buf, start, end)) return 'hasDotgit';
+  if ((mode & S_IFMT) === S_IFLNK) {
+    // Git reads these files from the work tree; through a symlink they could be any file on disk.
+    if (matchesDotFile(buf, start, end, GITMODULES)) return 'gitmodulesSymlink';
+    if (matchesDotFile(buf, start, end, GITATTRIBUTES)) return 'gitattributesSymlink';
+    if (matchesDotFile(buf, start, end, GITIGNORE)) return 'gitignoreSymlink';
+    if (matchesDotFile(buf, start, end, MAILMAP)) return 'mailmapSymlink';
+  }
+  return null;
+}
+
+/**
+ * Why a single path component with the given mode (e.g. 0o100644, 0o120000) must not be checked
+ * out, or null when it is safe. Unlike fsck, which reports each rule at git's own severity, this
+ * is the checkout-time verdict: any reason at all means "refuse".
+ */
+export function componentProblem(name: string, mode: number): PathProblem | null;
+export function componentProblem(name: Uint8Array, mode: number, start?: number, end?: number): PathProblem | null;
+export function componentProblem(name: string | Uint8Array, mode: number, start = 0, end?: number): PathProblem | null {
+  if (typeof name === 'string') {
+    const bytes = encoder.encode(name);
+    return problemOf(bytes, 0, bytes.length, mode);
+  }
+  return problemOf(name, start, Math.min(end ?? name.length, name.length), mode);
+}
