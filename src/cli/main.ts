@@ -1,17 +1,27 @@
 // The tsgit command line: global options (-C, --git-dir), then one command. Exit codes follow git:
 // 128 for fatal errors, 129 for usage errors.
+import fs from 'node:fs';
+import path from 'node:path';
 import { GitError, UsageError } from '../core/errors.js';
 import { CommandContext, type Command } from './context.js';
 import { writeAll } from './output.js';
 
-const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
-  'cat-file': () => import('./commands/cat-file.js'),
-};
+// Each command is a module in ./commands named after it, so adding one touches no shared list.
+const COMMAND_DIR = new URL('./commands/', import.meta.url);
 
-const USAGE = `usage: tsgit [-C <path>] [--git-dir=<path>] <command> [<args>]
+function commandNames(): string[] {
+  return fs.readdirSync(COMMAND_DIR).filter(f => f.endsWith('.js')).map(f => f.slice(0, -3)).sort();
+}
+
+async function loadCommand(name: string): Promise<Command | null> {
+  if (!/^[a-z][a-z-]*$/.test(name) || !fs.existsSync(new URL(`${name}.js`, COMMAND_DIR))) return null;
+  return (await import(new URL(`${name}.js`, COMMAND_DIR).href) as { default: Command }).default;
+}
+
+const usageText = () => `usage: tsgit [-C <path>] [--git-dir=<path>] <command> [<args>]
 
 commands:
-${Object.keys(COMMANDS).sort().map(c => `   ${c}`).join('\n')}
+${commandNames().map(c => `   ${c}`).join('\n')}
 `;
 
 export async function main(argv: string[], cwd = process.cwd(), env = process.env): Promise<number> {
@@ -23,7 +33,7 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
     if (a === '-C') {
       const p = argv[++i];
       if (p === undefined) return usage('option -C requires a value');
-      dir = (await import('node:path')).resolve(dir, p);
+      dir = path.resolve(dir, p);
     } else if (a === '--git-dir') {
       const p = argv[++i];
       if (p === undefined) return usage('option --git-dir requires a value');
@@ -34,7 +44,7 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
       writeAll(1, Buffer.from('tsgit version 0.1.0\n'));
       return 0;
     } else if (a === '-h' || a === '--help') {
-      writeAll(1, Buffer.from(USAGE));
+      writeAll(1, Buffer.from(usageText()));
       return 0;
     } else {
       break;
@@ -42,14 +52,13 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
   }
   const name = argv[i];
   if (!name) {
-    writeAll(2, Buffer.from(USAGE));
+    writeAll(2, Buffer.from(usageText()));
     return 1;
   }
-  const load = COMMANDS[name];
-  if (!load) return usage(`'${name}' is not a tsgit command. See 'tsgit --help'.`);
+  const cmd = await loadCommand(name);
+  if (!cmd) return usage(`'${name}' is not a tsgit command. See 'tsgit --help'.`);
   const ctx = new CommandContext(dir, env, gitDir);
   try {
-    const cmd = (await load()).default;
     return await cmd(ctx, argv.slice(i + 1));
   } catch (e) {
     if (e instanceof UsageError) return usage(e.message);

@@ -1,0 +1,100 @@
+// tsgit rev-list [--objects] [--all] [--count] [--not] [-n N] [--no-object-names] <revs>:
+// commits in git's date order, then (with --objects) tags, trees and blobs with their paths.
+import { UsageError } from '../../core/errors.js';
+import { OID_BYTES, writeHex } from '../../core/oid.js';
+import type { Repository } from '../../repository/repository.js';
+import { ObjectWalk } from '../../walk/object-walk.js';
+import { fatal, type CommandContext } from '../context.js';
+import { Output } from '../output.js';
+
+export default function revList(ctx: CommandContext, args: string[]): number {
+  let objects = false, count = false, names = true, maxCount = -1;
+  let negate = false;
+  const repo = ctx.repository();
+  const walk = new ObjectWalk(repo.odb);
+  const revs = repo.revs();
+  let anyTip = false;
+  const addRev = (spec: string, exclude: boolean) => {
+    const id = revs.tryResolve(spec);
+    if (!id) throw fatal(`ambiguous argument '${spec}': unknown revision or path not in the working tree.`);
+    walk.add(id, spec, exclude);
+    anyTip = true;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--objects') objects = true;
+    else if (a === '--count') count = true;
+    else if (a === '--no-object-names') names = false;
+    else if (a === '--object-names') names = true;
+    else if (a === '--not') negate = !negate;
+    else if (a === '--all' || a === '--branches' || a === '--tags') { addRefs(repo, walk, a, negate); anyTip = true; }
+    else if (a === '-n' || a === '--max-count') maxCount = parseCount(args[++i], a);
+    else if (a.startsWith('--max-count=')) maxCount = parseCount(a.slice(12), '--max-count');
+    else if (/^-[0-9]+$/.test(a)) maxCount = Number(a.slice(1));
+    else if (a === '--use-bitmap-index' || a === '--in-commit-order') { /* same output without them */ }
+    else if (a === '--') break;
+    else if (a.startsWith('-')) throw new UsageError(`unrecognized argument: ${a}`);
+    else if (a.includes('...')) throw fatal(`symmetric differences ('${a}') are not supported`);
+    else if (a.includes('..')) {
+      const [from, to] = a.split('..') as [string, string];
+      addRev(from || 'HEAD', !negate);
+      addRev(to || 'HEAD', negate);
+    } else if (a.startsWith('^')) addRev(a.slice(1), !negate);
+    else addRev(a, negate);
+  }
+  if (!anyTip) throw new UsageError('usage: tsgit rev-list [<options>] <commit>... [--] [<path>...]');
+  const out = new Output();
+  const hex = Buffer.allocUnsafe(41);
+  hex[40] = 0x0a;
+  let shown = 0;
+  if (!objects) {
+    let list = walk.commits();
+    if (maxCount >= 0) list = list.subarray(0, maxCount);
+    if (count) out.ascii(`${list.length}\n`);
+    else for (let i = 0; i < list.length; i++) { writeHex(walk.ids.keys, list[i]! * OID_BYTES, hex, 0); out.bytes(hex); }
+    out.flush();
+    return 0;
+  }
+  walk.enumerate({
+    commit(ids, off) {
+      shown++;
+      if (count) return;
+      writeHex(ids, off, hex, 0);
+      out.bytes(hex);
+    },
+    object(_type, ids, off, path, pathLength) {
+      shown++;
+      if (count) return;
+      writeHex(ids, off, hex, 0);
+      out.bytes(hex.subarray(0, 40));
+      if (names) {
+        out.byte(0x20);
+        // git prints the name up to its first newline.
+        let end = 0;
+        while (end < pathLength && path[end] !== 0x0a) end++;
+        out.bytes(path.subarray(0, end));
+      }
+      out.byte(0x0a);
+    },
+  });
+  if (count) out.ascii(`${shown}\n`);
+  out.flush();
+  return 0;
+}
+
+function parseCount(v: string | undefined, opt: string): number {
+  if (v === undefined || !/^-?[0-9]+$/.test(v)) throw new UsageError(`${opt} requires a number`);
+  return Number(v);
+}
+
+/** --all: every ref, then HEAD (git's order); --branches and --tags: those namespaces. */
+function addRefs(repo: Repository, walk: ObjectWalk, which: string, exclude: boolean): void {
+  const prefix = which === '--branches' ? 'refs/heads/' : which === '--tags' ? 'refs/tags/' : 'refs/';
+  for (const ref of repo.refs.list(prefix)) {
+    walk.add(Buffer.from(ref.oid, 'hex'), ref.name, exclude);
+  }
+  if (which === '--all') {
+    const head = repo.refs.resolve('HEAD');
+    if (head) walk.add(Buffer.from(head.oid, 'hex'), 'HEAD', exclude);
+  }
+}

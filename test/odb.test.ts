@@ -1,0 +1,259 @@
+// The object database against git: every object of a repository (loose, packed, deltified, idx v1,
+// 64-bit offsets, alternates) reads back as git's cat-file --batch prints it; malformed storage
+// fails with an error that names the file and offset.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { after, describe, test } from 'node:test';
+import { CorruptError, GitError } from '../src/core/errors.js';
+import { fromHex, toHex } from '../src/core/oid.js';
+import { ObjectDatabase } from '../src/odb/database.js';
+import { typeName } from '../src/object/type.js';
+import { git, gitBuf, makeRepo, rmrf, tmpDir } from './helpers.js';
+import { makeDelta, objectId, writePack } from './pack-builder.js';
+
+const cleanup: string[] = [];
+after(() => { for (const d of cleanup) rmrf(d); });
+
+/** Parses `git cat-file --batch --batch-all-objects` into id -> [type, content]. */
+function gitObjects(gitDir: string): Map<string, [string, Buffer]> {
+  const out = gitBuf(gitDir, ['cat-file', '--batch', '--batch-all-objects']);
+  const map = new Map<string, [string, Buffer]>();
+  let p = 0;
+  while (p < out.length) {
+    const nl = out.indexOf(0x0a, p);
+    const [id, type, size] = out.toString('latin1', p, nl).split(' ') as [string, string, string];
+    const start = nl + 1;
+    map.set(id, [type, out.subarray(start, start + Number(size))]);
+    p = start + Number(size) + 1;
+  }
+  return map;
+}
+
+function assertSameAsGit(gitDir: string, objectsDir = path.join(gitDir, 'objects')): number {
+  const expected = gitObjects(gitDir);
+  const odb = new ObjectDatabase(objectsDir);
+  try {
+    const seen: string[] = [];
+    odb.forEachId((buf, off) => { seen.push(toHex(buf, off)); });
+    assert.deepEqual(seen, [...expected.keys()], 'forEachId lists the same ids as git, sorted');
+    for (const [id, [type, data]] of expected) {
+      const o = odb.read(fromHex(id)!);
+      assert.ok(o, `missing ${id}`);
+      assert.equal(typeName(o.type), type, `type of ${id}`);
+      assert.ok(o.data.equals(data), `content of ${id}`);
+      const info = odb.info(fromHex(id)!);
+      assert.deepEqual(info && [typeName(info.type), info.size], [type, data.length], `info of ${id}`);
+    }
+  } finally {
+    odb.close();
+  }
+  return expected.size;
+}
+
+/** A repository whose history deltifies: one file edited many times, plus a few more. */
+function deltaRepo(commits = 60): string {
+  const dir = makeRepo(commits);
+  const lines: string[] = [];
+  let text = Array.from({ length: 300 }, (_, i) => `line ${i} of a file that changes slowly\n`).join('');
+  for (let i = 0; i < 40; i++) {
+    text = text.replace(`line ${i * 7} `, `line ${i * 7} edited ${i} `);
+    lines.push(`commit refs/heads/main`, `committer C <c@example.com> ${1800000000 + i} +0000`, `data ${`e${i}`.length}`, `e${i}`);
+    if (i === 0) lines.push('from refs/heads/main^0');
+    lines.push(`M 100644 inline big.txt`, `data ${Buffer.byteLength(text)}`, text);
+  }
+  git(dir, ['fast-import', '--quiet', '--force'], lines.join('\n') + '\n');
+  return dir;
+}
+
+describe('object database reads what git wrote', () => {
+  test('loose objects only', () => {
+    const dir = makeRepo(8);
+    cleanup.push(dir);
+    assert.ok(assertSameAsGit(path.join(dir, '.git')) > 20);
+  });
+
+  test('one pack with long delta chains, plus loose objects', () => {
+    const dir = deltaRepo();
+    cleanup.push(dir);
+    git(dir, ['repack', '-adq', '--depth=50', '--window=50']);
+    const verify = git(dir, ['verify-pack', '-v', ...fs.readdirSync(path.join(dir, '.git/objects/pack')).filter(f => f.endsWith('.idx')).map(f => `.git/objects/pack/${f}`)]);
+    assert.match(verify, /chain length = [2-9]/, 'the pack really has delta chains');
+    fs.writeFileSync(path.join(dir, 'new.txt'), 'a loose blob after the pack\n');
+    git(dir, ['add', 'new.txt']);
+    git(dir, ['commit', '-qm', 'loose']);
+    assert.ok(assertSameAsGit(path.join(dir, '.git')) > 100);
+  });
+
+  test('REF_DELTA entries and idx v1', () => {
+    const dir = deltaRepo(10);
+    cleanup.push(dir);
+    const gitDir = path.join(dir, '.git');
+    const packDir = path.join(gitDir, 'objects/pack');
+    const revs = git(dir, ['rev-list', '--objects', '--all']);
+    const packOut = gitBuf(dir, ['pack-objects', '--depth=20', path.join(packDir, 'pack')], revs).toString().trim();
+    // Re-index the pack as v1 in place of git's v2 index.
+    const base = path.join(packDir, `pack-${packOut}`);
+    fs.rmSync(base + '.idx');
+    git(dir, ['index-pack', '--index-version=1', '-o', base + '.idx', base + '.pack']);
+    assert.equal(fs.readFileSync(base + '.idx').readUInt32BE(0) === 0xff744f63, false, 'idx is v1');
+    git(dir, ['prune-packed']);
+    assertSameAsGit(gitDir);
+  });
+
+  test('64-bit offsets in idx v2', () => {
+    const dir = deltaRepo(10);
+    cleanup.push(dir);
+    const gitDir = path.join(dir, '.git');
+    git(dir, ['repack', '-adq']);
+    const packDir = path.join(gitDir, 'objects/pack');
+    const idx = fs.readdirSync(packDir).find(f => f.endsWith('.idx'))!;
+    const base = path.join(packDir, idx.slice(0, -4));
+    fs.rmSync(base + '.idx');
+    git(dir, ['index-pack', '--index-version=2,0x100', '-o', base + '.idx', base + '.pack']);
+    assertSameAsGit(gitDir);
+  });
+
+  test('alternates', () => {
+    const upstream = deltaRepo(5);
+    cleanup.push(upstream);
+    git(upstream, ['repack', '-adq']);
+    const borrower = tmpDir();
+    cleanup.push(borrower);
+    git(borrower, ['clone', '-q', '--shared', '--bare', upstream, 'b.git']);
+    const gitDir = path.join(borrower, 'b.git');
+    assert.equal(fs.readdirSync(path.join(gitDir, 'objects/pack')).length, 0, 'the borrower has no objects of its own');
+    assertSameAsGit(gitDir);
+  });
+});
+
+describe('malformed storage gives a clear error', () => {
+  function packRepo(): { dir: string; objects: string } {
+    const dir = tmpDir();
+    cleanup.push(dir);
+    fs.mkdirSync(path.join(dir, 'objects/pack'), { recursive: true });
+    return { dir, objects: path.join(dir, 'objects') };
+  }
+
+  function expectCorrupt(fn: () => unknown, ...mustMention: (string | RegExp)[]): void {
+    assert.throws(fn, (e: unknown) => {
+      assert.ok(e instanceof GitError, `expected a GitError, got ${e}`);
+      for (const m of mustMention) {
+        if (typeof m === 'string') assert.ok(e.message.includes(m), `"${e.message}" should mention ${m}`);
+        else assert.match(e.message, m);
+      }
+      return true;
+    });
+  }
+
+  const blob = Buffer.from('hello, base object\n'.repeat(10));
+
+  test('truncated .idx', () => {
+    const { objects } = packRepo();
+    const { idx } = writePack(path.join(objects, 'pack'), [{ type: 3, data: blob }]);
+    fs.truncateSync(idx, 600);
+    expectCorrupt(() => new ObjectDatabase(objects), idx, 'truncated');
+  });
+
+  test('bad fan-out table', () => {
+    const { objects } = packRepo();
+    const { idx } = writePack(path.join(objects, 'pack'), [{ type: 3, data: blob }]);
+    const buf = fs.readFileSync(idx);
+    buf.writeUInt32BE(5, 8 + 4 * 10); // entry 10 larger than entry 11
+    fs.writeFileSync(idx, buf);
+    expectCorrupt(() => new ObjectDatabase(objects), idx, /fan-out/);
+  });
+
+  test('corrupt zlib stream', () => {
+    const { objects } = packRepo();
+    const z = zlib.deflateSync(blob);
+    z[4] ^= 0xff;
+    const { pack, oids, offsets } = writePack(path.join(objects, 'pack'), [{ type: 3, data: blob, rawZlib: z }]);
+    const odb = new ObjectDatabase(objects);
+    expectCorrupt(() => odb.read(oids[0]!), pack, `offset ${offsets[0]}`, 'zlib');
+    odb.close();
+  });
+
+  test('delta whose declared base size does not match the base', () => {
+    const { objects } = packRepo();
+    const delta = makeDelta(blob.length + 5, 10, 10, Buffer.alloc(0));
+    const { pack, oids, offsets } = writePack(path.join(objects, 'pack'), [
+      { type: 3, data: blob },
+      { type: 6, data: delta, base: 0, oid: objectId(3, blob.subarray(0, 10)) },
+    ]);
+    const odb = new ObjectDatabase(objects);
+    expectCorrupt(() => odb.read(oids[1]!), pack, `offset ${offsets[1]}`, 'base');
+    odb.close();
+  });
+
+  test('delta declaring a result far beyond what it produces', () => {
+    const { objects } = packRepo();
+    const delta = makeDelta(blob.length, 4 * 1024 ** 3, 10, Buffer.alloc(0));
+    const { pack, oids, offsets } = writePack(path.join(objects, 'pack'), [
+      { type: 3, data: blob },
+      { type: 6, data: delta, base: 0, oid: objectId(3, Buffer.from('x')) },
+    ]);
+    const odb = new ObjectDatabase(objects);
+    const before = process.memoryUsage().rss;
+    expectCorrupt(() => odb.read(oids[1]!), pack, `offset ${offsets[1]}`, String(4 * 1024 ** 3));
+    assert.ok(process.memoryUsage().rss - before < 512 * 1024 * 1024, 'the declared size was not allocated');
+    odb.close();
+  });
+
+  test('delta whose result is shorter than declared', () => {
+    const { objects } = packRepo();
+    const delta = makeDelta(blob.length, 50, 10, Buffer.alloc(0));
+    const { oids } = writePack(path.join(objects, 'pack'), [
+      { type: 3, data: blob },
+      { type: 6, data: delta, base: 0, oid: objectId(3, Buffer.from('y')) },
+    ]);
+    const odb = new ObjectDatabase(objects);
+    expectCorrupt(() => odb.read(oids[1]!), 'produced 10 bytes, declared 50');
+    odb.close();
+  });
+
+  test('OFS_DELTA offset outside the pack', () => {
+    const { objects } = packRepo();
+    const delta = makeDelta(blob.length, 10, 10, Buffer.alloc(0));
+    const { pack, oids } = writePack(path.join(objects, 'pack'), [
+      { type: 3, data: blob },
+      { type: 6, data: delta, ofsDistance: 100000, oid: objectId(3, Buffer.from('z')) },
+    ]);
+    const odb = new ObjectDatabase(objects);
+    expectCorrupt(() => odb.read(oids[1]!), pack, 'outside the pack');
+    odb.close();
+  });
+
+  test('pack object count disagreeing with its index', () => {
+    const { objects } = packRepo();
+    const { pack } = writePack(path.join(objects, 'pack'), [{ type: 3, data: blob }], { count: 7 });
+    expectCorrupt(() => new ObjectDatabase(objects), pack, '7 objects');
+  });
+
+  test('loose object whose header lies about its size', () => {
+    const { objects } = packRepo();
+    const id = objectId(3, blob);
+    const hex = id.toString('hex');
+    fs.mkdirSync(path.join(objects, hex.slice(0, 2)));
+    const file = path.join(objects, hex.slice(0, 2), hex.slice(2));
+    fs.writeFileSync(file, zlib.deflateSync(Buffer.concat([Buffer.from(`blob ${blob.length + 100}\0`), blob])));
+    const odb = new ObjectDatabase(objects);
+    expectCorrupt(() => odb.read(id), file, String(blob.length + 100));
+    // and one claiming an absurd size must not allocate it
+    fs.writeFileSync(file, zlib.deflateSync(Buffer.concat([Buffer.from(`blob 99999999999\0`), blob])));
+    const odb2 = new ObjectDatabase(objects);
+    expectCorrupt(() => odb2.read(id), file);
+    odb.close();
+    odb2.close();
+  });
+
+  test('errors are CorruptErrors from the odb layer', () => {
+    const { objects } = packRepo();
+    const z = Buffer.from('not zlib at all');
+    const { oids } = writePack(path.join(objects, 'pack'), [{ type: 3, data: blob, rawZlib: z }]);
+    const odb = new ObjectDatabase(objects);
+    assert.throws(() => odb.read(oids[0]!), CorruptError);
+    odb.close();
+  });
+});
