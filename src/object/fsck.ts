@@ -9,7 +9,7 @@ import { CorruptError } from '../core/errors.js';
 import type { ObjectType } from '../core/hash.js';
 import { OID_BYTES } from '../core/oid.js';
 import {
-  isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap,
+  indexOfIn, isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap,
 } from './path-names.js';
 
 /** git's message levels: fatal cannot be lowered, info is shown as a warning but never promoted. */
@@ -238,8 +238,7 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}): FsckP
     const { nameStart: s, nameEnd: e, mode } = cur;
     const isLink = (mode & S_IFMT) === S_IFLNK;
     if (isNullOid(content, e + 1)) flag('nullSha1', cur);
-    const slash = content.indexOf(SLASH, s);
-    if (slash >= 0 && slash < e) flag('fullPathname', cur);
+    if (indexOfIn(content, SLASH, s, e) >= 0) flag('fullPathname', cur);
     if (content[s] === DOT && e - s === 1) flag('hasDot', cur);
     if (content[s] === DOT && e - s === 2 && content[s + 1] === DOT) flag('hasDotdot', cur);
     if (isDotGit(content, s, e)) flag('hasDotgit', cur);
@@ -341,65 +340,73 @@ function isOidLine(buf: Uint8Array, pos: number): boolean {
  * NUL, which is what lets the line parsers below run without bounds surprises.
  */
 function verifyHeaders(buf: Uint8Array, report: Report): boolean {
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i]!;
-    if (c === 0) {
-      report.add('nulInHeader', `unterminated header: NUL at offset ${i}`);
-      return false;
-    }
-    if (c === LF && i + 1 < buf.length && buf[i + 1] === LF) return true;
+  const len = buf.length;
+  let blank = buf.indexOf(LF);
+  while (blank >= 0 && blank + 1 < len && buf[blank + 1] !== LF) blank = buf.indexOf(LF, blank + 1);
+  if (blank + 1 >= len) blank = -1;
+  const nul = buf.indexOf(0);
+  if (nul >= 0 && (blank < 0 || nul < blank)) {
+    report.add('nulInHeader', `unterminated header: NUL at offset ${nul}`);
+    return false;
   }
-  if (buf.length && buf[buf.length - 1] === LF) return true;
+  if (blank >= 0 || (len && buf[len - 1] === LF)) return true;
   report.add('unterminatedHeader', 'unterminated header');
   return false;
 }
 
 const DATE_OVERFLOW = 1n << 63n;
 
-/**
- * git's fsck_ident on the identity starting at `pos` ("Name <email> 1700000000 +0000\n"); reports
- * the first thing wrong with it. Bytes past the end read as NUL, as in git's NUL-terminated buffer.
- */
-function checkIdent(buf: Uint8Array, pos: number, line: string, report: Report): boolean {
-  const at = (k: number): number => (k < buf.length ? buf[k]! : 0);
-  const bad = (id: FsckMsgId, what: string): boolean =>
-    report.add(id, `invalid author/committer line - ${what} ('${line}' line at offset ${pos - line.length - 1})`);
-  /** strcspn(p, "<>\n") */
-  const skipToAngle = (k: number): number => {
-    for (;; k++) {
-      const c = at(k);
-      if (c === 0 || c === 0x3c || c === 0x3e || c === LF) return k;
-    }
-  };
+/** Bytes past the end read as NUL, as in git's NUL-terminated object buffers. */
+const byteAt = (buf: Uint8Array, k: number): number => (k < buf.length ? buf[k]! : 0);
+const isDigit = (c: number): boolean => c >= ZERO && c <= ZERO + 9;
+
+/** strcspn(p, "<>\n") on a NUL-terminated buffer. */
+function skipToAngle(buf: Uint8Array, k: number): number {
+  for (;; k++) {
+    const c = byteAt(buf, k);
+    if (c === 0 || c === 0x3c || c === 0x3e || c === LF) return k;
+  }
+}
+
+/** Which rule the identity at `pos` ("Name <email> 1700000000 +0000\n") breaks first, per git's fsck_ident. */
+function identProblem(buf: Uint8Array, pos: number): [FsckMsgId, string] | null {
   let p = pos;
-  if (at(p) === 0x3c) return bad('missingNameBeforeEmail', 'missing space before email');
-  p = skipToAngle(p);
-  if (at(p) === 0x3e) return bad('badName', 'bad name');
-  if (at(p) !== 0x3c) return bad('missingEmail', 'missing email');
-  if (at(p - 1) !== SPACE) return bad('missingSpaceBeforeEmail', 'missing space before email');
-  p = skipToAngle(p + 1);
-  if (at(p) !== 0x3e) return bad('badEmail', 'bad email');
+  if (byteAt(buf, p) === 0x3c) return ['missingNameBeforeEmail', 'missing space before email'];
+  p = skipToAngle(buf, p);
+  if (byteAt(buf, p) === 0x3e) return ['badName', 'bad name'];
+  if (byteAt(buf, p) !== 0x3c) return ['missingEmail', 'missing email'];
+  if (byteAt(buf, p - 1) !== SPACE) return ['missingSpaceBeforeEmail', 'missing space before email'];
+  p = skipToAngle(buf, p + 1);
+  if (byteAt(buf, p) !== 0x3e) return ['badEmail', 'bad email'];
   p++;
-  if (at(p) !== SPACE) return bad('missingSpaceBeforeDate', 'missing space before date');
+  if (byteAt(buf, p) !== SPACE) return ['missingSpaceBeforeDate', 'missing space before date'];
   p++;
   // git tolerates extra spaces and tabs before the date, though never a line break.
-  while (at(p) === SPACE || at(p) === TAB) p++;
-  const isDigit = (c: number): boolean => c >= ZERO && c <= ZERO + 9;
-  if (!isDigit(at(p))) return bad('badDate', 'bad date');
-  if (at(p) === ZERO && at(p + 1) !== SPACE) return bad('zeroPaddedDate', 'zero-padded date');
+  while (byteAt(buf, p) === SPACE || byteAt(buf, p) === TAB) p++;
+  if (!isDigit(byteAt(buf, p))) return ['badDate', 'bad date'];
+  if (byteAt(buf, p) === ZERO && byteAt(buf, p + 1) !== SPACE) return ['zeroPaddedDate', 'zero-padded date'];
   let q = p;
-  while (isDigit(at(q))) q++;
-  // Dates are unsigned 64-bit in git and must also fit a signed time_t.
-  if (BigInt(Buffer.from(buf.buffer, buf.byteOffset + p, q - p).toString('latin1')) >= DATE_OVERFLOW) {
-    return bad('badDateOverflow', 'date causes integer overflow');
+  while (isDigit(byteAt(buf, q))) q++;
+  // Dates are unsigned 64-bit in git and must also fit a signed time_t: below 2^63 (19 digits).
+  if (q - p >= 19 && BigInt(Buffer.from(buf.buffer, buf.byteOffset + p, q - p).toString('latin1')) >= DATE_OVERFLOW) {
+    return ['badDateOverflow', 'date causes integer overflow'];
   }
-  if (at(q) !== SPACE) return bad('badDate', 'bad date');
+  if (byteAt(buf, q) !== SPACE) return ['badDate', 'bad date'];
   p = q + 1;
-  if ((at(p) !== 0x2b && at(p) !== 0x2d) || !isDigit(at(p + 1)) || !isDigit(at(p + 2)) ||
-    !isDigit(at(p + 3)) || !isDigit(at(p + 4)) || at(p + 5) !== LF) {
-    return bad('badTimezone', 'bad time zone');
+  const sign = byteAt(buf, p);
+  if ((sign !== 0x2b && sign !== 0x2d) || !isDigit(byteAt(buf, p + 1)) || !isDigit(byteAt(buf, p + 2)) ||
+    !isDigit(byteAt(buf, p + 3)) || !isDigit(byteAt(buf, p + 4)) || byteAt(buf, p + 5) !== LF) {
+    return ['badTimezone', 'bad time zone'];
   }
-  return false;
+  return null;
+}
+
+/** Reports what is wrong with the `line` identity at `pos`; true if that is an error. */
+function checkIdent(buf: Uint8Array, pos: number, line: string, report: Report): boolean {
+  const problem = identProblem(buf, pos);
+  if (problem === null) return false;
+  const lineStart = pos - line.length - 1;
+  return report.add(problem[0], `invalid author/committer line - ${problem[1]} ('${line}' line at offset ${lineStart})`);
 }
 
 /** Checks a commit object's content as git's fsck_commit does. */

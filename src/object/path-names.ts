@@ -31,10 +31,16 @@ function lower(c: number): number {
   return c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
 }
 
+/** The first `byte` in buf[start, end), or -1. (indexOf would scan on to the end of a whole tree.) */
+export function indexOfIn(buf: Uint8Array, byte: number, start: number, end: number): number {
+  for (let i = start; i < end; i++) if (buf[i] === byte) return i;
+  return -1;
+}
+
 /** Where the name really ends: at `end` or at the first NUL before it. */
 function nameEnd(buf: Uint8Array, start: number, end: number): number {
-  const nul = buf.indexOf(NUL, start);
-  return nul >= 0 && nul < end ? nul : end;
+  const nul = indexOfIn(buf, NUL, start, end);
+  return nul >= 0 ? nul : end;
 }
 
 // ---- HFS+ ----------------------------------------------------------------------------------------
@@ -181,7 +187,7 @@ function isNtfsDot(buf: Uint8Array, start: number, end: number, file: DotFile): 
  */
 function anyAfterBackslash(buf: Uint8Array, start: number, end: number,
   test: (buf: Uint8Array, start: number, end: number) => boolean): boolean {
-  for (let i = buf.indexOf(BACKSLASH, start); i >= 0 && i < end; i = buf.indexOf(BACKSLASH, i + 1)) {
+  for (let i = indexOfIn(buf, BACKSLASH, start, end); i >= 0; i = indexOfIn(buf, BACKSLASH, i + 1, end)) {
     if (test(buf, i + 1, end)) return true;
   }
   return false;
@@ -236,10 +242,8 @@ export type PathProblem =
 function problemOf(buf: Uint8Array, start: number, end: number, mode: number): PathProblem | null {
   const len = end - start;
   if (len <= 0) return 'emptyName';
-  const nul = buf.indexOf(NUL, start);
-  if (nul >= 0 && nul < end) return 'nulInName';
-  const slash = buf.indexOf(SLASH, start);
-  if (slash >= 0 && slash < end) return 'fullPathname';
+  if (indexOfIn(buf, NUL, start, end) >= 0) return 'nulInName';
+  if (indexOfIn(buf, SLASH, start, end) >= 0) return 'fullPathname';
   if (buf[start] === DOT) {
     if (len === 1) return 'hasDot';
     if (len === 2 && buf[start + 1] === DOT) return 'hasDotdot';
