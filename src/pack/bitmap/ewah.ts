@@ -130,43 +130,47 @@ export function encodeEwah(bits: Bitset, bitSize?: number): Buffer {
   return encodeXor(bits, null, bitSize);
 }
 
-/** Serializes a XOR b (the form an XOR-compressed bitmap entry is stored in). */
+/**
+ * Serializes a XOR b (the form an XOR-compressed bitmap entry is stored in). Like git's ewah_xor(),
+ * the result spans as many words as the longer operand, ending in a zero run if a and b agree there.
+ */
 export function encodeEwahXor(a: Bitset, b: Bitset, bitSize?: number): Buffer {
   return encodeXor(a, b, bitSize);
 }
 
 /** The number of 64-bit words encodeEwah/encodeEwahXor would produce, without producing them. */
 export function ewahWordCount(a: Bitset, xorWith: Bitset | null = null): number {
-  return encodeWords(a.words, xorWith ? xorWith.words : null, null);
+  return encodeWords(a.words, xorWith ? xorWith.words : null, spanOf(a.words, xorWith ? xorWith.words : null), null);
 }
 
 function encodeXor(a: Bitset, b: Bitset | null, bitSize?: number): Buffer {
   const bw = b ? b.words : null;
-  const count = encodeWords(a.words, bw, null);
+  const span = spanOf(a.words, bw);
+  const count = encodeWords(a.words, bw, span, null);
   const out = Buffer.alloc(12 + 8 * count);
-  encodeWords(a.words, bw, out);
-  const size = bitSize ?? 64 * usedWords(a.words, bw);
+  encodeWords(a.words, bw, span, out);
+  const size = bitSize ?? 64 * span;
   putBe32(out, 0, size);
   putBe32(out, 4, count);
   return out;
 }
 
-/** 64-bit words up to and including the last non-zero one of a (XOR b). */
-function usedWords(a: Uint32Array, b: Uint32Array | null): number {
-  const la = a.length, lb = b ? b.length : 0;
-  for (let i = Math.max(la, lb) - 1; i >= 0; i--) {
-    const v = (i < la ? a[i]! : 0) ^ (i < lb ? b![i]! : 0);
-    if (v !== 0) return (i >>> 1) + 1;
-  }
+/** 64-bit words up to and including the last non-zero one. */
+function usedWords(a: Uint32Array): number {
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== 0) return (i >>> 1) + 1;
   return 0;
 }
 
+/** Words an encoding of a (XOR b) covers: the longer operand's. */
+function spanOf(a: Uint32Array, b: Uint32Array | null): number {
+  return b ? Math.max(usedWords(a), usedWords(b)) : usedWords(a);
+}
+
 /**
- * Runs git's ewah_add() over the words of a (XOR b): returns how many u64 words the encoding has,
- * and when `out` is given writes them at out[8..] and the last RLW's index in the last 4 bytes.
+ * Runs git's ewah_add() over the first n words of a (XOR b): returns how many u64 words the
+ * encoding has, and when `out` is given writes them at out[8..] and the last RLW's index after them.
  */
-function encodeWords(a: Uint32Array, b: Uint32Array | null, out: Uint8Array | null): number {
-  const n = usedWords(a, b);
+function encodeWords(a: Uint32Array, b: Uint32Array | null, n: number, out: Uint8Array | null): number {
   const la = a.length, lb = b ? b.length : 0;
   let count = 1;
   let rlw = 0, runBit = 0, runLen = 0, lits = 0;

@@ -92,7 +92,7 @@ export function writeBitmap(input: BitmapWriteInput): Buffer {
     push(head);
     if (bestOffset) {
       const base = entries[k - bestOffset]!.bits;
-      push(encodeEwahXor(e.bits, base, 64 * Math.max(usedWords64(e.bits), usedWords64(base))));
+      push(encodeEwahXor(e.bits, base));
     } else {
       push(encodeEwah(e.bits));
     }
@@ -125,10 +125,6 @@ function lookupTable(entries: readonly BitmapEntry[], offsets: Float64Array, xor
     out.writeUInt32BE(xorOffsets[k] ? rowOf[k - xorOffsets[k]!]! : 0xffffffff, 16 * r + 12);
   }
   return out;
-}
-
-function usedWords64(b: Bitset): number {
-  return Math.ceil((b.last() + 1) / 64);
 }
 
 /** Writes the bitmap next to its pack through a temporary file, read-only, as git leaves it. */

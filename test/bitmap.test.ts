@@ -1,0 +1,375 @@
+// Pack bitmaps against git: tsgit reads what `git repack -adb` writes (with and without the name-hash
+// cache, the lookup table and a .rev file) and finds for every bitmapped commit exactly the objects
+// `git rev-list --objects` lists, the types `git cat-file` reports, git's commit selection and git's
+// name hashes; then git reads what tsgit writes (`git rev-list --test-bitmap`, and
+// `--use-bitmap-index --objects --all` equal to the object walk). Malformed bitmaps are refused.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CorruptError, GitError } from '../src/core/errors.js';
+import { fromHex, toHex } from '../src/core/oid.js';
+import { typeCode } from '../src/object/type.js';
+import { ObjectDatabase, type PackHandle } from '../src/odb/database.js';
+import { PackIndex } from '../src/pack/idx/read.js';
+import { buildPackBitmap } from '../src/pack/bitmap/build.js';
+import { EwahBitmap, encodeEwah } from '../src/pack/bitmap/ewah.js';
+import { PackOrder } from '../src/pack/bitmap/pack-order.js';
+import { PackReachability } from '../src/pack/bitmap/reachability.js';
+import { PackBitmap } from '../src/pack/bitmap/read.js';
+import { selectBitmapCommits } from '../src/pack/bitmap/select.js';
+import { writeBitmapFile } from '../src/pack/bitmap/write.js';
+import { packNameHash, packNameHashOf } from '../src/pack/name-hash.js';
+import { ObjectWalk } from '../src/walk/object-walk.js';
+import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
+
+let repo = '';
+
+/**
+ * A bare repository of `n` main-line commits with nested directories and blobs shared between
+ * paths, a three-commit side branch merged back every 40 commits, and annotated tags on a commit, on
+ * a tag and on a blob, plus a lightweight tag. Every commit has its own committer date.
+ */
+function buildRepo(n: number): string {
+  const dir = tmpDir('tsgit-bitmap-');
+  git(dir, ['init', '-q', '--bare', '-b', 'main', '.']);
+  const lines: string[] = [];
+  let mark = 0, time = 1700000000;
+  const data = (s: string) => [`data ${Buffer.byteLength(s)}`, s];
+  const commit = (ref: string, parents: number[], files: [string, string][]) => {
+    const m = ++mark;
+    lines.push(`commit ${ref}`, `mark :${m}`, `committer C O Mitter <c@example.com> ${time += 60} +0000`, ...data(`commit ${m}\n`));
+    if (parents[0]) lines.push(`from :${parents[0]}`);
+    for (const p of parents.slice(1)) lines.push(`merge :${p}`);
+    for (const [p, body] of files) lines.push(`M 100644 inline ${p}`, ...data(body));
+    return m;
+  };
+  let main = 0;
+  for (let i = 1; i <= n; i++) {
+    if (i % 40 === 0) {
+      let side = main;
+      for (let k = 0; k < 3; k++) side = commit(`refs/heads/side${i}`, [side], [[`side/s${i}/f${k}.txt`, `side ${i} ${k}\n`]]);
+      main = commit('refs/heads/main', [main, side], [[`merged/m${i}.txt`, 'merge\n']]);
+    } else {
+      main = commit('refs/heads/main', main ? [main] : [], [
+        [`d${i % 5}/e${i % 3}/f${i % 7}.txt`, `contents ${i}\n`.repeat(1 + (i % 4))],
+        ['same/copy.txt', `shared ${i % 10}\n`],
+        [`alias${i % 2}.txt`, `shared ${i % 10}\n`],
+      ]);
+    }
+  }
+  lines.push('');
+  git(dir, ['fast-import', '--quiet'], lines.join('\n'));
+  git(dir, ['tag', '-a', '-m', 'release', 'v1', 'main~30']);
+  git(dir, ['tag', '-a', '-m', 'nested', 'v1-signed', 'v1']);
+  git(dir, ['tag', '-a', '-m', 'a blob', 'blobtag', 'main:same/copy.txt']);
+  git(dir, ['tag', 'light', 'main~100']);
+  return dir;
+}
+
+function packFiles(dir: string): { idx: string; pack: string; bitmap: string; rev: string } {
+  const pdir = path.join(dir, 'objects', 'pack');
+  const idx = fs.readdirSync(pdir).filter(f => f.endsWith('.idx'));
+  assert.equal(idx.length, 1, `one pack expected in ${pdir}`);
+  const base = path.join(pdir, idx[0]!.slice(0, -4));
+  return { idx: base + '.idx', pack: base + '.pack', bitmap: base + '.bitmap', rev: base + '.rev' };
+}
+
+function repack(config: string[]): void {
+  const args: string[] = [];
+  for (const c of config) args.push('-c', c);
+  git(repo, [...args, 'repack', '-adbq']);
+}
+
+function openBitmap(): PackBitmap {
+  const f = packFiles(repo);
+  const b = PackBitmap.open({ idxPath: f.idx, packPath: f.pack });
+  assert.ok(b, 'git wrote a bitmap');
+  return b;
+}
+
+/** Object ids of `git rev-list --objects <args>`, sorted. */
+function revListObjects(args: string[]): string[] {
+  return git(repo, ['rev-list', '--objects', ...args]).split('\n').filter(Boolean).map(l => l.slice(0, 40)).sort();
+}
+
+function bitmapObjects(b: PackBitmap, commitIndexPos: number): string[] {
+  const bits = b.bitmapForIndex(commitIndexPos);
+  assert.ok(bits, `bitmap for ${toHex(b.index.oid(commitIndexPos))}`);
+  const out: string[] = [];
+  bits.forEach(pos => out.push(toHex(b.oidAt(pos))));
+  return out.sort();
+}
+
+/** Every object's type as git reports it. */
+function gitTypes(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const l of git(repo, ['cat-file', '--batch-check=%(objectname) %(objecttype)', '--batch-all-objects']).split('\n')) {
+    if (l) out.set(l.slice(0, 40), typeCode(l.slice(41)));
+  }
+  return out;
+}
+
+/** The path git names each object by in `rev-list --objects --all` (pack-objects uses the same walk). */
+function gitPaths(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const l of git(repo, ['rev-list', '--objects', '--all']).split('\n')) if (l) out.set(l.slice(0, 40), l.slice(41));
+  return out;
+}
+
+function checkAgainstGit(b: PackBitmap, opts: { hashCache: boolean; lookupTable: boolean }): void {
+  assert.equal(b.hasHashCache, opts.hashCache);
+  assert.equal(b.hasLookupTable, opts.lookupTable);
+  b.verifyChecksum();
+  // Types.
+  const types = gitTypes();
+  assert.equal(types.size, b.count);
+  const t = b.typeBitmaps;
+  assert.equal(t.commits.count() + t.trees.count() + t.blobs.count() + t.tags.count(), b.count, 'each object in exactly one type bitmap');
+  for (let pos = 0; pos < b.count; pos++) assert.equal(b.typeAt(pos), types.get(toHex(b.oidAt(pos))), `type of position ${pos}`);
+  assert.ok(t.tags.count() >= 3);
+  // Every bitmapped commit reaches exactly what rev-list lists.
+  const commits = b.commits();
+  assert.ok(commits.length > 100, `${commits.length} bitmaps`);
+  for (const c of commits) {
+    assert.deepEqual(bitmapObjects(b, c), revListObjects([toHex(b.index.oid(c))]), `objects of ${toHex(b.index.oid(c))}`);
+  }
+  // Name hashes are git's pack_name_hash of the path the walk first met the object at.
+  if (opts.hashCache) {
+    const paths = gitPaths();
+    for (let i = 0; i < b.count; i++) {
+      const oid = toHex(b.index.oid(i));
+      assert.equal(b.nameHash(i), packNameHashOf(paths.get(oid) ?? ''), `name hash of ${oid} (${paths.get(oid)})`);
+    }
+  } else {
+    assert.equal(b.nameHash(0), 0);
+  }
+  // The type bitmaps are stored exactly as our encoder writes them.
+  let at = 32;
+  for (const bits of [t.commits, t.trees, t.blobs, t.tags]) {
+    const e = EwahBitmap.read(b.buf, at, b.buf.length, () => b.path);
+    assert.deepEqual(Buffer.from(e.bytes()), encodeEwah(bits, bits.last() + 1));
+    at += e.byteLength;
+  }
+}
+
+/** Commits with their dates and parents, as `git log --all` reports them. */
+function gitCommits(): { oid: string; date: number; merge: boolean }[] {
+  return git(repo, ['log', '--all', '--format=%H %ct %P']).split('\n').filter(Boolean).map(l => {
+    const [oid, date, ...parents] = l.split(' ');
+    return { oid: oid!, date: Number(date), merge: parents.length > 1 };
+  });
+}
+
+before(() => {
+  repo = buildRepo(260);
+});
+
+after(() => {
+  if (repo) rmrf(repo);
+});
+
+test('reads git\'s default bitmap (name-hash cache, no lookup table, no .rev)', () => {
+  repack([]);
+  assert.ok(!fs.existsSync(packFiles(repo).rev));
+  const b = openBitmap();
+  checkAgainstGit(b, { hashCache: true, lookupTable: false });
+});
+
+test('git\'s commit selection is ours: same commits, same (newest first) order', () => {
+  repack(['pack.writeBitmapHashCache=false']);
+  const b = openBitmap();
+  checkAgainstGit(b, { hashCache: false, lookupTable: false });
+  const commits = gitCommits();
+  const chosen = selectBitmapCommits({ count: commits.length, date: i => commits[i]!.date, isMerge: i => commits[i]!.merge });
+  assert.deepEqual(Array.from(b.commits(), c => toHex(b.index.oid(c))), Array.from(chosen, i => commits[i]!.oid));
+  assert.ok(commits.length > 260 && chosen.length < 120, `${chosen.length} of ${commits.length} commits chosen`);
+});
+
+test('reads a bitmap with a lookup table and the pack order from a .rev file', () => {
+  repack(['pack.writeBitmapLookupTable=true', 'pack.writeReverseIndex=true']);
+  const f = packFiles(repo);
+  assert.ok(fs.existsSync(f.rev));
+  const index = PackIndex.load(f.idx);
+  const fromRev = PackOrder.forIndex(index);
+  const fromOffsets = PackOrder.fromOffsets(index);
+  assert.deepEqual(fromRev.positionToIndex, fromOffsets.positionToIndex);
+  assert.deepEqual(fromRev.indexToPosition, fromOffsets.indexToPosition);
+  const b = openBitmap();
+  checkAgainstGit(b, { hashCache: true, lookupTable: true });
+  assert.equal(b.bitmapFor(fromHex(git(repo, ['rev-parse', 'main~250']).trim())!), null, 'an old commit has no bitmap');
+  assert.equal(b.bitmapFor(fromHex('0'.repeat(40))!), null);
+});
+
+test('refuses a .rev or .bitmap that is truncated, belongs to another pack, or lies', () => {
+  repack(['pack.writeBitmapLookupTable=true', 'pack.writeReverseIndex=true']);
+  const f = packFiles(repo);
+  const index = PackIndex.load(f.idx);
+  const rev = fs.readFileSync(f.rev);
+  assert.throws(() => PackOrder.fromRev(rev.subarray(0, rev.length - 1), index, f.rev), /reverse index has/);
+  const wrongPack = Buffer.from(rev); wrongPack[rev.length - 40] ^= 1;
+  assert.throws(() => PackOrder.fromRev(wrongPack, index, f.rev), /belongs to another pack/);
+  const repeated = Buffer.from(rev); repeated.copy(repeated, 16, 12, 16);
+  assert.throws(() => PackOrder.fromRev(repeated, index, f.rev), /checksum mismatch|repeated/);
+
+  const buf = fs.readFileSync(f.bitmap);
+  const order = PackOrder.fromOffsets(index);
+  const isCorrupt = (re: RegExp) => (e: unknown) => e instanceof CorruptError && re.test(e.message);
+  assert.throws(() => PackBitmap.fromBuffer(buf.subarray(0, 40), f.bitmap, index, order), isCorrupt(/too short|truncated/));
+  const other = Buffer.from(buf); other[20] ^= 1;
+  assert.throws(() => PackBitmap.fromBuffer(other, f.bitmap, index, order), isCorrupt(/belongs to another pack/));
+  const v2 = Buffer.from(buf); v2.writeUInt16BE(2, 4);
+  assert.throws(() => PackBitmap.fromBuffer(v2, f.bitmap, index, order), isCorrupt(/unsupported bitmap version 2/));
+  // A lookup-table row pointing at another commit's entry.
+  const b = PackBitmap.fromBuffer(buf, f.bitmap, index, order);
+  const tableAt = buf.length - 20 - 4 * index.count - 16 * b.entryCount;
+  const swapped = Buffer.from(buf);
+  buf.copy(swapped, tableAt + 4, tableAt + 16 + 4, tableAt + 16 + 12);
+  const lying = PackBitmap.fromBuffer(swapped, f.bitmap, index, order);
+  assert.throws(() => lying.bitmapForIndex(lying.commits()[0]!), isCorrupt(/points at the entry of another commit/));
+  const flipped = Buffer.from(buf); flipped[100] ^= 0xff;
+  assert.throws(() => PackBitmap.fromBuffer(flipped, f.bitmap, index, order).verifyChecksum(), isCorrupt(/checksum mismatch/));
+  // Without a lookup table: an XOR offset reaching before the first entry.
+  repack(['pack.writeBitmapHashCache=false']);
+  const g = packFiles(repo);
+  const plain = fs.readFileSync(g.bitmap);
+  const gi = PackIndex.load(g.idx);
+  let at = 32;
+  for (let k = 0; k < 4; k++) at += EwahBitmap.read(plain, at, plain.length, () => '').byteLength;
+  const badXor = Buffer.from(plain); badXor[at + 4] = 1;
+  const bx = PackBitmap.fromBuffer(badXor, g.bitmap, gi);
+  assert.throws(() => bx.bitmapForIndex(bx.commits()[0]!), isCorrupt(/XOR offset 1/));
+});
+
+/** Name hashes from our object walk over all refs, in index order (what repack will store). */
+function walkNameHashes(odb: ObjectDatabase, index: PackIndex): { hashes: Uint32Array; objects: string[] } {
+  const walk = new ObjectWalk(odb);
+  for (const l of git(repo, ['for-each-ref', '--format=%(objectname) %(refname)']).split('\n')) {
+    if (l) walk.add(fromHex(l.slice(0, 40))!, l.slice(41));
+  }
+  const hashes = new Uint32Array(index.count);
+  const objects: string[] = [];
+  walk.enumerate({
+    commit: (ids, off) => { objects.push(toHex(ids, off)); },
+    object: (_type, ids, off, p, len) => {
+      objects.push(toHex(ids, off));
+      const i = index.find(ids, off);
+      assert.ok(i >= 0, `walked object ${toHex(ids, off)} is in the pack`);
+      hashes[i] = packNameHash(p, 0, len);
+    },
+  });
+  return { hashes, objects: objects.sort() };
+}
+
+function testBitmap(commit: string): { status: number | null; stderr: string } {
+  const r = spawnSync('git', ['rev-list', '--test-bitmap', commit], { cwd: repo, env: GIT_ENV });
+  return { status: r.status, stderr: r.stderr.toString() };
+}
+
+function buildOurs(odb: ObjectDatabase, handle: PackHandle, opts: { nameHashes?: Uint32Array; lookupTable?: boolean }): Buffer {
+  return buildPackBitmap({
+    index: handle.index,
+    read: (b, o) => odb.read(b, o),
+    typeOfIndex: i => odb.infoPacked(handle, handle.index.offset(i)).type,
+    ...opts,
+  });
+}
+
+test('git reads the bitmaps we write: --test-bitmap passes, --use-bitmap-index lists what the walk lists', () => {
+  repack([]);
+  const f = packFiles(repo);
+  const gitBitmap = openBitmap();
+  const gitBytes = fs.readFileSync(f.bitmap);
+  const odb = new ObjectDatabase(path.join(repo, 'objects'));
+  try {
+    const handle = odb.packs[0]!;
+    const { hashes, objects } = walkNameHashes(odb, handle.index);
+    assert.deepEqual(objects, revListObjects(['--all']), 'the object walk lists what git lists');
+    for (let i = 0; i < handle.index.count; i++) {
+      assert.equal(hashes[i], gitBitmap.nameHash(i), `our walk's name hash for ${toHex(handle.index.oid(i))}`);
+    }
+    for (const lookupTable of [false, true]) {
+      const ours = buildOurs(odb, handle, { nameHashes: hashes, lookupTable });
+      if (!lookupTable) assert.deepEqual(ours, gitBytes, 'the same bytes git wrote');
+      fs.rmSync(f.bitmap, { force: true });
+      writeBitmapFile(f.bitmap, ours);
+      const mine = openBitmap();
+      assert.equal(mine.hasLookupTable, lookupTable);
+      mine.verifyChecksum();
+      assert.deepEqual(Array.from(mine.commits()).sort(), Array.from(gitBitmap.commits()).sort(), 'same commits as git chose');
+      for (const c of gitBitmap.commits()) {
+        assert.ok(mine.bitmapForIndex(c)!.equals(gitBitmap.bitmapForIndex(c)!), `bitmap of ${toHex(handle.index.oid(c))}`);
+      }
+      for (let i = 0; i < handle.index.count; i++) assert.equal(mine.nameHash(i), gitBitmap.nameHash(i));
+      const tips = [
+        git(repo, ['rev-parse', 'main']).trim(),
+        git(repo, ['rev-parse', 'main~40']).trim(), // a merge
+        toHex(handle.index.oid(mine.commits()[lookupTable ? 0 : mine.entryCount - 1]!)),
+      ];
+      for (const tip of tips) {
+        const r = testBitmap(tip);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stderr, /Found bitmap for '[0-9a-f]{40}'/);
+        assert.match(r.stderr, /OK!/);
+      }
+      const viaBitmap = git(repo, ['rev-list', '--use-bitmap-index', '--objects', '--all']).split('\n').filter(Boolean).map(l => l.slice(0, 40)).sort();
+      assert.deepEqual(viaBitmap, objects);
+      const counted = git(repo, ['rev-list', '--use-bitmap-index', '--count', '--all']).trim();
+      assert.equal(counted, git(repo, ['rev-list', '--count', '--all']).trim());
+    }
+  } finally {
+    odb.close();
+  }
+});
+
+test('a bitmap we write for a small linear pack is byte for byte git\'s', () => {
+  const dir = tmpDir('tsgit-bitmap-linear-');
+  try {
+    git(dir, ['init', '-q', '--bare', '-b', 'main', '.']);
+    const lines: string[] = [];
+    for (let i = 1; i <= 40; i++) {
+      const body = `line ${i}\n`.repeat(i);
+      lines.push('commit refs/heads/main', `mark :${i}`, `committer C O Mitter <c@example.com> ${1700000000 + i} +0000`,
+        'data 2', `c${i % 10}`, ...(i > 1 ? [`from :${i - 1}`] : []),
+        `M 100644 inline a/b${i % 3}/file.txt`, `data ${body.length}`, body);
+    }
+    lines.push('');
+    git(dir, ['fast-import', '--quiet'], lines.join('\n'));
+    for (const lookupTable of [false, true]) {
+      git(dir, ['-c', 'pack.writeBitmapHashCache=false', '-c', `pack.writeBitmapLookupTable=${lookupTable}`, 'repack', '-adbq']);
+      const odb = new ObjectDatabase(path.join(dir, 'objects'));
+      try {
+        const handle = odb.packs[0]!;
+        const theirs = fs.readFileSync(handle.file.path.replace(/\.pack$/, '.bitmap'));
+        assert.deepEqual(buildOurs(odb, handle, { lookupTable }), theirs);
+      } finally {
+        odb.close();
+      }
+    }
+  } finally {
+    rmrf(dir);
+  }
+});
+
+test('reachability refuses a pack that is not closed, naming the missing object', () => {
+  const dir = tmpDir('tsgit-bitmap-open-');
+  try {
+    // A pack holding only what main~5..main adds: its oldest commits' parents are elsewhere.
+    const list = git(repo, ['rev-list', '--objects', 'main~5..main']);
+    fs.mkdirSync(path.join(dir, 'pack'));
+    const name = git(repo, ['pack-objects', '-q', path.join(dir, 'pack', 'pack')], list).trim();
+    const index = PackIndex.load(path.join(dir, 'pack', `pack-${name}.idx`));
+    const odb = new ObjectDatabase(path.join(repo, 'objects'));
+    try {
+      const reach = new PackReachability(index, PackOrder.fromOffsets(index), (b, o) => odb.read(b, o));
+      const head = index.find(fromHex(git(repo, ['rev-parse', 'main']).trim())!);
+      assert.throws(() => reach.reachable([reach.order.indexToPosition[head]!]),
+        (e: unknown) => e instanceof GitError && e.code === 'incomplete' && /is not in the pack/.test(e.message));
+    } finally {
+      odb.close();
+    }
+  } finally {
+    rmrf(dir);
+  }
+});
