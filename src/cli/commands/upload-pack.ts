@@ -1,0 +1,56 @@
+// tsgit upload-pack [--stateless-rpc] [--advertise-refs] [--strict] [--timeout N] <dir>: a drop-in
+// for git-upload-pack on stdin/stdout (git clone --upload-pack, ssh, behind http-backend), speaking
+// the protocol version GIT_PROTOCOL asks for.
+import { once } from 'node:events';
+import path from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { Repository } from '../../repository/repository.js';
+import { enterRepo } from '../../server/enter-repo.js';
+import { uploadPack } from '../../server/upload-pack.js';
+import type { CommandContext } from '../context.js';
+
+const USAGE = 'usage: tsgit upload-pack [--stateless-rpc] [--advertise-refs] [--strict] [--timeout=<n>] <dir>';
+
+export default async function uploadPackCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  let statelessRpc = false, advertiseRefs = false, strict = false, timeout = 0;
+  let dir: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--stateless-rpc') statelessRpc = true;
+    else if (a === '--advertise-refs' || a === '--http-backend-info-refs') advertiseRefs = true;
+    else if (a === '--strict') strict = true;
+    else if (a === '--no-strict') strict = false;
+    else if (a === '--timeout' || a.startsWith('--timeout=')) {
+      const v = a === '--timeout' ? args[++i] : a.slice(10);
+      if (v === undefined || !/^[0-9]+$/.test(v)) throw new UsageError(`--timeout needs a number of seconds\n${USAGE}`);
+      timeout = Number(v);
+    } else if (a === '--') {
+      dir = args[++i] ?? null;
+    } else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    else if (dir === null) dir = a;
+    else throw new UsageError(USAGE);
+  }
+  if (dir === null) throw new UsageError(USAGE);
+  const repo = new Repository(enterRepo(path.resolve(ctx.cwd, dir), strict), null);
+  const abort = new AbortController();
+  // A reader that went away (EPIPE) stops the pack being written; nothing is left to tell it.
+  process.stdout.on('error', () => abort.abort());
+  try {
+    await uploadPack(repo, {
+      input: process.stdin,
+      output: chunk => (process.stdout.write(chunk) ? undefined : waitDrain(abort.signal)),
+      protocol: ctx.env.GIT_PROTOCOL,
+      statelessRpc, advertiseRefs, timeout,
+      signal: abort.signal,
+      source: 'upload-pack stdin',
+    });
+  } finally {
+    repo.close();
+  }
+  return 0;
+}
+
+async function waitDrain(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw new Error('stdout closed');
+  await once(process.stdout, 'drain', { signal });
+}

@@ -1,0 +1,62 @@
+// The pack part of a response (upload-pack.c's create_pack_file): enumerate, then write the pack
+// straight into side-band packets as it is produced, with git's progress lines on band 2 and a
+// keep-alive while a long enumeration has nothing to say. Without side-band the pack bytes go out
+// raw and progress is dropped, as git does.
+import { encodeSideband, SIDEBAND_MAX_DATA, writeLength, FLUSH_PKT, type SidebandMode } from '../protocol/index.js';
+import { writePack } from '../pack/write/write.js';
+import { enumerateObjects, type PackRequest } from './enumerate.js';
+import { ServerProgress } from './progress.js';
+import type { Session } from './session.js';
+
+export interface SendPackOptions {
+  /** null sends the pack unframed (a v0 client that did not ask for side-band). */
+  readonly sideband: SidebandMode | null;
+  readonly progress: boolean;
+  readonly ofsDelta: boolean;
+  readonly thin: boolean;
+}
+
+const KEEPALIVE = Buffer.from('0005\x01', 'latin1');
+
+export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptions): Promise<void> {
+  const out = s.out;
+  const mode = opts.sideband;
+  const emit = mode && opts.progress
+    ? (text: string) => out.write(encodeSideband(2, Buffer.from(text, 'utf8'), mode), true)
+    : null;
+  const keepAliveMs = s.policy.keepAlive * 1000;
+  out.packStarted = true;
+  try {
+    const enumerating = emit ? new ServerProgress('Enumerating objects', 0, emit) : null;
+    const contents = enumerateObjects(s, req, count => {
+      if (enumerating) enumerating.update(count);
+      else if (mode && keepAliveMs > 0 && Date.now() - out.lastWrite >= keepAliveMs) out.write(KEEPALIVE, true);
+    });
+    enumerating?.stop();
+    await out.drain();
+    const stats = await writePack(s.odb, contents, chunk => {
+      if (mode) {
+        writeLength(chunk, 0, chunk.length);
+        chunk[4] = 1;
+      }
+      return out.sink(chunk);
+    }, {
+      ofsDelta: opts.ofsDelta,
+      thin: opts.thin,
+      chunkSize: mode ? SIDEBAND_MAX_DATA[mode] : 65536,
+      headroom: mode ? 5 : 0,
+      progress: emit ? (title, total) => new ServerProgress(title, total, emit) : undefined,
+      signal: s.options.signal,
+      compression: s.policy.compression,
+    });
+    emit?.(`Total ${stats.total} (delta ${stats.deltas}), reused ${stats.reused} (delta ${stats.reusedDeltas}), pack-reused 0\n`);
+    if (mode) out.write(FLUSH_PKT, true);
+    await out.drain();
+  } catch (e) {
+    if (mode && !s.options.signal?.aborted) {
+      out.write(encodeSideband(3, Buffer.from(`error: ${(e as Error).message}\n`, 'utf8'), mode), true);
+      await out.drain().catch(() => undefined);
+    }
+    throw e;
+  }
+}

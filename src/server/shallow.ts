@@ -1,0 +1,208 @@
+// Shallow requests, as upload-pack.c answers them: the client's own shallow commits, then a new
+// boundary from `deepen <n>` (get_shallow_commits: depth counted from the wants, or with
+// deepen-relative from the client's current boundary), or from deepen-since / deepen-not (the
+// commits rev-list would list; those with a parent outside the list become the boundary).
+// Client boundaries that now have history behind them are "unshallowed": their parents become
+// wants. Last, every boundary commit is cut from its parents so the walk stops there.
+import { GitError } from '../core/errors.js';
+import { OBJ_COMMIT } from '../object/type.js';
+import { allRefs } from './refs.js';
+import { CLIENT_SHALLOW, clientError, NOT_SHALLOW, SHALLOW, type Session } from './session.js';
+
+/** git's INFINITE_DEPTH: `fetch --unshallow` asks for this depth. */
+export const INFINITE_DEPTH = 0x7fffffff;
+
+export interface ShallowRequest {
+  readonly shallows: readonly string[];
+  readonly depth: number;
+  readonly deepenSince: number | null;
+  readonly deepenNot: readonly string[];
+  readonly deepenRelative: boolean;
+}
+
+export interface ShallowOutcome {
+  /** A deepen was asked: the shallow/unshallow lines go out (v0 then flushes). */
+  readonly deepened: boolean;
+  readonly shallows: string[];
+  readonly unshallows: string[];
+  /** Parents of unshallowed commits: their history is sent too. */
+  readonly extraWants: number[];
+  /** Unshallowed commits themselves: the client has them, so they bound the walk. */
+  readonly extraEdges: number[];
+}
+
+export function wantsShallowInfo(req: ShallowRequest): boolean {
+  return req.depth > 0 || req.deepenSince !== null || req.deepenNot.length > 0 || req.shallows.length > 0;
+}
+
+export function processShallow(s: Session, wants: readonly number[], req: ShallowRequest): ShallowOutcome {
+  const clientShallows: number[] = [];
+  for (const hex of req.shallows) {
+    const idx = s.index(hex);
+    if (!s.exists(idx)) continue;
+    if (s.typeOf(idx) !== OBJ_COMMIT) throw clientError(`invalid shallow object ${hex}`);
+    if (!s.has(idx, CLIENT_SHALLOW)) {
+      s.mark(idx, CLIENT_SHALLOW);
+      clientShallows.push(idx);
+    }
+  }
+  const out = { deepened: false, shallows: [] as string[], unshallows: [] as string[], extraWants: [] as number[], extraEdges: [] as number[] };
+  const boundary: number[] = [];
+  const send = (result: number[]) => {
+    for (const c of result) {
+      if (s.has(c, CLIENT_SHALLOW | NOT_SHALLOW)) continue;
+      out.shallows.push(s.hex(c));
+      boundary.push(c);
+    }
+  };
+  if (req.depth > 0) {
+    out.deepened = true;
+    if (req.depth === INFINITE_DEPTH) {
+      for (const c of clientShallows) s.mark(c, NOT_SHALLOW);
+    } else if (req.deepenRelative) {
+      send(shallowCommits(s, reachableFromRefs(s, clientShallows), req.depth + 1));
+    } else {
+      send(shallowCommits(s, wants, req.depth));
+    }
+  } else if (req.deepenSince !== null || req.deepenNot.length > 0) {
+    out.deepened = true;
+    send(shallowByRevList(s, wants, req.deepenSince, req.deepenNot));
+  }
+  for (const c of clientShallows) {
+    if (!s.has(c, NOT_SHALLOW)) continue;
+    out.unshallows.push(s.hex(c));
+    for (const p of s.parents(c)) out.extraWants.push(p);
+    out.extraEdges.push(c);
+  }
+  for (const c of boundary) s.cutParents(c);
+  for (const c of clientShallows) s.cutParents(c);
+  return out;
+}
+
+/**
+ * get_shallow_commits: depth-first from each head, remembering the smallest depth each commit was
+ * reached at; a commit at `depth` becomes shallow, those above it are marked not shallow.
+ */
+function shallowCommits(s: Session, heads: readonly number[], depth: number): number[] {
+  const result: number[] = [];
+  const depthOf = new Map<number, number>();
+  const stack: number[] = [];
+  let h = 0;
+  let commit = -1, cur = 0;
+  while (commit >= 0 || h < heads.length || stack.length) {
+    if (commit < 0) {
+      if (h < heads.length) {
+        const c = s.peel(heads[h++]!);
+        if (c < 0 || s.typeOf(c) !== OBJ_COMMIT) continue;
+        commit = c;
+        depthOf.set(commit, 0);
+        cur = 0;
+      } else {
+        commit = stack.pop()!;
+        cur = depthOf.get(commit)!;
+      }
+    }
+    cur++;
+    if (depth !== INFINITE_DEPTH && cur >= depth) {
+      result.push(commit);
+      s.mark(commit, SHALLOW);
+      commit = -1;
+      continue;
+    }
+    s.mark(commit, NOT_SHALLOW);
+    const parents = s.parents(commit);
+    commit = -1;
+    for (let i = 0; i < parents.length; i++) {
+      const p = parents[i]!;
+      const known = depthOf.get(p);
+      if (known !== undefined && cur >= known) continue;
+      depthOf.set(p, cur);
+      if (i < parents.length - 1) stack.push(p);
+      else {
+        commit = p;
+        cur = depthOf.get(p)!;
+      }
+    }
+  }
+  return result.reverse();
+}
+
+/**
+ * The boundary of `rev-list --max-age=<since> <wants> --not <deepen-not refs>`: listed commits
+ * with a parent that is not listed.
+ */
+function shallowByRevList(s: Session, wants: readonly number[], since: number | null, notRefs: readonly string[]): number[] {
+  const excluded = new Set<number>();
+  const stack: number[] = [];
+  for (const name of notRefs) {
+    const c = s.peel(s.index(resolveDeepenNot(s, name)));
+    if (c >= 0 && s.typeOf(c) === OBJ_COMMIT) stack.push(c);
+  }
+  while (stack.length) {
+    const c = stack.pop()!;
+    if (excluded.has(c)) continue;
+    excluded.add(c);
+    for (const p of s.parents(c)) stack.push(p);
+  }
+  const listed: number[] = [];
+  for (const w of wants) {
+    const c = s.peel(w);
+    if (c >= 0 && s.typeOf(c) === OBJ_COMMIT) stack.push(c);
+  }
+  while (stack.length) {
+    const c = stack.pop()!;
+    if (s.has(c, NOT_SHALLOW) || excluded.has(c)) continue;
+    if (since !== null && s.time(c) < since) continue;
+    s.mark(c, NOT_SHALLOW);
+    listed.push(c);
+    for (const p of s.parents(c)) stack.push(p);
+  }
+  if (listed.length === 0) throw clientError('no commits selected for shallow requests');
+  const result: number[] = [];
+  for (const c of listed) {
+    if (s.parents(c).some(p => !s.has(p, NOT_SHALLOW))) result.push(c);
+  }
+  for (const c of result) {
+    s.mark(c, SHALLOW);
+    s.marks[c]! &= ~NOT_SHALLOW;
+  }
+  return result;
+}
+
+/** deepen-not names a ref the way git's expand_ref does: exactly one of the usual spellings. */
+function resolveDeepenNot(s: Session, name: string): string {
+  const rules = [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`];
+  const found: { ref: string; oid: string }[] = [];
+  for (const ref of rules) {
+    let r: { oid: string } | null = null;
+    try {
+      r = s.repo.refs.resolve(ref);
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+    }
+    if (r) found.push({ ref, oid: r.oid });
+  }
+  if (found.length !== 1) throw clientError(`ambiguous deepen-not: ${name}`);
+  if (!found[0]!.ref.startsWith('refs/')) throw clientError(`deepen-not is not a ref: ${name}`);
+  return found[0]!.oid;
+}
+
+/** The client's boundary commits that our refs can reach (deepen-relative counts from them). */
+function reachableFromRefs(s: Session, commits: readonly number[]): number[] {
+  const wanted = new Set(commits);
+  const found: number[] = [];
+  const seen = new Set<number>();
+  const stack: number[] = [];
+  for (const r of allRefs(s.refs)) {
+    const c = s.peel(s.index(r.oid));
+    if (c >= 0 && s.typeOf(c) === OBJ_COMMIT) stack.push(c);
+  }
+  while (stack.length && found.length < wanted.size) {
+    const c = stack.pop()!;
+    if (seen.has(c)) continue;
+    seen.add(c);
+    if (wanted.has(c)) found.push(c);
+    for (const p of s.parents(c)) stack.push(p);
+  }
+  return found;
+}

@@ -1,0 +1,98 @@
+// upload-pack, the serve journey in one place:
+//   transport bytes in -> (idle and size limits) -> refs and policy read once -> protocol version
+//   -> v0.ts (advertise, wants, shallow, ACK/NAK rounds) or v2.ts (capabilities, ls-refs, fetch,
+//   object-info) -> send-pack.ts (enumerate.ts, then pack/write streaming into side-band) -> out.
+// A client error is answered with an ERR line (band 3 once the pack has started) and ends the
+// request; the caller decides what ending means (exit status, closing a socket).
+import { Config } from '../config/index.js';
+import { GitError } from '../core/errors.js';
+import { DEFAULT_REQUEST_LIMITS, formatErr, PacketReader, type RequestLimits } from '../protocol/index.js';
+import type { Repository } from '../repository/repository.js';
+import { readPolicy } from './policy.js';
+import { snapshotRefs } from './refs.js';
+import { Response, Session, type ResponseSink, type UploadPackOptions } from './session.js';
+import { serveV0 } from './v0.js';
+import { serveV2 } from './v2.js';
+
+export const AGENT = 'tsgit/0.1.0';
+
+export interface UploadPackRequest {
+  /** Client bytes: stdin, a socket, or an HTTP body. */
+  input: AsyncIterable<Uint8Array>;
+  output: ResponseSink;
+  /** GIT_PROTOCOL's value (or the Git-Protocol header, or git://'s extra parameters). */
+  protocol?: string;
+  statelessRpc?: boolean;
+  advertiseRefs?: boolean;
+  /** Seconds without client input before giving up (--timeout); 0 waits forever. */
+  timeout?: number;
+  /** Most bytes accepted from the client in one request or connection. */
+  maxInputBytes?: number;
+  limits?: RequestLimits;
+  signal?: AbortSignal;
+  /** Names the input in error messages. */
+  source?: string;
+}
+
+export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/** The protocol version a GIT_PROTOCOL value asks for: the highest `version=N` in it, as git reads it. */
+export function protocolVersion(value: string | undefined): 0 | 1 | 2 {
+  let v: 0 | 1 | 2 = 0;
+  for (const part of (value ?? '').split(':')) {
+    if (part === 'version=2') v = 2;
+    else if (part === 'version=1' && v < 1) v = 1;
+  }
+  return v;
+}
+
+export async function uploadPack(repo: Repository, req: UploadPackRequest): Promise<void> {
+  const config = Config.loadSync(repo.gitDir, { global: true });
+  const options: UploadPackOptions = {
+    statelessRpc: req.statelessRpc ?? false,
+    advertiseRefs: req.advertiseRefs ?? false,
+    version: protocolVersion(req.protocol),
+    limits: req.limits ?? DEFAULT_REQUEST_LIMITS,
+    maxTotalHaves: (req.limits ?? DEFAULT_REQUEST_LIMITS).maxHaves,
+    signal: req.signal,
+    agent: AGENT,
+  };
+  const source = req.source ?? 'upload-pack input';
+  const input = new PacketReader(limitInput(req.input, source, (req.timeout ?? 0) * 1000, req.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES), source);
+  const out = new Response(req.output);
+  const s = new Session(repo, readPolicy(config), snapshotRefs(repo), input, out, options);
+  try {
+    if (options.version === 2) await serveV2(s);
+    else await serveV0(s);
+  } catch (e) {
+    if (!out.packStarted && !options.signal?.aborted && e instanceof GitError) {
+      out.write(formatErr(e.message), true);
+      await out.drain().catch(() => undefined);
+    }
+    throw e;
+  }
+}
+
+/** Passes client chunks through, failing when the client is idle too long or sends too much. */
+async function* limitInput(input: AsyncIterable<Uint8Array>, source: string, idleMs: number, maxBytes: number): AsyncGenerator<Uint8Array> {
+  const it = input[Symbol.asyncIterator]();
+  let total = 0;
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const next = idleMs > 0
+      ? Promise.race([it.next(), new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new GitError('server', 'timeout', `${source}: no data from the client for ${idleMs / 1000} seconds`)), idleMs);
+      })])
+      : it.next();
+    let r: IteratorResult<Uint8Array>;
+    try {
+      r = await next;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (r.done) return;
+    total += r.value.length;
+    if (total > maxBytes) throw new GitError('server', 'limit-exceeded', `${source}: request larger than ${maxBytes} bytes`);
+    yield r.value;
+  }
+}

@@ -1,0 +1,52 @@
+// Which wants a client may ask for: what was advertised (ref tips and their peeled objects), and
+// beyond that only what the configuration allows (uploadpack.allowTipSHA1InWant,
+// allowReachableSHA1InWant, allowAnySHA1InWant). Protocol v2 has no advertisement to choose from,
+// so there an object reachable from some ref is accepted, as a partial clone's lazy fetch of one
+// blob needs; an unreachable one still is not, unless allowAnySHA1InWant says so.
+import { fromHex, OID_BYTES } from '../core/oid.js';
+import { OBJ_COMMIT } from '../object/type.js';
+import { ObjectWalk, SHOWN } from '../walk/object-walk.js';
+import { allRefs } from './refs.js';
+import { clientError, OUR_REF, type Session } from './session.js';
+
+export function checkWants(s: Session, wants: readonly number[], v2: boolean): void {
+  for (const r of allRefs(s.refs)) {
+    s.mark(s.index(r.oid), OUR_REF);
+    if (r.peeled) s.mark(s.index(r.peeled), OUR_REF);
+  }
+  const others: number[] = [];
+  for (const w of wants) {
+    if (!s.exists(w)) throw clientError(`upload-pack: not our ref ${s.hex(w)}`);
+    if (!s.has(w, OUR_REF)) others.push(w);
+  }
+  if (others.length === 0 || s.policy.allowAnySha1InWant) return;
+  if (!(v2 || s.policy.allowReachableSha1InWant)) throw clientError(`upload-pack: not our ref ${s.hex(others[0]!)}`);
+  const unreachable = unreachableFromRefs(s, others);
+  if (unreachable >= 0) throw clientError(`upload-pack: not our ref ${s.hex(unreachable)}`);
+}
+
+/** The first of `objects` that no ref reaches, or -1. Commits need only the commit graph. */
+function unreachableFromRefs(s: Session, objects: readonly number[]): number {
+  const tips = allRefs(s.refs).map(r => fromHex(r.oid)!);
+  const commits = objects.filter(o => s.typeOf(o) === OBJ_COMMIT);
+  if (commits.length > 0) {
+    const walk = new ObjectWalk(s.odb);
+    for (const c of commits) walk.add(s.oid(c), '', false);
+    for (const t of tips) walk.add(t, '', true);
+    const shown = walk.commits();
+    if (shown.length > 0) {
+      const first = walk.ids.keys.subarray(shown[0]! * OID_BYTES, shown[0]! * OID_BYTES + OID_BYTES);
+      return s.indexOf(first, 0);
+    }
+  }
+  const rest = objects.filter(o => s.typeOf(o) !== OBJ_COMMIT);
+  if (rest.length === 0) return -1;
+  const walk = new ObjectWalk(s.odb);
+  for (const t of tips) walk.add(t, '', false);
+  walk.enumerate({});
+  for (const o of rest) {
+    const idx = walk.ids.get(s.walk.ids.keys, o * OID_BYTES);
+    if (idx < 0 || !(walk.flags[idx]! & SHOWN)) return o;
+  }
+  return -1;
+}
