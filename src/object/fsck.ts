@@ -9,7 +9,7 @@ import { CorruptError } from '../core/errors.js';
 import type { ObjectType } from '../core/hash.js';
 import { OID_BYTES } from '../core/oid.js';
 import {
-  indexOfIn, isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap,
+  isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap,
 } from './path-names.js';
 
 /** git's message levels: fatal cannot be lowered, info is shown as a warning but never promoted. */
@@ -124,6 +124,12 @@ const S_IFREG = 0o100000;
 /** git's default fsck.largePathname limit, in bytes of one entry name. */
 const MAX_TREE_ENTRY_LEN = 4096;
 
+/** The first `byte` in buf[start, end), or -1 (indexOf would scan on through the whole tree). */
+function indexOfIn(buf: Uint8Array, byte: number, start: number, end: number): number {
+  for (let i = start; i < end; i++) if (buf[i] === byte) return i;
+  return -1;
+}
+
 function quote(buf: Uint8Array, start: number, end: number): string {
   return JSON.stringify(Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8'));
 }
@@ -175,7 +181,7 @@ const isLessThanSlash = (c: number): boolean => c > 0 && c < SLASH;
  * blob `a` and a tree `a` need not be neighbours (`a`, `a.c`, `a/`): names that could still meet
  * a same-named directory further on wait on `candidates` (start, end pairs).
  */
-function verifyOrdered(buf: Uint8Array, a: Entry, aMode: number, b: Entry, candidates: number[]): number {
+function verifyOrdered(buf: Uint8Array, a: Entry, b: Entry, candidates: number[]): number {
   const len1 = a.nameEnd - a.nameStart, len2 = b.nameEnd - b.nameStart;
   const len = Math.min(len1, len2);
   for (let k = 0; k < len; k++) {
@@ -186,7 +192,7 @@ function verifyOrdered(buf: Uint8Array, a: Entry, aMode: number, b: Entry, candi
   let c1 = len < len1 ? buf[a.nameStart + len]! : 0;
   let c2 = len < len2 ? buf[b.nameStart + len]! : 0;
   if (!c1 && !c2) return TREE_HAS_DUPS;
-  if (!c1 && (aMode & S_IFMT) === S_IFDIR) c1 = SLASH;
+  if (!c1 && (a.mode & S_IFMT) === S_IFDIR) c1 = SLASH;
   if (!c2 && (b.mode & S_IFMT) === S_IFDIR) c2 = SLASH;
 
   if (!c1 && isLessThanSlash(c2)) {
@@ -216,6 +222,24 @@ function isNullOid(buf: Uint8Array, at: number): boolean {
   return true;
 }
 
+// git reports the symlink ids as it meets them and the rest after the walk, in this order.
+const TREE_MESSAGES: readonly [FsckMsgId, string][] = [
+  ['gitmodulesSymlink', '.gitmodules is a symbolic link'],
+  ['gitattributesSymlink', '.gitattributes is a symlink'],
+  ['gitignoreSymlink', '.gitignore is a symlink'],
+  ['mailmapSymlink', '.mailmap is a symlink'],
+  ['nullSha1', 'contains entries pointing to null sha1'],
+  ['fullPathname', 'contains full pathnames'],
+  ['hasDot', "contains '.'"],
+  ['hasDotdot', "contains '..'"],
+  ['hasDotgit', "contains '.git'"],
+  ['zeroPaddedFilemode', 'contains zero-padded file modes'],
+  ['badFilemode', 'contains bad file modes'],
+  ['duplicateEntries', 'contains duplicate file entries'],
+  ['treeNotSorted', 'not properly sorted'],
+  ['largePathname', 'contains excessively large pathname'],
+];
+
 /**
  * Checks a tree object's content as git's fsck_tree does. Each id is reported once, naming the
  * first entry that tripped it. Names are judged by path-names.ts, which also applies the
@@ -231,7 +255,6 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}): FsckP
   };
   const candidates: number[] = [];
   let cur = new Entry(), next = new Entry(), prev: Entry | null = null;
-  let prevMode = 0;
   let parseError = decodeEntry(content, 0, cur);
 
   while (parseError === null) {
@@ -267,38 +290,20 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}): FsckP
         flag('badFilemode', cur);
     }
     if (prev) {
-      const order = verifyOrdered(content, prev, prevMode, cur, candidates);
+      const order = verifyOrdered(content, prev, cur, candidates);
       if (order === TREE_UNORDERED) flag('treeNotSorted', cur);
       else if (order === TREE_HAS_DUPS) flag('duplicateEntries', cur);
     }
 
     if (cur.next >= content.length) break;
-    prevMode = mode;
     const done = prev ?? new Entry();
     prev = cur;
     cur = next;
     next = done;
   }
 
-  // git reports the symlink ids as it meets them and the rest after the walk, in this order.
-  const messages: [FsckMsgId, string][] = [
-    ['gitmodulesSymlink', '.gitmodules is a symbolic link'],
-    ['gitattributesSymlink', '.gitattributes is a symlink'],
-    ['gitignoreSymlink', '.gitignore is a symlink'],
-    ['mailmapSymlink', '.mailmap is a symlink'],
-    ['nullSha1', 'contains entries pointing to null sha1'],
-    ['fullPathname', 'contains full pathnames'],
-    ['hasDot', "contains '.'"],
-    ['hasDotdot', "contains '..'"],
-    ['hasDotgit', "contains '.git'"],
-    ['zeroPaddedFilemode', 'contains zero-padded file modes'],
-    ['badFilemode', 'contains bad file modes'],
-    ['duplicateEntries', 'contains duplicate file entries'],
-    ['treeNotSorted', 'not properly sorted'],
-    ['largePathname', 'contains excessively large pathname'],
-  ];
   if (parseError !== null) report.add('badTree', `cannot be parsed as a tree: ${parseError}`);
-  for (const [id, text] of messages) {
+  for (const [id, text] of TREE_MESSAGES) {
     const where = found.get(id);
     if (where !== undefined) report.add(id, `${text} (${where})`);
   }

@@ -32,7 +32,7 @@ function lower(c: number): number {
 }
 
 /** The first `byte` in buf[start, end), or -1. (indexOf would scan on to the end of a whole tree.) */
-export function indexOfIn(buf: Uint8Array, byte: number, start: number, end: number): number {
+function indexOfIn(buf: Uint8Array, byte: number, start: number, end: number): number {
   for (let i = start; i < end; i++) if (buf[i] === byte) return i;
   return -1;
 }
