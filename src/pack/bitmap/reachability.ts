@@ -6,7 +6,7 @@
 //
 // Objects are read through a callback (the object database's read fits), parsed in place, and
 // located in the pack through its index; nothing is keyed by hex strings.
-import { GitError } from '../../core/errors.js';
+import { CorruptError, GitError, NotFoundError } from '../../core/errors.js';
 import { toHex } from '../../core/oid.js';
 import { parseCommit } from '../../object/commit.js';
 import { TreeCursor } from '../../object/tree.js';
@@ -122,9 +122,9 @@ export class PackReachability {
   private load(pos: number, type: number): RawObject {
     const i = this.order.positionToIndex[pos]!;
     const o = this.read(this.index.buf, this.index.oidAt(i));
-    if (!o) throw new GitError('pack', 'not-found', `${this.index.path}: object ${this.hexAt(pos)} is in the index but cannot be read`);
+    if (!o) throw new NotFoundError('pack', `${this.index.path}: object ${this.hexAt(pos)} is in the index but cannot be read`);
     if (o.type !== type) {
-      throw new GitError('pack', 'corrupt', `object ${this.hexAt(pos)} is a ${typeName(o.type)}, but is used as a ${typeName(type)}`);
+      throw new CorruptError('pack', `object ${this.hexAt(pos)} is a ${typeName(o.type)}, but is used as a ${typeName(type)}`);
     }
     return o;
   }
