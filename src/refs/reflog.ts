@@ -1,0 +1,57 @@
+// Reflog entries: "<old> <new> <name> <email> <time> <tz>\t<message>\n" appended to
+// logs/<ref> (refs/files-backend.c: log_ref_write_fd, should_autocreate_reflog).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { GitError } from '../core/errors.js';
+
+/** core.logAllRefUpdates: false, true (branches, remote-tracking refs, notes, HEAD) or 'always'. */
+export type LogAllRefUpdates = boolean | 'always';
+
+/** Whether an update of `name` gets a reflog entry: always when its log exists already. */
+export function shouldLog(gitDir: string, name: string, mode: LogAllRefUpdates): boolean {
+  if (mode === 'always') return true;
+  if (mode && (name === 'HEAD' || /^refs\/(heads|remotes|notes)\//.test(name))) return true;
+  return fs.existsSync(path.join(gitDir, 'logs', name));
+}
+
+/** git's copy_reflog_msg: runs of blanks become one space, none at either end. */
+export function normalizeReflogMessage(msg: string): string {
+  return msg.replace(/[ \t\n\r]+/g, ' ').trim();
+}
+
+export function appendReflog(gitDir: string, name: string, oldOid: string, newOid: string, ident: string, message: string): void {
+  const file = path.join(gitDir, 'logs', name);
+  const msg = normalizeReflogMessage(message);
+  const line = `${oldOid} ${newOid} ${ident}${msg ? `\t${msg}` : ''}\n`;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.appendFileSync(file, line);
+  } catch (e) {
+    throw new GitError('refs', 'io', `cannot append to reflog ${file}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/**
+ * "Name <email> <seconds> <+hhmm>" for reflog lines, from GIT_COMMITTER_NAME/EMAIL/DATE (DATE in
+ * git's raw "<seconds> <+hhmm>" form), then `fallback` (user.name/user.email), then the login.
+ */
+export function committerIdent(env: NodeJS.ProcessEnv = process.env, fallback: { name?: string; email?: string } = {},
+  now: Date = new Date()): string {
+  let user = 'unknown';
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // No passwd entry (some containers): keep the placeholder.
+  }
+  // git drops '<', '>' and newlines from both parts so that the line still parses.
+  const clean = (s: string) => s.replace(/[<>\n]/g, '').trim();
+  const name = clean(env.GIT_COMMITTER_NAME ?? fallback.name ?? user);
+  const email = clean(env.GIT_COMMITTER_EMAIL ?? fallback.email ?? `${user}@${os.hostname()}`);
+  const raw = /^@?(\d+) ([+-]\d{4})$/.exec(env.GIT_COMMITTER_DATE ?? '');
+  if (raw) return `${name} <${email}> ${raw[1]} ${raw[2]}`;
+  const offset = -now.getTimezoneOffset();
+  const abs = Math.abs(offset);
+  const tz = `${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+  return `${name} <${email}> ${Math.floor(now.getTime() / 1000)} ${tz}`;
+}
