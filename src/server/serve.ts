@@ -1,0 +1,96 @@
+// `tsgit serve`: one root served over smart HTTP and git:// at once, loopback by default.
+import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
+import path from 'node:path';
+import { isGitDirectory } from '../repository/discover.js';
+import { createDaemon } from './daemon.js';
+import { createUploadPackHandler, type HttpHandlerOptions } from './http.js';
+
+export interface ServeOptions {
+  root: string;
+  host?: string;
+  /** HTTP port; 0 picks a free one. */
+  port?: number;
+  /** git:// port, 0 picks a free one, null serves no git://. */
+  gitPort?: number | null;
+  exportAll?: boolean;
+  idleTimeout?: number;
+  log?: (message: string) => void;
+  authorize?: HttpHandlerOptions['authorize'];
+}
+
+export interface RunningServer {
+  readonly httpUrl: string;
+  readonly gitUrl: string | null;
+  close(): Promise<void>;
+}
+
+export async function serve(options: ServeOptions): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const handler = createUploadPackHandler({
+    root: options.root, exportAll: options.exportAll, idleTimeout: options.idleTimeout, log: options.log, authorize: options.authorize,
+  });
+  const httpServer = http.createServer((req, res) => handler(req, res));
+  const httpPort = await listen(httpServer, host, options.port ?? 8080);
+  let daemon: net.Server | null = null;
+  let gitPort: number | null = null;
+  if (options.gitPort !== null) {
+    daemon = createDaemon({ root: options.root, exportAll: options.exportAll, idleTimeout: options.idleTimeout, log: options.log });
+    try {
+      gitPort = await listen(daemon, host, options.gitPort ?? 9418);
+    } catch (e) {
+      httpServer.close();
+      throw e;
+    }
+  }
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    httpUrl: `http://${shown}:${httpPort}`,
+    gitUrl: gitPort === null ? null : `git://${shown}:${gitPort}`,
+    close: async () => {
+      httpServer.closeAllConnections();
+      await Promise.all([close(httpServer), daemon ? close(daemon) : undefined]);
+    },
+  };
+}
+
+function listen(server: net.Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as net.AddressInfo).port);
+    });
+  });
+}
+
+function close(server: net.Server): Promise<void> {
+  return new Promise(resolve => server.close(() => resolve()));
+}
+
+/** Repositories under `root` (two levels deep) a client could clone, as URL paths. */
+export function listRepositories(root: string, exportAll: boolean): string[] {
+  const found: string[] = [];
+  const visit = (dir: string, rel: string, depth: number) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (!e.isDirectory() || e.name.startsWith('.')) continue;
+      const full = path.join(dir, e.name);
+      const name = rel ? `${rel}/${e.name}` : e.name;
+      const gitDir = isGitDirectory(full) ? full : isGitDirectory(path.join(full, '.git')) ? path.join(full, '.git') : null;
+      if (gitDir) {
+        if (exportAll || fs.existsSync(path.join(gitDir, 'git-daemon-export-ok'))) found.push(name);
+      } else if (depth < 2) {
+        visit(full, name, depth + 1);
+      }
+    }
+  };
+  visit(root, '', 0);
+  return found;
+}
