@@ -1,0 +1,142 @@
+// tsgit checkout [-q] [-f] [--[no-]progress] [<branch>|<commit>]: fills a work tree that has not
+// been written yet (no index, as after `clone -n`) from HEAD or the named commit, or switches an
+// existing work tree to another commit, refusing to lose local changes unless -f. A branch name
+// also points HEAD at the branch; any other commit detaches HEAD.
+import fs from 'node:fs';
+import { UsageError } from '../../core/errors.js';
+import { fromHex, toHex } from '../../core/oid.js';
+import { OBJ_COMMIT } from '../../object/type.js';
+import { checkRefFormat, RefStore } from '../../refs/index.js';
+import { RevResolver } from '../../rev/resolve.js';
+import { checkoutTree, indexPath } from '../../worktree/checkout.js';
+import { switchTree } from '../../worktree/switch.js';
+import { fatal, type CommandContext } from '../context.js';
+import { Progress, progressWanted } from '../progress.js';
+import { writeAll } from '../output.js';
+
+const USAGE = 'usage: tsgit checkout [-q] [-f] [--[no-]progress] [<branch> | <commit>]';
+/** git shows checkout progress only once it has run this long (start_delayed_progress). */
+const PROGRESS_DELAY_NS = 2_000_000_000n;
+
+export default function checkout(ctx: CommandContext, args: string[]): number {
+  let quiet = false, force = false, progressFlag: boolean | undefined;
+  const rest: string[] = [];
+  let options = true;
+  for (const a of args) {
+    if (options && (a === '-q' || a === '--quiet')) quiet = true;
+    else if (options && (a === '-f' || a === '--force')) force = true;
+    else if (options && a === '--progress') progressFlag = true;
+    else if (options && a === '--no-progress') progressFlag = false;
+    else if (options && a === '--') options = false;
+    else if (options && a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    else rest.push(a);
+  }
+  if (rest.length > 1) throw new UsageError(`checking out paths is not supported\n${USAGE}`);
+  const repo = ctx.repository();
+  if (!repo.workTree) throw fatal('this operation must be run in a work tree');
+  const refs = RefStore.open(repo.gitDir, { env: ctx.env });
+  const head = refs.head();
+
+  // What to check out: a local branch by name, else any revision naming a commit, else (git's
+  // DWIM) a new branch from the one remote-tracking branch of that name.
+  const spec = rest[0] ?? 'HEAD';
+  const revs = new RevResolver(repo.odb, { resolveRef: name => safeResolve(refs, name) });
+  let branch: string | null = null;
+  let tracking: { remote: string; ref: string } | null = null;
+  let commit: Uint8Array;
+  const local = spec !== 'HEAD' ? safeResolve(refs, `refs/heads/${spec}`) : null;
+  if (local) {
+    branch = `refs/heads/${spec}`;
+    commit = revs.peel(fromHex(local)!, OBJ_COMMIT, spec);
+  } else {
+    const id = revs.tryResolve(spec);
+    if (id) {
+      commit = revs.peel(id, OBJ_COMMIT, spec);
+      if (spec === 'HEAD') branch = head.symref;
+    } else {
+      if (spec === 'HEAD') throw fatal('You are on a branch yet to be born');
+      const candidates = checkRefFormat(`refs/heads/${spec}`) === null
+        ? refs.list('refs/remotes/').filter(r => r.name.endsWith(`/${spec}`) && r.name.split('/').length === 4 + spec.split('/').length - 1)
+        : [];
+      if (candidates.length !== 1) throw fatal(`pathspec '${spec}' did not match any file(s) known to git`);
+      const ref = candidates[0]!;
+      tracking = { remote: ref.name.split('/')[2]!, ref: ref.name };
+      branch = `refs/heads/${spec}`;
+      commit = revs.peel(fromHex(ref.oid)!, OBJ_COMMIT, spec);
+    }
+  }
+
+  const show = progressFlag ?? progressWanted({ quiet });
+  const meter = show ? delayedProgress('Updating files') : null;
+  const indexFile = indexPath(repo.gitDir, ctx.env);
+  if (!fs.existsSync(indexFile)) {
+    checkoutTree(repo, commit, { force, env: ctx.env, progress: meter?.update });
+  } else {
+    const oldCommit = head.oid ? fromHex(head.oid) : null;
+    switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress: meter?.update });
+  }
+  meter?.done();
+
+  // Move HEAD: a branch makes it symbolic, anything else detaches it.
+  const newHex = toHex(commit);
+  const from = head.symref?.replace(/^refs\/heads\//, '') ?? head.oid ?? 'HEAD';
+  const message = `checkout: moving from ${from} to ${branch ? branch.replace(/^refs\/heads\//, '') : spec}`;
+  if (tracking && branch) {
+    const name = branch.slice('refs/heads/'.length);
+    refs.update(branch, newHex, { oldOid: null, reflogMessage: `branch: Created from ${tracking.ref.slice('refs/remotes/'.length)}` });
+    const config = repo.config;
+    config.set('branch', name, 'remote', tracking.remote);
+    config.set('branch', name, 'merge', branch);
+    config.save();
+    if (!quiet) say(`branch '${name}' set up to track '${tracking.ref.slice('refs/remotes/'.length)}'.`);
+  }
+  if (branch) {
+    if (head.symref !== branch) refs.setSymbolic('HEAD', branch, { reflogMessage: message });
+    if (!quiet && spec !== 'HEAD') {
+      const name = branch.slice('refs/heads/'.length);
+      say(tracking ? `Switched to a new branch '${name}'` : head.symref === branch ? `Already on '${name}'` : `Switched to branch '${name}'`);
+    }
+  } else {
+    if (head.symref !== null || head.oid !== newHex) refs.update('HEAD', newHex, { noDeref: true, reflogMessage: message });
+    if (!quiet && spec !== 'HEAD') say(`HEAD is now at ${newHex.slice(0, 7)} ${subject(repo.odb.mustRead(commit).data)}`);
+  }
+  return 0;
+}
+
+/** A ref's id, or null when it does not exist or is not a name refs can hold (rev lookups try many). */
+function safeResolve(refs: RefStore, name: string): string | null {
+  try {
+    return refs.resolve(name)?.oid ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function say(line: string): void {
+  writeAll(2, Buffer.from(line + '\n', 'utf8'));
+}
+
+/** The first line of a commit's message. */
+function subject(data: Uint8Array): string {
+  const text = Buffer.from(data).toString('utf8');
+  const body = text.indexOf('\n\n');
+  return body < 0 ? '' : text.slice(body + 2).split('\n', 1)[0]!;
+}
+
+/** A progress meter that stays silent until the work has taken two seconds, as git's does. */
+function delayedProgress(title: string): { update: (n: number, total: number) => void; done: () => void } {
+  const start = process.hrtime.bigint();
+  let meter: Progress | null = null;
+  return {
+    update(n, total) {
+      if (!meter) {
+        if ((n & 63) !== 0 || process.hrtime.bigint() - start < PROGRESS_DELAY_NS) return;
+        meter = new Progress(title, total);
+      }
+      meter.update(n);
+    },
+    done() {
+      meter?.done();
+    },
+  };
+}

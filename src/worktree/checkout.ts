@@ -1,0 +1,107 @@
+// Checking out a tree into a work tree that holds nothing yet (the last step of clone, or
+// `checkout` after `clone -n`): plan and vet every path (checkout/plan.ts), decide conversions
+// (checkout/conversions.ts), check that the target is empty, write directories and files in index
+// order (checkout/directories.ts, checkout/write-entry.ts), then write the index with the stat
+// data of every file and the cache-tree.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Config } from '../config/index.js';
+import { GitError } from '../core/errors.js';
+import { toHex } from '../core/oid.js';
+import { OBJ_TREE } from '../object/type.js';
+import type { Repository } from '../repository/repository.js';
+import { planConversions } from './checkout/conversions.js';
+import { planCheckout } from './checkout/plan.js';
+import { readCheckoutSettings } from './checkout/settings.js';
+import { writePlannedFiles } from './checkout/write-files.js';
+import type { IndexFile } from './index-file/entry.js';
+import { IndexLock } from './index-file/write.js';
+
+export interface CheckoutOptions {
+  /** Absolute or relative to the process; default: the repository's work tree. */
+  workTree?: string;
+  /** Check out into a non-empty directory, replacing files and directories in the way. */
+  force?: boolean;
+  /** Called after each file with (written, total). */
+  progress?: (done: number, total: number) => void;
+  /** Configuration to honour; default: the repository's, with the global and system files. */
+  config?: Config;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface CheckoutResult {
+  /** Index entries written (files, symlinks and submodule directories). */
+  entries: number;
+  directories: number;
+  index: IndexFile;
+  /** Attribute lines git would warn about. */
+  warnings: string[];
+}
+
+/** Where the index lives: $GIT_INDEX_FILE, else <gitDir>/index. */
+export function indexPath(gitDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  return env.GIT_INDEX_FILE ? path.resolve(env.GIT_INDEX_FILE) : path.join(gitDir, 'index');
+}
+
+/** index.version or $GIT_INDEX_VERSION; 2 by default, as for git. */
+function indexVersion(config: Config, env: NodeJS.ProcessEnv): 2 | 3 | 4 {
+  const v = Number(env.GIT_INDEX_VERSION ?? config.get('index', null, 'version') ??
+    (config.getBool('feature', null, 'manyfiles') ? 4 : 2));
+  return v === 3 || v === 4 ? v : 2;
+}
+
+/** Names found in `root` other than the repository's own `.git`; empty when it does not exist. */
+function occupants(root: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  return names.filter(n => n !== '.git');
+}
+
+/**
+ * Writes the tree of `commitOrTreeId` (a commit, tag or tree id) into the work tree, then the
+ * index. Refuses, before writing anything, an unsafe tree (see checkout/path-check.ts), an
+ * unsupported filter, or a non-empty work tree unless `force`.
+ */
+export function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array, options: CheckoutOptions = {}): CheckoutResult {
+  const env = options.env ?? process.env;
+  const target = options.workTree ?? repo.workTree;
+  if (!target) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
+  const root = path.resolve(target);
+  const force = options.force ?? false;
+  const config = options.config ?? Config.loadSync(repo.gitDir, { global: true, env });
+
+  const treeId = repo.revs().peel(commitOrTreeId, OBJ_TREE, toHex(commitOrTreeId));
+  const plan = planCheckout(repo.odb, treeId, root);
+  const settings = readCheckoutSettings(config, repo.gitDir, env);
+  const conversions = planConversions(plan, repo.odb, settings);
+
+  if (!force) {
+    const found = occupants(root);
+    if (found.length) {
+      throw new GitError('worktree', 'not-empty',
+        `refusing to check out into '${root}': it is not empty (found '${found[0]}'); use -f to write over it`);
+    }
+  }
+  fs.mkdirSync(root, { recursive: true });
+  const lock = IndexLock.acquire(indexPath(repo.gitDir, env));
+  try {
+    const result = writePlannedFiles(repo.odb, plan, null, conversions, settings, force, options.progress);
+    const index: IndexFile = {
+      version: indexVersion(config, env),
+      entries: plan.files.map(f => f.entry),
+      cacheTree: plan.cacheTree,
+      extensions: [],
+      timestampSec: 0,
+      timestampNsec: 0,
+    };
+    lock.commit(index);
+    return { entries: plan.files.length, directories: result.directories, index, warnings: conversions?.warnings ?? [] };
+  } finally {
+    lock.rollback();
+  }
+}

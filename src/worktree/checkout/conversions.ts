@@ -1,0 +1,57 @@
+// Which files a checkout converts on the way out (ident, end of line), decided for every file
+// before the first one is written, so that an unsupported filter stops the checkout while the
+// work tree is still untouched. Attributes come from the tree being checked out (the work tree is
+// empty; git reads them from the new index in this direction), plus the files outside the tree.
+import { MODE_BLOB, MODE_EXEC } from '../../object/tree.js';
+import { OBJ_BLOB } from '../../object/type.js';
+import type { ObjectDatabase } from '../../odb/database.js';
+import { AttributeChecker, type AttrFrame } from '../attributes/check.js';
+import { CONVERT_ATTRIBUTES, conversionFor, convertsAnything, type Conversion } from '../convert.js';
+import { displayPath } from './path-check.js';
+import type { CheckoutPlan } from './plan.js';
+import type { CheckoutSettings } from './settings.js';
+
+export interface ConversionPlan {
+  /** Per file of the plan: how to convert it, or null to write the blob as it is. */
+  perFile: (Conversion | null)[];
+  warnings: string[];
+}
+
+/** null when no file can need converting (no attributes anywhere and core.autocrlf off). */
+export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, settings: CheckoutSettings): ConversionPlan | null {
+  const { dirs, files } = plan;
+  const rootAttrs = dirs[0]!.attributes;
+  const anyDirAttrs = dirs.some(d => d.attributes !== null);
+  if (!anyDirAttrs && !settings.infoAttributes && !settings.globalAttributes && !settings.systemAttributes &&
+    settings.autocrlf === 'false') {
+    return null;
+  }
+  const read = (oid: Uint8Array): Uint8Array => odb.mustRead(oid, 0, OBJ_BLOB).data;
+  const checker = new AttributeChecker({
+    info: settings.infoAttributes,
+    root: rootAttrs ? read(rootAttrs) : null,
+    global: settings.globalAttributes,
+    system: settings.systemAttributes,
+    ignoreCase: settings.ignoreCase,
+  });
+  // Each directory's frames, deepest first; a directory without its own file shares its parent's.
+  const frames: AttrFrame[][] = new Array(dirs.length);
+  frames[0] = checker.rootFrame ? [checker.rootFrame] : [];
+  for (let d = 1; d < dirs.length; d++) {
+    const dir = dirs[d]!;
+    const inherited = frames[dir.parent]!;
+    frames[d] = dir.attributes
+      ? [checker.frameFor(dir.path, read(dir.attributes), `${displayPath(dir.path)}/.gitattributes`), ...inherited]
+      : inherited;
+  }
+  const perFile: (Conversion | null)[] = new Array(files.length).fill(null);
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
+    const mode = f.entry.mode;
+    if (mode !== MODE_BLOB && mode !== MODE_EXEC) continue; // symlinks and submodules are never converted
+    const values = checker.check(f.entry.path, frames[f.dir]!, CONVERT_ATTRIBUTES);
+    const conv = conversionFor(values, settings, displayPath(f.entry.path));
+    if (convertsAnything(conv, settings)) perFile[i] = conv;
+  }
+  return { perFile, warnings: checker.warnings };
+}

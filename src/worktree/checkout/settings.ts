@@ -1,0 +1,56 @@
+// The configuration and attribute files a checkout depends on, read once: core.autocrlf, core.eol,
+// core.symlinks, core.ignoreCase, and the attributes files outside the tree ($GIT_DIR/info/
+// attributes, core.attributesFile or its XDG default, /etc/gitattributes unless
+// $GIT_ATTR_NOSYSTEM).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Config } from '../../config/index.js';
+import { parseAutoCrlf, parseCoreEol, type EolSettings } from '../convert.js';
+
+export interface CheckoutSettings extends EolSettings {
+  symlinks: boolean;
+  ignoreCase: boolean;
+  infoAttributes: Buffer | null;
+  globalAttributes: Buffer | null;
+  systemAttributes: Buffer | null;
+}
+
+function readIfExists(file: string): Buffer | null {
+  try {
+    return fs.readFileSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw e;
+  }
+}
+
+function expandHome(p: string, env: NodeJS.ProcessEnv): string {
+  if (p === '~' || p.startsWith('~/')) return path.join(env.HOME ?? os.homedir(), p.slice(1));
+  return p;
+}
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && /^(1|true|yes|on)$/i.test(v);
+}
+
+export function readCheckoutSettings(config: Config, gitDir: string, env: NodeJS.ProcessEnv = process.env): CheckoutSettings {
+  const attributesFile = config.get('core', null, 'attributesfile');
+  let globalFile: string | null;
+  if (attributesFile !== undefined) {
+    globalFile = attributesFile ? expandHome(attributesFile, env) : null;
+  } else {
+    const xdg = env.XDG_CONFIG_HOME || (env.HOME ? path.join(env.HOME, '.config') : null);
+    globalFile = xdg ? path.join(xdg, 'git', 'attributes') : null;
+  }
+  return {
+    autocrlf: parseAutoCrlf(config.get('core', null, 'autocrlf'), () => config.getBool('core', null, 'autocrlf')),
+    eol: parseCoreEol(config.get('core', null, 'eol')),
+    symlinks: config.getBool('core', null, 'symlinks') ?? true,
+    ignoreCase: config.getBool('core', null, 'ignorecase') ?? false,
+    infoAttributes: readIfExists(path.join(gitDir, 'info', 'attributes')),
+    globalAttributes: globalFile ? readIfExists(globalFile) : null,
+    systemAttributes: truthy(env.GIT_ATTR_NOSYSTEM) ? null : readIfExists('/etc/gitattributes'),
+  };
+}

@@ -1,0 +1,225 @@
+// Switching an existing work tree from one commit to another, as `git checkout <commit>` does
+// (unpack-trees' two-way merge): for each path, compare the commit being left (O), the index (I)
+// and the commit being switched to (N).
+//   I == N, or O == N:      keep the index entry and the file (local changes travel along).
+//   I == O != N:            update the file, if the work tree still matches I.
+//   no I, no O, N:          a new file, unless an untracked file is in its way.
+//   I == O, no N:           remove the file, if it matches I.
+//   I only (added locally): keep it.
+//   anything else:          a local change the switch would lose: refuse.
+// With force the result is N everywhere: files that do not match are rewritten, tracked files
+// not in N removed. Untracked files are never removed except, with force, when in the way.
+//
+// Every check runs before the first change. Then all removals happen (leading directories vetted
+// first, so no removal goes through a symlink), then the writes, with a directory cache that
+// starts empty after those removals (checkout/directories.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { Config } from '../config/index.js';
+import { GitError } from '../core/errors.js';
+import { oidEquals, toHex } from '../core/oid.js';
+import { MODE_GITLINK } from '../object/tree.js';
+import { OBJ_BLOB, OBJ_TREE } from '../object/type.js';
+import type { Repository } from '../repository/repository.js';
+import { indexPath } from './checkout.js';
+import { planConversions } from './checkout/conversions.js';
+import { displayPath } from './checkout/path-check.js';
+import { planCheckout } from './checkout/plan.js';
+import { readCheckoutSettings } from './checkout/settings.js';
+import { writePlannedFiles } from './checkout/write-files.js';
+import { convertToWorkTree } from './convert.js';
+import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './index-file/entry.js';
+import { readIndexFile } from './index-file/read.js';
+import { IndexLock } from './index-file/write.js';
+import { isClean, lstatOrNull, type CleanCheck } from './switch/clean.js';
+import { LeadingPathCheck } from './switch/leading-path.js';
+import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
+
+export interface SwitchOptions {
+  /** Discard local changes and replace untracked files in the way. */
+  force?: boolean;
+  progress?: (done: number, total: number) => void;
+  config?: Config;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface SwitchResult {
+  written: number;
+  removed: number;
+  /** Index entries carried over unchanged. */
+  kept: number;
+}
+
+const same = (a: { mode: number; oid: Uint8Array }, b: { mode: number; oid: Uint8Array }): boolean =>
+  a.mode === b.mode && oidEquals(a.oid, 0, b.oid, 0);
+
+function listPaths(title: string, paths: string[], advice: string): string {
+  return `${title}\n${paths.map(p => `\t${p}`).join('\n')}\n${advice}`;
+}
+
+/** Switches the work tree and index from `oldCommit` (null: unborn) to `newCommit`. */
+export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCommit: Uint8Array,
+  options: SwitchOptions = {}): SwitchResult {
+  const env = options.env ?? process.env;
+  const force = options.force ?? false;
+  if (!repo.workTree) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
+  const root = path.resolve(repo.workTree);
+  const config = options.config ?? Config.loadSync(repo.gitDir, { global: true, env });
+  const settings = readCheckoutSettings(config, repo.gitDir, env);
+  const odb = repo.odb;
+  const revs = repo.revs();
+
+  const lock = IndexLock.acquire(indexPath(repo.gitDir, env));
+  try {
+    const index = readIndexFile(indexPath(repo.gitDir, env));
+    if (!index) throw new GitError('worktree', 'no-index', 'there is no index to switch from; check out into the empty work tree instead');
+    const unmerged = index.entries.find(e => entryStage(e) !== 0);
+    if (unmerged) throw new GitError('worktree', 'unmerged', `you need to resolve your current index first ('${displayPath(unmerged.path)}' is unmerged)`);
+
+    const oldTree = oldCommit ? flattenTree(odb, revs.peel(oldCommit, OBJ_TREE, toHex(oldCommit))) : new Map<string, TreeEntryInfo>();
+    const plan = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
+    const conversions = planConversions(plan, odb, settings);
+    const convByKey = new Map<string, number>();
+    plan.files.forEach((f, i) => convByKey.set(pathKey(f.entry.path), i));
+    const current = new Map<string, IndexEntry>();
+    for (const e of index.entries) current.set(pathKey(e.path), e);
+
+    const check: CleanCheck = {
+      fileMode: config.getBool('core', null, 'filemode') ?? true,
+      symlinks: settings.symlinks,
+      indexTimestampSec: index.timestampSec,
+      expected: (e) => {
+        const data = odb.mustRead(e.oid, 0, OBJ_BLOB).data;
+        const at = convByKey.get(pathKey(e.path));
+        const conv = at === undefined ? null : conversions?.perFile[at];
+        return conv ? convertToWorkTree(data, e.oid, conv, settings) : data;
+      },
+    };
+    const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
+    const clean = (e: IndexEntry): boolean => isClean(e, fsPath(e.path), check);
+
+    const result: IndexEntry[] = [];
+    const toWrite: number[] = [];
+    const toRemove: IndexEntry[] = [];
+    const localChanges: string[] = [];
+    const untracked: string[] = [];
+    let keptCount = 0;
+    const keep = (e: IndexEntry): void => { result.push(e); keptCount++; };
+
+    plan.files.forEach((f, i) => {
+      const n = f.entry;
+      const key = pathKey(n.path);
+      const cur = current.get(key);
+      const old = oldTree.get(key);
+      current.delete(key);
+      if (force) {
+        if (cur && same(cur, n) && clean(cur)) keep(cur);
+        else {
+          if (cur) toRemove.push(cur);
+          toWrite.push(i);
+        }
+        return;
+      }
+      if (cur) {
+        if (same(cur, n) || (old && same(old, n))) keep(cur);
+        else if (old && same(cur, old) && clean(cur)) {
+          toRemove.push(cur);
+          toWrite.push(i);
+        } else localChanges.push(displayPath(n.path));
+      } else if (old) {
+        // Deleted in the index: fine while N agrees with O, a lost change otherwise.
+        if (!same(old, n)) localChanges.push(displayPath(n.path));
+      } else {
+        if (lstatOrNull(f.fsPath)) untracked.push(displayPath(n.path));
+        toWrite.push(i);
+      }
+    });
+    // Tracked paths the new commit does not have.
+    for (const [key, cur] of current) {
+      const old = oldTree.get(key);
+      if (force) toRemove.push(cur);
+      else if (!old) keep(cur);
+      else if (same(cur, old) && clean(cur)) toRemove.push(cur);
+      else localChanges.push(displayPath(cur.path));
+    }
+
+    if (!force) {
+      // A directory the new commit needs must not be blocked by an untracked file.
+      const removing = new Set(toRemove.map(e => pathKey(e.path)));
+      const vetted = new Set<number>([0]);
+      for (const i of toWrite) {
+        for (let d = plan.files[i]!.dir; !vetted.has(d); d = plan.dirs[d]!.parent) {
+          vetted.add(d);
+          const dir = plan.dirs[d]!;
+          const st = lstatOrNull(dir.fsPath);
+          if (st && !st.isDirectory() && !removing.has(pathKey(dir.path))) untracked.push(displayPath(dir.path));
+        }
+      }
+    }
+    if (localChanges.length) {
+      throw new GitError('worktree', 'local-changes', listPaths(
+        'Your local changes to the following files would be overwritten by checkout:', localChanges.sort(),
+        'Please commit your changes or stash them before you switch branches.\nAborting'));
+    }
+    if (untracked.length) {
+      throw new GitError('worktree', 'untracked-in-the-way', listPaths(
+        'The following untracked working tree files would be overwritten by checkout:', untracked.sort(),
+        'Please move or remove them before you switch branches.\nAborting'));
+    }
+
+    const removed = removeEntries(root, toRemove);
+    writePlannedFiles(odb, plan, toWrite, conversions, settings, force, options.progress);
+
+    for (const i of toWrite) result.push(plan.files[i]!.entry);
+    result.sort(compareEntries);
+    const exact = result.length === plan.files.length && result.every((e, k) => e === plan.files[k]!.entry || same(e, plan.files[k]!.entry));
+    const next: IndexFile = {
+      version: index.version,
+      entries: result,
+      cacheTree: exact ? plan.cacheTree : null,
+      extensions: [],
+      timestampSec: index.timestampSec,
+      timestampNsec: index.timestampNsec,
+    };
+    lock.commit(next);
+    return { written: toWrite.length, removed, kept: keptCount };
+  } finally {
+    lock.rollback();
+  }
+}
+
+/**
+ * Removes tracked files (and submodule directories, when empty) whose leading directories are
+ * real, then the directories the removals emptied, deepest first, as git does.
+ */
+function removeEntries(root: string, entries: IndexEntry[]): number {
+  const leading = new LeadingPathCheck(root);
+  const emptied = new Set<string>();
+  let removed = 0;
+  for (const e of entries) {
+    if (!leading.safe(e.path)) continue; // a symlink or nothing where a directory was: leave it
+    const p = leading.fsPath(e.path);
+    try {
+      if (e.mode === MODE_GITLINK) fs.rmdirSync(p);
+      else fs.unlinkSync(p);
+      removed++;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTEMPTY' && code !== 'EEXIST') {
+        throw new GitError('worktree', 'io', `unable to remove '${displayPath(e.path)}': ${(err as Error).message}`, { cause: err });
+      }
+    }
+    for (let slash = e.path.lastIndexOf(0x2f); slash > 0; slash = e.path.lastIndexOf(0x2f, slash - 1)) {
+      emptied.add(Buffer.from(e.path.subarray(0, slash)).toString('latin1'));
+    }
+  }
+  const dirs = [...emptied].sort((a, b) => b.length - a.length);
+  for (const d of dirs) {
+    try {
+      fs.rmdirSync(leading.fsPath(Buffer.from(d, 'latin1')));
+    } catch {
+      // not empty (untracked files, or entries still to come): it stays
+    }
+  }
+  return removed;
+}
