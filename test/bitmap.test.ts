@@ -15,6 +15,7 @@ import { ObjectDatabase, type PackHandle } from '../src/odb/database.js';
 import { PackIndex } from '../src/pack/idx/read.js';
 import { buildPackBitmap } from '../src/pack/bitmap/build.js';
 import { EwahBitmap, encodeEwah } from '../src/pack/bitmap/ewah.js';
+import { MultiPackIndex } from '../src/pack/bitmap/midx.js';
 import { PackOrder } from '../src/pack/bitmap/pack-order.js';
 import { PackReachability } from '../src/pack/bitmap/reachability.js';
 import { PackBitmap } from '../src/pack/bitmap/read.js';
@@ -29,12 +30,14 @@ let repo = '';
 /**
  * A bare repository of `n` main-line commits with nested directories and blobs shared between
  * paths, a three-commit side branch merged back every 40 commits, and annotated tags on a commit, on
- * a tag and on a blob, plus a lightweight tag. Every commit has its own committer date.
+ * a tag and on a blob, plus a lightweight tag. Every commit has its own committer date. With
+ * `packs` > 1 the history arrives in that many imports, each packed on its own (`repack -d`).
  */
-function buildRepo(n: number): string {
+function buildRepo(n: number, packs = 1): string {
   const dir = tmpDir('tsgit-bitmap-');
   git(dir, ['init', '-q', '--bare', '-b', 'main', '.']);
-  const lines: string[] = [];
+  const marks = path.join(dir, 'marks');
+  let lines: string[] = [];
   let mark = 0, time = 1700000000;
   const data = (s: string) => [`data ${Buffer.byteLength(s)}`, s];
   const commit = (ref: string, parents: number[], files: [string, string][]) => {
@@ -44,6 +47,12 @@ function buildRepo(n: number): string {
     for (const p of parents.slice(1)) lines.push(`merge :${p}`);
     for (const [p, body] of files) lines.push(`M 100644 inline ${p}`, ...data(body));
     return m;
+  };
+  const flush = () => {
+    lines.push('');
+    git(dir, ['fast-import', '--quiet', `--export-marks=${marks}`, `--import-marks-if-exists=${marks}`], lines.join('\n'));
+    lines = [];
+    if (packs > 1) git(dir, ['repack', '-dq']);
   };
   let main = 0;
   for (let i = 1; i <= n; i++) {
@@ -58,13 +67,14 @@ function buildRepo(n: number): string {
         [`alias${i % 2}.txt`, `shared ${i % 10}\n`],
       ]);
     }
+    if (i % Math.ceil(n / packs) === 0 || i === n) flush();
   }
-  lines.push('');
-  git(dir, ['fast-import', '--quiet'], lines.join('\n'));
+  fs.rmSync(marks);
   git(dir, ['tag', '-a', '-m', 'release', 'v1', 'main~30']);
   git(dir, ['tag', '-a', '-m', 'nested', 'v1-signed', 'v1']);
   git(dir, ['tag', '-a', '-m', 'a blob', 'blobtag', 'main:same/copy.txt']);
   git(dir, ['tag', 'light', 'main~100']);
+  if (packs > 1) git(dir, ['repack', '-dq']);
   return dir;
 }
 
@@ -90,8 +100,8 @@ function openBitmap(): PackBitmap {
 }
 
 /** Object ids of `git rev-list --objects <args>`, sorted. */
-function revListObjects(args: string[]): string[] {
-  return git(repo, ['rev-list', '--objects', ...args]).split('\n').filter(Boolean).map(l => l.slice(0, 40)).sort();
+function revListObjects(args: string[], dir = repo): string[] {
+  return git(dir, ['rev-list', '--objects', ...args]).split('\n').filter(Boolean).map(l => l.slice(0, 40)).sort();
 }
 
 function bitmapObjects(b: PackBitmap, commitIndexPos: number): string[] {
@@ -103,27 +113,28 @@ function bitmapObjects(b: PackBitmap, commitIndexPos: number): string[] {
 }
 
 /** Every object's type as git reports it. */
-function gitTypes(): Map<string, number> {
+function gitTypes(dir: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (const l of git(repo, ['cat-file', '--batch-check=%(objectname) %(objecttype)', '--batch-all-objects']).split('\n')) {
+  for (const l of git(dir, ['cat-file', '--batch-check=%(objectname) %(objecttype)', '--batch-all-objects']).split('\n')) {
     if (l) out.set(l.slice(0, 40), typeCode(l.slice(41)));
   }
   return out;
 }
 
 /** The path git names each object by in `rev-list --objects --all` (pack-objects uses the same walk). */
-function gitPaths(): Map<string, string> {
+function gitPaths(dir: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const l of git(repo, ['rev-list', '--objects', '--all']).split('\n')) if (l) out.set(l.slice(0, 40), l.slice(41));
+  for (const l of git(dir, ['rev-list', '--objects', '--all']).split('\n')) if (l) out.set(l.slice(0, 40), l.slice(41));
   return out;
 }
 
-function checkAgainstGit(b: PackBitmap, opts: { hashCache: boolean; lookupTable: boolean }): void {
-  assert.equal(b.hasHashCache, opts.hashCache);
+/** hashCache 'zeros': present but empty, as git 2.39 writes it for multi-pack-index bitmaps. */
+function checkAgainstGit(b: PackBitmap, opts: { hashCache: boolean | 'zeros'; lookupTable: boolean }, dir = repo): void {
+  assert.equal(b.hasHashCache, opts.hashCache !== false);
   assert.equal(b.hasLookupTable, opts.lookupTable);
   b.verifyChecksum();
   // Types.
-  const types = gitTypes();
+  const types = gitTypes(dir);
   assert.equal(types.size, b.count);
   const t = b.typeBitmaps;
   assert.equal(t.commits.count() + t.trees.count() + t.blobs.count() + t.tags.count(), b.count, 'each object in exactly one type bitmap');
@@ -133,11 +144,13 @@ function checkAgainstGit(b: PackBitmap, opts: { hashCache: boolean; lookupTable:
   const commits = b.commits();
   assert.ok(commits.length > 100, `${commits.length} bitmaps`);
   for (const c of commits) {
-    assert.deepEqual(bitmapObjects(b, c), revListObjects([toHex(b.index.oid(c))]), `objects of ${toHex(b.index.oid(c))}`);
+    assert.deepEqual(bitmapObjects(b, c), revListObjects([toHex(b.index.oid(c))], dir), `objects of ${toHex(b.index.oid(c))}`);
   }
   // Name hashes are git's pack_name_hash of the path the walk first met the object at.
-  if (opts.hashCache) {
-    const paths = gitPaths();
+  if (opts.hashCache === 'zeros') {
+    for (let i = 0; i < b.count; i++) assert.equal(b.nameHash(i), 0);
+  } else if (opts.hashCache) {
+    const paths = gitPaths(dir);
     for (let i = 0; i < b.count; i++) {
       const oid = toHex(b.index.oid(i));
       assert.equal(b.nameHash(i), packNameHashOf(paths.get(oid) ?? ''), `name hash of ${oid} (${paths.get(oid)})`);
@@ -238,8 +251,34 @@ test('refuses a .rev or .bitmap that is truncated, belongs to another pack, or l
   let at = 32;
   for (let k = 0; k < 4; k++) at += EwahBitmap.read(plain, at, plain.length, () => '').byteLength;
   const badXor = Buffer.from(plain); badXor[at + 4] = 1;
-  const bx = PackBitmap.fromBuffer(badXor, g.bitmap, gi);
+  const bx = PackBitmap.fromBuffer(badXor, g.bitmap, gi, PackOrder.fromOffsets(gi));
   assert.throws(() => bx.bitmapForIndex(bx.commits()[0]!), isCorrupt(/XOR offset 1/));
+});
+
+test('reads a multi-pack-index bitmap: pseudo-pack order from the RIDX chunk, objects from several packs', () => {
+  const mp = buildRepo(200, 3);
+  try {
+    const pdir = path.join(mp, 'objects', 'pack');
+    const packs = fs.readdirSync(pdir).filter(f => f.endsWith('.pack'));
+    assert.ok(packs.length >= 3, `${packs.length} packs`);
+    // GIT_TEST_MIDX_WRITE_REV also leaves the older multi-pack-index-<checksum>.rev beside it.
+    git(mp, ['multi-pack-index', 'write', '--bitmap'], undefined, { ...GIT_ENV, GIT_TEST_MIDX_WRITE_REV: '1' });
+    const b = PackBitmap.openMultiPack(pdir);
+    assert.ok(b, 'git wrote a multi-pack-index bitmap');
+    checkAgainstGit(b, { hashCache: 'zeros', lookupTable: false }, mp);
+    // Each position's object sits at the offset the multi-pack-index says, in the pack it names.
+    const midx = b.index as MultiPackIndex;
+    assert.deepEqual([...midx.packNames].sort(), packs.map(p => p.replace(/\.pack$/, '.idx')).sort());
+    const rev = path.join(pdir, `multi-pack-index-${toHex(midx.packChecksum())}.rev`);
+    assert.deepEqual(PackOrder.fromRev(fs.readFileSync(rev), midx, rev).positionToIndex, midx.order().positionToIndex);
+    const idx = midx.packNames.map(n => PackIndex.load(path.join(pdir, n)));
+    for (let i = 0; i < midx.count; i++) {
+      const pack = idx[midx.packOf(i)]!;
+      assert.equal(pack.offset(pack.find(midx.oid(i))), midx.offset(i));
+    }
+  } finally {
+    rmrf(mp);
+  }
 });
 
 /** Name hashes from our object walk over all refs, in index order (what repack will store). */

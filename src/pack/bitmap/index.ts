@@ -1,4 +1,4 @@
-// Reachability bitmaps for one pack. Reading: PackBitmap.open() checks the header and the pack
+// Reachability bitmaps for one pack (or a multi-pack-index). Reading: PackBitmap.open() checks the header and the pack
 // checksum, decodes the four type bitmaps, and finds the entries (through the lookup table, or by
 // scanning entry headers); bitmapFor() then resolves a commit's XOR chain into a Bitset of pack
 // positions, which PackOrder maps to and from index positions. Writing: buildPackBitmap() takes
@@ -6,9 +6,10 @@
 // bitsets, and writeBitmap() lays out the file that writeBitmapFile() installs beside the pack.
 export { Bitset } from './bitset.js';
 export { EwahBitmap, encodeEwah, encodeEwahXor, ewahWordCount } from './ewah.js';
-export { PackOrder } from './pack-order.js';
+export { PackOrder, type ReversibleIndex } from './pack-order.js';
+export { MultiPackIndex } from './midx.js';
 export {
-  PackBitmap, BITMAP_OPT_FULL_DAG, BITMAP_OPT_HASH_CACHE, BITMAP_OPT_LOOKUP_TABLE, MAX_XOR_OFFSET,
+  PackBitmap, type BitmapIndex, BITMAP_OPT_FULL_DAG, BITMAP_OPT_HASH_CACHE, BITMAP_OPT_LOOKUP_TABLE, MAX_XOR_OFFSET,
   type PackSource, type TypeBitmaps,
 } from './read.js';
 export { selectBitmapCommits, nextCommitGap, type BitmapCandidates } from './select.js';

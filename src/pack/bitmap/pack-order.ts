@@ -1,6 +1,7 @@
 // Pack order: objects sorted by their offset in the .pack, the order of a pack bitmap's bits.
 // Index order is the .idx's (sorted by id). The mapping comes from the pack's .rev file when it
-// has one, or is computed by sorting the .idx offsets, as git does without a .rev.
+// has one, or is computed by sorting the .idx offsets, as git does without a .rev. A
+// multi-pack-index has the same two orders (its bitmap's being the "pseudo-pack" order).
 //
 // .rev format: "RIDX", u32 version 1, u32 hash id (1 = SHA-1), then one u32 index position per
 // object in pack order, then the pack's checksum and the checksum of everything before it.
@@ -11,6 +12,13 @@ import type { PackIndex } from '../idx/read.js';
 
 const RIDX_MAGIC = 0x52494458;
 const RIDX_HEADER = 12;
+
+/** What a reverse index is checked against: an .idx or a multi-pack-index. */
+export interface ReversibleIndex {
+  readonly count: number;
+  readonly path: string;
+  packChecksum(): Buffer;
+}
 
 export class PackOrder {
   private constructor(
@@ -37,7 +45,7 @@ export class PackOrder {
   }
 
   /** Parses and checks a .rev file against its index. */
-  static fromRev(buf: Uint8Array, index: PackIndex, path: string): PackOrder {
+  static fromRev(buf: Uint8Array, index: ReversibleIndex, path: string): PackOrder {
     const n = index.count;
     const bad = (what: string) => new CorruptError('pack', `${path}: ${what}`);
     if (buf.length !== RIDX_HEADER + 4 * n + 40) {
@@ -57,11 +65,19 @@ export class PackOrder {
       throw bad('reverse index checksum mismatch');
     }
     const toIndex = new Uint32Array(n);
+    for (let pos = 0; pos < n; pos++) toIndex[pos] = view.readUInt32BE(RIDX_HEADER + 4 * pos);
+    return PackOrder.fromPositions(toIndex, path);
+  }
+
+  /** From the index position of each pack position; checks that it is a permutation. */
+  static fromPositions(toIndex: Uint32Array, where: string): PackOrder {
+    const n = toIndex.length;
     const toPos = new Uint32Array(n).fill(0xffffffff);
     for (let pos = 0; pos < n; pos++) {
-      const i = view.readUInt32BE(RIDX_HEADER + 4 * pos);
-      if (i >= n || toPos[i] !== 0xffffffff) throw bad(`entry ${pos} names index position ${i}, out of range or repeated`);
-      toIndex[pos] = i;
+      const i = toIndex[pos]!;
+      if (i >= n || toPos[i] !== 0xffffffff) {
+        throw new CorruptError('pack', `${where}: reverse index entry ${pos} names index position ${i}, out of range or repeated`);
+      }
       toPos[i] = pos;
     }
     return new PackOrder(toIndex, toPos);

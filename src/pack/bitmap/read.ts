@@ -6,7 +6,9 @@
 // position: u32 commit position, u64 entry offset, u32 XOR base row or 0xffffffff) and the name-hash
 // cache (u32 per object, in index order); last, the SHA-1 of all that precedes it.
 //
-// Bits are pack positions (offset order). An entry's bitmap may be stored XORed with an earlier
+// Bits are pack positions (offset order). A multi-pack-index bitmap is the same file over the
+// multi-pack-index's objects: its positions are pseudo-pack positions and its commit positions and
+// hash cache follow the multi-pack-index's order. An entry's bitmap may be stored XORed with an earlier
 // entry's; chains are resolved on first use, and every bitmap resolved on the way is cached.
 // With a lookup table no entry is parsed until asked for; without one, opening scans the entry
 // headers (cheap: it skips over the words) to know where each commit's bitmap is.
@@ -18,6 +20,7 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../../object/type.js';
 import { PackIndex } from '../idx/read.js';
 import { Bitset } from './bitset.js';
 import { EwahBitmap } from './ewah.js';
+import { MultiPackIndex } from './midx.js';
 import { PackOrder } from './pack-order.js';
 
 export const BITMAP_OPT_FULL_DAG = 0x1;
@@ -38,6 +41,19 @@ export interface TypeBitmaps {
   trees: Bitset;
   blobs: Bitset;
   tags: Bitset;
+}
+
+/** The objects a bitmap describes, in index (id) order: a pack's .idx or a multi-pack-index. */
+export interface BitmapIndex {
+  readonly count: number;
+  readonly path: string;
+  readonly buf: Buffer;
+  find(oid: Uint8Array, offset?: number): number;
+  oid(i: number): Buffer;
+  /** Offset in `buf` of the i-th id. */
+  oidAt(i: number): number;
+  /** The checksum the bitmap's header must carry. */
+  packChecksum(): Buffer;
 }
 
 /** What PackBitmap.open needs from an open pack (the object database's PackHandle fits). */
@@ -61,7 +77,7 @@ export class PackBitmap {
   /** Resolved bitmaps by entry number (file order, or lookup-table row with a table). */
   private readonly resolved = new Map<number, Bitset>();
 
-  private constructor(readonly buf: Buffer, readonly path: string, readonly index: PackIndex, readonly order: PackOrder) {
+  private constructor(readonly buf: Buffer, readonly path: string, readonly index: BitmapIndex, readonly order: PackOrder) {
     const bad = (what: string) => new CorruptError('pack', `${path}: ${what}`);
     const n = this.count = index.count;
     if (buf.length < HEADER_SIZE + TRAILER_SIZE) throw bad(`bitmap file is truncated (${buf.length} bytes)`);
@@ -128,8 +144,26 @@ export class PackBitmap {
     return new PackBitmap(buf, path, index, PackOrder.forIndex(index));
   }
 
+  /**
+   * Opens the bitmap of the multi-pack-index in `packDir` (multi-pack-index-<checksum>.bitmap).
+   * Returns null when there is no multi-pack-index or it has no bitmap.
+   */
+  static openMultiPack(packDir: string): PackBitmap | null {
+    const midx = MultiPackIndex.open(packDir);
+    if (!midx) return null;
+    const path = `${packDir}/multi-pack-index-${toHex(midx.packChecksum())}.bitmap`;
+    let buf: Buffer;
+    try {
+      buf = fs.readFileSync(path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+    return new PackBitmap(buf, path, midx, midx.order());
+  }
+
   /** Builds from bytes already in memory (tests, freshly written bitmaps). */
-  static fromBuffer(buf: Buffer, path: string, index: PackIndex, order = PackOrder.forIndex(index)): PackBitmap {
+  static fromBuffer(buf: Buffer, path: string, index: BitmapIndex, order: PackOrder): PackBitmap {
     return new PackBitmap(buf, path, index, order);
   }
 
