@@ -1,9 +1,10 @@
-// Reachability bitmaps for one pack (or a multi-pack-index). Reading: PackBitmap.open() checks the header and the pack
-// checksum, decodes the four type bitmaps, and finds the entries (through the lookup table, or by
-// scanning entry headers); bitmapFor() then resolves a commit's XOR chain into a Bitset of pack
-// positions, which PackOrder maps to and from index positions. Writing: buildPackBitmap() takes
-// every commit of a pack, selectBitmapCommits() picks git's commits, PackReachability fills their
-// bitsets, and writeBitmap() lays out the file that writeBitmapFile() installs beside the pack.
+// Reachability bitmaps for a pack or a multi-pack-index. Reading: PackBitmap.open() (or
+// openMultiPack()) checks the header and the checksum, decodes the four type bitmaps, and finds
+// the entries (through the lookup table, or by scanning entry headers); bitmapFor() then resolves
+// a commit's XOR chain into a Bitset of pack positions, which PackOrder maps to and from index
+// positions. Writing: buildPackBitmap() takes every commit of a pack, selectBitmapCommits() picks
+// git's commits, PackReachability fills their bitsets, and writeBitmap() lays out the file that
+// writeBitmapFile() installs beside the pack.
 export { Bitset } from './bitset.js';
 export { EwahBitmap, encodeEwah, encodeEwahXor, ewahWordCount } from './ewah.js';
 export { PackOrder, type ReversibleIndex } from './pack-order.js';
