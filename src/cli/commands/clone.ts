@@ -1,0 +1,97 @@
+// tsgit clone [--bare] [--mirror] [-b <branch>] [--[no-]single-branch] [--no-tags] [--depth <n>]
+//             [--shallow-since <date>] [--filter <spec>] [-n | --no-checkout] [-o <name>]
+//             [-u <upload-pack>] [-q] [--progress] <repository> [<directory>]
+// Messages and progress go to stderr as git prints them; SIGINT, SIGTERM and SIGHUP stop the
+// clone and remove what it created.
+import os from 'node:os';
+import { clone } from '../../client/clone.js';
+import { parseApproxDate } from '../../client/date.js';
+import { formatRemoteProgress, stderrIsSmartTerminal } from '../../client/remote-progress.js';
+import { UsageError } from '../../core/errors.js';
+import { parseFilterSpec } from '../../protocol/index.js';
+import type { CommandContext } from '../context.js';
+import { writeAll } from '../output.js';
+import { progressWanted } from '../progress.js';
+import { onInterrupt } from '../../client/interrupt.js';
+
+const USAGE = 'usage: tsgit clone [<options>] [--] <repo> [<dir>]';
+
+export default async function cloneCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  let bare = false, mirror = false, noTags = false, noCheckout = false, quiet = false, progress = false;
+  let singleBranch: boolean | undefined;
+  let branch: string | undefined, origin: string | undefined, uploadPack: string | undefined;
+  let depth: number | undefined, since: string | undefined, filter: string | undefined;
+  const rest: string[] = [];
+  const value = (i: number, a: string): string => {
+    const v = args[i];
+    if (v === undefined) throw new UsageError(`option '${a}' requires a value\n${USAGE}`);
+    return v;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    const inline = eq > 0 ? a.slice(eq + 1) : undefined;
+    const arg = () => inline ?? value(++i, name);
+    switch (name) {
+      case '--bare': bare = true; break;
+      case '--mirror': mirror = true; break;
+      case '-b': case '--branch': branch = arg(); break;
+      case '--single-branch': singleBranch = true; break;
+      case '--no-single-branch': singleBranch = false; break;
+      case '--no-tags': noTags = true; break;
+      case '--depth': depth = positive(arg(), '--depth'); break;
+      case '--shallow-since': since = arg(); break;
+      case '--filter': filter = arg(); break;
+      case '--no-filter': filter = undefined; break;
+      case '-n': case '--no-checkout': noCheckout = true; break;
+      case '-o': case '--origin': origin = arg(); break;
+      case '-u': case '--upload-pack': uploadPack = arg(); break;
+      case '-q': case '--quiet': quiet = true; break;
+      case '--progress': progress = true; break;
+      case '--no-progress': progress = false; break;
+      case '--': rest.push(...args.slice(i + 1)); i = args.length; break;
+      default:
+        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+        rest.push(a);
+    }
+  }
+  if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.\n${USAGE}`);
+  if (rest.length > 2) throw new UsageError(`Too many arguments.\n${USAGE}`);
+  if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');
+  const showProgress = progressWanted({ quiet, progress });
+  const terminal = stderrIsSmartTerminal(ctx.env);
+  const stderr = (text: string) => writeAll(2, Buffer.from(text, 'utf8'));
+  const controller = new AbortController();
+  let caught = 0;
+  const release = onInterrupt((signal) => {
+    caught = os.constants.signals[signal];
+    controller.abort();
+  });
+  // Should the event loop ever drain with the clone unfinished, exit as a failure, not as 0.
+  process.exitCode = 128;
+  try {
+    await clone(rest[0]!, {
+      cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, depth,
+      ...(since !== undefined ? { shallowSince: parseApproxDate(since) } : {}),
+      ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
+      noCheckout, origin, progress: showProgress,
+      ...(showProgress ? { onRemoteProgress: (text: string) => stderr(formatRemoteProgress(text, terminal)) } : {}),
+      log: (message) => { if (!quiet || message.startsWith('warning:')) stderr(message); },
+      signal: controller.signal,
+      transport: uploadPack !== undefined ? { uploadPack } : {},
+    });
+  } catch (e) {
+    if (controller.signal.aborted) return 128 + caught;
+    throw e;
+  } finally {
+    release();
+  }
+  return 0;
+}
+
+function positive(text: string, option: string): number {
+  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!(n > 0)) throw new UsageError(`${option} ${text} is not a positive number`);
+  return n;
+}

@@ -1,0 +1,53 @@
+// Is one commit an ancestor of another (a fast-forward)? A walk from the new commit, newest first,
+// that stops once every commit left in the queue is older than the old one by more than a day:
+// git's old in_merge_bases heuristic, which tolerates a day of clock skew. Shallow boundaries end
+// the walk as they do in git.
+import { fromHex, toHex } from '../core/oid.js';
+import { parseCommit } from '../object/commit.js';
+import { OBJ_COMMIT } from '../object/type.js';
+import type { ObjectDatabase } from '../odb/database.js';
+
+const SKEW_SECONDS = 86400;
+
+export function isAncestor(odb: ObjectDatabase, ancestor: string, descendant: string, shallow: ReadonlySet<string> = new Set()): boolean {
+  if (ancestor === descendant) return true;
+  const read = (hex: string) => {
+    const o = odb.read(fromHex(hex)!);
+    if (!o || o.type !== OBJ_COMMIT) return null;
+    return parseCommit(o.data, () => `commit ${hex}`);
+  };
+  const target = read(ancestor);
+  const start = read(descendant);
+  if (!target || !start) return false;
+  const cutoff = target.time - SKEW_SECONDS;
+  const seen = new Set<string>([descendant]);
+  // Kept sorted by time, newest last, so pop() gives the newest.
+  const queue: { hex: string; time: number }[] = [{ hex: descendant, time: start.time }];
+  while (queue.length) {
+    const { hex } = queue.pop()!;
+    if (hex === ancestor) return true;
+    if (shallow.has(hex)) continue;
+    const c = read(hex);
+    if (!c) continue;
+    for (const p of c.parents) {
+      const ph = toHex(p);
+      if (seen.has(ph)) continue;
+      seen.add(ph);
+      const pc = ph === ancestor ? target : read(ph);
+      if (!pc) continue;
+      if (ph === ancestor) return true;
+      if (pc.time < cutoff) continue;
+      insertSorted(queue, { hex: ph, time: pc.time });
+    }
+  }
+  return false;
+}
+
+function insertSorted(queue: { hex: string; time: number }[], item: { hex: string; time: number }): void {
+  let lo = 0, hi = queue.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (queue[mid]!.time <= item.time) lo = mid + 1; else hi = mid;
+  }
+  queue.splice(lo, 0, item);
+}

@@ -1,0 +1,330 @@
+// Clone, top to bottom (git's builtin/clone.c):
+//   claim the directory -> init the repository and write the remote's config
+//   -> transport.connect -> list refs (ls-refs / advertisement) -> choose refs and wants
+//   -> fetch-pack (no haves) -> index-pack as the pack arrives -> shallow file
+//   -> refs (packed-refs for the remote's refs, HEAD, branch tracking) -> checkout
+// Any failure, or an abort through `signal` (the CLI's SIGINT), removes what the clone created.
+import os from 'node:os';
+import path from 'node:path';
+import { Config } from '../config/index.js';
+import { GitError } from '../core/errors.js';
+import { fromHex } from '../core/oid.js';
+import { checkRefFormat } from '../refs/check-ref-format.js';
+import { RefStore } from '../refs/index.js';
+import { formatFilterSpec, type FilterSpec } from '../protocol/index.js';
+import { Repository } from '../repository/repository.js';
+import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
+import { checkoutTree } from '../worktree/checkout.js';
+import { DelayedProgress } from './delayed-progress.js';
+import { fetchPack } from './fetch-pack.js';
+import { guessDirectory } from './guess-directory.js';
+import { initRepository } from './init-repository.js';
+import { JunkDirectory } from './junk.js';
+import { peeledValue } from './peel.js';
+import { checkRemoteRefNames, mapRefs, parseRefspec, type MappedRef, type Refspec } from './refspec.js';
+import { RemoteSession, type RemoteRef } from './session.js';
+import { updateShallow } from './shallow-file.js';
+import { storePack, type StoredPack } from './store-pack.js';
+import { connectOptionsFromConfig } from './transport-config.js';
+
+export interface CloneOptions {
+  /** Where to clone to; by default a name guessed from the URL, in `cwd`. */
+  readonly directory?: string;
+  readonly cwd?: string;
+  readonly bare?: boolean;
+  /** A bare clone that maps every remote ref to the same local name (implies bare). */
+  readonly mirror?: boolean;
+  /** The branch (or tag) to check out instead of the remote's HEAD. */
+  readonly branch?: string;
+  /** Fetch only one branch; by default only with depth or shallowSince, as in git. */
+  readonly singleBranch?: boolean;
+  readonly noTags?: boolean;
+  readonly depth?: number;
+  /** Unix seconds. */
+  readonly shallowSince?: number;
+  readonly filter?: FilterSpec;
+  readonly noCheckout?: boolean;
+  /** The remote's name (git's -o); default origin. */
+  readonly origin?: string;
+  /** fsck every received object (default true; off for shallow and partial clones). */
+  readonly strict?: boolean;
+  /** Draw progress meters on stderr. */
+  readonly progress?: boolean;
+  /** The server's progress text; when absent the server is asked not to send any. */
+  readonly onRemoteProgress?: (text: string) => void;
+  /** "Cloning into ..." and warnings, as git prints them to stderr. */
+  readonly log?: (message: string) => void;
+  readonly signal?: AbortSignal;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Transport settings; they override what the global config says. */
+  readonly transport?: ConnectOptions;
+}
+
+export interface CloneResult {
+  readonly gitDir: string;
+  readonly workTree: string | null;
+  /** What HEAD names (null when detached) and the commit it resolves to (null when unborn). */
+  readonly head: { readonly symref: string | null; readonly oid: string | null };
+  /** Refs written, HEAD and the remote's HEAD not counted. */
+  readonly refs: number;
+  readonly objects: number;
+}
+
+function interrupted(): GitError {
+  return new GitError('client', 'interrupted', 'clone interrupted');
+}
+
+export async function clone(url: string, options: CloneOptions = {}): Promise<CloneResult> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const mirror = options.mirror ?? false;
+  const bare = mirror || (options.bare ?? false);
+  const origin = options.origin ?? 'origin';
+  if (checkRefFormat(`refs/remotes/${origin}/test`) !== null) throw new GitError('client', 'bad-remote', `'${origin}' is not a valid remote name`);
+  const deepen = (options.depth ?? 0) > 0 || options.shallowSince !== undefined;
+  const singleBranch = options.singleBranch ?? deepen;
+  const log = options.log ?? (() => {});
+  const remoteUrl = parseRemoteUrl(url, cwd);
+  // A local path is recorded absolute, so the clone keeps working from any directory.
+  const storedUrl = remoteUrl.kind === 'file' && !/^file:/i.test(url) ? remoteUrl.path : url;
+  const shown = options.directory ?? guessDirectory(url, bare);
+  const target = path.resolve(cwd, shown);
+  const junk = JunkDirectory.claim(target, shown);
+  log(bare ? `Cloning into bare repository '${shown}'...\n` : `Cloning into '${shown}'...\n`);
+
+  let session: RemoteSession | null = null;
+  let stored: StoredPack | null = null;
+  const onAbort = () => session?.abort();
+  options.signal?.addEventListener('abort', onAbort);
+  try {
+    const gitDir = bare ? target : path.join(target, '.git');
+    const workTree = bare ? null : target;
+    const globalConfig = Config.loadSync(gitDir, { global: true, env });
+    const initialBranch = globalConfig.get('init', null, 'defaultbranch') || 'master';
+    initRepository(gitDir, { bare, initialBranch });
+    const config = Config.loadSync(gitDir);
+    const srcPrefix = mirror ? 'refs/' : 'refs/heads/';
+    const branchTop = bare ? srcPrefix : `refs/remotes/${origin}/`;
+    const refspec = parseRefspec(`+${srcPrefix}*:${branchTop}*`);
+    config.set('remote', origin, 'url', storedUrl);
+    if (options.noTags) config.set('remote', origin, 'tagOpt', '--no-tags');
+    if (options.filter) {
+      config.set('core', null, 'repositoryformatversion', '1');
+      config.set('remote', origin, 'promisor', 'true');
+      config.set('remote', origin, 'partialclonefilter', formatFilterSpec(options.filter));
+      config.set('extensions', null, 'partialclone', origin);
+    }
+    config.save();
+
+    const connectOptions = { ...connectOptionsFromConfig(Config.loadSync(gitDir, { global: true, env }), env), ...options.transport };
+    session = await RemoteSession.open(remoteUrl, connectOptions);
+    if (options.signal?.aborted) throw interrupted();
+    const prefixes = ['HEAD', srcPrefix];
+    if (options.branch) prefixes.push(`refs/heads/${options.branch}`, `refs/tags/${options.branch}`);
+    if (!options.noTags) prefixes.push('refs/tags/');
+    const refs = await session.listRefs({ prefixes, unborn: true });
+    checkRemoteRefNames(refs, remoteUrl.display);
+    const head = refs.find((r) => r.name === 'HEAD') ?? null;
+    const plan = chooseRefs(refs, head, { refspec, branch: options.branch, singleBranch, mirror, noTags: options.noTags ?? false, origin });
+
+    writeRefspecConfig(config, plan, { origin, bare, mirror, singleBranch, branch: options.branch, srcPrefix, branchTop });
+
+    const refStore = RefStore.open(gitDir, { env });
+    const repo = new Repository(gitDir, workTree);
+    const reflogMessage = `clone: from ${storedUrl}`;
+    let objects = 0;
+    const wants = [...new Set(plan.mapped.map((m) => m.remote.oid))];
+    if (wants.length > 0) {
+      const filtered = options.filter ?? null;
+      const fetched = await fetchPack(session, {
+        wants, negotiator: null, depth: options.depth, deepenSince: options.shallowSince, filter: filtered,
+        includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
+        onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
+        receivePack: (pack) => storePack(repo, pack, {
+          fixThin: false, strict: (options.strict ?? true) && !deepen && !filtered, progress: options.progress ?? false,
+          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`,
+          ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
+        }),
+      });
+      stored = fetched.pack;
+      objects = stored.result.objects;
+      await session.close(session.version === 2);
+      session = null;
+      if (options.signal?.aborted) throw interrupted();
+      updateShallow(gitDir, fetched.shallows, fetched.unshallows);
+    } else {
+      await session.close();
+      session = null;
+    }
+
+    const written = writeRemoteRefs(repo, refStore, plan.mapped, refs, singleBranch && !options.noTags, reflogMessage);
+    const headState = setupHead(refStore, config, plan, {
+      bare, origin, branchTop, reflogMessage, initialBranch, log, peel: (oid) => peeledValue(repo.odb, oid) ?? oid,
+    });
+    stored?.unlock();
+    if (options.signal?.aborted) throw interrupted();
+
+    if (workTree && !options.noCheckout && headState.oid) {
+      const progress = new DelayedProgress('Updating files', options.progress ?? false);
+      checkoutTree(repo, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
+      progress.done();
+    }
+    repo.close();
+    options.signal?.removeEventListener('abort', onAbort);
+    junk.keep();
+    return { gitDir, workTree, head: headState, refs: written, objects };
+  } catch (e) {
+    options.signal?.removeEventListener('abort', onAbort);
+    session?.abort();
+    junk.remove();
+    if (options.signal?.aborted) throw interrupted();
+    throw e;
+  }
+}
+
+interface RefPlan {
+  /** The refs to fetch; those with a local name are written. HEAD comes first when wanted. */
+  readonly mapped: MappedRef[];
+  /** The remote ref the local HEAD follows (git's our_head_points_at). */
+  readonly ours: MappedRef | null;
+  /** The branch the remote's HEAD names, when it is among the mapped refs. */
+  readonly remoteHead: MappedRef | null;
+  /** The remote's HEAD itself, with its id (null when unborn or absent). */
+  readonly head: RemoteRef | null;
+}
+
+/** git's wanted_peer_refs and guess_remote_head. */
+function chooseRefs(refs: readonly RemoteRef[], head: RemoteRef | null,
+  o: { refspec: Refspec; branch?: string; singleBranch: boolean; mirror: boolean; noTags: boolean; origin: string }): RefPlan {
+  const tagSpec = parseRefspec('refs/tags/*:refs/tags/*');
+  const withOid = (r: RemoteRef | null | undefined): r is RemoteRef & { oid: string } => !!r && r.oid !== null;
+  const mapped: MappedRef[] = [];
+  const headEntry = withOid(head) ? { remote: head, local: null, force: false, fromCommandLine: false } : null;
+  const findBranch = (name: string) => refs.find((r) => r.name === `refs/heads/${name}`) ?? refs.find((r) => r.name === `refs/tags/${name}`);
+  if (o.singleBranch) {
+    let chosen: RemoteRef | undefined;
+    if (o.branch !== undefined) {
+      chosen = findBranch(o.branch);
+    } else {
+      if (headEntry) mapped.push(headEntry);
+      chosen = guessRemoteHead(head, refs) ?? undefined;
+    }
+    if (withOid(chosen)) {
+      mapped.push(...mapRefs([chosen], [o.refspec], false));
+      mapped.push(...mapRefs([chosen], [tagSpec], false));
+    }
+  } else {
+    if (headEntry) mapped.push(headEntry);
+    mapped.push(...mapRefs(refs, [o.refspec], false));
+    if (!o.mirror && !o.noTags) mapped.push(...mapRefs(refs, [tagSpec], false));
+  }
+  const remoteHeadName = guessRemoteHead(head, mapped.map((m) => m.remote))?.name;
+  const remoteHead = mapped.find((m) => m.local !== null && m.remote.name === remoteHeadName) ?? null;
+  let ours: MappedRef | null = remoteHead;
+  if (o.branch !== undefined) {
+    const b = o.branch;
+    ours = mapped.find((m) => m.local !== null && m.remote.name === `refs/heads/${b}`)
+      ?? mapped.find((m) => m.local !== null && m.remote.name === `refs/tags/${b}`) ?? null;
+    if (!ours) throw new GitError('client', 'no-such-ref', `Remote branch ${b} not found in upstream ${o.origin}`);
+  }
+  return { mapped, ours, remoteHead, head };
+}
+
+/** The branch the remote's HEAD points at: its symref when there is one, else a branch with its id. */
+function guessRemoteHead(head: RemoteRef | null, refs: readonly RemoteRef[]): RemoteRef | null {
+  if (!head) return null;
+  if (head.symrefTarget !== undefined) return refs.find((r) => r.name === head.symrefTarget) ?? null;
+  if (head.oid === null) return null;
+  return refs.find((r) => r.name === 'refs/heads/master' && r.oid === head.oid)
+    ?? refs.find((r) => r.name.startsWith('refs/heads/') && r.oid === head.oid) ?? null;
+}
+
+/** git's write_refspec_config: what later fetches map, narrowed to one branch by --single-branch. */
+function writeRefspecConfig(config: Config, plan: RefPlan, o: {
+  origin: string; bare: boolean; mirror: boolean; singleBranch: boolean; branch?: string; srcPrefix: string; branchTop: string;
+}): void {
+  if (o.bare && !o.mirror) return;
+  let value: string | null = null;
+  if (o.singleBranch && !o.mirror) {
+    if (o.branch !== undefined && plan.ours) {
+      const name = plan.ours.remote.name;
+      value = name.startsWith('refs/tags/') ? `+${name}:${name}` : `+${name}:${o.branchTop}${o.branch}`;
+    } else if (plan.remoteHead) {
+      // Without a remote-tracking ref for it, a later fetch simply updates FETCH_HEAD, as in git.
+      value = `+${plan.remoteHead.remote.name}:${o.branchTop}${plan.remoteHead.remote.name.slice('refs/heads/'.length)}`;
+    }
+  } else {
+    value = `+${o.srcPrefix}*:${o.branchTop}*`;
+  }
+  if (value === null) return;
+  config.add('remote', o.origin, 'fetch', value);
+  if (o.mirror) config.set('remote', o.origin, 'mirror', 'true');
+  config.save();
+}
+
+/**
+ * The remote's refs go to packed-refs in one write, as git's clone does; with --single-branch,
+ * tags whose objects arrived (include-tag) are added as loose refs, as git's write_followtags.
+ */
+function writeRemoteRefs(repo: Repository, refStore: RefStore, mapped: readonly MappedRef[], refs: readonly RemoteRef[],
+  followTags: boolean, reflogMessage: string): number {
+  const byName = new Map<string, { name: string; oid: string; peeled?: string }>();
+  for (const m of mapped) {
+    if (m.local === null || byName.has(m.local)) continue;
+    const peeled = peeledValue(repo.odb, m.remote.oid);
+    byName.set(m.local, peeled === null ? { name: m.local, oid: m.remote.oid } : { name: m.local, oid: m.remote.oid, peeled });
+  }
+  if (byName.size > 0) refStore.writePacked([...byName.values()]);
+  let written = byName.size;
+  if (followTags) {
+    for (const r of refs) {
+      if (!r.name.startsWith('refs/tags/') || r.oid === null || byName.has(r.name)) continue;
+      if (!repo.odb.has(fromHex(r.oid)!)) continue;
+      refStore.update(r.name, r.oid, { oldOid: null, reflogMessage });
+      written++;
+    }
+  }
+  return written;
+}
+
+/** git's update_head and the remote HEAD symref of update_remote_refs. */
+function setupHead(refStore: RefStore, config: Config, plan: RefPlan,
+  o: {
+    bare: boolean; origin: string; branchTop: string; reflogMessage: string; initialBranch: string;
+    log: (m: string) => void; peel: (oid: string) => string;
+  }):
+  { symref: string | null; oid: string | null } {
+  const { ours, remoteHead, head } = plan;
+  if (plan.mapped.length === 0) {
+    o.log('warning: You appear to have cloned an empty repository.\n');
+    const unborn = head?.symrefTarget?.startsWith('refs/heads/') ? head.symrefTarget : `refs/heads/${o.initialBranch}`;
+    refStore.setSymbolic('HEAD', unborn);
+    if (!o.bare) installBranchConfig(config, unborn.slice(11), o.origin, unborn);
+    return { symref: unborn, oid: null };
+  }
+  if (remoteHead && !o.bare) {
+    refStore.setSymbolic(`${o.branchTop}HEAD`, remoteHead.local!, { reflogMessage: o.reflogMessage });
+  }
+  if (ours && ours.remote.name.startsWith('refs/heads/')) {
+    refStore.setSymbolic('HEAD', ours.remote.name);
+    if (!o.bare) {
+      refStore.update('HEAD', ours.remote.oid, { reflogMessage: o.reflogMessage });
+      installBranchConfig(config, ours.remote.name.slice(11), o.origin, ours.remote.name);
+    }
+    return { symref: ours.remote.name, oid: ours.remote.oid };
+  }
+  const detachAt = ours ? o.peel(ours.remote.oid) : head?.oid ?? null;
+  if (detachAt === null) {
+    o.log('warning: remote HEAD refers to nonexistent ref, unable to checkout\n');
+    return { symref: refStore.head().symref, oid: null };
+  }
+  refStore.update('HEAD', detachAt, { noDeref: true, reflogMessage: o.reflogMessage });
+  return { symref: null, oid: detachAt };
+}
+
+function installBranchConfig(config: Config, branch: string, origin: string, merge: string): void {
+  config.set('branch', branch, 'remote', origin);
+  config.set('branch', branch, 'merge', merge);
+  config.save();
+}
+

@@ -1,0 +1,34 @@
+// Dates for --shallow-since, in the forms people give git: a Unix time (`1700000000`, `@1700000000`),
+// an ISO 8601 or RFC 2822 date (local time when no zone is given, as in git), or a relative
+// `<n> <unit>s ago`, `yesterday`, `now`. git's approxidate accepts anything and guesses; tsgit
+// refuses what it cannot read rather than deepening to a guess.
+import { GitError } from '../core/errors.js';
+
+const UNIT_SECONDS: Record<string, number> = {
+  second: 1, minute: 60, hour: 3600, day: 86400, week: 7 * 86400, month: 30 * 86400, year: 365 * 86400,
+};
+
+export function parseApproxDate(text: string, now = Date.now()): number {
+  const s = text.trim();
+  const nowSeconds = Math.floor(now / 1000);
+  let m = /^@?([0-9]{1,15})$/.exec(s);
+  if (m) return Number(m[1]);
+  if (s === 'now') return nowSeconds;
+  if (s === 'yesterday') return nowSeconds - 86400;
+  m = /^([0-9]+)[ .]+(second|minute|hour|day|week|month|year)s?[ .]+ago$/i.exec(s);
+  if (m) return nowSeconds - Number(m[1]) * UNIT_SECONDS[m[2]!.toLowerCase()]!;
+  m = /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[ T]([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?)?\s*(Z|[+-][0-9]{2}:?[0-9]{2})?$/.exec(s);
+  if (m) {
+    const [y, mo, d, h = '0', mi = '0', sec = '0'] = m.slice(1, 7) as string[];
+    const zone = m[7];
+    if (zone === undefined) return Math.floor(new Date(+y!, +mo! - 1, +d!, +h, +mi, +sec).getTime() / 1000);
+    const utc = Date.UTC(+y!, +mo! - 1, +d!, +h, +mi, +sec) / 1000;
+    if (zone === 'Z') return utc;
+    const digits = zone.replace(':', '');
+    const offset = (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * 60;
+    return utc - (digits[0] === '-' ? -offset : offset);
+  }
+  const parsed = Date.parse(s);
+  if (!Number.isNaN(parsed)) return Math.floor(parsed / 1000);
+  throw new GitError('client', 'bad-date', `invalid date format: ${text}`);
+}

@@ -1,0 +1,60 @@
+// The lines `git fetch` prints for each ref (builtin/fetch.c format_display):
+//    * [new branch]      feature    -> origin/feature
+//      1234567..89abcde  main       -> origin/main
+//    + 1234567...89abcde topic      -> origin/topic  (forced update)
+//    ! [rejected]        v1         -> v1  (would clobber existing tag)
+//    - [deleted]         (none)     -> origin/gone
+// and FETCH_HEAD's lines: "<id>\t[not-for-merge]\t<kind> '<name>' of <url>".
+
+export interface RefLine {
+  readonly code: string;
+  readonly summary: string;
+  /** The remote ref's full name, or "(none)" for a deletion. */
+  readonly remote: string;
+  /** The local ref's full name. */
+  readonly local: string;
+  readonly error?: string;
+}
+
+/** git's prettify_refname: refs/heads/, refs/tags/ and refs/remotes/ are left out. */
+export function prettifyRefName(name: string): string {
+  for (const prefix of ['refs/heads/', 'refs/tags/', 'refs/remotes/']) if (name.startsWith(prefix)) return name.slice(prefix.length);
+  return name;
+}
+
+export function abbrev(oid: string): string {
+  return oid.slice(0, 7);
+}
+
+/** Formats the lines, with git's column widths (remote names padded to at least 10). */
+export function formatRefLines(lines: readonly RefLine[], columns = Number(process.env.COLUMNS) || 80): string {
+  const summaryWidth = 2 * 7 + 3;
+  let refWidth = 10;
+  for (const l of lines) {
+    const r = prettifyRefName(l.remote).length;
+    const len = 21 + r + 4 + prettifyRefName(l.local).length;
+    if (len < columns && r > refWidth) refWidth = r;
+  }
+  return lines.map((l) => {
+    const remote = prettifyRefName(l.remote).padEnd(refWidth);
+    return ` ${l.code} ${l.summary.padEnd(summaryWidth)} ${remote} -> ${prettifyRefName(l.local)}${l.error ? `  (${l.error})` : ''}\n`;
+  }).join('');
+}
+
+/** The URL as FETCH_HEAD names it: without trailing slashes or ".git". */
+export function fetchHeadUrl(url: string): string {
+  let u = url.replace(/\/+$/, '');
+  if (u.length > 4 && u.endsWith('.git')) u = u.slice(0, -4);
+  return u;
+}
+
+export function fetchHeadLine(oid: string, remoteName: string, forMerge: boolean, url: string): string {
+  let kind = '', what = '';
+  if (remoteName === 'HEAD') { /* just the URL */ }
+  else if (remoteName.startsWith('refs/heads/')) { kind = 'branch'; what = remoteName.slice(11); }
+  else if (remoteName.startsWith('refs/tags/')) { kind = 'tag'; what = remoteName.slice(10); }
+  else if (remoteName.startsWith('refs/remotes/')) { kind = 'remote-tracking branch'; what = remoteName.slice(13); }
+  else what = remoteName;
+  const note = `${kind ? `${kind} ` : ''}${what ? `'${what}' of ` : ''}${fetchHeadUrl(url)}`;
+  return `${oid}\t${forMerge ? '' : 'not-for-merge'}\t${note}\n`;
+}

@@ -1,0 +1,326 @@
+// Fetch, top to bottom (git's builtin/fetch.c):
+//   which remote and refspecs -> transport.connect -> list refs -> map them to local refs
+//   (+ tags to follow) -> negotiate with local history and fetch the pack into index-pack
+//   -> shallow file -> tags that arrived but were not asked for (backfill) -> prune
+//   -> update refs (fast-forward, forced, or rejected) -> FETCH_HEAD -> report
+// Refs are touched only after the pack is stored, so a failed fetch changes no ref.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Config } from '../config/index.js';
+import { GitError } from '../core/errors.js';
+import { fromHex } from '../core/oid.js';
+import { OBJ_COMMIT } from '../object/type.js';
+import { parseFilterSpec, type FilterSpec } from '../protocol/index.js';
+import { RefStore } from '../refs/index.js';
+import type { Repository } from '../repository/repository.js';
+import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
+import { isAncestor } from './ancestry.js';
+import { fetchPack } from './fetch-pack.js';
+import { abbrev, fetchHeadLine, fetchHeadUrl, formatRefLines, type RefLine } from './fetch-report.js';
+import { ConsecutiveNegotiator } from './negotiator.js';
+import { peeledValue } from './peel.js';
+import { checkRemoteRefNames, mapRefs, parseRefspec, refPrefixes, type MappedRef, type Refspec } from './refspec.js';
+import { defaultRemoteName, resolveRemote, type RemoteSpec } from './remote-config.js';
+import { RemoteSession, type RemoteRef } from './session.js';
+import { readShallow, updateShallow } from './shallow-file.js';
+import { storePack, type StoredPack } from './store-pack.js';
+import { connectOptionsFromConfig } from './transport-config.js';
+
+export interface FetchOptions {
+  /** A configured remote's name or an address; default: the current branch's remote, else origin. */
+  readonly remote?: string;
+  /** Refspecs from the command line; default: remote.<name>.fetch. */
+  readonly refspecs?: readonly string[];
+  readonly depth?: number;
+  /** Delete remote-tracking refs whose remote ref is gone. */
+  readonly prune?: boolean;
+  /** Fetch every tag (git's --tags). */
+  readonly tags?: boolean;
+  readonly noTags?: boolean;
+  /** Update even refs whose update is not a fast-forward. */
+  readonly force?: boolean;
+  /** fsck every received object (default true; off when deepening or filtering). */
+  readonly strict?: boolean;
+  readonly progress?: boolean;
+  readonly onRemoteProgress?: (text: string) => void;
+  /** The ref report and warnings, as git prints them to stderr. */
+  readonly log?: (message: string) => void;
+  /** Show the ref report (git's default; off with -q). */
+  readonly report?: boolean;
+  /** Start of reflog messages (git's GIT_REFLOG_ACTION, "fetch <args>"). */
+  readonly reflogAction?: string;
+  readonly signal?: AbortSignal;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  readonly transport?: ConnectOptions;
+}
+
+export interface FetchResult {
+  /** Every ref line, shown or not (up-to-date refs have code '='). */
+  readonly lines: RefLine[];
+  readonly rejected: number;
+  readonly objects: number;
+}
+
+type TagMode = 'auto' | 'all' | 'none';
+
+interface Target extends MappedRef {
+  forMerge: boolean;
+}
+
+function interrupted(): GitError {
+  return new GitError('client', 'interrupted', 'fetch interrupted');
+}
+
+export async function fetch(repo: Repository, options: FetchOptions = {}): Promise<FetchResult> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => {});
+  const config = Config.loadSync(repo.gitDir, { global: true, env });
+  const refStore = RefStore.open(repo.gitDir, { env });
+  const head = refStore.head();
+  const currentBranch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
+  if (options.remote === undefined && config.list().every((e) => e.section !== 'remote')) {
+    throw new GitError('client', 'no-remote', 'No remote repository specified.  Please, specify either a URL or a remote name from which new revisions should be fetched.');
+  }
+  const remote = resolveRemote(config, options.remote ?? defaultRemoteName(config, currentBranch));
+  const tagMode: TagMode = options.tags ? 'all' : options.noTags ? 'none'
+    : remote.tagOpt === '--no-tags' ? 'none' : remote.tagOpt === '--tags' ? 'all' : 'auto';
+  const fromCommandLine = (options.refspecs?.length ?? 0) > 0;
+  const specs = (fromCommandLine ? options.refspecs! : remote.fetch).map(parseRefspec);
+  const headOnly = specs.length === 0;
+  const tagSpec = tagMode === 'all' ? parseRefspec('refs/tags/*:refs/tags/*') : null;
+  const follow = tagMode === 'auto' && specs.some((s) => !s.negative && s.dst !== '');
+  const filter = remote.promisor && remote.partialCloneFilter ? parseFilterSpec(remote.partialCloneFilter) : null;
+  const deepen = (options.depth ?? 0) > 0;
+  const connectOptions = {
+    ...connectOptionsFromConfig(config, env), ...(remote.uploadPack ? { uploadPack: remote.uploadPack } : {}), ...options.transport,
+  };
+  const remoteUrl = parseRemoteUrl(remote.url, options.cwd ?? process.cwd());
+  const shown = fetchHeadUrl(remote.url);
+  const strict = (options.strict ?? true) && !deepen && filter === null;
+
+  const session = await RemoteSession.open(remoteUrl, connectOptions);
+  const sessions = [session];
+  const onAbort = () => { for (const s of sessions) s.abort(); };
+  options.signal?.addEventListener('abort', onAbort);
+  const stored: StoredPack[] = [];
+  try {
+    const prefixes = refPrefixes(specs);
+    if (headOnly) prefixes.push('HEAD');
+    if (follow || tagSpec) prefixes.push('refs/tags/');
+    const refs = await session.listRefs({ prefixes });
+    checkRemoteRefNames(refs, remoteUrl.display);
+
+    const targets = chooseTargets(refs, specs, { fromCommandLine, headOnly, tagSpec, remote, config, currentBranch });
+    if (follow) targets.push(...tagsToFollow(repo, refStore, refs, targets, false));
+
+    let objects = 0;
+    const shallows = readShallow(repo.gitDir);
+    const fetchRound = async (s: RemoteSession, wants: string[], withDepth: boolean): Promise<void> => {
+      const negotiator = new ConsecutiveNegotiator(repo.odb, new Set(shallows));
+      for (const r of refs) if (r.oid !== null && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
+      for (const r of refStore.list()) negotiator.addTip(r.oid);
+      const result = await fetchPack(s, {
+        wants, negotiator, shallows, ...(withDepth ? { depth: options.depth } : {}), filter,
+        includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
+        warn: (m) => log(`warning: ${m}\n`),
+        receivePack: (pack) => storePack(repo, pack, {
+          fixThin: true, strict, progress: options.progress ?? false,
+          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`,
+          ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
+        }),
+      });
+      stored.push(result.pack);
+      objects += result.pack.result.objects;
+      updateShallow(repo.gitDir, result.shallows, result.unshallows);
+      await s.close(s.version === 2);
+    };
+
+    const wants = missing(repo, targets.map((t) => t.remote.oid));
+    if (wants.length > 0 || deepen) await fetchRound(session, wants.length > 0 ? wants : unique(targets.map((t) => t.remote.oid)), deepen);
+    else await session.close();
+    if (options.signal?.aborted) throw interrupted();
+
+    if (follow) {
+      // Tags pointing into what just arrived; include-tag normally brought their objects along.
+      const more = tagsToFollow(repo, refStore, refs, targets, true);
+      targets.push(...more);
+      const backfill = missing(repo, more.map((t) => t.remote.oid));
+      if (backfill.length > 0) {
+        const again = await RemoteSession.open(remoteUrl, connectOptions);
+        sessions.push(again);
+        await again.listRefs({ prefixes: ['refs/tags/'] });
+        await fetchRound(again, backfill, false);
+      }
+    }
+    if (options.signal?.aborted) throw interrupted();
+
+    const shallowSet = new Set(readShallow(repo.gitDir));
+    const lines: RefLine[] = [];
+    if (options.prune) lines.push(...prune(refStore, refs, specs, targets));
+    let rejected = 0;
+    const action = options.reflogAction ?? 'fetch';
+    const seen = new Set<string>();
+    for (const t of targets) {
+      if (t.local === null || seen.has(t.local)) continue;
+      seen.add(t.local);
+      const line = updateRef(repo, refStore, t, {
+        force: options.force ?? false, currentBranch: head.symref, bare: repo.workTree === null, shallow: shallowSet, action,
+      });
+      if (line.code === '!') rejected++;
+      lines.push(line);
+    }
+    writeFetchHead(repo.gitDir, targets, remote.url);
+    for (const p of stored) p.unlock();
+    options.signal?.removeEventListener('abort', onAbort);
+
+    const shownLines = lines.filter((l) => l.code !== '=');
+    if (shownLines.length > 0 && (options.report ?? true)) log(`From ${shown}\n${formatRefLines(shownLines)}`);
+    else if (rejected > 0) log(`From ${shown}\n${formatRefLines(shownLines.filter((l) => l.code === '!'))}`);
+    return { lines, rejected, objects };
+  } catch (e) {
+    options.signal?.removeEventListener('abort', onAbort);
+    for (const s of sessions) s.abort();
+    for (const p of stored) p.unlock();
+    if (options.signal?.aborted) throw interrupted();
+    throw e;
+  }
+}
+
+function unique(oids: readonly string[]): string[] {
+  return [...new Set(oids)];
+}
+
+function missing(repo: Repository, oids: readonly string[]): string[] {
+  return unique(oids).filter((oid) => !repo.odb.has(fromHex(oid)!));
+}
+
+/** git's get_ref_map: the refs to fetch, and which of them FETCH_HEAD marks for merging. */
+function chooseTargets(refs: readonly RemoteRef[], specs: readonly Refspec[], o: {
+  fromCommandLine: boolean; headOnly: boolean; tagSpec: Refspec | null; remote: RemoteSpec; config: Config; currentBranch: string | null;
+}): Target[] {
+  if (o.headOnly) {
+    const head = refs.find((r) => r.name === 'HEAD');
+    if (!head || head.oid === null) throw new GitError('client', 'no-such-ref', "couldn't find remote ref HEAD");
+    const targets: Target[] = [{ remote: { ...head, oid: head.oid }, local: null, force: false, fromCommandLine: false, forMerge: true }];
+    if (o.tagSpec) targets.push(...mapRefs(refs, [o.tagSpec], false).map((m) => ({ ...m, forMerge: false })));
+    return targets;
+  }
+  const targets: Target[] = mapRefs(refs, specs, o.fromCommandLine).map((m) => ({ ...m, forMerge: o.fromCommandLine }));
+  if (!o.fromCommandLine) {
+    const branchRemote = o.currentBranch !== null ? o.config.get('branch', o.currentBranch, 'remote') : undefined;
+    const merges = o.currentBranch !== null && branchRemote === o.remote.name ? o.config.getAll('branch', o.currentBranch, 'merge') : [];
+    if (merges.length > 0) {
+      for (const t of targets) if (merges.includes(t.remote.name)) t.forMerge = true;
+    } else if (targets.length > 0 && specs.length > 0 && !specs[0]!.pattern && !specs[0]!.negative) {
+      targets[0]!.forMerge = true;
+    }
+  }
+  if (o.tagSpec) targets.push(...mapRefs(refs, [o.tagSpec], false).map((m) => ({ ...m, forMerge: false })));
+  return targets;
+}
+
+/**
+ * git's find_non_local_tags: remote tags we have no ref for, whose tag object we hold, or which
+ * point at something we hold or are about to fetch. `after` is the second look, once the pack
+ * is in: then only tags whose target arrived are added.
+ */
+function tagsToFollow(repo: Repository, refStore: RefStore, refs: readonly RemoteRef[], targets: readonly Target[], after: boolean): Target[] {
+  const taken = new Set(targets.map((t) => t.local));
+  const fetching = new Set(targets.map((t) => t.remote.oid));
+  const has = (oid: string) => repo.odb.has(fromHex(oid)!);
+  const out: Target[] = [];
+  for (const r of refs) {
+    if (!r.name.startsWith('refs/tags/') || r.oid === null || taken.has(r.name)) continue;
+    if (refStore.resolve(r.name) !== null) continue;
+    const peeled = r.peeled ?? r.oid;
+    const wanted = after
+      ? has(peeled)
+      : has(r.oid) || fetching.has(r.oid) || has(peeled) || fetching.has(peeled);
+    if (!wanted) continue;
+    out.push({ remote: { ...r, oid: r.oid }, local: r.name, force: false, fromCommandLine: false, forMerge: false });
+  }
+  return out;
+}
+
+/** git's prune_refs: remote-tracking refs of the refspecs whose source is gone from the remote. */
+function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly Refspec[], targets: readonly Target[]): RefLine[] {
+  const remoteNames = new Set(refs.map((r) => r.name));
+  const updating = new Set(targets.map((t) => t.local));
+  const lines: RefLine[] = [];
+  for (const spec of specs) {
+    if (spec.negative || spec.dst === '') continue;
+    const candidates = spec.pattern ? refStore.list(spec.dst.slice(0, spec.dst.indexOf('*'))) : refStore.list(spec.dst);
+    for (const local of candidates) {
+      if (local.symref !== undefined || updating.has(local.name)) continue;
+      let source: string | null;
+      if (spec.pattern) {
+        const star = spec.dst.indexOf('*');
+        const prefix = spec.dst.slice(0, star), suffix = spec.dst.slice(star + 1);
+        if (!local.name.startsWith(prefix) || !local.name.endsWith(suffix) || local.name.length < prefix.length + suffix.length) continue;
+        source = spec.src.replace('*', local.name.slice(prefix.length, local.name.length - suffix.length));
+      } else {
+        if (local.name !== spec.dst) continue;
+        source = spec.src;
+      }
+      if (remoteNames.has(source)) continue;
+      refStore.delete(local.name, { oldOid: local.oid });
+      lines.push({ code: '-', summary: '[deleted]', remote: '(none)', local: local.name });
+    }
+  }
+  return lines;
+}
+
+/** git's update_local_ref: one ref, with the line that reports it. */
+function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
+  force: boolean; currentBranch: string | null; bare: boolean; shallow: ReadonlySet<string>; action: string;
+}): RefLine {
+  const local = t.local!;
+  const remote = t.remote.name;
+  const newOid = t.remote.oid;
+  const old = refStore.resolve(local)?.oid ?? null;
+  const line = (code: string, summary: string, error?: string): RefLine =>
+    error === undefined ? { code, summary, remote, local } : { code, summary, remote, local, error };
+  if (old === newOid) return line('=', '[up to date]');
+  if (old !== null && local === o.currentBranch && !o.bare) return line('!', '[rejected]', "can't fetch into checked-out branch");
+  const store = (code: string, summary: string, message: string, error?: string): RefLine => {
+    try {
+      refStore.update(local, newOid, { oldOid: old, reflogMessage: `${o.action}: ${message}` });
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+      return line('!', summary, 'unable to update local ref');
+    }
+    return line(code, summary, error);
+  };
+  const force = o.force || t.force;
+  if (old !== null && local.startsWith('refs/tags/')) {
+    return force ? store('t', '[tag update]', 'updating tag') : line('!', '[rejected]', 'would clobber existing tag');
+  }
+  const current = old === null ? null : commitOf(repo, old);
+  const updated = commitOf(repo, newOid);
+  if (current === null || updated === null) {
+    if (remote.startsWith('refs/tags/')) return store('*', '[new tag]', 'storing tag');
+    if (remote.startsWith('refs/heads/')) return store('*', '[new branch]', 'storing head');
+    return store('*', '[new ref]', 'storing ref');
+  }
+  if (isAncestor(repo.odb, current, updated, o.shallow)) return store(' ', `${abbrev(old!)}..${abbrev(newOid)}`, 'fast-forward');
+  if (force) return store('+', `${abbrev(old!)}...${abbrev(newOid)}`, 'forced-update', 'forced update');
+  return line('!', '[rejected]', 'non-fast-forward');
+}
+
+/** The commit an id peels to, or null when it is no commit (or missing). */
+function commitOf(repo: Repository, oid: string): string | null {
+  const peeled = peeledValue(repo.odb, oid) ?? oid;
+  const info = repo.odb.info(fromHex(peeled)!);
+  return info?.type === OBJ_COMMIT ? peeled : null;
+}
+
+/** FETCH_HEAD: refs marked for merging first, then the rest, as git writes it. */
+function writeFetchHead(gitDir: string, targets: readonly Target[], url: string): void {
+  let text = '';
+  for (const forMerge of [true, false]) {
+    for (const t of targets) if (t.forMerge === forMerge) text += fetchHeadLine(t.remote.oid, t.remote.name, forMerge, url);
+  }
+  fs.writeFileSync(path.join(gitDir, 'FETCH_HEAD'), text);
+}

@@ -1,0 +1,147 @@
+// Fetch refspecs (git's refspec.c and remote.c get_fetch_map): `[+]<src>[:<dst>]`, where a
+// pattern has one `*` on each side, `^<src>` excludes refs, and a plain source names a remote
+// ref the way `git rev-parse` rules abbreviate it (main -> refs/heads/main). Every destination is
+// checked with git's ref-name rules before anything uses it as a path.
+import { GitError } from '../core/errors.js';
+import { checkRefFormat } from '../refs/check-ref-format.js';
+import type { RemoteRef } from './session.js';
+
+export interface Refspec {
+  readonly force: boolean;
+  readonly negative: boolean;
+  readonly pattern: boolean;
+  readonly src: string;
+  /** Empty when the ref is fetched only into FETCH_HEAD. */
+  readonly dst: string;
+  readonly text: string;
+}
+
+export interface MappedRef {
+  /** The remote ref (its name and id). */
+  readonly remote: RemoteRef & { oid: string };
+  /** The local ref it updates, or null for FETCH_HEAD only. */
+  readonly local: string | null;
+  readonly force: boolean;
+  /** Whether it came from a refspec given on the command line (git marks those for merge). */
+  readonly fromCommandLine: boolean;
+}
+
+function badRefspec(text: string, why: string): GitError {
+  return new GitError('client', 'bad-refspec', `invalid refspec '${text}': ${why}`);
+}
+
+export function parseRefspec(text: string): Refspec {
+  let s = text;
+  let force = false, negative = false;
+  if (s.startsWith('^')) { negative = true; s = s.slice(1); }
+  else if (s.startsWith('+')) { force = true; s = s.slice(1); }
+  const colon = s.indexOf(':');
+  const src = colon < 0 ? s : s.slice(0, colon);
+  const dst = colon < 0 ? '' : s.slice(colon + 1);
+  if (negative && colon >= 0) throw badRefspec(text, 'a negative refspec has no destination');
+  const srcStars = src.split('*').length - 1;
+  const dstStars = dst.split('*').length - 1;
+  if (srcStars > 1 || dstStars > 1) throw badRefspec(text, 'more than one * on a side');
+  const pattern = srcStars === 1;
+  if (!negative && colon >= 0 && dst !== '' && pattern !== (dstStars === 1)) throw badRefspec(text, 'a pattern must have * on both sides');
+  if (src === '' && !negative && colon < 0) throw badRefspec(text, 'empty source');
+  if (src !== '' && !/^[0-9a-f]{40}$/.test(src)) {
+    const reason = checkRefFormat(src, { allowOneLevel: true, refspecPattern: pattern });
+    if (reason !== null) throw badRefspec(text, `the source ${reason}`);
+  }
+  if (dst !== '') {
+    const reason = checkRefFormat(dst, { allowOneLevel: true, refspecPattern: pattern });
+    if (reason !== null) throw badRefspec(text, `the destination ${reason}`);
+  }
+  return { force, negative, pattern, src, dst, text };
+}
+
+/** For a pattern refspec side `a/*\/b`, what `*` matched in `name`, or null. */
+function matchPattern(pattern: string, name: string): string | null {
+  const star = pattern.indexOf('*');
+  const prefix = pattern.slice(0, star), suffix = pattern.slice(star + 1);
+  if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return null;
+  return name.slice(prefix.length, name.length - suffix.length);
+}
+
+/** git's ref_rev_parse_rules, in order: how `main` or `v1.0` names a full ref. */
+export function expandAbbreviation(name: string): string[] {
+  return [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`];
+}
+
+/** Where a plain destination lands: `foo` means refs/heads/foo, `tags/x` refs/tags/x (git's get_local_ref). */
+function localName(dst: string): string {
+  if (dst.startsWith('refs/')) return dst;
+  if (dst.startsWith('heads/') || dst.startsWith('tags/') || dst.startsWith('remotes/')) return `refs/${dst}`;
+  return `refs/heads/${dst}`;
+}
+
+/** The ref prefixes to ask a v2 server for, so it lists only what the refspecs can match. */
+export function refPrefixes(specs: readonly Refspec[]): string[] {
+  const out: string[] = [];
+  for (const spec of specs) {
+    if (spec.negative) continue;
+    if (spec.pattern) out.push(spec.src.slice(0, spec.src.indexOf('*')));
+    else if (/^[0-9a-f]{40}$/.test(spec.src)) continue;
+    else out.push(...expandAbbreviation(spec.src));
+  }
+  return [...new Set(out)];
+}
+
+/**
+ * The remote refs the refspecs select, each with the local ref it updates, in refspec order
+ * (git's get_fetch_map). Refs excluded by a negative refspec are dropped; a plain source that
+ * matches nothing is an error, as in git ("couldn't find remote ref").
+ */
+export function mapRefs(refs: readonly RemoteRef[], specs: readonly Refspec[], fromCommandLine: boolean): MappedRef[] {
+  const negatives = specs.filter((s) => s.negative);
+  const excluded = (name: string) => negatives.some((n) => (n.pattern ? matchPattern(n.src, name) !== null : n.src === name));
+  const out: MappedRef[] = [];
+  const withOid = refs.filter((r): r is RemoteRef & { oid: string } => r.oid !== null);
+  for (const spec of specs) {
+    if (spec.negative) continue;
+    if (spec.pattern) {
+      for (const ref of withOid) {
+        const star = matchPattern(spec.src, ref.name);
+        if (star === null || excluded(ref.name)) continue;
+        out.push({ remote: ref, local: spec.dst === '' ? null : checkedLocal(spec.dst.replace('*', star), spec), force: spec.force, fromCommandLine });
+      }
+      continue;
+    }
+    let ref: (RemoteRef & { oid: string }) | undefined;
+    if (/^[0-9a-f]{40}$/.test(spec.src)) {
+      ref = { name: spec.src, oid: spec.src };
+    } else {
+      for (const candidate of expandAbbreviation(spec.src)) {
+        ref = withOid.find((r) => r.name === candidate);
+        if (ref) break;
+      }
+    }
+    if (!ref) throw new GitError('client', 'no-such-ref', `couldn't find remote ref ${spec.src}`);
+    if (excluded(ref.name)) continue;
+    out.push({ remote: ref, local: spec.dst === '' ? null : checkedLocal(localName(spec.dst), spec), force: spec.force, fromCommandLine });
+  }
+  return out;
+}
+
+/**
+ * Refuses a listing that holds a ref name git's rules reject (`refs/heads/../../config`): such a
+ * name must never reach a path, and a server that sends one is not to be trusted with the rest.
+ */
+export function checkRemoteRefNames(refs: readonly RemoteRef[], remote: string): void {
+  for (const ref of refs) {
+    for (const name of ref.symrefTarget !== undefined ? [ref.name, ref.symrefTarget] : [ref.name]) {
+      if (name === 'HEAD') continue;
+      const reason = name.startsWith('refs/') ? checkRefFormat(name) : 'is not HEAD and not under refs/';
+      if (reason !== null) {
+        throw new GitError('client', 'bad-ref-name', `${remote} advertised the invalid ref name ${JSON.stringify(name)}: it ${reason}`);
+      }
+    }
+  }
+}
+
+function checkedLocal(name: string, spec: Refspec): string {
+  const reason = name.startsWith('refs/') ? checkRefFormat(name) : 'is not under refs/';
+  if (reason !== null) throw new GitError('client', 'bad-ref-name', `refspec '${spec.text}' maps to the invalid ref name '${name}': it ${reason}`);
+  return name;
+}

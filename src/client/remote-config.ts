@@ -1,0 +1,59 @@
+// Which remote a command talks to, as git's remote.c decides: a configured remote's name gives its
+// url and fetch refspecs; anything else is an address. url.<base>.insteadOf rewrites addresses
+// (the longest matching prefix wins).
+import type { Config } from '../config/index.js';
+import { GitError } from '../core/errors.js';
+
+export interface RemoteSpec {
+  /** The configured remote's name, or null when the address was given directly. */
+  readonly name: string | null;
+  readonly url: string;
+  /** remote.<name>.fetch, in order. */
+  readonly fetch: string[];
+  /** remote.<name>.tagOpt: '--no-tags' or '--tags' when set. */
+  readonly tagOpt: string | null;
+  readonly uploadPack: string | null;
+  readonly promisor: boolean;
+  readonly partialCloneFilter: string | null;
+}
+
+export function rewriteUrl(config: Config | null, url: string): string {
+  if (!config) return url;
+  let best: { base: string; prefix: string } | null = null;
+  for (const e of config.list()) {
+    if (e.section !== 'url' || e.key !== 'insteadof' || e.subsection === null || e.value === null) continue;
+    if (url.startsWith(e.value) && (!best || e.value.length > best.prefix.length)) best = { base: e.subsection, prefix: e.value };
+  }
+  return best ? best.base + url.slice(best.prefix.length) : url;
+}
+
+/** A configured remote by name, or the address itself. */
+export function resolveRemote(config: Config | null, nameOrUrl: string): RemoteSpec {
+  const url = config?.get('remote', nameOrUrl, 'url');
+  if (config && url !== undefined) {
+    if (url === '') throw new GitError('client', 'bad-config', `remote.${nameOrUrl}.url is empty`);
+    const tagOpt = config.get('remote', nameOrUrl, 'tagopt') ?? null;
+    return {
+      name: nameOrUrl,
+      url: rewriteUrl(config, url),
+      fetch: config.getAll('remote', nameOrUrl, 'fetch'),
+      tagOpt,
+      uploadPack: config.get('remote', nameOrUrl, 'uploadpack') ?? null,
+      promisor: config.getBool('remote', nameOrUrl, 'promisor') ?? false,
+      partialCloneFilter: config.get('remote', nameOrUrl, 'partialclonefilter') ?? null,
+    };
+  }
+  return {
+    name: null, url: rewriteUrl(config, nameOrUrl), fetch: [], tagOpt: null, uploadPack: null,
+    promisor: false, partialCloneFilter: null,
+  };
+}
+
+/** The remote a bare `fetch` or `ls-remote` uses: the current branch's, else origin. */
+export function defaultRemoteName(config: Config, currentBranch: string | null): string {
+  if (currentBranch !== null) {
+    const name = config.get('branch', currentBranch, 'remote');
+    if (name) return name;
+  }
+  return 'origin';
+}

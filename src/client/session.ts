@@ -1,0 +1,133 @@
+// One conversation with a remote upload-pack: connect, read its first message (v2 capabilities,
+// or a v0/v1 ref advertisement when the server does not speak v2), list refs, and hang up.
+// Fetching a pack continues on the same session (fetch-pack.ts).
+import { GitError } from '../core/errors.js';
+import {
+  capabilityValues, findCapability, formatCommandRequest, formatLsRefsArgs, hasCapability, commandFeatures, readLsRefsResponse,
+  readRefAdvertisement, readServiceHeader, readV2CapabilityAdvertisement, FLUSH_PKT, type Capability, type AdvertisedRef,
+} from '../protocol/index.js';
+import { connect, type Connection, type ConnectOptions, type RemoteUrl } from '../transport/index.js';
+
+export const AGENT = 'tsgit/0.1.0';
+
+export interface RemoteRef {
+  readonly name: string;
+  /** null for an unborn HEAD (v2 `unborn`), which has only a symref target. */
+  readonly oid: string | null;
+  readonly symrefTarget?: string;
+  /** What an annotated tag points at. */
+  readonly peeled?: string;
+}
+
+export interface ListRefsOptions {
+  /** Only refs starting with one of these (v2 ref-prefix; filtered locally for v0). Empty: all. */
+  readonly prefixes?: readonly string[];
+  /** Ask for an unborn HEAD's target, when the server supports it. */
+  readonly unborn?: boolean;
+}
+
+export class RemoteSession {
+  private v0Refs: AdvertisedRef[] = [];
+  /** The server's shallow boundary, when it advertised one (v0 only). */
+  serverShallows: string[] = [];
+
+  private constructor(readonly conn: Connection, readonly version: 0 | 1 | 2, readonly capabilities: Capability[]) {}
+
+  static async open(url: RemoteUrl, options: ConnectOptions = {}): Promise<RemoteSession> {
+    const conn = await connect(url, options);
+    try {
+      return await RemoteSession.handshake(conn);
+    } catch (e) {
+      conn.abort();
+      throw e;
+    }
+  }
+
+  private static async handshake(conn: Connection): Promise<RemoteSession> {
+    const reader = conn.reader;
+    await readServiceHeader(reader, 'git-upload-pack');
+    const first = await reader.peek();
+    if (first === null) {
+      throw new GitError('transport', 'remote-hung-up', `${conn.name}: the remote end hung up before sending anything ` +
+        '(is it a git repository the server exports?)');
+    }
+    let session: RemoteSession;
+    if (first.type === 'data' && first.payload.toString('latin1').replace(/\n$/, '') === 'version 2') {
+      session = new RemoteSession(conn, 2, await readV2CapabilityAdvertisement(reader));
+    } else {
+      const adv = await readRefAdvertisement(reader);
+      session = new RemoteSession(conn, adv.version, adv.capabilities);
+      session.v0Refs = adv.refs;
+      session.serverShallows = adv.shallows;
+    }
+    session.checkObjectFormat();
+    return session;
+  }
+
+  private checkObjectFormat(): void {
+    const format = findCapability(this.capabilities, 'object-format')?.value;
+    if (format !== undefined && format !== 'sha1') {
+      throw new GitError('client', 'unsupported', `${this.conn.name} uses object format ${format}; tsgit supports only sha1 repositories`);
+    }
+  }
+
+  has(capability: string): boolean {
+    return hasCapability(this.capabilities, capability);
+  }
+
+  /** Features of a v2 command (`fetch=shallow filter`), empty for v0. */
+  features(command: string): string[] {
+    return this.version === 2 ? commandFeatures(this.capabilities, command) ?? [] : [];
+  }
+
+  /** Capability lines every v2 command request carries, as git sends them. */
+  requestCapabilities(): Capability[] {
+    const caps: Capability[] = [];
+    if (this.has('agent')) caps.push({ name: 'agent', value: AGENT });
+    if (this.has('object-format')) caps.push({ name: 'object-format', value: 'sha1' });
+    return caps;
+  }
+
+  async listRefs(options: ListRefsOptions = {}): Promise<RemoteRef[]> {
+    const prefixes = options.prefixes ?? [];
+    if (this.version !== 2) return this.advertisedRefs(prefixes);
+    if (commandFeatures(this.capabilities, 'ls-refs') === null) {
+      throw new GitError('client', 'unsupported', `${this.conn.name}: the server speaks protocol v2 but offers no ls-refs`);
+    }
+    const args = formatLsRefsArgs({
+      symrefs: true, peel: true, refPrefixes: [...prefixes],
+      unborn: options.unborn === true && this.features('ls-refs').includes('unborn'),
+    });
+    const reader = await this.conn.send(formatCommandRequest('ls-refs', this.requestCapabilities(), args));
+    const refs = await readLsRefsResponse(reader);
+    return refs.map((r) => ({ ...r }));
+  }
+
+  /** The v0 advertisement as ls-refs would answer it: HEAD's symref comes from the capability. */
+  private advertisedRefs(prefixes: readonly string[]): RemoteRef[] {
+    const symrefs = new Map<string, string>();
+    for (const value of capabilityValues(this.capabilities, 'symref')) {
+      const colon = value.indexOf(':');
+      if (colon > 0) symrefs.set(value.slice(0, colon), value.slice(colon + 1));
+    }
+    const wanted = (name: string) => prefixes.length === 0 || prefixes.some((p) => name.startsWith(p));
+    return this.v0Refs.filter((r) => wanted(r.name)).map((r) => {
+      const target = symrefs.get(r.name);
+      return {
+        name: r.name, oid: r.oid,
+        ...(target !== undefined ? { symrefTarget: target } : {}),
+        ...(r.peeled !== undefined ? { peeled: r.peeled } : {}),
+      };
+    });
+  }
+
+  /** Hangs up politely: v0 wants a flush when we want nothing; v2 a flush ends the session. */
+  async close(sayGoodbye = true): Promise<void> {
+    if (sayGoodbye && !this.conn.stateless) await this.conn.send(FLUSH_PKT).catch(() => {});
+    await this.conn.close();
+  }
+
+  abort(): void {
+    this.conn.abort();
+  }
+}

@@ -1,0 +1,51 @@
+// The received pack goes straight into index-pack as it arrives (network, inflate and hash, and
+// delta resolution overlap). Like git's fetch-pack, the pack is written with a .keep so that a
+// concurrent gc cannot delete its objects before refs point at them; the caller removes the .keep
+// once the refs are written. A partial clone's pack gets a .promisor listing the refs it was
+// fetched for, which is what tells git that objects it lacks may be fetched later.
+import fs from 'node:fs';
+import { indexPack, type IndexPackResult } from '../pack/index-pack/index.js';
+import type { Repository } from '../repository/repository.js';
+
+export interface StorePackOptions {
+  /** Complete a thin pack with bases from the repository. */
+  readonly fixThin: boolean;
+  /**
+   * Check every object with git's fsck rules and the pack's connectivity. Off for shallow and
+   * partial fetches, whose packs point at commits and blobs that are deliberately absent.
+   */
+  readonly strict: boolean;
+  /** Show "Receiving objects" / "Resolving deltas". */
+  readonly progress: boolean;
+  /** The .keep text, git's "fetch-pack <pid> on <host>". */
+  readonly keepMessage: string;
+  /** For a partial clone: the refs the pack was fetched for, written to its .promisor file. */
+  readonly promisorRefs?: readonly { name: string; oid: string }[];
+}
+
+export interface StoredPack {
+  readonly result: IndexPackResult;
+  /** Removes the .keep (call after the refs point at the pack's objects). */
+  unlock(): void;
+}
+
+export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array>, options: StorePackOptions): Promise<StoredPack> {
+  const result = await indexPack(repo.odb, pack, {
+    fixThin: options.fixThin,
+    strict: options.strict ? { strict: true } : null,
+    keep: options.keepMessage,
+    progress: { enabled: options.progress },
+  });
+  if (options.promisorRefs) {
+    const promisor = result.packPath.replace(/\.pack$/, '.promisor');
+    fs.writeFileSync(promisor, options.promisorRefs.map((r) => `${r.oid} ${r.name}\n`).join(''));
+  }
+  // The pack directory changed under the open repository: let it see the new pack.
+  repo.odb.scanPacks();
+  return {
+    result,
+    unlock: () => {
+      if (result.keepCreated && result.keepPath) fs.rmSync(result.keepPath, { force: true });
+    },
+  };
+}
