@@ -10,9 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CorruptError, GitError } from '../src/core/errors.js';
 import { fromHex, toHex } from '../src/core/oid.js';
-import { typeCode } from '../src/object/type.js';
+import { typeCode, typeName } from '../src/object/type.js';
 import { ObjectDatabase, type PackHandle } from '../src/odb/database.js';
 import { PackIndex } from '../src/pack/idx/read.js';
+import { PackFile } from '../src/pack/pack-file.js';
+import { readPackTypes } from '../src/pack/bitmap/pack-types.js';
 import { buildPackBitmap } from '../src/pack/bitmap/build.js';
 import { EwahBitmap, encodeEwah } from '../src/pack/bitmap/ewah.js';
 import { MultiPackIndex } from '../src/pack/bitmap/midx.js';
@@ -23,7 +25,7 @@ import { selectBitmapCommits } from '../src/pack/bitmap/select.js';
 import { writeBitmapFile } from '../src/pack/bitmap/write.js';
 import { packNameHash, packNameHashOf } from '../src/pack/name-hash.js';
 import { ObjectWalk } from '../src/walk/object-walk.js';
-import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
+import { GIT_ENV, git, gitBuf, rmrf, tmpDir } from './helpers.js';
 
 let repo = '';
 
@@ -281,6 +283,46 @@ test('reads a multi-pack-index bitmap: pseudo-pack order from the RIDX chunk, ob
   }
 });
 
+test('pack types from entry headers: OFS deltas, REF deltas, and bases appended after their deltas', () => {
+  repack([]);
+  const f = packFiles(repo);
+  const index = PackIndex.load(f.idx);
+  const order = PackOrder.forIndex(index);
+  const file = new PackFile(f.pack, index);
+  const b = openBitmap();
+  try {
+    const types = readPackTypes(file, index, order);
+    for (let pos = 0; pos < index.count; pos++) assert.equal(types[pos], b.typeAt(pos));
+  } finally {
+    file.close();
+  }
+  // A thin pack (REF_DELTA, no offsets) completed by index-pack --fix-thin, which appends the
+  // missing bases at the end: some deltas then precede their bases.
+  const dir = tmpDir('tsgit-bitmap-thin-');
+  try {
+    const thin = gitBuf(repo, ['pack-objects', '--thin', '--stdout', '--revs', '-q'], 'main\n^main~20\n');
+    git(repo, ['index-pack', '--fix-thin', '--stdin', path.join(dir, 'thin.pack')], thin);
+    const ti = PackIndex.load(path.join(dir, 'thin.idx'));
+    const tf = new PackFile(path.join(dir, 'thin.pack'), ti);
+    try {
+      const tOrder = PackOrder.fromOffsets(ti);
+      const types = readPackTypes(tf, ti, tOrder);
+      const ids = Array.from({ length: ti.count }, (_, pos) => toHex(ti.oid(tOrder.positionToIndex[pos]!)));
+      const theirs = git(repo, ['cat-file', '--batch-check=%(objecttype)'], ids.join('\n') + '\n').split('\n').filter(Boolean);
+      assert.deepEqual(Array.from(types, t => typeName(t)), theirs);
+      // verify-pack -v lines: id type size size-in-pack offset [depth base-id]
+      const rows = git(repo, ['verify-pack', '-v', path.join(dir, 'thin.idx')]).split('\n')
+        .map(l => l.split(/\s+/)).filter(r => r.length >= 5 && /^[0-9a-f]{40}$/.test(r[0]!));
+      const offsetOf = new Map(rows.map(r => [r[0]!, Number(r[4])]));
+      assert.ok(rows.some(r => r.length === 7 && offsetOf.get(r[6]!)! > Number(r[4])), 'some delta precedes its base');
+    } finally {
+      tf.close();
+    }
+  } finally {
+    rmrf(dir);
+  }
+});
+
 /** Name hashes from our object walk over all refs, in index order (what repack will store). */
 function walkNameHashes(odb: ObjectDatabase, index: PackIndex): { hashes: Uint32Array; objects: string[] } {
   const walk = new ObjectWalk(odb);
@@ -307,12 +349,7 @@ function testBitmap(commit: string): { status: number | null; stderr: string } {
 }
 
 function buildOurs(odb: ObjectDatabase, handle: PackHandle, opts: { nameHashes?: Uint32Array; lookupTable?: boolean }): Buffer {
-  return buildPackBitmap({
-    index: handle.index,
-    read: (b, o) => odb.read(b, o),
-    typeOfIndex: i => odb.infoPacked(handle, handle.index.offset(i)).type,
-    ...opts,
-  });
+  return buildPackBitmap({ pack: handle, read: (b, o) => odb.read(b, o), ...opts });
 }
 
 test('git reads the bitmaps we write: --test-bitmap passes, --use-bitmap-index lists what the walk lists', () => {

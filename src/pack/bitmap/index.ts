@@ -15,5 +15,6 @@ export {
 } from './read.js';
 export { selectBitmapCommits, nextCommitGap, type BitmapCandidates } from './select.js';
 export { PackReachability, type ReadObject } from './reachability.js';
-export { writeBitmap, writeBitmapFile, typeBitmapsFrom, packTypes, type BitmapEntry, type BitmapWriteInput } from './write.js';
+export { readPackTypes } from './pack-types.js';
+export { writeBitmap, writeBitmapFile, typeBitmapsFrom, type BitmapEntry, type BitmapWriteInput } from './write.js';
 export { buildPackBitmap, type BuildBitmapOptions } from './build.js';

@@ -10,7 +10,6 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../../object/type.js';
 import type { PackIndex } from '../idx/read.js';
 import { Bitset } from './bitset.js';
 import { encodeEwah, encodeEwahXor, ewahWordCount } from './ewah.js';
-import type { PackOrder } from './pack-order.js';
 import { BITMAP_OPT_FULL_DAG, BITMAP_OPT_HASH_CACHE, BITMAP_OPT_LOOKUP_TABLE, type TypeBitmaps } from './read.js';
 
 const MAX_XOR_SEARCH = 10;
@@ -45,13 +44,6 @@ export function typeBitmapsFrom(types: Uint8Array): TypeBitmaps {
     }
   }
   return out;
-}
-
-/** Type code per pack position, from a type lookup by index position. */
-export function packTypes(order: PackOrder, typeOfIndex: (indexPos: number) => number): Uint8Array {
-  const types = new Uint8Array(order.count);
-  for (let pos = 0; pos < types.length; pos++) types[pos] = typeOfIndex(order.positionToIndex[pos]!);
-  return types;
 }
 
 export function writeBitmap(input: BitmapWriteInput): Buffer {
