@@ -103,6 +103,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     const toRemove: IndexEntry[] = [];
     const localChanges: string[] = [];
     const untracked: string[] = [];
+    const newPaths: number[] = [];
     let keptCount = 0;
     const keep = (e: IndexEntry): void => { result.push(e); keptCount++; };
 
@@ -130,7 +131,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
         // Deleted in the index: fine while N agrees with O, a lost change otherwise.
         if (!same(old, n)) localChanges.push(displayPath(n.path));
       } else {
-        if (lstatOrNull(f.fsPath)) untracked.push(displayPath(n.path));
+        newPaths.push(i);
         toWrite.push(i);
       }
     });
@@ -144,8 +145,16 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     }
 
     if (!force) {
-      // A directory the new commit needs must not be blocked by an untracked file.
       const removing = new Set(toRemove.map(e => pathKey(e.path)));
+      // A new file's path must be free, or a directory holding only tracked files being removed.
+      for (const i of newPaths) {
+        const f = plan.files[i]!;
+        const st = lstatOrNull(f.fsPath);
+        if (!st) continue;
+        const blocker = st.isDirectory() ? untrackedInside(f.fsPath, pathKey(f.entry.path), removing) : pathKey(f.entry.path);
+        if (blocker !== null) untracked.push(displayPath(Buffer.from(blocker, 'latin1')));
+      }
+      // A directory the new commit needs must not be blocked by an untracked file.
       const vetted = new Set<number>([0]);
       for (const i of toWrite) {
         for (let d = plan.files[i]!.dir; !vetted.has(d); d = plan.dirs[d]!.parent) {
@@ -186,6 +195,18 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
   } finally {
     lock.rollback();
   }
+}
+
+/** The first file under directory `dir` (path key `rel`) that is not in `removing`, or null. */
+function untrackedInside(dir: string | Buffer, rel: string, removing: Set<string>): string | null {
+  for (const name of fs.readdirSync(dir, { encoding: 'buffer' })) {
+    const key = `${rel}/${name.toString('latin1')}`;
+    const p = Buffer.concat([Buffer.from(dir), Buffer.from('/'), name]);
+    const st = fs.lstatSync(p);
+    const found = st.isDirectory() && !removing.has(key) ? untrackedInside(p, key, removing) : removing.has(key) ? null : key;
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 /**

@@ -1,0 +1,468 @@
+// tsgit checkout against git checkout of the same commit: the work trees must be identical byte for
+// byte (contents, exec bits, symlinks, submodule directories, names that are not UTF-8, converted
+// line endings), git must find the work tree clean from the index's stat data alone, and the
+// index must equal git's apart from stat data.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fromHex } from '../src/core/oid.js';
+import { Repository } from '../src/repository/repository.js';
+import { checkoutTree } from '../src/worktree/checkout.js';
+import { readIndexFile } from '../src/worktree/index-file/read.js';
+import { GIT_ENV, git, gitBuf, rmrf, tmpDir, tsgit } from './helpers.js';
+
+type FileSpec = { mode: string; data: string | Buffer; path: string } | { mode: '160000'; oid: string; path: string };
+
+/** A repository on branch main with one commit holding `files` (paths may use C-style quoting). */
+function repoWith(files: FileSpec[]): string {
+  const dir = tmpDir('tsgit-checkout-src-');
+  git(dir, ['init', '-q', '-b', 'main', '.']);
+  const parts: Buffer[] = [Buffer.from('commit refs/heads/main\ncommitter C O Mitter <c@example.com> 1700000000 +0000\ndata 2\nm\n')];
+  for (const f of files) {
+    if ('oid' in f) {
+      parts.push(Buffer.from(`M 160000 ${f.oid} ${f.path}\n`));
+      continue;
+    }
+    const data = typeof f.data === 'string' ? Buffer.from(f.data) : f.data;
+    parts.push(Buffer.from(`M ${f.mode} inline ${f.path}\ndata ${data.length}\n`), data, Buffer.from('\n'));
+  }
+  parts.push(Buffer.from('\n'));
+  git(dir, ['fast-import', '--quiet'], Buffer.concat(parts));
+  return dir;
+}
+
+function cloneNoCheckout(src: string, config: string[] = []): string {
+  const dir = tmpDir('tsgit-checkout-wt-');
+  git(dir, ['clone', '-q', '-n', ...config.flatMap(c => ['-c', c]), src, '.']);
+  return dir;
+}
+
+/** Every path under `root` except its .git: kind, permission bits, and content or link target. */
+function snapshot(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: Buffer, rel: string): void => {
+    for (const name of fs.readdirSync(dir, { encoding: 'buffer' })) {
+      const r = rel + name.toString('latin1');
+      if (r === '.git') continue;
+      const p = Buffer.concat([dir, Buffer.from('/'), name]);
+      const st = fs.lstatSync(p);
+      const perm = (st.mode & 0o777).toString(8);
+      if (st.isSymbolicLink()) out.push(`${r} link ${fs.readlinkSync(p, { encoding: 'buffer' }).toString('hex')}`);
+      else if (st.isDirectory()) { out.push(`${r} dir ${perm}`); walk(p, r + '/'); }
+      else out.push(`${r} file ${perm} ${crypto.createHash('sha1').update(fs.readFileSync(p)).digest('hex')}`);
+    }
+  };
+  walk(Buffer.from(root), '');
+  return out.sort();
+}
+
+/** Index bytes with the per-machine stat fields (times, dev, ino, uid, gid) zeroed. */
+function indexWithoutStat(file: string): Buffer {
+  const b = Buffer.from(fs.readFileSync(file));
+  const n = b.readUInt32BE(8);
+  let pos = 12;
+  for (let i = 0; i < n; i++) {
+    const len = b.readUInt16BE(pos + 60) & 0xfff;
+    b.fill(0, pos, pos + 24);
+    b.fill(0, pos + 28, pos + 36);
+    pos += (62 + len + 8) & ~7;
+  }
+  return b.subarray(0, b.length - 20);
+}
+
+/**
+ * The paths whose stat data in the index does not match the file, as git judges by stat alone.
+ * A copy of the index with its mtime in the future makes no entry racy, so diff-files compares
+ * stat data only and reads no file; the real index is left as it was.
+ */
+function statDirty(wt: string): string {
+  const copy = path.join(wt, '.git', 'index-stat-check');
+  fs.copyFileSync(path.join(wt, '.git', 'index'), copy);
+  const future = new Date(Date.now() + 60_000);
+  fs.utimesSync(copy, future, future);
+  try {
+    return git(wt, ['diff-files', '--name-only'], undefined, { ...GIT_ENV, GIT_INDEX_FILE: copy });
+  } finally {
+    fs.rmSync(copy);
+  }
+}
+
+/** Clones `src` twice (with `config`), checks out with tsgit and with git, and compares. */
+function compareWithGit(src: string, config: string[] = []): { ours: string; theirs: string } {
+  const ours = cloneNoCheckout(src, config);
+  const theirs = cloneNoCheckout(src, config);
+  const r = tsgit(ours, ['checkout', '-q']);
+  assert.equal(r.status, 0, r.stderr.toString());
+  git(theirs, ['checkout', '-q']);
+  assert.deepEqual(snapshot(ours), snapshot(theirs));
+  execFileSync('diff', ['-r', '--no-dereference', '-x', '.git', ours, theirs]);
+  assert.deepEqual(indexWithoutStat(path.join(ours, '.git', 'index')), indexWithoutStat(path.join(theirs, '.git', 'index')));
+  assert.equal(statDirty(ours), '');
+  // Normally empty; where the repository holds content git would store differently (CRLF in a
+  // text file, an expanded $Id$), git reports the same for its own checkout.
+  assert.equal(git(ours, ['status', '--porcelain']), git(theirs, ['status', '--porcelain']));
+  assert.equal(git(ours, ['diff']), git(theirs, ['diff']));
+  return { ours, theirs };
+}
+
+const MIXED: FileSpec[] = [
+  { mode: '100644', path: 'README', data: 'hello\n' },
+  { mode: '100644', path: 'empty', data: '' },
+  { mode: '100755', path: 'bin/run.sh', data: '#!/bin/sh\necho hi\n' },
+  { mode: '100644', path: 'a/b/c/deep.txt', data: 'deep\n' },
+  { mode: '100644', path: 'a/b.txt', data: 'sorts before a/b/\n' },
+  { mode: '100644', path: 'a-b', data: 'sorts between a and a/\n' },
+  { mode: '100644', path: 'binary.dat', data: Buffer.from([0, 1, 2, 255, 13, 10, 0]) },
+  { mode: '120000', path: 'link-rel', data: 'a/b.txt' },
+  { mode: '120000', path: 'a/link-up', data: '../README' },
+  { mode: '120000', path: 'dangling', data: '/nonexistent/target' },
+  { mode: '160000', path: 'modules/sub', oid: '1111111111111111111111111111111111111111' },
+  { mode: '100644', path: '"caf\\351/na\\357ve"', data: 'latin-1 names\n' },
+  { mode: '100644', path: 'unicode-\u00e9\u00e8.txt', data: 'utf-8 name\n' },
+  { mode: '100644', path: 'big.txt', data: 'line of text\n'.repeat(50000) },
+];
+
+test('checkout writes what git writes: files, exec bits, symlinks, submodules, odd names', () => {
+  const src = repoWith(MIXED);
+  const { ours, theirs } = compareWithGit(src);
+  try {
+    assert.ok(fs.lstatSync(path.join(ours, 'modules/sub')).isDirectory());
+    assert.deepEqual(fs.readdirSync(path.join(ours, 'modules/sub')), []);
+    assert.equal(fs.statSync(path.join(ours, 'bin/run.sh')).mode & 0o100, 0o100);
+    const index = readIndexFile(path.join(ours, '.git', 'index'))!;
+    assert.deepEqual(index.entries.map(e => e.mode.toString(8)).sort(),
+      ['100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100755', '120000', '120000', '120000', '160000']);
+    assert.ok(index.cacheTree && index.cacheTree.entryCount === MIXED.length);
+  } finally {
+    rmrf(src); rmrf(ours); rmrf(theirs);
+  }
+});
+
+test('checkoutTree (the clone step) fills the work tree and index from a commit id', () => {
+  const src = repoWith(MIXED);
+  const wt = cloneNoCheckout(src);
+  try {
+    const repo = new Repository(path.join(wt, '.git'), wt);
+    const seen: number[] = [];
+    const head = fromHex(git(wt, ['rev-parse', 'HEAD']).trim())!;
+    const result = checkoutTree(repo, head, { progress: (n, total) => { seen.push(n); assert.equal(total, MIXED.length); } });
+    repo.close();
+    assert.equal(result.entries, MIXED.length);
+    assert.deepEqual(seen, MIXED.map((_, i) => i + 1));
+    assert.equal(git(wt, ['status', '--porcelain']), '');
+  } finally {
+    rmrf(src); rmrf(wt);
+  }
+});
+
+test('the cache-tree is left invalid where the index cannot rebuild the tree (empty subtree, mode 100664)', () => {
+  const dir = tmpDir('tsgit-checkout-src-');
+  const wt = tmpDir('tsgit-checkout-wt-');
+  try {
+    git(dir, ['init', '-q', '-b', 'main', '.']);
+    const blob = git(dir, ['hash-object', '-w', '--stdin'], 'x\n').trim();
+    const empty = git(dir, ['hash-object', '-w', '-t', 'tree', '--stdin'], '').trim();
+    const ok = git(dir, ['mktree'], `100644 blob ${blob}\tf\n`).trim();
+    const withEmpty = git(dir, ['mktree', '--missing'], `040000 tree ${empty}\tempty\n100644 blob ${blob}\tf\n`).trim();
+    const old = gitBuf(dir, ['hash-object', '-w', '-t', 'tree', '--literally', '--stdin'],
+      Buffer.concat([Buffer.from('100664 g\0'), Buffer.from(blob, 'hex')])).toString().trim();
+    const root = git(dir, ['mktree'], `040000 tree ${ok}\tclean\n040000 tree ${withEmpty}\thas-empty\n040000 tree ${old}\told-mode\n`).trim();
+    const commit = git(dir, ['commit-tree', root, '-m', 'x']).trim();
+    git(wt, ['init', '-q', '.']);
+    git(wt, ['fetch', '-q', dir, `${commit}:refs/heads/x`]);
+    const r = tsgit(wt, ['checkout', '-q', commit]);
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.equal(git(wt, ['status', '--porcelain']), '');
+    assert.equal(git(wt, ['ls-files', '-s', 'old-mode/g']).split(' ')[0], '100644');
+    // git write-tree recomputes invalid nodes and reuses valid ones; both must give git's answer.
+    const cacheTree = readIndexFile(path.join(wt, '.git', 'index'))!.cacheTree!;
+    const byName = new Map(cacheTree.children.map(c => [Buffer.from(c.name).toString(), c]));
+    assert.equal(cacheTree.entryCount, -1);
+    assert.equal(byName.get('clean')!.entryCount, 1);
+    assert.equal(byName.get('has-empty')!.entryCount, -1);
+    assert.equal(byName.get('old-mode')!.entryCount, -1);
+    const written = git(wt, ['write-tree']).trim();
+    const expected = git(dir, ['mktree'], `040000 tree ${ok}\tclean\n040000 tree ${ok}\thas-empty\n040000 tree ${git(dir, ['mktree'], `100644 blob ${blob}\tg\n`).trim()}\told-mode\n`).trim();
+    assert.equal(written, expected);
+  } finally {
+    rmrf(dir); rmrf(wt);
+  }
+});
+
+// ---- end-of-line and ident conversion --------------------------------------------------------------
+
+const EOL_FILES: FileSpec[] = [
+  {
+    mode: '100644', path: '.gitattributes', data: [
+      '*.txt text', '*.crlf eol=crlf', '*.lf text eol=lf', '*.auto text=auto', '*.bin binary',
+      '*.raw -text', 'legacy.* crlf', 'input.* crlf=input', '*.id ident', 'sub/** text eol=crlf',
+      '[attr]mytext text eol=crlf', '*.mac mytext', '/anchored.dat text eol=crlf', 'dir/*.x eol=crlf',
+      '*.TXT -text', 'sub/keep.dat -text', 'unset.txt !text', '',
+    ].join('\n'),
+  },
+  { mode: '100644', path: 'plain.txt', data: 'a\nb\n' },
+  { mode: '100644', path: 'mixed.txt', data: 'a\r\nb\nc\r\n' },
+  { mode: '100644', path: 'lonecr.txt', data: 'a\rb\n' },
+  { mode: '100644', path: 'nul.txt', data: Buffer.from('a\0b\n') },
+  { mode: '100644', path: 'x.crlf', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'x.lf', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'text.auto', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'bin.auto', data: Buffer.from('one\n\0two\n') },
+  { mode: '100644', path: 'crlf.auto', data: 'one\r\ntwo\n' },
+  { mode: '100644', path: 'ctrl.auto', data: Buffer.from('\x01\x02\x03\x04\x05\x06\x07\x0e\x0f\x10\x11\x12 abc\n') },
+  { mode: '100644', path: 'dosend.auto', data: Buffer.from('text\n\x1a') },
+  { mode: '100644', path: 'x.bin', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'x.raw', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'legacy.c', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'input.c', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'v.id', data: '$Id$\n$Id: old expansion $\n$Id: has spaces inside $\n$Id:broken\n$Id' },
+  { mode: '100644', path: 'sub/deep/any', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'sub/keep.dat', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'x.mac', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'anchored.dat', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'deeper/anchored.dat', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'dir/a.x', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'dir/deeper/a.x', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'UPPER.TXT', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'unset.txt', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'noattr.c', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'nested/.gitattributes', data: '*.c text eol=crlf\n*.txt -text\n[attr]ignored text\n' },
+  { mode: '100644', path: 'nested/n.c', data: 'one\ntwo\n' },
+  { mode: '100644', path: 'nested/n.txt', data: 'one\ntwo\n' },
+  { mode: '120000', path: 'link.txt', data: 'plain.txt' },
+];
+
+for (const config of [[], ['core.autocrlf=true'], ['core.autocrlf=input'], ['core.eol=crlf'], ['core.eol=lf', 'core.autocrlf=true']]) {
+  test(`eol conversion matches git with ${config.join(' ') || 'default settings'}`, () => {
+    const src = repoWith(EOL_FILES);
+    const { ours, theirs } = compareWithGit(src, config);
+    // Only the files holding what git would not store that way can show as modified (when racy).
+    assert.match(git(theirs, ['status', '--porcelain']), /^( M mixed\.txt\n M v\.id\n)?$/);
+    rmrf(src); rmrf(ours); rmrf(theirs);
+  });
+}
+
+test('core.autocrlf=true without any attributes converts text files and leaves binary ones', () => {
+  const src = repoWith(EOL_FILES.filter(f => !f.path.endsWith('.gitattributes')));
+  const { ours, theirs } = compareWithGit(src, ['core.autocrlf=true']);
+  try {
+    assert.equal(fs.readFileSync(path.join(ours, 'plain.txt'), 'latin1'), 'a\r\nb\r\n');
+    assert.equal(fs.readFileSync(path.join(ours, 'nul.txt'), 'latin1'), 'a\0b\n');
+  } finally {
+    rmrf(src); rmrf(ours); rmrf(theirs);
+  }
+});
+
+test('info/attributes and core.attributesFile count, in git\'s order', () => {
+  const src = repoWith(EOL_FILES);
+  const ours = cloneNoCheckout(src);
+  const theirs = cloneNoCheckout(src);
+  const global = path.join(tmpDir('tsgit-attr-'), 'attributes');
+  try {
+    fs.writeFileSync(global, '*.c text eol=crlf\n*.raw text eol=crlf\n');
+    for (const wt of [ours, theirs]) {
+      fs.mkdirSync(path.join(wt, '.git', 'info'), { recursive: true });
+      fs.writeFileSync(path.join(wt, '.git', 'info', 'attributes'), 'plain.txt eol=crlf\n*.auto -text\n');
+      git(wt, ['config', 'core.attributesFile', global]);
+    }
+    assert.equal(tsgit(ours, ['checkout', '-q']).status, 0);
+    git(theirs, ['checkout', '-q']);
+    assert.deepEqual(snapshot(ours), snapshot(theirs));
+    assert.equal(fs.readFileSync(path.join(ours, 'plain.txt'), 'latin1'), 'a\r\nb\r\n');
+    assert.equal(fs.readFileSync(path.join(ours, 'noattr.c'), 'latin1'), 'one\r\ntwo\r\n');
+  } finally {
+    rmrf(src); rmrf(ours); rmrf(theirs); rmrf(path.dirname(global));
+  }
+});
+
+test('core.symlinks=false writes link text into plain files, as git does', () => {
+  const src = repoWith(MIXED);
+  const { ours, theirs } = compareWithGit(src, ['core.symlinks=false']);
+  try {
+    assert.ok(fs.lstatSync(path.join(ours, 'link-rel')).isFile());
+    assert.equal(fs.readFileSync(path.join(ours, 'link-rel'), 'utf8'), 'a/b.txt');
+  } finally {
+    rmrf(src); rmrf(ours); rmrf(theirs);
+  }
+});
+
+test('filter= and working-tree-encoding attributes stop the checkout before anything is written', () => {
+  for (const attrs of ['*.psd filter=lfs diff=lfs merge=lfs -text\n', '*.psd working-tree-encoding=UTF-16LE\n']) {
+    const src = repoWith([
+      { mode: '100644', path: '.gitattributes', data: attrs },
+      { mode: '100644', path: 'a.txt', data: 'a\n' },
+      { mode: '100644', path: 'z/image.psd', data: 'version https://git-lfs.github.com/spec/v1\n' },
+    ]);
+    const wt = cloneNoCheckout(src);
+    try {
+      const r = tsgit(wt, ['checkout']);
+      assert.equal(r.status, 128);
+      assert.match(r.stderr.toString(), /z\/image\.psd: (filter=lfs|working-tree-encoding=UTF-16LE) is set.*tsgit/);
+      assert.deepEqual(fs.readdirSync(wt), ['.git']);
+      assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
+    } finally {
+      rmrf(src); rmrf(wt);
+    }
+  }
+});
+
+// ---- the command ---------------------------------------------------------------------------------
+
+test('a non-empty work tree is refused without -f; with -f files in the way are replaced', () => {
+  const src = repoWith(MIXED);
+  const wt = cloneNoCheckout(src);
+  try {
+    fs.writeFileSync(path.join(wt, 'README'), 'mine\n');
+    fs.writeFileSync(path.join(wt, 'untracked'), 'keep me\n');
+    fs.mkdirSync(path.join(wt, 'link-rel'));
+    let r = tsgit(wt, ['checkout']);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr.toString(), /not empty.*-f/);
+    assert.equal(fs.readFileSync(path.join(wt, 'README'), 'utf8'), 'mine\n');
+    assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
+    r = tsgit(wt, ['checkout', '-f']);
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.equal(fs.readFileSync(path.join(wt, 'README'), 'utf8'), 'hello\n');
+    assert.equal(fs.readlinkSync(path.join(wt, 'link-rel')), 'a/b.txt');
+    assert.equal(git(wt, ['status', '--porcelain']), '?? untracked\n');
+  } finally {
+    rmrf(src); rmrf(wt);
+  }
+});
+
+test('checkout <branch> moves HEAD to the branch; <commit> detaches; a remote branch name makes a tracking branch', () => {
+  const src = repoWith(MIXED);
+  git(src, ['branch', 'other']);
+  const first = git(src, ['rev-parse', 'main']).trim();
+  try {
+    let wt = cloneNoCheckout(src);
+    let r = tsgit(wt, ['checkout', 'main']);
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.equal(git(wt, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/main');
+    rmrf(wt);
+
+    wt = cloneNoCheckout(src);
+    r = tsgit(wt, ['checkout', first]);
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.match(r.stderr.toString(), new RegExp(`HEAD is now at ${first.slice(0, 7)} m`));
+    assert.equal(git(wt, ['rev-parse', 'HEAD']).trim(), first);
+    assert.throws(() => git(wt, ['symbolic-ref', '-q', 'HEAD']));
+    assert.equal(git(wt, ['status', '--porcelain']), '');
+    rmrf(wt);
+
+    wt = cloneNoCheckout(src);
+    r = tsgit(wt, ['checkout', 'other']);
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.match(r.stderr.toString(), /branch 'other' set up to track 'origin\/other'\.\nSwitched to a new branch 'other'/);
+    assert.equal(git(wt, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/other');
+    assert.equal(git(wt, ['config', 'branch.other.merge']).trim(), 'refs/heads/other');
+    assert.equal(git(wt, ['status', '--porcelain']), '');
+
+    r = tsgit(wt, ['checkout', 'no-such-thing']);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr.toString(), /did not match/);
+    rmrf(wt);
+  } finally {
+    rmrf(src);
+  }
+});
+
+test('switching commits updates, adds and removes files, keeps untracked ones, and refuses to lose changes', () => {
+  const src = repoWith(MIXED);
+  try {
+    // A second commit on branch two: one file changed, one removed, one added, a dir becomes a file.
+    const work = cloneNoCheckout(src);
+    git(work, ['checkout', '-q', '-b', 'two']);
+    fs.writeFileSync(path.join(work, 'README'), 'changed\n');
+    fs.rmSync(path.join(work, 'empty'));
+    fs.rmSync(path.join(work, 'a/b/c'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'a/b/c'), 'now a file\n');
+    fs.writeFileSync(path.join(work, 'new.txt'), 'new\n');
+    git(work, ['add', '-A']);
+    git(work, ['commit', '-q', '-m', 'two']);
+    git(work, ['push', '-q', 'origin', 'two']);
+    rmrf(work);
+
+    const ours = cloneNoCheckout(src);
+    const theirs = cloneNoCheckout(src);
+    assert.equal(tsgit(ours, ['checkout', '-q', 'main']).status, 0);
+    git(theirs, ['checkout', '-q', 'main']);
+    for (const wt of [ours, theirs]) fs.writeFileSync(path.join(wt, 'untracked'), 'u\n');
+    let r = tsgit(ours, ['checkout', 'two']);
+    assert.equal(r.status, 0, r.stderr.toString());
+    git(theirs, ['checkout', '-q', 'two']);
+    assert.deepEqual(snapshot(ours), snapshot(theirs));
+    assert.equal(git(ours, ['status', '--porcelain']), '?? untracked\n');
+    assert.equal(git(ours, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/two');
+
+    // Back to main, with a local change to a file main does not touch: it travels along.
+    fs.writeFileSync(path.join(ours, 'bin/run.sh'), '#!/bin/sh\necho local\n');
+    r = tsgit(ours, ['checkout', '-q', 'main']);
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.equal(fs.readFileSync(path.join(ours, 'README'), 'utf8'), 'hello\n');
+    assert.equal(git(ours, ['status', '--porcelain']), ' M bin/run.sh\n?? untracked\n');
+
+    // A local change to a file the switch would rewrite: refused, nothing changes.
+    fs.writeFileSync(path.join(ours, 'README'), 'local edit\n');
+    const before = snapshot(ours);
+    r = tsgit(ours, ['checkout', 'two']);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr.toString(), /Your local changes to the following files would be overwritten by checkout:\n\tREADME\n/);
+    assert.deepEqual(snapshot(ours), before);
+    assert.equal(git(ours, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/main');
+
+    // An untracked file where the new commit has one: refused too.
+    fs.writeFileSync(path.join(ours, 'README'), 'hello\n');
+    fs.writeFileSync(path.join(ours, 'new.txt'), 'mine\n');
+    r = tsgit(ours, ['checkout', 'two']);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr.toString(), /untracked working tree files would be overwritten by checkout:\n\tnew\.txt\n/);
+
+    // -f discards local changes and replaces what is in the way.
+    r = tsgit(ours, ['checkout', '-q', '-f', 'two']);
+    assert.equal(r.status, 0, r.stderr.toString());
+    git(theirs, ['checkout', '-q', '-f', 'two']);
+    fs.writeFileSync(path.join(theirs, 'bin/run.sh'), fs.readFileSync(path.join(ours, 'bin/run.sh')));
+    git(theirs, ['checkout', '-q', '-f', 'two']);
+    assert.deepEqual(snapshot(ours), snapshot(theirs));
+    assert.equal(git(ours, ['status', '--porcelain']), '?? untracked\n');
+    rmrf(ours); rmrf(theirs);
+  } finally {
+    rmrf(src);
+  }
+});
+
+test('index written by checkout keeps git status from re-reading any file', () => {
+  const src = repoWith(MIXED);
+  const wt = cloneNoCheckout(src);
+  try {
+    assert.equal(tsgit(wt, ['checkout', '-q']).status, 0);
+    const index = path.join(wt, '.git', 'index');
+    assert.equal(statDirty(wt), '');
+    const before = fs.readFileSync(index);
+    assert.equal(git(wt, ['status', '--porcelain']), '');
+    assert.deepEqual(fs.readFileSync(index), before, 'git status found something to refresh');
+  } finally {
+    rmrf(src); rmrf(wt);
+  }
+});
+
+test('checkout refuses in a bare repository and with a branch yet to be born', () => {
+  const bare = tmpDir();
+  const empty = tmpDir();
+  try {
+    git(bare, ['init', '-q', '--bare', '.']);
+    let r = tsgit(bare, ['checkout']);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr.toString(), /work tree/);
+    git(empty, ['init', '-q', '.'], undefined, GIT_ENV);
+    r = tsgit(empty, ['checkout']);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr.toString(), /yet to be born/);
+  } finally {
+    rmrf(bare); rmrf(empty);
+  }
+});
