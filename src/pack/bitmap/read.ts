@@ -87,6 +87,8 @@ export class PackBitmap {
     this.flags = buf.readUInt16BE(6);
     if (!(this.flags & BITMAP_OPT_FULL_DAG)) throw bad('bitmap lacks the required FULL_DAG flag');
     this.entryCount = buf.readUInt32BE(8);
+    // Each entry takes at least its 6-byte header and an empty EWAH's 12 bytes.
+    if (this.entryCount * (ENTRY_HEADER + 12) > buf.length) throw bad(`bitmap file is too short to hold ${this.entryCount} entries`);
     if (!buf.subarray(12, 32).equals(index.packChecksum())) {
       throw bad(`bitmap belongs to another pack (checksum ${toHex(buf, 12)} differs from ${index.path})`);
     }
