@@ -1,17 +1,11 @@
 // Pack order: objects sorted by their offset in the .pack, the order of a pack bitmap's bits.
 // Index order is the .idx's (sorted by id). The mapping comes from the pack's .rev file when it
-// has one, or is computed by sorting the .idx offsets, as git does without a .rev. A
-// multi-pack-index has the same two orders (its bitmap's being the "pseudo-pack" order).
-//
-// .rev format: "RIDX", u32 version 1, u32 hash id (1 = SHA-1), then one u32 index position per
-// object in pack order, then the pack's checksum and the checksum of everything before it.
+// has one (read by pack/rev), or is computed by sorting the .idx offsets, as git does without a
+// .rev. A multi-pack-index has the same two orders (its bitmap's being the "pseudo-pack" order).
 import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
-import { sha1 } from '../../core/hash.js';
 import type { PackIndex } from '../idx/read.js';
-
-const RIDX_MAGIC = 0x52494458;
-const RIDX_HEADER = 12;
+import { ReverseIndex } from '../rev/read.js';
 
 /** What a reverse index is checked against: an .idx or a multi-pack-index. */
 export interface ReversibleIndex {
@@ -44,28 +38,15 @@ export class PackOrder {
     return PackOrder.fromRev(rev, index, revPath);
   }
 
-  /** Parses and checks a .rev file against its index. */
-  static fromRev(buf: Uint8Array, index: ReversibleIndex, path: string): PackOrder {
-    const n = index.count;
-    const bad = (what: string) => new CorruptError('pack', `${path}: ${what}`);
-    if (buf.length !== RIDX_HEADER + 4 * n + 40) {
-      throw bad(`reverse index has ${buf.length} bytes, expected ${RIDX_HEADER + 4 * n + 40} for ${n} objects`);
+  /** Parses and checks a .rev file against its index (or multi-pack-index). */
+  static fromRev(buf: Buffer, index: ReversibleIndex, path: string): PackOrder {
+    const rev = new ReverseIndex(buf, path, index.count);
+    if (!rev.packChecksum().equals(index.packChecksum())) {
+      throw new CorruptError('pack', `${path}: reverse index belongs to another pack (checksum differs from ${index.path})`);
     }
-    const view = Buffer.from(buf.buffer, buf.byteOffset, buf.length);
-    if (view.readUInt32BE(0) !== RIDX_MAGIC) throw bad('not a reverse index (bad signature)');
-    const version = view.readUInt32BE(4);
-    if (version !== 1) throw bad(`unsupported reverse index version ${version}`);
-    const hashId = view.readUInt32BE(8);
-    if (hashId !== 1) throw bad(`unsupported hash id ${hashId} (only SHA-1 is supported)`);
-    const trailer = RIDX_HEADER + 4 * n;
-    if (!view.subarray(trailer, trailer + 20).equals(index.packChecksum())) {
-      throw bad(`reverse index belongs to another pack (checksum differs from ${index.path})`);
-    }
-    if (!sha1(view.subarray(0, trailer + 20)).equals(view.subarray(trailer + 20))) {
-      throw bad('reverse index checksum mismatch');
-    }
-    const toIndex = new Uint32Array(n);
-    for (let pos = 0; pos < n; pos++) toIndex[pos] = view.readUInt32BE(RIDX_HEADER + 4 * pos);
+    if (!rev.verifyChecksum()) throw new CorruptError('pack', `${path}: reverse index checksum mismatch`);
+    const toIndex = new Uint32Array(index.count);
+    for (let pos = 0; pos < toIndex.length; pos++) toIndex[pos] = rev.indexPosition(pos);
     return PackOrder.fromPositions(toIndex, path);
   }
 
