@@ -66,9 +66,22 @@ export class TreeCursor {
   }
 }
 
-/** Mode as git prints it in ls-tree and cat-file -p: six octal digits, zero-padded. */
+/**
+ * git's canon_mode: what a tree entry's mode means, whatever digits are stored (old trees have
+ * 100664 and friends).
+ */
+export function canonicalMode(mode: number): number {
+  switch (mode & 0o170000) {
+    case 0o100000: return mode & 0o111 ? MODE_EXEC : MODE_BLOB;
+    case 0o120000: return MODE_SYMLINK;
+    case 0o040000: return MODE_TREE;
+    default: return MODE_GITLINK;
+  }
+}
+
+/** Mode as git prints it in ls-tree and cat-file -p: canonical, six octal digits. */
 export function formatMode(mode: number): string {
-  return mode.toString(8).padStart(6, '0');
+  return canonicalMode(mode).toString(8).padStart(6, '0');
 }
 
 export interface TreeEntry {

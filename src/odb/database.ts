@@ -6,7 +6,7 @@ import path from 'node:path';
 import { CorruptError, NotFoundError } from '../core/errors.js';
 import { OID_BYTES, compareOid, toHex } from '../core/oid.js';
 import { Inflater } from '../core/zlib.js';
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
 import { applyDelta } from '../pack/delta.js';
 import { EntryHeader } from '../pack/entry-header.js';
 import { PackIndex } from '../pack/idx/read.js';
@@ -220,7 +220,7 @@ export class ObjectDatabase {
         const out = Buffer.allocUnsafe(h.size + 1);
         this.inflateAt(pack, cur, dataOffset, h.size, out);
         base = { type: h.type as ObjectTypeCode, data: out.subarray(0, h.size) };
-        if (chain.length) this.cache.set(key, base.type, base.data);
+        if (chain.length || base.type === OBJ_TREE) this.cache.set(key, base.type, base.data);
         break;
       }
       chain.push(cur, dataOffset, h.size);
@@ -250,7 +250,9 @@ export class ObjectDatabase {
       this.inflateAt(pack, entryOffset, dataOffset, size, this.deltaScratch);
       const data = applyDelta(base!.data, this.deltaScratch, 0, size, 'odb', () => `${pack.file.path}: delta at offset ${entryOffset}`);
       base = { type: base!.type, data };
-      if (i > 0) this.cache.set(DeltaBaseCache.key(pack.number, entryOffset), base.type, data);
+      // Intermediate results are bases by definition. A tree at the top of a chain is kept too: walks
+      // read the newest version of a directory first, and older versions are deltas against it.
+      if (i > 0 || base.type === OBJ_TREE) this.cache.set(DeltaBaseCache.key(pack.number, entryOffset), base.type, data);
     }
     return base!;
   }

@@ -14,7 +14,12 @@ export const PACKED_REFS_HEADER = '# pack-refs with: peeled fully-peeled sorted 
 export interface PackedRef {
   name: string;
   oid: string;
-  peeled?: string;
+  /**
+   * What an annotated tag peels to. null when the file's traits promise a "^" line for every tag
+   * ("fully-peeled", or "peeled" for refs/tags/) and there is none: git then trusts that the ref
+   * does not peel, without reading the object.
+   */
+  peeled?: string | null;
   /** Set when the name breaks check-ref-format without escaping refs/; git lists it as broken. */
   badName?: true;
   /** Byte range of the record (its line and any "^" line after it). */
@@ -37,6 +42,7 @@ export function parsePackedRefs(data: Buffer, file: string): PackedRefs {
   let pos = 0;
   let lineNo = 1;
   let sorted = false;
+  let peelAll = false, peelTags = false;
   const lineEnd = (from: number) => {
     const nl = data.indexOf(0x0a, from);
     if (nl < 0) throw new CorruptError('refs', `${file}: unterminated line ${lineNo}: ${show(data, from, data.length)}`);
@@ -49,7 +55,10 @@ export function parsePackedRefs(data: Buffer, file: string): PackedRefs {
     const nl = lineEnd(0);
     const header = data.toString('utf8', 0, nl);
     if (!header.startsWith('# pack-refs with:')) invalid(0, nl);
-    sorted = header.slice('# pack-refs with:'.length).split(' ').includes('sorted');
+    const traits = header.slice('# pack-refs with:'.length).split(' ');
+    sorted = traits.includes('sorted');
+    peelAll = traits.includes('fully-peeled');
+    peelTags = traits.includes('peeled');
     pos = nl + 1;
     lineNo++;
   }
@@ -74,6 +83,8 @@ export function parsePackedRefs(data: Buffer, file: string): PackedRefs {
       pos = pnl + 1;
       ref.end = pos;
       lineNo++;
+    } else if (!ref.badName && (peelAll || (peelTags && name.startsWith('refs/tags/')))) {
+      ref.peeled = null;
     }
     refs.push(ref);
   }

@@ -21,8 +21,11 @@ export interface RefEntry {
   name: string;
   /** The object the ref points at, symbolic refs followed. */
   oid: string;
-  /** What an annotated tag peels to, when packed-refs records it. */
-  peeled?: string;
+  /**
+   * What an annotated tag peels to, when packed-refs records it; null when packed-refs says it
+   * does not peel (git trusts that); absent when unknown (the object must be read).
+   */
+  peeled?: string | null;
   /** For a symbolic ref, the ref its chain ends at (for-each-ref's %(symref)). */
   symref?: string;
 }
@@ -119,8 +122,9 @@ export class RefStore {
    * git show-ref and for-each-ref list them. Skips what `git for-each-ref` skips: broken ref files,
    * bad names and the zero id with a warning, dangling symbolic refs silently.
    */
-  list(prefix = 'refs/', opts: { warn?: (message: string) => void } = {}): RefEntry[] {
+  list(prefix = 'refs/', opts: { warn?: (message: string) => void; includeBroken?: boolean } = {}): RefEntry[] {
     const warn = opts.warn ?? this.warn;
+    const broken = opts.includeBroken === true;
     if (!prefix.startsWith('refs/')) {
       if (!'refs/'.startsWith(prefix)) return [];
       prefix = 'refs/';
@@ -140,7 +144,7 @@ export class RefStore {
       }
       // A loose ref hides the packed one of the same name, even when it is broken.
       if (order === 0) j++;
-      const entry = this.listLoose(loose[i++]!, warn);
+      const entry = this.listLoose(loose[i++]!, warn, broken);
       if (entry) out.push(entry);
     }
     return out;
@@ -269,7 +273,8 @@ export class RefStore {
     throw new GitError('refs', 'symref-loop', `too many levels of symbolic refs: ${chain.join(' -> ')}`);
   }
 
-  private listLoose(name: string, warn: (message: string) => void): RefEntry | null {
+  /** With includeBroken, a loose ref whose content is garbage or the zero id lists as the zero id (git show-ref then refuses it). */
+  private listLoose(name: string, warn: (message: string) => void, includeBroken = false): RefEntry | null {
     if (checkRefFormat(name, { allowOneLevel: true }) !== null) {
       warn(`ignoring ref with broken name ${name}`);
       return null;
@@ -279,12 +284,13 @@ export class RefStore {
       raw = readLooseRef(this.gitDir, name);
     } catch (e) {
       if (!(e instanceof CorruptError)) throw e;
+      if (includeBroken) return { name, oid: ZERO_HEX };
       warn(`ignoring broken ref ${name}`);
       return null;
     }
     if (!raw) return null;
     if (raw.type === 'direct') {
-      if (raw.oid !== ZERO_HEX) return { name, oid: raw.oid };
+      if (raw.oid !== ZERO_HEX || includeBroken) return { name, oid: raw.oid };
       warn(`ignoring broken ref ${name}`);
       return null;
     }
@@ -405,7 +411,7 @@ function checkName(name: string, action: string): void {
 function packedValue(packed: PackedRefs, name: string): RawRef | null {
   const p = packed.byName.get(name);
   if (!p || p.badName) return null;
-  return p.peeled === undefined ? { type: 'direct', oid: p.oid } : { type: 'direct', oid: p.oid, peeled: p.peeled };
+  return p.peeled ? { type: 'direct', oid: p.oid, peeled: p.peeled } : { type: 'direct', oid: p.oid };
 }
 
 function symrefTarget(gitDir: string, from: string, target: string): string {

@@ -1,8 +1,14 @@
 // One repository: the object database, refs and config, opened once and owning every cache
 // (delta bases, pack windows, packed-refs), so nothing is a module-level global.
+import fs from 'node:fs';
 import path from 'node:path';
+import { CorruptError } from '../core/errors.js';
+import { fromHex } from '../core/oid.js';
+import { Config } from '../config/index.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { ObjectDatabase } from '../odb/database.js';
+import { RefStore } from '../refs/index.js';
+import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
 
 export interface RepositoryOptions {
@@ -12,6 +18,8 @@ export interface RepositoryOptions {
 
 export class Repository {
   readonly odb: ObjectDatabase;
+  private _refs: RefStore | null = null;
+  private _config: Config | null = null;
 
   constructor(readonly gitDir: string, readonly workTree: string | null, options: RepositoryOptions = {}) {
     this.odb = new ObjectDatabase(process.env.GIT_OBJECT_DIRECTORY ?? path.join(gitDir, 'objects'),
@@ -21,6 +29,37 @@ export class Repository {
   static discover(cwd: string, env: NodeJS.ProcessEnv = process.env): Repository {
     const loc = discover(cwd, env);
     return new Repository(loc.gitDir, loc.workTree);
+  }
+
+  get refs(): RefStore {
+    return this._refs ??= new RefStore(this.gitDir);
+  }
+
+  get config(): Config {
+    return this._config ??= Config.loadSync(this.gitDir);
+  }
+
+  /** The commits listed in $GIT_DIR/shallow (a shallow clone's boundary), as raw ids. */
+  shallowCommits(): Uint8Array[] {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(this.gitDir, 'shallow'), 'latin1');
+    } catch {
+      return [];
+    }
+    const ids: Uint8Array[] = [];
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      const id = fromHex(line.trim());
+      if (!id) throw new CorruptError('core', `${path.join(this.gitDir, 'shallow')}: bad line "${line}"`);
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  /** Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository. */
+  revs(): RevResolver {
+    return new RevResolver(this.odb, { resolveRef: name => this.refs.resolve(name)?.oid ?? null });
   }
 
   close(): void {

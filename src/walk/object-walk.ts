@@ -22,6 +22,8 @@ export const UNINTERESTING = 2;
 export const PARSED = 4;
 /** A tree or blob that has been shown (or deliberately skipped). */
 export const SHOWN = 8;
+/** A commit listed in $GIT_DIR/shallow: its parents are not there, and are not followed. */
+export const SHALLOW = 16;
 
 /** git stops a limited walk this many commits after only uninteresting ones remain. */
 const SLOP = 5;
@@ -61,6 +63,11 @@ export class ObjectWalk {
     const index = this.intern(oid, 0, 0);
     this.tips.push({ index, name, uninteresting });
     if (uninteresting) this.limited = true;
+  }
+
+  /** Marks commits as shallow boundaries (git's grafts from $GIT_DIR/shallow). */
+  setShallow(ids: Iterable<Uint8Array>): void {
+    for (const id of ids) this.flags[this.intern(id, 0, OBJ_COMMIT)]! |= SHALLOW;
   }
 
   /** Index of an id, adding it with `type` (0 if not yet known). */
@@ -105,7 +112,7 @@ export class ObjectWalk {
     this.seq = ensureCapacity(this.seq, this.time.length);
     this.trees = ensureCapacity(this.trees, this.time.length);
     this.time[idx] = c.time;
-    const ps = new Int32Array(c.parents.length);
+    const ps = new Int32Array(this.flags[idx]! & SHALLOW ? 0 : c.parents.length);
     for (let i = 0; i < ps.length; i++) ps[i] = this.intern(c.parents[i]!, 0, OBJ_COMMIT);
     this.parents[idx] = ps;
     this.trees[idx] = this.intern(c.tree, 0, OBJ_TREE);

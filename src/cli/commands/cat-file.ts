@@ -78,11 +78,8 @@ export default function catFile(ctx: CommandContext, args: string[]): number {
   if (!info) throw fatal(mode === '-t' || mode === '-s' ? `git cat-file: could not get object info` : `Not a valid object name ${spec}`);
   if (mode === '-t') out.ascii(`${typeName(info.type)}\n`);
   else if (mode === '-s') out.ascii(`${info.size}\n`);
-  else if (mode === '-p') {
-    const o = odb.mustRead(id);
-    if (o.type === OBJ_TREE) printTree(out, o.data, toHex(id));
-    else out.bytes(o.data);
-  } else {
+  else if (mode === '-p') prettyPrint(odb, id, out);
+  else {
     const t = typeCode(wantType!);
     if (!t) throw fatal(`invalid object type "${wantType}"`);
     const peeled = revs.peel(id, t, spec);
@@ -147,6 +144,13 @@ function batchOne(odb: ObjectDatabase, out: Output, fmt: CompiledFormat, content
     out.bytes(data);
     out.byte(0x0a);
   }
+}
+
+/** What `cat-file -p` prints: trees as listings, everything else as stored. */
+export function prettyPrint(odb: ObjectDatabase, id: Uint8Array, out: Output): void {
+  const o = odb.mustRead(id);
+  if (o.type === OBJ_TREE) printTree(out, o.data, toHex(id));
+  else out.bytes(o.data);
 }
 
 function printTree(out: Output, data: Buffer, label: string): void {

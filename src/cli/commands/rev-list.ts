@@ -12,6 +12,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   let negate = false;
   const repo = ctx.repository();
   const walk = new ObjectWalk(repo.odb);
+  walk.setShallow(repo.shallowCommits());
   const revs = repo.revs();
   let anyTip = false;
   const addRev = (spec: string, exclude: boolean) => {

@@ -44,6 +44,10 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
       signal: abort.signal,
       source: 'upload-pack stdin',
     });
+  } catch (e) {
+    // The reader is gone; like git dying of SIGPIPE, there is no one left to tell.
+    if (abort.signal.aborted) return 141;
+    throw e;
   } finally {
     repo.close();
   }

@@ -1,0 +1,125 @@
+// tsgit index-pack: git's flags and output. Without --stdin it indexes <pack-file> where it is and
+// prints its checksum; with --stdin it receives a pack into the repository (or <pack-file>) and
+// prints "pack\t<hash>" ("keep\t<hash>" when it created the .keep), then any input that followed
+// the pack. Progress is git's, on stderr, shown with -v/--progress or when stderr is a terminal.
+import fs from 'node:fs';
+import path from 'node:path';
+import { GitError, UsageError } from '../../core/errors.js';
+import type { Repository } from '../../repository/repository.js';
+import { indexPack, verifyPack } from '../../pack/index-pack/index.js';
+import { fatal, type CommandContext } from '../context.js';
+import { writeAll } from '../output.js';
+import { progressWanted } from '../progress.js';
+import { printPackStats } from './verify-pack.js';
+
+const USAGE = 'usage: tsgit index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--[no-]rev-index] [--verify] [--strict] [--threads=<n>] (<pack-file> | --stdin [--fix-thin] [<pack-file>])';
+
+export default async function indexPackCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  let stdin = false, fixThin = false, strict = false, verbose = false, quiet = false, progress = false;
+  let verify = false, stat = false, statOnly = false, showResolving = false;
+  let keep: string | null = null;
+  let indexPath: string | undefined;
+  let packName: string | undefined;
+  let threads: number | undefined;
+  let indexVersion: number | undefined, off32Limit: number | undefined;
+  let revIndex: boolean | undefined;
+  let maxInputSize: number | undefined;
+  let title: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('-')) {
+      if (packName !== undefined) throw new UsageError(USAGE);
+      packName = a;
+    } else if (a === '--stdin') stdin = true;
+    else if (a === '--fix-thin') fixThin = true;
+    else if (a === '--strict' || a.startsWith('--strict=')) strict = true;
+    else if (a === '-v') verbose = true;
+    else if (a === '-q' || a === '--no-progress') quiet = true;
+    else if (a === '--progress') progress = true;
+    else if (a === '--verify') verify = true;
+    else if (a === '--verify-stat') { verify = true; stat = true; }
+    else if (a === '--verify-stat-only') { verify = true; stat = true; statOnly = true; }
+    else if (a === '--keep') keep = '';
+    else if (a.startsWith('--keep=')) keep = a.slice(7);
+    else if (a === '--rev-index') revIndex = true;
+    else if (a === '--no-rev-index') revIndex = false;
+    else if (a === '--show-resolving-progress') showResolving = true;
+    else if (a === '--progress-title') {
+      if (title !== undefined || i + 1 >= args.length) throw new UsageError(USAGE);
+      title = args[++i]!;
+    } else if (a === '-o') {
+      if (indexPath !== undefined || i + 1 >= args.length) throw new UsageError(USAGE);
+      indexPath = args[++i]!;
+    } else if (a === '--threads' || a.startsWith('--threads=')) {
+      const v = a === '--threads' ? args[++i] : a.slice(10);
+      if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(USAGE);
+      threads = Number(v);
+    } else if (a.startsWith('--index-version=')) {
+      const m = /^(\d+)(?:,(0x[0-9a-fA-F]+|0[0-7]*|[1-9]\d*))?$/.exec(a.slice(16));
+      if (!m || Number(m[1]) > 2) throw fatal(`bad ${a}`);
+      indexVersion = Number(m[1]);
+      if (m[2] !== undefined) {
+        off32Limit = m[2].startsWith('0x') ? parseInt(m[2], 16) : m[2].length > 1 && m[2].startsWith('0') ? parseInt(m[2], 8) : Number(m[2]);
+        if (off32Limit >= 0x80000000) throw fatal(`bad ${a}`);
+      }
+    } else if (a.startsWith('--max-input-size=')) {
+      maxInputSize = Number(a.slice(17));
+    } else {
+      throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    }
+  }
+  if (!packName && !stdin) throw new UsageError(USAGE);
+  if (fixThin && !stdin) throw fatal(`the option '--fix-thin' requires '--stdin'`);
+
+  let repo: Repository | null = null;
+  try {
+    repo = ctx.repository();
+  } catch (e) {
+    if (!(e instanceof GitError)) throw e;
+  }
+  if (stdin && !repo) throw fatal('--stdin requires a git repository');
+  const config = repo?.config;
+  if (indexVersion === undefined) {
+    const v = config?.getInt('pack', null, 'indexversion');
+    if (v !== undefined && (v < 0 || v > 2)) throw fatal(`bad pack.indexVersion=${v}`);
+    indexVersion = v;
+  }
+  if (threads === undefined || threads === 0) threads = config?.getInt('pack', null, 'threads') || undefined;
+  if (revIndex === undefined) {
+    revIndex = isTrue(ctx.env.GIT_TEST_WRITE_REV_INDEX) || (config?.getBool('pack', null, 'writereverseindex') ?? false);
+  }
+  const level = config?.getInt('core', null, 'loosecompression') ?? config?.getInt('core', null, 'compression') ?? 1;
+  const resolvePath = (p: string) => path.resolve(ctx.cwd, p);
+  if (packName) packName = resolvePath(packName);
+  if (indexPath) indexPath = resolvePath(indexPath);
+
+  const showProgress = progressWanted({ quiet, verbose, progress });
+  if (verify) {
+    if (!packName) throw fatal('--verify with no packfile name given');
+    const result = await verifyPack(packName, { indexPath, threads, revIndex });
+    if (stat) printPackStats(result.passes, statOnly);
+    return 0;
+  }
+  const result = await indexPack(repo ? repo.odb : null, stdin ? stdinStream() : packName!, {
+    packPath: stdin ? packName : undefined, indexPath, keep, fixThin, threads, indexVersion, off32Limit, revIndex,
+    maxInputSize, compressionLevel: level === -1 ? 6 : level,
+    strict: strict ? { strict: true } : null,
+    progress: { enabled: showProgress, title, resolving: showProgress || showResolving },
+  });
+  if (!stdin) {
+    writeAll(1, Buffer.from(`${result.packHash}\n`));
+  } else {
+    writeAll(1, Buffer.from(`${result.keepCreated ? 'keep' : 'pack'}\t${result.packHash}\n`));
+    if (result.trailing.length) writeAll(1, result.trailing);
+  }
+  return 0;
+}
+
+function isTrue(v: string | undefined): boolean {
+  return v !== undefined && /^(1|true|yes|on)$/i.test(v);
+}
+
+/** stdin as a stream of large chunks, whether it is a pipe or a file. */
+function stdinStream(): fs.ReadStream {
+  return fs.createReadStream('', { fd: 0, highWaterMark: 1 << 20, autoClose: false });
+}

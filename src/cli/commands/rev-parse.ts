@@ -1,0 +1,55 @@
+// tsgit rev-parse: object names to ids (with ^, ~, ^{type}, :path, A..B, ^A), plus the repository
+// queries scripts use most (--git-dir, --show-toplevel, --is-bare-repository, --verify, -q).
+import path from 'node:path';
+import { toHex } from '../../core/oid.js';
+import { fatal, type CommandContext } from '../context.js';
+import { Output } from '../output.js';
+
+export default function revParse(ctx: CommandContext, args: string[]): number {
+  let verify = false, quiet = false;
+  const out = new Output();
+  const revsToParse: string[] = [];
+  for (const a of args) {
+    if (a === '--verify') verify = true;
+    else if (a === '-q' || a === '--quiet') quiet = true;
+    else if (a === '--git-dir') {
+      const repo = ctx.repository();
+      const rel = path.relative(ctx.cwd, repo.gitDir);
+      out.text(`${rel === '.git' ? '.git' : rel === '' ? '.' : repo.gitDir}\n`);
+    } else if (a === '--absolute-git-dir') out.text(`${ctx.repository().gitDir}\n`);
+    else if (a === '--show-toplevel') {
+      const wt = ctx.repository().workTree;
+      if (!wt) throw fatal('this operation must be run in a work tree');
+      out.text(`${wt}\n`);
+    } else if (a === '--is-bare-repository') out.text(`${ctx.repository().workTree ? 'false' : 'true'}\n`);
+    else if (a === '--is-inside-work-tree') out.text(`${ctx.repository().workTree ? 'true' : 'false'}\n`);
+    else revsToParse.push(a);
+  }
+  if (verify && revsToParse.length !== 1) {
+    if (quiet) return 1;
+    throw fatal('Needed a single revision');
+  }
+  if (revsToParse.length) {
+    const revs = ctx.repository().revs();
+    for (const spec of revsToParse) {
+      const fail = () => {
+        if (quiet) return 1;
+        out.flush();
+        throw fatal(verify ? 'Needed a single revision' : `ambiguous argument '${spec}': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'`);
+      };
+      if (!verify && spec.includes('..') && !spec.includes('...')) {
+        const [from, to] = spec.split('..') as [string, string];
+        const a = revs.tryResolve(from || 'HEAD'), b = revs.tryResolve(to || 'HEAD');
+        if (!a || !b) return fail();
+        out.ascii(`${toHex(b)}\n^${toHex(a)}\n`);
+        continue;
+      }
+      const neg = !verify && spec.startsWith('^') && !spec.startsWith('^{');
+      const id = revs.tryResolve(neg ? spec.slice(1) : spec);
+      if (!id || (verify && !ctx.repository().odb.has(id))) return fail();
+      out.ascii(`${neg ? '^' : ''}${toHex(id)}\n`);
+    }
+  }
+  out.flush();
+  return 0;
+}
