@@ -93,6 +93,54 @@ export class Inflater {
   }
 
   /**
+   * Inflates the stream at input[offset..end) in pieces of at most `out.length` bytes, handing each
+   * to `sink`, so an object of any declared size is checked (and hashed) without holding it whole.
+   * Throws like inflateInto; returns the input bytes used, or -1 when the input ends first.
+   */
+  inflateChunks(input: Uint8Array, offset: number, end: number, size: number, out: Uint8Array,
+    sink: (chunk: Uint8Array) => void, layer: ErrorLayer, where: () => string): number {
+    if (!this.handle) {
+      // The public API cannot stop or resume mid-stream; it still never allocates the declared
+      // size up front, only what the stream really inflates to (capped just above it).
+      let res: { buffer: Buffer; engine: { bytesWritten: number } };
+      try {
+        res = zlib.inflateSync(input.subarray(offset, end), { info: true, maxOutputLength: size + 1 }) as unknown as typeof res;
+      } catch (e) {
+        if ((e as Error).message === 'unexpected end of file') return -1;
+        throw new CorruptError(layer, `${where()}: zlib: ${(e as Error).message}`, { cause: e });
+      }
+      if (res.buffer.length !== size) {
+        throw new CorruptError(layer, `${where()}: inflates to ${res.buffer.length} bytes, declared ${size}`);
+      }
+      for (let p = 0; p < size; p += out.length) sink(res.buffer.subarray(p, Math.min(size, p + out.length)));
+      return res.engine.bytesWritten;
+    }
+    this.lastError = null;
+    this.handle.reset();
+    let pos = offset, produced = 0;
+    for (;;) {
+      // Asking for one byte past the declared size on the last piece tells "exact" from "more".
+      const want = Math.min(out.length, size + 1 - produced);
+      this.handle.writeSync(zlib.constants.Z_FINISH, input, pos, end - pos, out, 0, want);
+      if (this.lastError !== null) {
+        if (this.lastError === TRUNCATED.slice('zlib: '.length)) return -1;
+        throw new CorruptError(layer, `${where()}: zlib: ${this.lastError}`);
+      }
+      const availOut = this.state![0]!, availIn = this.state![1]!;
+      const got = want - availOut;
+      produced += got;
+      pos = end - availIn;
+      if (produced > size) throw new CorruptError(layer, `${where()}: inflates to more than the declared ${size} bytes`);
+      if (got > 0) sink(out.subarray(0, got));
+      // Output space left over without an error means the stream ended.
+      if (availOut > 0) {
+        if (produced !== size) throw new CorruptError(layer, `${where()}: inflates to ${produced} bytes, declared ${size}`);
+        return pos - offset;
+      }
+    }
+  }
+
+  /**
    * Inflates at most `max` bytes from the start of the stream into `out` (to read a delta's sizes or
    * a loose object's header without inflating the rest). Returns how many bytes came out.
    */

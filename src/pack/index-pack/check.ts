@@ -1,0 +1,126 @@
+// What --strict adds while objects are in hand: git's fsck checks on every commit, tree and tag,
+// and a note of every object they point to (with the type the pointer implies), so that at the
+// end each reference can be confirmed to exist in the pack or the repository (git's fsck_walk and
+// check_objects). Each thread keeps its own set of references, deduplicated, and hands it over
+// once when it is done.
+import { CorruptError } from '../../core/errors.js';
+import { hexBytesToOid, OID_BYTES, toHex } from '../../core/oid.js';
+import { checkObject, type FsckOptions } from '../../object/fsck.js';
+import { TreeCursor } from '../../object/tree.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, typeName } from '../../object/type.js';
+
+/** A deduplicated set of (id, expected type) pairs, transferable as two buffers. */
+export interface ReferenceList {
+  ids: Uint8Array;
+  types: Uint8Array;
+  count: number;
+}
+
+const TREE_LINE = 5 + 40 + 1;
+const PARENT = Buffer.from('parent ');
+
+export class ObjectChecker {
+  private ids = new Uint8Array(1024 * OID_BYTES);
+  private types = new Uint8Array(1024);
+  private count = 0;
+  private slots = new Int32Array(2048).fill(-1);
+  private readonly scratch = new Uint8Array(OID_BYTES);
+
+  constructor(private readonly options: FsckOptions, private readonly where: string) {}
+
+  /** Checks one object; throws on an fsck error; records what it points to. */
+  check(type: number, content: Uint8Array, id: Uint8Array, idOff: number): void {
+    if (type === OBJ_BLOB) return;
+    const problems = checkObject(typeName(type), content, this.options);
+    for (const p of problems) {
+      if (p.severity !== 'error') continue;
+      throw new CorruptError('pack', `${this.where}: fsck error in packed object ${typeName(type)} ${toHex(id, idOff)}: ${p.id}: ${p.message}`);
+    }
+    if (type === OBJ_TREE) this.treeReferences(content);
+    else if (type === OBJ_COMMIT) this.commitReferences(content);
+    else if (type === OBJ_TAG) this.tagReferences(content);
+  }
+
+  private treeReferences(content: Uint8Array): void {
+    const cur = new TreeCursor(content, 0, content.length, this.where);
+    while (cur.next()) {
+      const kind = cur.mode & 0o170000;
+      if (kind === 0o160000) continue; // gitlinks name commits of another repository
+      this.add(content, cur.oidOffset, kind === 0o040000 ? OBJ_TREE : OBJ_BLOB);
+    }
+  }
+
+  private commitReferences(content: Uint8Array): void {
+    // fsck has already insisted on "tree <hex>\n" and well-formed parent lines.
+    if (hexBytesToOid(content, 5, this.scratch)) this.add(this.scratch, 0, OBJ_TREE);
+    let p = TREE_LINE;
+    while (p + 7 + 40 < content.length && startsWith(content, p, PARENT)) {
+      if (hexBytesToOid(content, p + 7, this.scratch)) this.add(this.scratch, 0, OBJ_COMMIT);
+      p += 7 + 40 + 1;
+    }
+  }
+
+  private tagReferences(content: Uint8Array): void {
+    if (!hexBytesToOid(content, 7, this.scratch)) return;
+    const typeStart = 7 + 40 + 1 + 5;
+    const nl = content.indexOf(0x0a, typeStart);
+    if (nl < 0) return;
+    const t = typeCode(Buffer.from(content.buffer, content.byteOffset + typeStart, nl - typeStart).toString('latin1'));
+    if (t) this.add(this.scratch, 0, t);
+  }
+
+  private add(buf: Uint8Array, off: number, type: number): void {
+    if (this.count * 2 >= this.slots.length) this.grow();
+    const mask = this.slots.length - 1;
+    let s = (((buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!) >>> 0) & mask;
+    const ids = this.ids;
+    for (;;) {
+      const k = this.slots[s]!;
+      if (k < 0) break;
+      let i = 0;
+      const at = k * OID_BYTES;
+      while (i < OID_BYTES && ids[at + i] === buf[off + i]) i++;
+      if (i === OID_BYTES) {
+        if (this.types[k] !== type) {
+          throw new CorruptError('pack', `${this.where}: object ${toHex(buf, off)} is referenced both as a ${typeName(this.types[k]!)} and as a ${typeName(type)}`);
+        }
+        return;
+      }
+      s = (s + 1) & mask;
+    }
+    const k = this.count++;
+    if ((k + 1) * OID_BYTES > this.ids.length) {
+      const bigger = new Uint8Array(this.ids.length * 2);
+      bigger.set(this.ids);
+      this.ids = bigger;
+      const t = new Uint8Array(this.types.length * 2);
+      t.set(this.types);
+      this.types = t;
+    }
+    this.ids.set(buf.subarray(off, off + OID_BYTES), k * OID_BYTES);
+    this.types[k] = type;
+    this.slots[s] = k;
+  }
+
+  private grow(): void {
+    const slots = new Int32Array(this.slots.length * 2).fill(-1);
+    const mask = slots.length - 1;
+    const ids = this.ids;
+    for (let k = 0; k < this.count; k++) {
+      const at = k * OID_BYTES;
+      let s = (((ids[at]! << 24) | (ids[at + 1]! << 16) | (ids[at + 2]! << 8) | ids[at + 3]!) >>> 0) & mask;
+      while (slots[s]! >= 0) s = (s + 1) & mask;
+      slots[s] = k;
+    }
+    this.slots = slots;
+  }
+
+  references(): ReferenceList {
+    return { ids: this.ids.subarray(0, this.count * OID_BYTES), types: this.types.subarray(0, this.count), count: this.count };
+  }
+}
+
+function startsWith(buf: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
+  return true;
+}

@@ -1,0 +1,13 @@
+// index-pack, in the order its work happens:
+//   store.ts     the pack's bytes in shared memory
+//   parse.ts     pass 1: entries, zlib ends, CRC32s, ids of whole objects, the pack checksum
+//   link.ts      delta bases as object numbers and sorted ids; tasks by subtree size
+//   resolve.ts   pass 2, on every thread (threads.ts, worker.ts): deltas from base to children
+//   thin.ts      --fix-thin: missing bases appended from the repository
+//   check.ts, connectivity.ts   --strict fsck and connectivity; collision checks
+//   passes.ts    the passes together; index-pack.ts writes .pack/.idx/.rev/.keep; verify.ts
+//                compares with an existing .idx
+export { indexPack, derive, type IndexPackOptions, type IndexPackResult, type ObjectStore } from './index-pack.js';
+export { verifyPack, type VerifyPackOptions, type VerifyPackResult } from './verify.js';
+export { runPasses, DEFAULT_MAX_DEPTH, type PackInput, type PassOptions, type PassResult } from './passes.js';
+export type { ObjectLookup } from './connectivity.js';

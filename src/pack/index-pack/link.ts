@@ -1,0 +1,106 @@
+// Between the passes: turn what the parser remembered about deltas into the shared structures the
+// resolvers walk. OFS_DELTA bases become object numbers (and rows of children per base), REF_DELTAs
+// are sorted by base id so any thread can find a new object's children by binary search, and the
+// tasks (bases with children) are ordered biggest subtree first, so the last task to finish is a
+// small one and the threads end together.
+import { CorruptError } from '../../core/errors.js';
+import { OID_BYTES } from '../../core/oid.js';
+import { OBJ_OFS_DELTA } from '../../object/type.js';
+import type { PackParser } from './parse.js';
+import { sortByOid } from './sort.js';
+import type { ObjectTable } from './tables.js';
+
+/** Per-object cost of a resolution beyond its bytes, in byte-equivalents (inflate and call overhead). */
+const OBJECT_COST = 4096;
+
+export interface DeltaLinks {
+  childStart: SharedArrayBuffer;
+  children: SharedArrayBuffer;
+  refObjects: SharedArrayBuffer;
+  refIds: SharedArrayBuffer;
+  refCount: number;
+  tasks: SharedArrayBuffer;
+  taskCount: number;
+  /** Rows in childStart beyond the parsed objects, for bases --fix-thin may append. */
+  spare: number;
+}
+
+export function linkDeltas(table: ObjectTable, count: number, parser: PackParser, name: string): DeltaLinks {
+  const ofsCount = parser.ofsCount;
+  const spare = parser.refCount;
+  const rows = count + spare;
+  const childStart = new Int32Array(new SharedArrayBuffer((rows + 1) * 4));
+  const offsets = table.offset;
+  for (let k = 0; k < ofsCount; k++) {
+    const obj = parser.ofsObjects[k]!;
+    const b = findOffset(offsets, obj, parser.ofsBaseOffsets[k]!);
+    if (b < 0) {
+      throw new CorruptError('pack', `${name}: delta at offset ${offsets[obj]} has its base at offset ${parser.ofsBaseOffsets[k]}, where no entry starts`);
+    }
+    table.base[obj] = b;
+    childStart[b + 1]!++;
+  }
+  for (let i = 0; i < rows; i++) childStart[i + 1]! += childStart[i]!;
+  const children = new Int32Array(new SharedArrayBuffer(Math.max(ofsCount, 1) * 4));
+  const fill = childStart.slice(0, count);
+  // Parse order is pack order, so each base's children stay in pack order, as git visits them.
+  for (let k = 0; k < ofsCount; k++) {
+    const obj = parser.ofsObjects[k]!;
+    children[fill[table.base[obj]!]!++] = obj;
+  }
+
+  const refCount = parser.refCount;
+  const order = sortByOid(parser.refIds, refCount);
+  const refObjects = new Int32Array(new SharedArrayBuffer(Math.max(refCount, 1) * 4));
+  const refIds = new Uint8Array(new SharedArrayBuffer(Math.max(refCount, 1) * OID_BYTES));
+  for (let k = 0; k < refCount; k++) {
+    const from = order[k]!;
+    refObjects[k] = parser.refObjects[from]!;
+    refIds.set(parser.refIds.subarray(from * OID_BYTES, from * OID_BYTES + OID_BYTES), k * OID_BYTES);
+  }
+
+  // Subtree weights over the OFS links (children come after their bases in the pack).
+  const weight = new Float64Array(count);
+  for (let i = count - 1; i >= 0; i--) {
+    weight[i] += table.resultSize[i]! + OBJECT_COST;
+    if (table.type[i] === OBJ_OFS_DELTA) weight[table.base[i]!] += weight[i]!;
+  }
+  const roots: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (table.isDelta(i)) continue;
+    if (childStart[i + 1]! > childStart[i]! || (refCount && hasRefChildren(refIds, refCount, table.ids, i))) roots.push(i);
+  }
+  roots.sort((a, b) => weight[b]! - weight[a]! || a - b);
+  const tasks = new Int32Array(new SharedArrayBuffer(Math.max(roots.length, 1) * 4));
+  tasks.set(roots);
+  return {
+    childStart: childStart.buffer as SharedArrayBuffer, children: children.buffer as SharedArrayBuffer,
+    refObjects: refObjects.buffer as SharedArrayBuffer, refIds: refIds.buffer as SharedArrayBuffer, refCount,
+    tasks: tasks.buffer as SharedArrayBuffer, taskCount: roots.length, spare,
+  };
+}
+
+/** Object number of the entry starting at `offset` (before object `before`), or -1. */
+function findOffset(offsets: Float64Array, before: number, offset: number): number {
+  let lo = 0, hi = before;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = offsets[mid]!;
+    if (v === offset) return mid;
+    if (v < offset) lo = mid + 1; else hi = mid;
+  }
+  return -1;
+}
+
+function hasRefChildren(refIds: Uint8Array, refCount: number, ids: Uint8Array, i: number): boolean {
+  let lo = 0, hi = refCount;
+  const at = i * OID_BYTES;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    let c = 0;
+    for (let k = 0; k < OID_BYTES && c === 0; k++) c = refIds[mid * OID_BYTES + k]! - ids[at + k]!;
+    if (c === 0) return true;
+    if (c < 0) lo = mid + 1; else hi = mid;
+  }
+  return false;
+}
