@@ -91,9 +91,10 @@ export function createDaemon(options: DaemonOptions): net.Server {
       socket.pipe(child.stdin!);
       child.stdout!.pipe(socket);
       socket.resume();
-      socket.on('close', () => stopChild(child));
+      let stopped = false;
+      socket.on('close', () => { stopped = true; stopChild(child); });
       child.on('close', (code, signal) => {
-        if (code !== 0 && stderr) log(`${repo.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
+        if (code !== 0 && !stopped && stderr) log(`${repo.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
         socket.end();
       });
     }

@@ -165,7 +165,12 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
     return new Promise(resolve => {
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
-      const gone = () => { if (!res.writableFinished) stopChild(child); };
+      let stopped = false;
+      const gone = () => {
+        if (res.writableFinished) return;
+        stopped = true;
+        stopChild(child);
+      };
       res.on('close', gone);
       child.stdout!.on('data', (d: Buffer) => {
         if (refused()) return;
@@ -178,7 +183,7 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
       child.on('error', e => log(`${repository.name}: cannot start upload-pack: ${e.message}`));
       child.on('close', (code, signal) => {
         res.off('close', gone);
-        if (code !== 0 && stderr) log(`${repository.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
+        if (code !== 0 && !stopped && stderr) log(`${repository.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
         if (refused()) return resolve();
         if (!res.headersSent) {
           plain(res, 500, 'upload-pack failed\n');

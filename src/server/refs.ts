@@ -29,7 +29,9 @@ const MAX_TAG_CHAIN = 64;
 
 export function snapshotRefs(repo: Repository): RefSnapshot {
   const odb = repo.odb;
-  const peel = (hex: string, known?: string): string | undefined => {
+  // packed-refs may already say: an id (an annotated tag's target) or null (not a tag).
+  const peel = (hex: string, known?: string | null): string | undefined => {
+    if (known === null) return undefined;
     if (known !== undefined) return known;
     let id = fromHex(hex)!;
     let peeled: Uint8Array | null = null;
@@ -42,7 +44,7 @@ export function snapshotRefs(repo: Repository): RefSnapshot {
     }
     return peeled ? toHex(peeled) : undefined;
   };
-  const served = (name: string, oid: string, known?: string, symref?: string): ServedRef | null => {
+  const served = (name: string, oid: string, known?: string | null, symref?: string): ServedRef | null => {
     if (!odb.has(fromHex(oid)!)) return null;
     const peeled = peel(oid, known);
     return { name, oid, ...(peeled === undefined ? {} : { peeled }), ...(symref === undefined ? {} : { symref }) };

@@ -63,6 +63,8 @@ export async function serveV0(s: Session): Promise<void> {
     wants.push(...shallow.extraWants);
     extraHaves = shallow.extraEdges;
   }
+  // A stateless client that deepens sends its wants alone first, to read the shallow list.
+  if ((await s.input.peek()) === null) return;
   const negotiation = new Negotiation(s, wants);
   if (!(await negotiate(s, negotiation, caps))) return;
   const sideband = hasCapability(caps, 'side-band-64k') ? 'side-band-64k' : hasCapability(caps, 'side-band') ? 'side-band' : null;
