@@ -13,8 +13,9 @@ import type { Repository } from '../repository/repository.js';
 import { planConversions } from './checkout/conversions.js';
 import { planCheckout } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
+import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { writePlannedFiles } from './checkout/write-files.js';
-import type { IndexFile } from './index-file/entry.js';
+import type { IndexEntry, IndexFile } from './index-file/entry.js';
 import { IndexLock } from './index-file/write.js';
 
 export interface CheckoutOptions {
@@ -90,17 +91,20 @@ export function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array, optio
   fs.mkdirSync(root, { recursive: true });
   const lock = IndexLock.acquire(indexPath(repo.gitDir, env));
   try {
-    const result = writePlannedFiles(repo.odb, plan, null, conversions, settings, force, options.progress);
+    const stats = newStatTable(plan.count);
+    const result = writePlannedFiles(repo.odb, plan, stats, null, conversions, settings, force, options.progress);
+    const entries = new Array<IndexEntry>(plan.count);
+    for (let i = 0; i < plan.count; i++) entries[i] = indexEntry(plan, stats, i);
     const index: IndexFile = {
       version: indexVersion(config, env),
-      entries: plan.files.map(f => f.entry),
+      entries,
       cacheTree: plan.cacheTree,
       extensions: [],
       timestampSec: 0,
       timestampNsec: 0,
     };
     lock.commit(index);
-    return { entries: plan.files.length, directories: result.directories, index, warnings: conversions?.warnings ?? [] };
+    return { entries: plan.count, directories: result.directories, index, warnings: conversions?.warnings ?? [] };
   } finally {
     lock.rollback();
   }

@@ -24,7 +24,8 @@ import type { Repository } from '../repository/repository.js';
 import { indexPath } from './checkout.js';
 import { planConversions } from './checkout/conversions.js';
 import { displayPath } from './checkout/path-check.js';
-import { planCheckout } from './checkout/plan.js';
+import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.js';
+import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
 import { convertToWorkTree } from './convert.js';
@@ -79,8 +80,9 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     const oldTree = oldCommit ? flattenTree(odb, revs.peel(oldCommit, OBJ_TREE, toHex(oldCommit))) : new Map<string, TreeEntryInfo>();
     const plan = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
     const conversions = planConversions(plan, odb, settings);
-    const convByKey = new Map<string, number>();
-    plan.files.forEach((f, i) => convByKey.set(pathKey(f.entry.path), i));
+    const planned = new Map<string, number>();
+    for (let i = 0; i < plan.count; i++) planned.set(pathKey(entryPath(plan, i)), i);
+    const stats = newStatTable(plan.count);
     const current = new Map<string, IndexEntry>();
     for (const e of index.entries) current.set(pathKey(e.path), e);
 
@@ -90,7 +92,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       indexTimestampSec: index.timestampSec,
       expected: (e) => {
         const data = odb.mustRead(e.oid, 0, OBJ_BLOB).data;
-        const at = convByKey.get(pathKey(e.path));
+        const at = planned.get(pathKey(e.path));
         const conv = at === undefined ? null : conversions?.perFile[at];
         return conv ? convertToWorkTree(data, e.oid, conv, settings) : data;
       },
@@ -107,8 +109,8 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     let keptCount = 0;
     const keep = (e: IndexEntry): void => { result.push(e); keptCount++; };
 
-    plan.files.forEach((f, i) => {
-      const n = f.entry;
+    for (let i = 0; i < plan.count; i++) {
+      const n = { mode: plan.modes[i]!, oid: entryOid(plan, i), path: entryPath(plan, i) };
       const key = pathKey(n.path);
       const cur = current.get(key);
       const old = oldTree.get(key);
@@ -119,7 +121,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
           if (cur) toRemove.push(cur);
           toWrite.push(i);
         }
-        return;
+        continue;
       }
       if (cur) {
         if (same(cur, n) || (old && same(old, n))) keep(cur);
@@ -134,7 +136,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
         newPaths.push(i);
         toWrite.push(i);
       }
-    });
+    }
     // Tracked paths the new commit does not have.
     for (const [key, cur] of current) {
       const old = oldTree.get(key);
@@ -148,16 +150,17 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       const removing = new Set(toRemove.map(e => pathKey(e.path)));
       // A new file's path must be free, or a directory holding only tracked files being removed.
       for (const i of newPaths) {
-        const f = plan.files[i]!;
-        const st = lstatOrNull(f.fsPath);
+        const where = entryFsPath(plan, i);
+        const st = lstatOrNull(where);
         if (!st) continue;
-        const blocker = st.isDirectory() ? untrackedInside(f.fsPath, pathKey(f.entry.path), removing) : pathKey(f.entry.path);
+        const key = pathKey(entryPath(plan, i));
+        const blocker = st.isDirectory() ? untrackedInside(where, key, removing) : key;
         if (blocker !== null) untracked.push(displayPath(Buffer.from(blocker, 'latin1')));
       }
       // A directory the new commit needs must not be blocked by an untracked file.
       const vetted = new Set<number>([0]);
       for (const i of toWrite) {
-        for (let d = plan.files[i]!.dir; !vetted.has(d); d = plan.dirs[d]!.parent) {
+        for (let d = plan.dirOf[i]!; !vetted.has(d); d = plan.dirs[d]!.parent) {
           vetted.add(d);
           const dir = plan.dirs[d]!;
           const st = lstatOrNull(dir.fsPath);
@@ -177,11 +180,12 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     }
 
     const removed = removeEntries(root, toRemove);
-    writePlannedFiles(odb, plan, toWrite, conversions, settings, force, options.progress);
+    writePlannedFiles(odb, plan, stats, toWrite, conversions, settings, force, options.progress);
 
-    for (const i of toWrite) result.push(plan.files[i]!.entry);
+    for (const i of toWrite) result.push(indexEntry(plan, stats, i));
     result.sort(compareEntries);
-    const exact = result.length === plan.files.length && result.every((e, k) => e === plan.files[k]!.entry || same(e, plan.files[k]!.entry));
+    const exact = result.length === plan.count && result.every((e, k) =>
+      same(e, { mode: plan.modes[k]!, oid: entryOid(plan, k) }) && Buffer.compare(e.path, entryPath(plan, k)) === 0);
     const next: IndexFile = {
       version: index.version,
       entries: result,

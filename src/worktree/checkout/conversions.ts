@@ -8,7 +8,7 @@ import type { ObjectDatabase } from '../../odb/database.js';
 import { AttributeChecker, type AttrFrame } from '../attributes/check.js';
 import { CONVERT_ATTRIBUTES, conversionFor, convertsAnything, type Conversion } from '../convert.js';
 import { displayPath } from './path-check.js';
-import type { CheckoutPlan } from './plan.js';
+import { entryPath, type CheckoutPlan } from './plan.js';
 import type { CheckoutSettings } from './settings.js';
 
 export interface ConversionPlan {
@@ -19,7 +19,7 @@ export interface ConversionPlan {
 
 /** null when no file can need converting (no attributes anywhere and core.autocrlf off). */
 export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, settings: CheckoutSettings): ConversionPlan | null {
-  const { dirs, files } = plan;
+  const { dirs } = plan;
   const rootAttrs = dirs[0]!.attributes;
   const anyDirAttrs = dirs.some(d => d.attributes !== null);
   if (!anyDirAttrs && !settings.infoAttributes && !settings.globalAttributes && !settings.systemAttributes &&
@@ -44,13 +44,12 @@ export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, setting
       ? [checker.frameFor(dir.path, read(dir.attributes), `${displayPath(dir.path)}/.gitattributes`), ...inherited]
       : inherited;
   }
-  const perFile: (Conversion | null)[] = new Array(files.length).fill(null);
-  for (let i = 0; i < files.length; i++) {
-    const f = files[i]!;
-    const mode = f.entry.mode;
+  const perFile: (Conversion | null)[] = new Array(plan.count).fill(null);
+  for (let i = 0; i < plan.count; i++) {
+    const mode = plan.modes[i];
     if (mode !== MODE_BLOB && mode !== MODE_EXEC) continue; // symlinks and submodules are never converted
-    const values = checker.check(f.entry.path, frames[f.dir]!, CONVERT_ATTRIBUTES);
-    const conv = conversionFor(values, settings, displayPath(f.entry.path));
+    const path = entryPath(plan, i);
+    const conv = conversionFor(checker.check(path, frames[plan.dirOf[i]!]!, CONVERT_ATTRIBUTES), settings, displayPath(path));
     if (convertsAnything(conv, settings)) perFile[i] = conv;
   }
   return { perFile, warnings: checker.warnings };

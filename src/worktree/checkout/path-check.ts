@@ -30,10 +30,12 @@ export function unsafePath(path: Uint8Array, rule: string, why: string): GitErro
   return new GitError('worktree', 'unsafe-path', `refusing to check out '${displayPath(path)}': ${why} (${rule})`);
 }
 
-/** Throws when a tree entry's name may not reach the disk; `path` is its full path for the message. */
-export function checkComponent(buf: Uint8Array, start: number, end: number, mode: number, path: () => Uint8Array): void {
+/** Throws when a tree entry's name may not reach the disk; `dirPath` (its directory) is for the message. */
+export function checkComponent(buf: Uint8Array, start: number, end: number, mode: number, dirPath: Uint8Array): void {
   const problem = componentProblem(buf, mode, start, end);
-  if (problem) throw unsafePath(path(), problem, DESCRIPTIONS[problem]);
+  if (!problem) return;
+  const name = buf.subarray(start, end);
+  throw unsafePath(dirPath.length ? Buffer.concat([dirPath, Buffer.from('/'), name]) : Buffer.from(name), problem, DESCRIPTIONS[problem]);
 }
 
 /**
