@@ -34,6 +34,19 @@ export class Output {
     this.buf[this.len++] = b;
   }
 
+  /** data[start..end), without making a view of it. */
+  range(data: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    if (this.len + n > this.buf.length) {
+      this.flush();
+      if (n > this.buf.length) { writeAll(this.fd, data.subarray(start, end)); return; }
+    }
+    const buf = this.buf;
+    let len = this.len;
+    for (let i = start; i < end; i++) buf[len++] = data[i]!;
+    this.len = len;
+  }
+
   bytes(data: Uint8Array): void {
     if (this.len + data.length > this.buf.length) {
       this.flush();

@@ -48,6 +48,13 @@ export class ObjectDatabase {
   /** Set by locate(): where the last found object lives. */
   private foundPack: PackHandle | null = null;
   private foundPos = -1;
+  /** Set by entryAt(): where the parsed entry's data starts. */
+  private dataOffset = 0;
+  private labelPack: PackHandle | null = null;
+  private labelOffset = 0;
+  private readonly entryLabel = () => `${this.labelPack!.file.path}: entry at offset ${this.labelOffset}`;
+  /** [entryOffset, dataOffset, size] triples of the chain being resolved; reused across reads. */
+  private chain: number[] = [];
 
   constructor(readonly objectsDir: string, readonly cache = new DeltaBaseCache(), depth = 0) {
     this.loose = new LooseObjects(objectsDir, this.inflater);
@@ -151,11 +158,13 @@ export class ObjectDatabase {
   }
 
   has(oid: Uint8Array, off = 0): boolean {
-    return this.locate(oid, off) !== null;
+    return this.locatePacked(oid, off) || this.locate(oid, off) !== null;
   }
 
   /** Reads an object, or returns null if it does not exist anywhere. */
   read(oid: Uint8Array, off = 0): RawObject | null {
+    // The common case, a hit in one of our packs, allocates no location record.
+    if (this.locatePacked(oid, off)) return this.readPacked(this.foundPack!, this.foundPack!.index.offset(this.foundPos));
     const where = this.locate(oid, off);
     if (!where) return null;
     if (where.pack) return where.db.readPacked(where.pack, where.offset);
@@ -174,6 +183,7 @@ export class ObjectDatabase {
 
   /** Type and size without inflating the whole object (for cat-file -t/-s and --batch-check). */
   info(oid: Uint8Array, off = 0): ObjectInfo | null {
+    if (this.locatePacked(oid, off)) return this.infoPacked(this.foundPack!, this.foundPack!.index.offset(this.foundPos));
     const where = this.locate(oid, off);
     if (!where) return null;
     if (where.pack) return where.db.infoPacked(where.pack, where.offset);
@@ -181,22 +191,28 @@ export class ObjectDatabase {
     return h && { type: h.type, size: h.size };
   }
 
-  /** Parses the entry header at `offset`, returning the view position of its data. */
-  private entryAt(pack: PackHandle, offset: number): { buf: Buffer; dataOffset: number } {
+  /**
+   * Parses the entry header at `offset` into this.header; returns the buffer it was read from and
+   * sets this.dataOffset to where the entry's zlib stream starts in the pack.
+   */
+  private entryAt(pack: PackHandle, offset: number): Buffer {
     const view = pack.file.read(offset, 64);
     if (!this.header.parse(view.buf, view.pos, view.end, offset, 'odb', pack.file.path)) {
       throw new CorruptError('odb', `${pack.file.path}: entry header at offset ${offset} is truncated`);
     }
-    return { buf: view.buf, dataOffset: offset + (this.header.dataPos - view.pos) };
+    this.dataOffset = offset + (this.header.dataPos - view.pos);
+    return view.buf;
   }
 
   /** Inflates the zlib stream at `dataOffset` of the pack into out[0..size). */
   private inflateAt(pack: PackHandle, entryOffset: number, dataOffset: number, size: number, out: Buffer): void {
     let want = compressedBound(size);
+    // The error label is one closure reading these fields, not a new closure per entry.
+    this.labelPack = pack;
+    this.labelOffset = entryOffset;
     for (;;) {
       const view = pack.file.read(dataOffset, want);
-      const n = this.inflater.tryInflateInto(view.buf, view.pos, view.end, out, 0, size, 'odb',
-        () => `${pack.file.path}: entry at offset ${entryOffset}`);
+      const n = this.inflater.tryInflateInto(view.buf, view.pos, view.end, out, 0, size, 'odb', this.entryLabel);
       if (n >= 0) return;
       if (dataOffset + (view.end - view.pos) >= pack.file.dataEnd) {
         throw new CorruptError('odb', `${pack.file.path}: entry at offset ${entryOffset}: zlib stream runs past the end of the pack`);
@@ -207,7 +223,8 @@ export class ObjectDatabase {
 
   /** Reads the object stored at `offset` of `pack`, resolving its delta chain. */
   readPacked(pack: PackHandle, offset: number): RawObject {
-    const chain: number[] = []; // [entryOffset, dataOffset, size] triples, from the object down
+    const chain = this.chain;
+    chain.length = 0;
     let cur = offset;
     let base: RawObject | null = null;
     const h = this.header;
@@ -215,7 +232,8 @@ export class ObjectDatabase {
       const key = DeltaBaseCache.key(pack.number, cur);
       const hit = this.cache.get(key);
       if (hit) { base = hit; break; }
-      const { buf, dataOffset } = this.entryAt(pack, cur);
+      const buf = this.entryAt(pack, cur);
+      const dataOffset = this.dataOffset;
       if (h.type < 5) {
         const out = Buffer.allocUnsafe(h.size + 1);
         this.inflateAt(pack, cur, dataOffset, h.size, out);
@@ -238,7 +256,12 @@ export class ObjectDatabase {
         cur = pack.index.offset(pos);
         continue;
       }
+      // Reading another pack's object reuses this.chain: keep ours.
+      const saved = chain.slice();
       base = this.read(baseOid);
+      this.chain = chain;
+      chain.length = 0;
+      chain.push(...saved);
       if (!base) {
         throw new NotFoundError('odb', `${pack.file.path}: delta at offset ${chain[chain.length - 3]} needs base ${toHex(baseOid)}, which does not exist`);
       }
@@ -248,7 +271,7 @@ export class ObjectDatabase {
       const entryOffset = chain[i]!, dataOffset = chain[i + 1]!, size = chain[i + 2]!;
       if (this.deltaScratch.length <= size) this.deltaScratch = Buffer.allocUnsafe(Math.max(size + 1, this.deltaScratch.length * 2));
       this.inflateAt(pack, entryOffset, dataOffset, size, this.deltaScratch);
-      const data = applyDelta(base!.data, this.deltaScratch, 0, size, 'odb', () => `${pack.file.path}: delta at offset ${entryOffset}`);
+      const data = applyDelta(base!.data, this.deltaScratch, 0, size, 'odb', this.entryLabel);
       base = { type: base!.type, data };
       // Intermediate results are bases by definition. A tree at the top of a chain is kept too: walks
       // read the newest version of a directory first, and older versions are deltas against it.
@@ -267,7 +290,7 @@ export class ObjectDatabase {
     for (let depth = 0; depth <= MAX_CHAIN; depth++) {
       const hit = this.cache.get(DeltaBaseCache.key(pack.number, cur));
       if (hit) return { type: hit.type, size };
-      const { buf } = this.entryAt(pack, cur);
+      const buf = this.entryAt(pack, cur);
       if (h.type < 5) return { type: h.type as ObjectTypeCode, size };
       if (h.type === OBJ_OFS_DELTA) {
         cur = h.baseOffset;
@@ -287,8 +310,8 @@ export class ObjectDatabase {
   }
 
   private deltaResultSize(pack: PackHandle, offset: number): number {
-    const { dataOffset } = this.entryAt(pack, offset);
-    const view = pack.file.read(dataOffset, 64);
+    this.entryAt(pack, offset);
+    const view = pack.file.read(this.dataOffset, 64);
     const head = this.deltaScratch;
     const n = this.inflater.inflatePrefix(view.buf, view.pos, view.end, head, 20, 'odb',
       () => `${pack.file.path}: delta at offset ${offset}`);

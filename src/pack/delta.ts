@@ -60,13 +60,15 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, start: number, e
       if (off + size > baseSize || w + size > resultSize) {
         throw new CorruptError(layer, `${where()}: delta copies ${size} bytes from base offset ${off} out of bounds`);
       }
-      result.set(base.subarray(off, off + size), w);
+      // Short runs are copied by hand: a view per instruction costs more than the bytes.
+      if (size < 32) for (let i = 0; i < size; i++) result[w + i] = base[off + i]!;
+      else result.set(base.subarray(off, off + size), w);
       w += size;
     } else if (op !== 0) {
       if (p + op > end || w + op > resultSize) {
         throw new CorruptError(layer, `${where()}: delta insert of ${op} bytes runs past the end`);
       }
-      result.set(delta.subarray(p, p + op), w);
+      for (let i = 0; i < op; i++) result[w + i] = delta[p + i]!;
       p += op;
       w += op;
     } else {

@@ -302,7 +302,8 @@ export class ObjectWalk {
       if (childLen > this.pathBuf.length) this.pathBuf = ensureCapacity(this.pathBuf, childLen * 2);
       let p = pathLen;
       if (pathLen) this.pathBuf[p++] = 0x2f;
-      this.pathBuf.set(data.subarray(cur.nameStart, cur.nameEnd), p);
+      const pathBuf = this.pathBuf;
+      for (let i = cur.nameStart; i < cur.nameEnd; i++) pathBuf[p++] = data[i]!;
       if (isTree) {
         this.processTree(child, childLen, depth + 1, visitor);
       } else {

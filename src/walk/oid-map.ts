@@ -1,58 +1,69 @@
 // An open-addressing hash table of object ids over one Uint8Array: ids are copied in once, as
 // bytes, and every lookup compares bytes in place. The hash is the id's first four bytes, already
-// uniformly distributed. Each id gets a dense index (insertion order) that callers use to keep
-// per-object data in parallel typed arrays.
+// uniformly distributed. Each slot holds [dense index, hash] side by side, so a probe that misses
+// costs one memory access and a hit two (the slot, then the id's bytes) — the same as git's
+// object hash. Callers keep per-object data in parallel typed arrays indexed by the dense index.
 import { OID_BYTES } from '../core/oid.js';
 
 export class OidMap {
   /** ids by dense index: index i lives at keys[i*20 .. i*20+20). */
   keys: Uint8Array;
   size = 0;
+  /** 2 Int32 per slot: dense index (-1 when empty) and the id's hash. */
   private slots: Int32Array;
   private mask: number;
 
   constructor(expected = 1024) {
     let cap = 16;
     while (cap < expected * 2) cap *= 2;
-    this.slots = new Int32Array(cap).fill(-1);
+    this.slots = OidMap.emptySlots(cap);
     this.mask = cap - 1;
     this.keys = new Uint8Array(Math.max(expected, 16) * OID_BYTES);
   }
 
+  private static emptySlots(cap: number): Int32Array {
+    const slots = new Int32Array(cap * 2);
+    for (let i = 0; i < slots.length; i += 2) slots[i] = -1;
+    return slots;
+  }
+
   private static hash(buf: Uint8Array, off: number): number {
-    return ((buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!) >>> 0;
+    return (buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!;
   }
 
   /** Dense index of the id, or -1. */
   get(buf: Uint8Array, off = 0): number {
+    const h = OidMap.hash(buf, off);
     const keys = this.keys, slots = this.slots, mask = this.mask;
-    let s = OidMap.hash(buf, off) & mask;
+    let s = h & mask;
     for (;;) {
-      const idx = slots[s]!;
+      const idx = slots[2 * s]!;
       if (idx < 0) return -1;
-      const k = idx * OID_BYTES;
-      let i = 0;
-      while (i < OID_BYTES && keys[k + i] === buf[off + i]) i++;
-      if (i === OID_BYTES) return idx;
+      if (slots[2 * s + 1] === h) {
+        const k = idx * OID_BYTES;
+        let i = 4;
+        while (i < OID_BYTES && keys[k + i] === buf[off + i]) i++;
+        if (i === OID_BYTES) return idx;
+      }
       s = (s + 1) & mask;
     }
   }
 
-  /**
-   * Dense index of the id, adding it if new. Returns the index; `added` is negative-encoded:
-   * a new id returns ~index (always negative), an existing one its index.
-   */
+  /** Dense index of the id, adding it if new: a new id returns ~index (negative), an old one its index. */
   addOrGet(buf: Uint8Array, off = 0): number {
-    if (this.size * 2 >= this.slots.length) this.grow();
+    if (this.size * 2 >= this.mask + 1) this.grow();
+    const h = OidMap.hash(buf, off);
     const keys = this.keys, slots = this.slots, mask = this.mask;
-    let s = OidMap.hash(buf, off) & mask;
+    let s = h & mask;
     for (;;) {
-      const idx = slots[s]!;
+      const idx = slots[2 * s]!;
       if (idx < 0) break;
-      const k = idx * OID_BYTES;
-      let i = 0;
-      while (i < OID_BYTES && keys[k + i] === buf[off + i]) i++;
-      if (i === OID_BYTES) return idx;
+      if (slots[2 * s + 1] === h) {
+        const k = idx * OID_BYTES;
+        let i = 4;
+        while (i < OID_BYTES && keys[k + i] === buf[off + i]) i++;
+        if (i === OID_BYTES) return idx;
+      }
       s = (s + 1) & mask;
     }
     const idx = this.size++;
@@ -61,20 +72,26 @@ export class OidMap {
       bigger.set(this.keys);
       this.keys = bigger;
     }
-    this.keys.set(buf.subarray(off, off + OID_BYTES), idx * OID_BYTES);
-    slots[s] = idx;
+    const dst = this.keys, k = idx * OID_BYTES;
+    for (let i = 0; i < OID_BYTES; i++) dst[k + i] = buf[off + i]!;
+    slots[2 * s] = idx;
+    slots[2 * s + 1] = h;
     return ~idx;
   }
 
   private grow(): void {
-    const cap = this.slots.length * 2;
-    const slots = new Int32Array(cap).fill(-1);
+    const old = this.slots;
+    const cap = (this.mask + 1) * 2;
+    const slots = OidMap.emptySlots(cap);
     const mask = cap - 1;
-    const keys = this.keys;
-    for (let idx = 0; idx < this.size; idx++) {
-      let s = OidMap.hash(keys, idx * OID_BYTES) & mask;
-      while (slots[s]! >= 0) s = (s + 1) & mask;
-      slots[s] = idx;
+    for (let i = 0; i < old.length; i += 2) {
+      const idx = old[i]!;
+      if (idx < 0) continue;
+      const h = old[i + 1]!;
+      let s = h & mask;
+      while (slots[2 * s]! >= 0) s = (s + 1) & mask;
+      slots[2 * s] = idx;
+      slots[2 * s + 1] = h;
     }
     this.slots = slots;
     this.mask = mask;

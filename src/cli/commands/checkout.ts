@@ -18,7 +18,7 @@ const USAGE = 'usage: tsgit checkout [-q] [-f] [--[no-]progress] [<branch> | <co
 /** git shows checkout progress only once it has run this long (start_delayed_progress). */
 const PROGRESS_DELAY_NS = 2_000_000_000n;
 
-export default function checkout(ctx: CommandContext, args: string[]): number {
+export default async function checkout(ctx: CommandContext, args: string[]): Promise<number> {
   let quiet = false, force = false, progressFlag: boolean | undefined;
   const rest: string[] = [];
   let options = true;
@@ -70,7 +70,7 @@ export default function checkout(ctx: CommandContext, args: string[]): number {
   const meter = show ? delayedProgress('Updating files') : null;
   const indexFile = indexPath(repo.gitDir, ctx.env);
   if (!fs.existsSync(indexFile)) {
-    checkoutTree(repo, commit, { force, env: ctx.env, progress: meter?.update });
+    await checkoutTree(repo, commit, { force, env: ctx.env, progress: meter?.update });
   } else {
     const oldCommit = head.oid ? fromHex(head.oid) : null;
     switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress: meter?.update });

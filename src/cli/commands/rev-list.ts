@@ -67,13 +67,13 @@ export default function revList(ctx: CommandContext, args: string[]): number {
       shown++;
       if (count) return;
       writeHex(ids, off, hex, 0);
-      out.bytes(hex.subarray(0, 40));
+      out.range(hex, 0, 40);
       if (names) {
         out.byte(0x20);
         // git prints the name up to its first newline.
         let end = 0;
         while (end < pathLength && path[end] !== 0x0a) end++;
-        out.bytes(path.subarray(0, end));
+        out.range(path, 0, end);
       }
       out.byte(0x0a);
     },

@@ -3,7 +3,7 @@
 // allocates nothing.
 import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
-import { compareOid, OID_BYTES } from '../../core/oid.js';
+import { OID_BYTES } from '../../core/oid.js';
 
 const V2_MAGIC = 0xff744f63;
 
@@ -78,10 +78,19 @@ export class PackIndex {
     let lo = first === 0 ? 0 : this.fanout[first - 1]!;
     let hi = this.fanout[first]!;
     const buf = this.buf, base = this.oidBase, stride = this.oidStride;
+    // Search on the first four bytes as one number; only equal prefixes compare the rest.
+    const key = ((oid[oidOffset]! << 24) | (oid[oidOffset + 1]! << 16) | (oid[oidOffset + 2]! << 8) | oid[oidOffset + 3]!) >>> 0;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareOid(buf, base + mid * stride, oid, oidOffset);
-      if (c === 0) return mid;
+      const p = base + mid * stride;
+      const v = ((buf[p]! << 24) | (buf[p + 1]! << 16) | (buf[p + 2]! << 8) | buf[p + 3]!) >>> 0;
+      let c = v - key;
+      if (c === 0) {
+        let i = 4;
+        while (i < OID_BYTES && buf[p + i] === oid[oidOffset + i]) i++;
+        if (i === OID_BYTES) return mid;
+        c = buf[p + i]! - oid[oidOffset + i]!;
+      }
       if (c < 0) lo = mid + 1; else hi = mid;
     }
     return -1;
