@@ -185,11 +185,9 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
         res.off('close', gone);
         if (code !== 0 && !stopped && stderr) log(`${repository.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
         if (refused()) return resolve();
-        if (!res.headersSent) {
-          plain(res, 500, 'upload-pack failed\n');
-        } else {
-          res.end();
-        }
+        if (res.headersSent) res.end();
+        else if (code === 0) res.writeHead(200, { ...NO_CACHE, 'Content-Type': 'application/x-git-upload-pack-result' }).end();
+        else plain(res, 500, 'upload-pack failed\n');
         resolve();
       });
     });
