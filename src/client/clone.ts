@@ -20,6 +20,7 @@ import { fetchPack } from './fetch-pack.js';
 import { guessDirectory } from './guess-directory.js';
 import { initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
+import { missingBlobs } from './missing-blobs.js';
 import { peeledValue } from './peel.js';
 import { checkRemoteRefNames, mapRefs, parseRefspec, type MappedRef, type Refspec } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
@@ -164,22 +165,58 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     stored?.unlock();
     if (options.signal?.aborted) throw interrupted();
 
+    // From here on the repository is complete; like git, a failed checkout leaves it in place.
+    junk.keep();
     if (workTree && !options.noCheckout && headState.oid) {
-      const progress = new DelayedProgress('Updating files', options.progress ?? false);
-      checkoutTree(repo, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
-      progress.done();
+      try {
+        if (options.filter) {
+          session = await RemoteSession.open(remoteUrl, connectOptions);
+          await fetchMissingBlobs(session, repo, headState.oid, options);
+          session = null;
+        }
+        if (options.signal?.aborted) throw interrupted();
+        const progress = new DelayedProgress('Updating files', options.progress ?? false);
+        checkoutTree(repo, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
+        progress.done();
+      } catch (e) {
+        session?.abort();
+        throw checkoutFailed(e);
+      }
     }
     repo.close();
     options.signal?.removeEventListener('abort', onAbort);
-    junk.keep();
     return { gitDir, workTree, head: headState, refs: written, objects };
   } catch (e) {
     options.signal?.removeEventListener('abort', onAbort);
     session?.abort();
     junk.remove();
-    if (options.signal?.aborted) throw interrupted();
+    if (options.signal?.aborted && !(e instanceof GitError && e.code === 'checkout-failed')) throw interrupted();
     throw e;
   }
+}
+
+function checkoutFailed(cause: unknown): GitError {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new GitError('client', 'checkout-failed', `${why}\nwarning: Clone succeeded, but checkout failed.\n` +
+    "You can inspect what was checked out with 'git status'\nand retry with 'git restore --source=HEAD :/'", { cause });
+}
+
+/** A partial clone fetches the blobs of the commit it checks out in one more request, as git does. */
+async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commit: string, options: CloneOptions): Promise<void> {
+  const blobs = missingBlobs(repo.odb, commit);
+  if (blobs.length === 0) {
+    await session.close();
+    return;
+  }
+  const fetched = await fetchPack(session, {
+    wants: blobs, negotiator: null, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
+    receivePack: (pack) => storePack(repo, pack, {
+      fixThin: false, strict: false, progress: options.progress ?? false,
+      keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, promisorRefs: [],
+    }),
+  });
+  await session.close(session.version === 2);
+  fetched.pack.unlock();
 }
 
 interface RefPlan {

@@ -1,0 +1,81 @@
+// tsgit ls-remote prints what git ls-remote prints, byte for byte, against every git-core server
+// with protocol v0 and v2, with and without --heads, --tags, --refs, --symref and patterns; and
+// it finds a configured remote by name.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { rmrf, tmpDir, TSGIT } from './helpers.js';
+import { clientEnv, makeServerRepo, runAsync, startServers } from './transport-servers.js';
+
+let root: string;
+let scratch: string;
+let servers: Awaited<ReturnType<typeof startServers>>;
+
+before(async () => {
+  root = tmpDir('tsgit-ls-remote-root-');
+  scratch = tmpDir('tsgit-ls-remote-');
+  makeServerRepo(path.join(root, 'repo.git'));
+  spawnSync('git', ['-C', path.join(root, 'repo.git'), 'update-ref', 'refs/notes/commits', 'main']);
+  spawnSync('git', ['init', '-q', '--bare', path.join(root, 'empty.git')]);
+  servers = await startServers(root, scratch);
+});
+
+after(async () => {
+  await servers.stop();
+  rmrf(root);
+  rmrf(scratch);
+});
+
+const VARIANTS: string[][] = [[], ['--heads'], ['--tags'], ['--refs'], ['--symref'], ['--tags', '--heads'], ['--symref', '--heads'], ['-q']];
+
+for (const version of [0, 2] as const) {
+  for (const name of ['git daemon', 'http-backend', 'file', 'ssh'] as const) {
+    test(`${name} v${version}: output matches git ls-remote`, async () => {
+      const t = servers.transports.find((x) => x.name === name)!;
+      const env = clientEnv(scratch, version, t.env);
+      const cases: string[][] = [
+        ...VARIANTS.map((v) => [...v, t.url('repo.git')]),
+        [t.url('repo.git'), 'main', 'v1*'],
+        ['--refs', t.url('repo.git'), 'refs/tags/*'],
+        [t.url('empty.git')],
+      ];
+      for (const args of cases) {
+        const mine = await runAsync(process.execPath, [TSGIT, 'ls-remote', ...t.args, ...args], scratch, env);
+        const gits = await runAsync('git', ['ls-remote', ...t.args, ...args], scratch, env);
+        assert.equal(gits.status, 0, gits.stderr);
+        assert.equal(mine.stderr, '', `ls-remote ${args.join(' ')}`);
+        assert.equal(mine.status, 0);
+        assert.equal(mine.stdout, gits.stdout, `ls-remote ${args.join(' ')}`);
+      }
+    });
+  }
+}
+
+test('a configured remote by name, the default remote, --get-url, --exit-code, and a missing repository', async () => {
+  const env = clientEnv(scratch, 2);
+  const work = tmpDir('tsgit-ls-remote-work-');
+  try {
+    spawnSync('git', ['init', '-q', work], { env });
+    spawnSync('git', ['-C', work, 'remote', 'add', 'up', path.join(root, 'repo.git')], { env });
+    spawnSync('git', ['-C', work, 'config', 'remote.up.uploadpack', 'git-upload-pack'], { env });
+    spawnSync('git', ['-C', work, 'config', 'url.' + root + '/.insteadOf', 'mirror:'], { env });
+    for (const args of [['up'], ['--get-url', 'up'], ['--get-url', 'mirror:repo.git'], ['--exit-code', 'up', 'no-such-ref'], ['up', 'main']]) {
+      const mine = await runAsync(process.execPath, [TSGIT, 'ls-remote', ...args], work, env);
+      const gits = await runAsync('git', ['ls-remote', ...args], work, env);
+      assert.equal(mine.status, gits.status, `ls-remote ${args.join(' ')}: ${mine.stderr}`);
+      assert.equal(mine.stdout, gits.stdout, `ls-remote ${args.join(' ')}`);
+    }
+    spawnSync('git', ['-C', work, 'remote', 'rename', 'up', 'origin'], { env });
+    const mine = await runAsync(process.execPath, [TSGIT, 'ls-remote'], work, env);
+    const gits = await runAsync('git', ['ls-remote'], work, env);
+    assert.equal(mine.stdout, gits.stdout);
+    assert.equal(mine.stderr, gits.stderr);
+    const missing = await runAsync(process.execPath, [TSGIT, 'ls-remote', '--upload-pack', 'git-upload-pack', path.join(root, 'nope.git')], work, env);
+    assert.equal(missing.status, 128);
+    assert.match(missing.stderr, /does not appear to be a git repository/);
+    assert.match(missing.stderr, /fatal: the remote end hung up unexpectedly/);
+  } finally {
+    rmrf(work);
+  }
+});
