@@ -54,7 +54,7 @@ export const CORPORA: Record<CorpusName, CorpusDefinition> = {
       maintPerMille: 60, maintMergeEvery: 12, tagPerMille: 25, annotatedPerMille: 500,
     },
     repack: { window: 10, depth: 50 },
-    expected: null,
+    expected: { head: 'c12fb639a41b2075e25d34f27796832d0cd7dd71', refs: '1ae680018e31a3a001717a328f4f7ad84978abff' },
   },
   large: {
     name: 'large',
@@ -64,7 +64,7 @@ export const CORPORA: Record<CorpusName, CorpusDefinition> = {
       seed: seedFrom('tsgit-bench large'),
       commits: 95000, initialFiles: 1500, dirs: 420, initialDirDepth: 2,
       smallFileLines: [20, 400], bigFileLines: [1500, 5000], bigFilePerMille: 40,
-      touches: [1, 2], hunks: [1, 6], hunkLines: [0, 40], hotSkew: 3, addPerMille: 25,
+      touches: [1, 2], hunks: [1, 6], hunkLines: [0, 40], hotSkew: 3, addPerMille: 30,
       topicPerMille: 150, topicCommits: [1, 10], topicSlots: 6,
       maintPerMille: 50, maintMergeEvery: 15, tagPerMille: 25, annotatedPerMille: 450,
     },
@@ -84,7 +84,7 @@ export const CORPORA: Record<CorpusName, CorpusDefinition> = {
       maintPerMille: 0, maintMergeEvery: 1, tagPerMille: 1000, annotatedPerMille: 500,
     },
     repack: { window: 10, depth: 50 },
-    expected: null,
+    expected: { head: '480d802d8ca827c11eca474348fc9373678fd9c5', refs: '9dff4e6cc3c2245f4887e9cbdded0fd5a7c5f267' },
   },
 };
 
@@ -186,8 +186,10 @@ export async function ensureCorpus(name: CorpusName, opts: { force?: boolean; lo
       const meta = isValid(def, gitDir);
       if (meta) return { gitDir, head: meta.head };
     }
+    // Holding the lock, any other build directory is left over from a build that died.
+    const dir = path.dirname(gitDir), prefix = `${path.basename(gitDir)}.tmp-`;
+    for (const n of fs.readdirSync(dir)) if (n.startsWith(prefix)) fs.rmSync(path.join(dir, n), { recursive: true, force: true });
     const tmp = `${gitDir}.tmp-${process.pid}`;
-    fs.rmSync(tmp, { recursive: true, force: true });
     try {
       const meta = await buildCorpus(def, tmp, log);
       fs.rmSync(gitDir, { recursive: true, force: true });
@@ -211,12 +213,20 @@ async function lock(file: string, log: (msg: string) => void): Promise<() => voi
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    const pid = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-    if (!Number.isInteger(pid) || !alive(pid)) {
+    let pid: number, age: number;
+    try {
+      pid = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
+      age = Date.now() - fs.statSync(file).mtimeMs;
+    } catch {
+      continue; // released meanwhile
+    }
+    // An empty lock may be one that its owner has created but not written yet.
+    const stale = Number.isInteger(pid) ? !alive(pid) : age > 10_000;
+    if (stale) {
       fs.rmSync(file, { force: true });
       continue;
     }
-    if (!waited) log(`waiting for process ${pid}, which is building ${file.replace(/\.lock$/, '')}`);
+    if (!waited) log(`waiting for process ${pid}, which is building ${file.replace(/\.lock$/, '')} (remove ${file} if it is not)`);
     waited = true;
     await new Promise((r) => setTimeout(r, 500));
   }
