@@ -149,14 +149,14 @@ test('checkout writes what git writes: files, exec bits, symlinks, submodules, o
   }
 });
 
-test('checkoutTree (the clone step) fills the work tree and index from a commit id', () => {
+test('checkoutTree (the clone step) fills the work tree and index from a commit id', async () => {
   const src = repoWith(MIXED);
   const wt = cloneNoCheckout(src);
   try {
     const repo = new Repository(path.join(wt, '.git'), wt);
     const seen: number[] = [];
     const head = fromHex(git(wt, ['rev-parse', 'HEAD']).trim())!;
-    const result = checkoutTree(repo, head, { progress: (n, total) => { seen.push(n); assert.equal(total, MIXED.length); } });
+    const result = await checkoutTree(repo, head, { progress: (n, total) => { seen.push(n); assert.equal(total, MIXED.length); } });
     repo.close();
     assert.equal(result.entries, MIXED.length);
     assert.deepEqual(seen, MIXED.map((_, i) => i + 1));
@@ -197,6 +197,41 @@ test('the cache-tree is left invalid where the index cannot rebuild the tree (em
     assert.equal(written, expected);
   } finally {
     rmrf(dir); rmrf(wt);
+  }
+});
+
+test('several writer threads give the same work tree and index as git', () => {
+  const many: FileSpec[] = [...MIXED];
+  for (let i = 0; i < 3000; i++) {
+    many.push({ mode: i % 50 ? '100644' : '100755', path: `d${i % 37}/e${i % 11}/f${i}.txt`, data: `file ${i}\n`.repeat(i % 20) });
+    if (i % 500 === 0) many.push({ mode: '120000', path: `d${i % 37}/link${i}`, data: `f${i}.txt` });
+  }
+  const src = repoWith(many);
+  const { ours, theirs } = compareWithGit(src, ['checkout.workers=3', 'checkout.thresholdForParallelism=1']);
+  rmrf(src); rmrf(ours); rmrf(theirs);
+});
+
+test('a failure on a writer thread (a missing blob) stops the checkout and names the path', () => {
+  const files: FileSpec[] = Array.from({ length: 400 }, (_, i) => ({ mode: '100644', path: `dir${i % 7}/f${i}`, data: `content ${i}\n` }));
+  const src = repoWith(files);
+  const wt = cloneNoCheckout(src);
+  try {
+    // A loose copy of the objects (unpack-objects skips what the repository already has), minus one blob.
+    const packDir = path.join(wt, '.git', 'objects', 'pack');
+    const pack = fs.readFileSync(path.join(packDir, fs.readdirSync(packDir).find(f => f.endsWith('.pack'))!));
+    rmrf(packDir);
+    git(wt, ['unpack-objects', '-q'], pack);
+    const victim = git(src, ['rev-parse', 'HEAD:dir3/f150']).trim();
+    fs.rmSync(path.join(wt, '.git', 'objects', victim.slice(0, 2), victim.slice(2)));
+    git(wt, ['config', 'checkout.workers', '2']);
+    git(wt, ['config', 'checkout.thresholdForParallelism', '1']);
+    const r = tsgit(wt, ['checkout']);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr.toString(), new RegExp(`cannot check out 'dir3/f150': object ${victim} not found`));
+    assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
+    assert.ok(!fs.existsSync(path.join(wt, '.git', 'index.lock')));
+  } finally {
+    rmrf(src); rmrf(wt);
   }
 });
 

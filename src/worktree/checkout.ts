@@ -4,6 +4,7 @@
 // order (checkout/directories.ts, checkout/write-entry.ts), then write the index with the stat
 // data of every file and the cache-tree.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
@@ -14,7 +15,8 @@ import { planConversions } from './checkout/conversions.js';
 import { planCheckout } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
-import { writePlannedFiles } from './checkout/write-files.js';
+import { writeInParallel } from './checkout/parallel.js';
+import { writePlannedFiles, type WriteSettings } from './checkout/write-files.js';
 import type { IndexEntry, IndexFile } from './index-file/entry.js';
 import { IndexLock } from './index-file/write.js';
 
@@ -51,6 +53,20 @@ function indexVersion(config: Config, env: NodeJS.ProcessEnv): 2 | 3 | 4 {
   return v === 3 || v === 4 ? v : 2;
 }
 
+/**
+ * Threads to write with: checkout.workers as git reads it (below 1: one per core), except that
+ * unset also means one per core (git's default is 1; tsgit's threads cost no processes), and
+ * only from checkout.thresholdForParallelism entries on (default 1000: a thread costs ~30 ms to
+ * start).
+ */
+function writerThreads(config: Config, count: number): number {
+  const cores = os.availableParallelism();
+  const workers = config.getInt('checkout', null, 'workers') ?? 0;
+  const threshold = config.getInt('checkout', null, 'thresholdforparallelism') ?? 1000;
+  if (count < threshold) return 1;
+  return Math.min(workers < 1 ? cores : workers, 8);
+}
+
 /** Names found in `root` other than the repository's own `.git`; empty when it does not exist. */
 function occupants(root: string): string[] {
   let names: string[];
@@ -68,7 +84,7 @@ function occupants(root: string): string[] {
  * index. Refuses, before writing anything, an unsafe tree (see checkout/path-check.ts), an
  * unsupported filter, or a non-empty work tree unless `force`.
  */
-export function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array, options: CheckoutOptions = {}): CheckoutResult {
+export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array, options: CheckoutOptions = {}): Promise<CheckoutResult> {
   const env = options.env ?? process.env;
   const target = options.workTree ?? repo.workTree;
   if (!target) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
@@ -91,8 +107,13 @@ export function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array, optio
   fs.mkdirSync(root, { recursive: true });
   const lock = IndexLock.acquire(indexPath(repo.gitDir, env));
   try {
-    const stats = newStatTable(plan.count);
-    const result = writePlannedFiles(repo.odb, plan, stats, null, conversions, settings, force, options.progress);
+    const threads = force ? 1 : writerThreads(config, plan.count);
+    const stats = newStatTable(plan.count, threads > 1);
+    const codes = conversions?.codes ?? null;
+    const write: WriteSettings = { autocrlf: settings.autocrlf, eol: settings.eol, symlinks: settings.symlinks };
+    const result = threads > 1
+      ? await writeInParallel(repo.odb, plan, stats, codes, write, threads, options.progress)
+      : writePlannedFiles(repo.odb, plan, stats, null, codes, write, force, options.progress);
     const entries = new Array<IndexEntry>(plan.count);
     for (let i = 0; i < plan.count; i++) entries[i] = indexEntry(plan, stats, i);
     const index: IndexFile = {

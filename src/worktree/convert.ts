@@ -88,6 +88,15 @@ export function conversionFor(values: Map<string, AttrValue>, settings: EolSetti
   return { crlf, ident: values.get('ident') === true };
 }
 
+/** A conversion as one byte, for a column worker threads share: 0 for none. */
+export function conversionCode(conv: Conversion | null): number {
+  return conv ? 1 | (conv.crlf << 1) | (conv.ident ? 0x10 : 0) : 0;
+}
+
+export function conversionFromCode(code: number): Conversion | null {
+  return code ? { crlf: ((code >> 1) & 7) as Crlf, ident: (code & 0x10) !== 0 } : null;
+}
+
 /** git's output_eol: whether files with this action get CRLF in the work tree. */
 function outputsCrlf(crlf: Crlf, settings: EolSettings): boolean {
   switch (crlf) {

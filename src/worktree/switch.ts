@@ -28,7 +28,7 @@ import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
-import { convertToWorkTree } from './convert.js';
+import { conversionFromCode, convertToWorkTree } from './convert.js';
 import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
@@ -93,7 +93,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       expected: (e) => {
         const data = odb.mustRead(e.oid, 0, OBJ_BLOB).data;
         const at = planned.get(pathKey(e.path));
-        const conv = at === undefined ? null : conversions?.perFile[at];
+        const conv = at === undefined || !conversions ? null : conversionFromCode(conversions.codes[at]!);
         return conv ? convertToWorkTree(data, e.oid, conv, settings) : data;
       },
     };
@@ -180,7 +180,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     }
 
     const removed = removeEntries(root, toRemove);
-    writePlannedFiles(odb, plan, stats, toWrite, conversions, settings, force, options.progress);
+    writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, settings, force, options.progress);
 
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
     result.sort(compareEntries);

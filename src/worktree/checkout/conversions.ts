@@ -6,14 +6,14 @@ import { MODE_BLOB, MODE_EXEC } from '../../object/tree.js';
 import { OBJ_BLOB } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import { AttributeChecker, type AttrFrame } from '../attributes/check.js';
-import { CONVERT_ATTRIBUTES, conversionFor, convertsAnything, type Conversion } from '../convert.js';
+import { CONVERT_ATTRIBUTES, conversionCode, conversionFor, convertsAnything } from '../convert.js';
 import { displayPath } from './path-check.js';
 import { entryPath, type CheckoutPlan } from './plan.js';
 import type { CheckoutSettings } from './settings.js';
 
 export interface ConversionPlan {
-  /** Per file of the plan: how to convert it, or null to write the blob as it is. */
-  perFile: (Conversion | null)[];
+  /** Per entry of the plan: how to convert it (convert.ts conversionCode), 0 to write the blob as it is. */
+  codes: Uint8Array;
   warnings: string[];
 }
 
@@ -44,13 +44,13 @@ export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, setting
       ? [checker.frameFor(dir.path, read(dir.attributes), `${displayPath(dir.path)}/.gitattributes`), ...inherited]
       : inherited;
   }
-  const perFile: (Conversion | null)[] = new Array(plan.count).fill(null);
+  const codes = new Uint8Array(plan.count);
   for (let i = 0; i < plan.count; i++) {
     const mode = plan.modes[i];
     if (mode !== MODE_BLOB && mode !== MODE_EXEC) continue; // symlinks and submodules are never converted
     const path = entryPath(plan, i);
     const conv = conversionFor(checker.check(path, frames[plan.dirOf[i]!]!, CONVERT_ATTRIBUTES), settings, displayPath(path));
-    if (convertsAnything(conv, settings)) perFile[i] = conv;
+    if (convertsAnything(conv, settings)) codes[i] = conversionCode(conv);
   }
-  return { perFile, warnings: checker.warnings };
+  return { codes, warnings: checker.warnings };
 }

@@ -33,10 +33,9 @@ export interface PlanDir {
   attributes: Uint8Array | null;
 }
 
-export interface CheckoutPlan {
-  root: string;
-  /** dirs[0] is the work tree root; a directory comes before anything inside it. */
-  dirs: PlanDir[];
+/** What writing entries needs: the columns, and where each directory is. */
+export interface EntryColumns {
+  dirs: readonly { fsPath: string | Buffer }[];
   /** Index entries to write (files, symlinks, submodules), in index order. */
   count: number;
   /** Relative paths back to back: entry i is paths[pathStart[i], pathStart[i + 1]). */
@@ -51,19 +50,25 @@ export interface CheckoutPlan {
   dirOf: Uint32Array;
   /** 1 where the last component is not valid UTF-8, so the file must be named by bytes. */
   rawName: Uint8Array;
+}
+
+export interface CheckoutPlan extends EntryColumns {
+  root: string;
+  /** dirs[0] is the work tree root; a directory comes before anything inside it. */
+  dirs: PlanDir[];
   cacheTree: CacheTreeNode;
 }
 
-export function entryPath(plan: CheckoutPlan, i: number): Buffer {
+export function entryPath(plan: EntryColumns, i: number): Buffer {
   return plan.paths.subarray(plan.pathStart[i]!, plan.pathStart[i + 1]!);
 }
 
-export function entryOid(plan: CheckoutPlan, i: number): Buffer {
+export function entryOid(plan: EntryColumns, i: number): Buffer {
   return plan.oids.subarray(i * OID_BYTES, (i + 1) * OID_BYTES);
 }
 
 /** The absolute path to create for entry i: a string, or bytes when a name is not UTF-8. */
-export function entryFsPath(plan: CheckoutPlan, i: number): string | Buffer {
+export function entryFsPath(plan: EntryColumns, i: number): string | Buffer {
   const dir = plan.dirs[plan.dirOf[i]!]!.fsPath;
   const name = plan.paths.subarray(plan.nameStart[i]!, plan.pathStart[i + 1]!);
   if (typeof dir === 'string' && !plan.rawName[i]) return `${dir}/${name.toString('utf8')}`;

@@ -7,14 +7,18 @@ import fs from 'node:fs';
 import { GitError } from '../../core/errors.js';
 import { ioError, type DirectoryCache } from './directories.js';
 import { displayPath } from './path-check.js';
-import { entryFsPath, entryPath, type CheckoutPlan } from './plan.js';
+import { entryFsPath, entryPath, type EntryColumns } from './plan.js';
 import { recordStat } from './stat-table.js';
 
 const CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
+/**
+ * Writes entries of a plan. With a directory cache it creates parent directories as needed; without
+ * one (the worker threads) the caller has created them all, and anything in the way is an error.
+ */
 export class EntryWriter {
-  constructor(private readonly plan: CheckoutPlan, private readonly stats: Uint32Array,
-    private readonly dirs: DirectoryCache, private readonly force: boolean) {}
+  constructor(private readonly plan: EntryColumns, private readonly stats: Uint32Array,
+    private readonly dirs: DirectoryCache | null, private readonly force: boolean) {}
 
   /** Creates entry i's file exclusively, replacing what is there only when forced. Returns the fd. */
   private create(i: number, fsPath: string | Buffer, mode: number): number {
@@ -31,7 +35,7 @@ export class EntryWriter {
   private onExisting(i: number, fsPath: string | Buffer, e: unknown, attempt: number): void {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST' && code !== 'ELOOP') throw ioError('create', entryPath(this.plan, i), e);
-    if (!this.force || attempt > 0) {
+    if (!this.force || !this.dirs || attempt > 0) {
       throw new GitError('worktree', 'collision', `'${displayPath(entryPath(this.plan, i))}' already exists in the work tree; not overwriting it without -f`);
     }
     this.dirs.remove(fsPath);
@@ -40,7 +44,7 @@ export class EntryWriter {
 
   /** Writes a regular file (or a symlink's text, when symlinks are off) and records its stat. */
   writeFile(i: number, data: Uint8Array, executable: boolean): void {
-    this.dirs.ensure(this.plan.dirOf[i]!);
+    this.dirs?.ensure(this.plan.dirOf[i]!);
     const fsPath = entryFsPath(this.plan, i);
     const fd = this.create(i, fsPath, executable ? 0o777 : 0o666);
     try {
@@ -56,7 +60,7 @@ export class EntryWriter {
 
   /** Creates a symlink whose target is `target` as given (git stops at a NUL, and so do we). */
   writeSymlink(i: number, target: Uint8Array): void {
-    this.dirs.ensure(this.plan.dirOf[i]!);
+    this.dirs?.ensure(this.plan.dirOf[i]!);
     const fsPath = entryFsPath(this.plan, i);
     const nul = target.indexOf(0);
     const text = Buffer.from(target.buffer, target.byteOffset, nul >= 0 ? nul : target.length);
@@ -73,7 +77,7 @@ export class EntryWriter {
 
   /** The empty directory git leaves for a submodule that is not checked out. */
   writeGitlink(i: number): void {
-    this.dirs.ensure(this.plan.dirOf[i]!);
+    this.dirs?.ensure(this.plan.dirOf[i]!);
     const fsPath = entryFsPath(this.plan, i);
     for (let attempt = 0; ; attempt++) {
       try {

@@ -1,49 +1,60 @@
-// The second pass of a checkout: the planned entries, in index order, read from the object
-// database, converted, and written; each entry's stat data lands in the stat table.
+// The second pass of a checkout: the planned entries read from the object database, converted,
+// and written, each entry's stat data landing in the stat table. One entry at a time here
+// (writeEntry), in index order on this thread (writePlannedFiles) or spread over worker threads
+// (parallel.ts).
 import { GitError } from '../../core/errors.js';
 import { MODE_EXEC, MODE_GITLINK, MODE_SYMLINK } from '../../object/tree.js';
 import { OBJ_BLOB } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
-import { convertToWorkTree } from '../convert.js';
-import type { ConversionPlan } from './conversions.js';
+import { conversionFromCode, convertToWorkTree, type EolSettings } from '../convert.js';
 import { DirectoryCache } from './directories.js';
 import { displayPath } from './path-check.js';
-import { entryOid, entryPath, type CheckoutPlan } from './plan.js';
-import type { CheckoutSettings } from './settings.js';
+import { entryOid, entryPath, type CheckoutPlan, type EntryColumns } from './plan.js';
 import { EntryWriter } from './write-entry.js';
 
+export interface WriteSettings extends EolSettings {
+  /** core.symlinks: false writes a symlink's target into a plain file. */
+  symlinks: boolean;
+}
+
+/** Reads, converts and writes entry i (a file or symlink; submodules go through writeGitlink). */
+export function writeEntry(odb: ObjectDatabase, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings,
+  writer: EntryWriter, i: number): void {
+  const mode = cols.modes[i]!;
+  if (mode === MODE_GITLINK) {
+    writer.writeGitlink(i);
+    return;
+  }
+  const oid = entryOid(cols, i);
+  let data: Buffer;
+  try {
+    data = odb.mustRead(oid, 0, OBJ_BLOB).data;
+  } catch (err) {
+    throw new GitError('worktree', 'bad-object', `cannot check out '${displayPath(entryPath(cols, i))}': ${(err as Error).message}`, { cause: err });
+  }
+  if (mode === MODE_SYMLINK) {
+    if (settings.symlinks) writer.writeSymlink(i, data);
+    else writer.writeFile(i, data, false);
+    return;
+  }
+  const conv = codes ? conversionFromCode(codes[i]!) : null;
+  if (conv) data = convertToWorkTree(data, oid, conv, settings);
+  writer.writeFile(i, data, mode === MODE_EXEC);
+}
+
 /**
- * Writes the plan's entries (all of them, or those `which` lists, ascending) and records their
- * stat data in `stats`. With `force`, whatever is in the way is removed; otherwise it is an error.
+ * Writes the plan's entries (all of them, or those `which` lists, ascending) on this thread and
+ * records their stat data in `stats`. With `force`, whatever is in the way is removed; otherwise
+ * it is an error.
  */
 export function writePlannedFiles(odb: ObjectDatabase, plan: CheckoutPlan, stats: Uint32Array, which: readonly number[] | null,
-  conversions: ConversionPlan | null, settings: CheckoutSettings, force: boolean,
+  codes: Uint8Array | null, settings: WriteSettings, force: boolean,
   progress?: (done: number, total: number) => void): { directories: number } {
   const dirs = new DirectoryCache(plan.dirs, force);
   const writer = new EntryWriter(plan, stats, dirs, force);
   const total = which ? which.length : plan.count;
   for (let k = 0; k < total; k++) {
-    const i = which ? which[k]! : k;
-    const mode = plan.modes[i]!;
-    if (mode === MODE_GITLINK) {
-      writer.writeGitlink(i);
-    } else {
-      const oid = entryOid(plan, i);
-      let data: Buffer;
-      try {
-        data = odb.mustRead(oid, 0, OBJ_BLOB).data;
-      } catch (err) {
-        throw new GitError('worktree', 'bad-object', `cannot check out '${displayPath(entryPath(plan, i))}': ${(err as Error).message}`, { cause: err });
-      }
-      if (mode === MODE_SYMLINK) {
-        if (settings.symlinks) writer.writeSymlink(i, data);
-        else writer.writeFile(i, data, false);
-      } else {
-        const conv = conversions?.perFile[i];
-        if (conv) data = convertToWorkTree(data, oid, conv, settings);
-        writer.writeFile(i, data, mode === MODE_EXEC);
-      }
-    }
+    writeEntry(odb, plan, codes, settings, writer, which ? which[k]! : k);
     progress?.(k + 1, total);
   }
   return { directories: dirs.created };

@@ -1,0 +1,152 @@
+// Writing a checkout on several threads. This thread creates every directory (and submodule
+// directory) in index order, the only thread that ever does, and publishes how far it has got;
+// worker threads, each with its own object database, claim chunks of entries from a shared
+// counter, wait until their chunk's directories exist, then read, convert and write the files and
+// record their stat data in the shared table. When the directories are done this thread claims
+// chunks too. Nothing here removes anything, so the directory cache never needs dropping; a file
+// already in the way is an error (checkouts that replace things run on one thread).
+import { Worker } from 'node:worker_threads';
+import { CorruptError, GitError, type ErrorLayer } from '../../core/errors.js';
+import { MODE_GITLINK } from '../../object/tree.js';
+import type { ObjectDatabase } from '../../odb/database.js';
+import { DirectoryCache } from './directories.js';
+import type { CheckoutPlan, EntryColumns } from './plan.js';
+import { EntryWriter } from './write-entry.js';
+import { writeEntry, type WriteSettings } from './write-files.js';
+
+/** Control words in a shared Int32Array. */
+export const NEXT = 0, READY = 1, DONE = 2, FAILED = 3;
+/** Entries claimed at a time: large enough to keep the counter cold, small enough to balance. */
+const CHUNK = 64;
+/** How often (entries) the directory creator publishes its progress. */
+const PUBLISH = 256;
+
+/** Everything a worker needs, in shared memory or small enough to copy. */
+export interface WorkerJob {
+  objectsDir: string;
+  dirPaths: (string | Buffer)[];
+  count: number;
+  paths: SharedArrayBuffer; pathStart: SharedArrayBuffer; nameStart: SharedArrayBuffer; oids: SharedArrayBuffer;
+  modes: SharedArrayBuffer; dirOf: SharedArrayBuffer; rawName: SharedArrayBuffer;
+  codes: SharedArrayBuffer | null;
+  stats: SharedArrayBuffer;
+  control: SharedArrayBuffer;
+  settings: WriteSettings;
+}
+
+export type WorkerReply = { ok: true } | { ok: false; error: { message: string; code: string; layer: string } };
+
+function share(view: Uint8Array | Uint32Array): SharedArrayBuffer {
+  const sab = new SharedArrayBuffer(view.byteLength);
+  new Uint8Array(sab).set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+  return sab;
+}
+
+/** The columns of a job, as views of its shared buffers. */
+export function jobColumns(job: WorkerJob): EntryColumns {
+  return {
+    dirs: job.dirPaths.map(fsPath => ({ fsPath })),
+    count: job.count,
+    paths: Buffer.from(job.paths), pathStart: new Uint32Array(job.pathStart), nameStart: new Uint32Array(job.nameStart),
+    oids: Buffer.from(job.oids), modes: new Uint32Array(job.modes), dirOf: new Uint32Array(job.dirOf),
+    rawName: new Uint8Array(job.rawName),
+  };
+}
+
+/**
+ * Claims chunks and writes their entries (submodules excepted: the directory creator made them)
+ * until none are left or some thread has failed.
+ */
+export function drain(odb: ObjectDatabase, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings,
+  writer: EntryWriter, control: Int32Array, onChunk?: () => void): void {
+  for (;;) {
+    if (Atomics.load(control, FAILED)) return;
+    const start = Atomics.add(control, NEXT, CHUNK);
+    if (start >= cols.count) return;
+    const end = Math.min(start + CHUNK, cols.count);
+    for (;;) {
+      const ready = Atomics.load(control, READY);
+      if (ready >= end) break;
+      if (Atomics.load(control, FAILED)) return;
+      Atomics.wait(control, READY, ready, 50);
+    }
+    let written = 0;
+    for (let i = start; i < end; i++) {
+      if (cols.modes[i] === MODE_GITLINK) continue;
+      writeEntry(odb, cols, codes, settings, writer, i);
+      written++;
+    }
+    Atomics.add(control, DONE, written);
+    onChunk?.();
+  }
+}
+
+function fromReply(error: { message: string; code: string; layer: string }): GitError {
+  return error.code === 'corrupt' ? new CorruptError(error.layer as ErrorLayer, error.message)
+    : new GitError(error.layer as ErrorLayer, error.code, error.message);
+}
+
+/** Writes all of `plan` with `threads` threads (this one included); stat data goes to `stats`. */
+export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, stats: Uint32Array, codes: Uint8Array | null,
+  settings: WriteSettings, threads: number, progress?: (done: number, total: number) => void): Promise<{ directories: number }> {
+  if (!(stats.buffer instanceof SharedArrayBuffer)) throw new TypeError('the stat table must be shared');
+  const control = new Int32Array(new SharedArrayBuffer(16));
+  const job: WorkerJob = {
+    objectsDir: odb.objectsDir,
+    dirPaths: plan.dirs.map(d => d.fsPath),
+    count: plan.count,
+    paths: share(plan.paths), pathStart: share(plan.pathStart), nameStart: share(plan.nameStart), oids: share(plan.oids),
+    modes: share(plan.modes), dirOf: share(plan.dirOf), rawName: share(plan.rawName),
+    codes: codes ? share(codes) : null,
+    stats: stats.buffer,
+    control: control.buffer as SharedArrayBuffer,
+    settings,
+  };
+  const replies: Promise<WorkerReply>[] = [];
+  for (let t = 1; t < threads; t++) {
+    const worker = new Worker(new URL('./write-worker.js', import.meta.url), { workerData: job });
+    replies.push(new Promise<WorkerReply>((resolve) => {
+      worker.once('message', resolve);
+      worker.once('error', (e: Error) => resolve({ ok: false, error: { message: e.stack ?? e.message, code: 'internal', layer: 'worktree' } }));
+      worker.once('exit', (code) => resolve({ ok: false, error: { message: `checkout worker exited with code ${code}`, code: 'internal', layer: 'worktree' } }));
+    }));
+  }
+  const report = (): void => progress?.(Atomics.load(control, DONE), plan.count);
+  let failure: unknown = null;
+  const dirs = new DirectoryCache(plan.dirs, false);
+  try {
+    const writer = new EntryWriter(plan, stats, dirs, false);
+    let gitlinks = 0;
+    for (let i = 0; i < plan.count; i++) {
+      dirs.ensure(plan.dirOf[i]!);
+      if (plan.modes[i] === MODE_GITLINK) {
+        writer.writeGitlink(i);
+        gitlinks++;
+      }
+      if ((i + 1) % PUBLISH === 0) {
+        if (Atomics.load(control, FAILED)) break;
+        Atomics.store(control, READY, i + 1);
+        Atomics.notify(control, READY);
+      }
+    }
+    Atomics.add(control, DONE, gitlinks);
+    Atomics.store(control, READY, plan.count);
+    Atomics.notify(control, READY);
+    drain(odb, plan, codes, settings, new EntryWriter(plan, stats, null, false), control, report);
+  } catch (e) {
+    failure = e;
+    Atomics.store(control, FAILED, 1);
+    Atomics.notify(control, READY);
+  }
+  const timer = progress ? setInterval(report, 100) : null;
+  try {
+    const results = await Promise.all(replies);
+    if (failure) throw failure;
+    const bad = results.find((r): r is Extract<WorkerReply, { ok: false }> => !r.ok);
+    if (bad) throw fromReply(bad.error);
+  } finally {
+    if (timer) clearInterval(timer);
+  }
+  report();
+  return { directories: dirs.created };
+}
