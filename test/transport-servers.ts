@@ -78,11 +78,13 @@ export interface HttpServerOptions {
   readonly credentials?: { username: string; password: string };
   /** gzip every response body. */
   readonly gzip?: boolean;
+  /** Answer info/refs as a dumb server would (text/plain). */
+  readonly dumb?: boolean;
 }
 
 export interface HttpServer extends Server {
   readonly port: number;
-  /** Requests seen, as "METHOD path?query Git-Protocol". */
+  /** Requests seen, as "METHOD path?query [Git-Protocol] [Content-Encoding]". */
   readonly log: string[];
 }
 
@@ -96,7 +98,8 @@ export async function startHttpBackend(root: string, options: HttpServerOptions 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     let pathInfo = decodeURIComponent(url.pathname);
-    log.push(`${req.method} ${url.pathname}${url.search} ${req.headers['git-protocol'] ?? ''}`.trim());
+    log.push([req.method, `${url.pathname}${url.search}`, req.headers['git-protocol'], req.headers['content-encoding']]
+      .filter((x) => x !== undefined).join(' '));
     if (pathInfo.startsWith('/redirect/') && options.redirects) {
       res.writeHead(301, { Location: `${pathInfo.slice('/redirect'.length)}${url.search}` });
       res.end();
@@ -111,6 +114,11 @@ export async function startHttpBackend(root: string, options: HttpServerOptions 
         return;
       }
       pathInfo = pathInfo.slice('/auth'.length);
+    }
+    if (options.dumb) {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('0000000000000000000000000000000000000000\trefs/heads/main\n');
+      return;
     }
     const env: NodeJS.ProcessEnv = {
       ...GIT_ENV, GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: '1', PATH_INFO: pathInfo,
@@ -179,6 +187,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     -G) exit 0 ;;
     -o|-p|-P) shift 2 ;;
+    -batch) shift ;;
     *) break ;;
   esac
 done

@@ -109,12 +109,6 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     const refspec = parseRefspec(`+${srcPrefix}*:${branchTop}*`);
     config.set('remote', origin, 'url', storedUrl);
     if (options.noTags) config.set('remote', origin, 'tagOpt', '--no-tags');
-    if (options.filter) {
-      config.set('core', null, 'repositoryformatversion', '1');
-      config.set('remote', origin, 'promisor', 'true');
-      config.set('remote', origin, 'partialclonefilter', formatFilterSpec(options.filter));
-      config.set('extensions', null, 'partialclone', origin);
-    }
     config.save();
 
     const connectOptions = { ...connectOptionsFromConfig(Config.loadSync(gitDir, { global: true, env }), env), ...options.transport };
@@ -129,6 +123,14 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     const plan = chooseRefs(refs, head, { refspec, branch: options.branch, singleBranch, mirror, noTags: options.noTags ?? false, origin });
 
     writeRefspecConfig(config, plan, { origin, bare, mirror, singleBranch, branch: options.branch, srcPrefix, branchTop });
+    if (options.filter) {
+      // git's partial_clone_register; extensions.partialclone also lets older gits see the promisor.
+      config.set('core', null, 'repositoryformatversion', '1');
+      config.set('remote', origin, 'promisor', 'true');
+      config.set('remote', origin, 'partialclonefilter', formatFilterSpec(options.filter));
+      config.set('extensions', null, 'partialclone', origin);
+      config.save();
+    }
 
     const refStore = RefStore.open(gitDir, { env });
     const repo = new Repository(gitDir, workTree);

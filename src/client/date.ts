@@ -1,6 +1,7 @@
 // Dates for --shallow-since, in the forms people give git: a Unix time (`1700000000`, `@1700000000`),
 // an ISO 8601 or RFC 2822 date (local time when no zone is given, as in git), or a relative
-// `<n> <unit>s ago`, `yesterday`, `now`. git's approxidate accepts anything and guesses; tsgit
+// `<n> <unit>s ago`, `yesterday`, `now`. A date without a time of day takes the current one, as in
+// git. git's approxidate accepts anything and guesses; tsgit
 // refuses what it cannot read rather than deepening to a guess.
 import { GitError } from '../core/errors.js';
 
@@ -19,9 +20,16 @@ export function parseApproxDate(text: string, now = Date.now()): number {
   if (m) return nowSeconds - Number(m[1]) * UNIT_SECONDS[m[2]!.toLowerCase()]!;
   m = /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[ T]([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?)?\s*(Z|[+-][0-9]{2}:?[0-9]{2})?$/.exec(s);
   if (m) {
-    const [y, mo, d, h = '0', mi = '0', sec = '0'] = m.slice(1, 7) as string[];
+    // Like git's approxidate, a date without a time keeps the current time of day.
+    const clock = new Date(now);
+    const dateOnly = m[4] === undefined;
+    const [y, mo, d] = m.slice(1, 4) as string[];
+    const h = dateOnly ? String(clock.getHours()) : m[4]!;
+    const mi = dateOnly ? String(clock.getMinutes()) : m[5]!;
+    const sec = dateOnly ? String(clock.getSeconds()) : m[6] ?? '0';
     const zone = m[7];
     if (zone === undefined) return Math.floor(new Date(+y!, +mo! - 1, +d!, +h, +mi, +sec).getTime() / 1000);
+
     const utc = Date.UTC(+y!, +mo! - 1, +d!, +h, +mi, +sec) / 1000;
     if (zone === 'Z') return utc;
     const digits = zone.replace(':', '');

@@ -88,7 +88,8 @@ export function sshInvocation(target: SshTarget, options: ConnectOptions): SshIn
     pushOptions(probeArgs, 'ssh', target.port, protocol !== null);
     probeArgs.push(sshHost);
     const probe = launcher(program, viaShell, probeArgs);
-    const r = spawnSync(probe.command, probe.args, { env, stdio: 'ignore' });
+    const probeEnv = protocol !== null ? { ...env, GIT_PROTOCOL: protocol } : env;
+    const r = spawnSync(probe.command, probe.args, { env: probeEnv, stdio: 'ignore' });
     variant = r.status === 0 ? 'ssh' : 'simple';
   }
   const args: string[] = [];

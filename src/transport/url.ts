@@ -93,6 +93,8 @@ function tildePath(p: string): string {
 export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteUrl {
   if (url === '') throw urlError(url, 'empty remote URL');
   if (/[\0\n]/.test(url)) throw urlError(JSON.stringify(url).slice(1, -1), 'URL contains a newline or NUL');
+  const helper = /^([A-Za-z][A-Za-z0-9+.-]*)::/.exec(url);
+  if (helper) throw new GitError('transport', 'unsupported', `remote helpers are not supported ('${helper[1]}::' in '${url}')`);
   const scheme = schemeOf(url);
   if (scheme === 'http' || scheme === 'https') {
     let parsed: URL;

@@ -1,0 +1,119 @@
+// Addresses as git reads them: URL forms, scp-like and local paths; the directory clone guesses
+// (checked against the name git's own clone announces); the git:// request line (checked against
+// what git sends); dates for --shallow-since (checked against git rev-parse --since); the
+// "remote: " lines of server progress.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { parseApproxDate } from '../src/client/date.js';
+import { guessDirectory } from '../src/client/guess-directory.js';
+import { formatRemoteProgress } from '../src/client/remote-progress.js';
+import { formatDaemonRequest } from '../src/transport/git-daemon.js';
+import { parseRemoteUrl } from '../src/transport/url.js';
+import { GIT_ENV, rmrf, tmpDir } from './helpers.js';
+import { runAsync, startRawServer } from './transport-servers.js';
+
+test('URL forms: kind, user, host, port and path as git splits them', () => {
+  const cases: [string, Record<string, unknown>][] = [
+    ['https://user:pw@example.com:8443/a/repo.git', { kind: 'http' }],
+    ['git://example.com/~alice/repo.git', { kind: 'git', host: 'example.com', port: null, path: '~alice/repo.git' }],
+    ['git://example.com:9419/a%20b.git', { kind: 'git', host: 'example.com', port: 9419, path: '/a b.git' }],
+    ['ssh://alice@example.com:2222/srv/repo.git', { kind: 'ssh', user: 'alice', host: 'example.com', port: 2222, path: '/srv/repo.git' }],
+    ['ssh://example.com/~/repo.git', { kind: 'ssh', user: null, host: 'example.com', port: null, path: '~/repo.git' }],
+    ['git+ssh://[::1]:22/repo.git', { kind: 'ssh', host: '::1', port: 22, path: '/repo.git' }],
+    ['example.com:repo.git', { kind: 'ssh', user: null, host: 'example.com', port: null, path: 'repo.git' }],
+    ['alice@example.com:/srv/repo.git', { kind: 'ssh', user: 'alice', host: 'example.com', path: '/srv/repo.git' }],
+    ['[example.com:2222]:repo.git', { kind: 'ssh', host: 'example.com', port: 2222, path: 'repo.git' }],
+    ['[::1]:repo.git', { kind: 'ssh', host: '::1', port: null, path: 'repo.git' }],
+    ['file:///srv/repo.git', { kind: 'file', path: '/srv/repo.git' }],
+    ['file://localhost/srv/a%2Bb', { kind: 'file', path: '/srv/a+b' }],
+    ['./sub:dir/repo', { kind: 'file', path: path.resolve('/work', 'sub:dir/repo') }],
+    ['../repo', { kind: 'file', path: '/repo' }],
+  ];
+  for (const [url, want] of cases) {
+    const got = parseRemoteUrl(url, '/work') as unknown as Record<string, unknown>;
+    for (const [k, v] of Object.entries(want)) assert.deepEqual(got[k], v, `${url}: ${k}`);
+  }
+  for (const [url, message] of [
+    ['ssh://-oProxyCommand=x/repo', /strange hostname '-oProxyCommand=x' blocked/],
+    ['host:-repo', /strange pathname '-repo' blocked/],
+    ['ssh://host', /no path specified/],
+    ['ftp://example.com/repo', /unsupported URL scheme 'ftp'/],
+    ['ext::sh -c evil', /remote helpers are not supported/],
+    ['ssh://host:99999/x', /invalid port '99999'/],
+    ['file://otherhost/x', /file:\/\/ URLs with a host are not supported/],
+  ] as const) {
+    assert.throws(() => parseRemoteUrl(url, '/work'), message, url);
+  }
+});
+
+test('the directory clone guesses is the one git announces', () => {
+  const work = tmpDir('tsgit-guess-');
+  try {
+    const urls = [
+      'file:///nonexistent/repo.git', 'file:///nonexistent/repo.git/', 'file:///nonexistent/repo/.git', 'file:///nonexistent/repo/.git/',
+      'host:foo/bar.git', 'host:bar', 'ssh://host:2222/~alice/project.git', 'ssh://host:2222',
+      'http://user:pw@127.0.0.1:1/deep/path/name', 'git://127.0.0.1:1/name.git', 'file:///nonexistent/with%20space',
+    ];
+    for (const bare of [false, true]) {
+      for (const url of urls) {
+        const r = spawnSync('git', ['clone', ...(bare ? ['--bare'] : []), url], {
+          cwd: work, encoding: 'utf8', env: { ...GIT_ENV, GIT_SSH_COMMAND: 'false', GIT_TERMINAL_PROMPT: '0' },
+        });
+        const m = /Cloning into (?:bare repository )?'(.*)'\.\.\./.exec(r.stderr);
+        assert.ok(m, `git clone ${url}: ${r.stderr}`);
+        assert.equal(guessDirectory(url, bare), m[1], url);
+      }
+    }
+  } finally {
+    rmrf(work);
+  }
+});
+
+test('the git:// request line is byte for byte what git sends, for v0 and v2', async () => {
+  const seen: Buffer[] = [];
+  // git writes the length and the payload separately: gather the whole packet before answering.
+  const server = await startRawServer((socket, first) => {
+    let packet = first;
+    const done = () => {
+      if (packet.length < 4 || packet.length < parseInt(packet.subarray(0, 4).toString(), 16)) return false;
+      seen.push(packet);
+      socket.end();
+      return true;
+    };
+    if (!done()) socket.on('data', (more: Buffer) => { packet = Buffer.concat([packet, more]); done(); });
+  });
+  try {
+    for (const version of [0, 2] as const) {
+      seen.length = 0;
+      await runAsync('git', ['-c', `protocol.version=${version}`, 'ls-remote', `git://127.0.0.1:${server.port}/some/repo.git`], '/', GIT_ENV);
+      assert.equal(seen.length, 1);
+      const ours = formatDaemonRequest('git-upload-pack', { host: '127.0.0.1', port: server.port, path: '/some/repo.git', display: '' }, version);
+      assert.deepEqual(ours.toString('latin1'), seen[0]!.toString('latin1'));
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+test('--shallow-since dates: absolute forms give the time git rev-parse --since gives', () => {
+  for (const text of ['1700000000', '@1700000000', '2023-11-14', '2023-11-14 22:13:20', '2023-11-14T22:13:20Z',
+    '2023-11-14 22:13:20 +0100', 'Tue, 14 Nov 2023 22:13:20 +0000']) {
+    const r = spawnSync('git', ['rev-parse', `--since=${text}`], { encoding: 'utf8', env: { ...GIT_ENV, TZ: 'UTC' } });
+    const want = Number(/--max-age=(\d+)/.exec(r.stdout)![1]);
+    // A date alone takes the current time of day, which may have ticked on since git ran.
+    const ours = parseApproxDate(text);
+    assert.ok(ours === want || (text === '2023-11-14' && ours - want >= 0 && ours - want <= 2), `${text}: ${ours} vs ${want}`);
+  }
+  const now = Date.UTC(2024, 0, 10) ;
+  assert.equal(parseApproxDate('2 weeks ago', now), now / 1000 - 14 * 86400);
+  assert.equal(parseApproxDate('yesterday', now), now / 1000 - 86400);
+  assert.throws(() => parseApproxDate('not a date'), /invalid date format: not a date/);
+});
+
+test('server progress is shown as git shows it: "remote: " before each line, clear-to-end on a terminal', () => {
+  assert.equal(formatRemoteProgress('Counting objects:  50% (1/2)\rCounting objects: 100% (2/2), done.\n', false),
+    'remote: Counting objects:  50% (1/2)        \rremote: Counting objects: 100% (2/2), done.        \n');
+  assert.equal(formatRemoteProgress('Total 3 (delta 0)\n\n', true), 'remote: Total 3 (delta 0)\x1b[K\nremote: \n');
+});
