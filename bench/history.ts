@@ -426,8 +426,7 @@ export class History {
       else result = { ...theirs, runs: edits.reduce(applyEdit, ours.runs) };
       if (result !== ours) this.set(dst, p, result, changes);
     }
-    const into = dst === this.main ? '' : ` into ${dst.name}`;
-    const message = [`Merge branch '${name}'${into}`, '', `* ${name}:`, ...src.subjects.map((s) => `  ${s}`)];
+    const message = [`Merge branch '${name}'`, '', `* ${name}:`, ...src.subjects.map((s) => `  ${s}`)];
     this.commitHeader(dst, message, MAINTAINER, src.tip);
     this.emitChanges(changes);
     src.changed!.clear();

@@ -156,7 +156,8 @@ async function main(argv: string[]): Promise<number> {
     return 129;
   }
   checkGnuTime();
-  console.log(formatMachine(describeMachine(ROOT)));
+  const machine = formatMachine(describeMachine(ROOT));
+  console.log(machine);
 
   const corpora = new Map<CorpusName, Corpus>();
   for (const b of selected) {
@@ -180,6 +181,7 @@ async function main(argv: string[]): Promise<number> {
   console.log(`\nMedians of ${opts.runs} run(s) after ${opts.warmup} warmup(s); ratios are tsgit / git.\n`);
   console.log(textTable(results));
   console.log('\nMarkdown:\n');
+  console.log(`${machine.split('\n').map((l) => `${l}  `).join('\n')}\n`);
   console.log(markdownTable(results));
   return 0;
 }
