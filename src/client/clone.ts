@@ -178,7 +178,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         }
         if (options.signal?.aborted) throw interrupted();
         const progress = new DelayedProgress('Updating files', options.progress ?? false);
-        checkoutTree(repo, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
+        await checkoutTree(repo, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
         progress.done();
       } catch (e) {
         session?.abort();
