@@ -70,7 +70,8 @@ export function enumerateObjects(s: Session, req: PackRequest, onObject: (count:
     for (const h of req.haves) walk.add(s.oid(h), '', true);
     walk.enumerate({
       commit: (_ids, _off, index) => add(index),
-      object: (_type, ids, off) => add(walk.ids.get(ids, off)),
+      // The walk hands out its own id table, where an id's offset is its index times 20.
+      object: (_type, ids, off) => add(ids === walk.ids.keys ? off / OID_BYTES : walk.ids.get(ids, off)),
     });
   }
   onObject(n);
@@ -98,9 +99,11 @@ export function enumerateObjects(s: Session, req: PackRequest, onObject: (count:
   }
   const objects = list.subarray(0, n);
   const filtering = req.filter !== null;
+  const { order, restFrom } = writeOrder(objects, idx => s.typeOf(idx), idx => tagged.has(idx));
   return {
     ids: walk.ids,
-    order: writeOrder(objects, idx => s.typeOf(idx), idx => tagged.has(idx)),
+    order,
+    storageOrderFrom: restFrom,
     // A partial clone may lack the blobs of commits it has, so they are no base for it there.
     receiverHas: idx => (walk.flags[idx]! & UNINTERESTING) !== 0 && !(filtering && walk.types[idx] === OBJ_BLOB),
   };

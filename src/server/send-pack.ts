@@ -33,6 +33,8 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
       else if (mode && keepAliveMs > 0 && Date.now() - out.lastWrite >= keepAliveMs) out.write(KEEPALIVE, true);
     });
     enumerating?.stop();
+    // Inflated trees are not read again: let their memory go before the pack is written.
+    s.odb.cache.clear();
     await out.drain();
     const stats = await writePack(s.odb, contents, chunk => {
       if (mode) {

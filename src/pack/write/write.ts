@@ -15,6 +15,7 @@ import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import type { ObjectDatabase, PackHandle } from '../../odb/database.js';
 import type { OidMap } from '../../walk/oid-map.js';
 import { PackOrder } from '../bitmap/pack-order.js';
+import type { ByteView } from '../pack-file.js';
 import { EntryHeader } from '../entry-header.js';
 import { crc32 } from './crc32.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
@@ -26,6 +27,12 @@ export interface PackContents {
   readonly order: Int32Array;
   /** The receiver already has this object, so a thin pack may use it as a delta base. */
   receiverHas?(index: number): boolean;
+  /**
+   * Objects from this position of `order` on may be written in the order the packs store them.
+   * git groups each delta family there; a git-written pack already holds them so, and reading it
+   * front to back beats seeking through it.
+   */
+  storageOrderFrom?: number;
 }
 
 export interface ProgressMeter {
@@ -67,6 +74,8 @@ const IN_PROGRESS = -2;
 interface PackSlot {
   handle: PackHandle;
   order: PackOrder | null;
+  /** Entry offsets in pack order. */
+  offsets: Float64Array | null;
 }
 
 export async function writePack(odb: ObjectDatabase, contents: PackContents, sink: ChunkSink,
@@ -90,6 +99,7 @@ class PackWriter {
   private readonly base: Int32Array;
   /** Position of the object in its pack's .idx (for its CRC). */
   private readonly idxPos: Int32Array;
+  private order: Int32Array;
   private readonly sending: Uint8Array;
   private readonly written: Float64Array;
   private readonly header = new EntryHeader();
@@ -104,6 +114,7 @@ class PackWriter {
     this.ids = contents.ids;
     const size = this.ids.size;
     this.n = contents.order.length;
+    this.order = contents.order;
     this.slot = new Int32Array(size);
     this.offset = new Float64Array(size);
     this.end = new Float64Array(size);
@@ -125,7 +136,7 @@ class PackWriter {
     head.writeUInt32BE(2, 4);
     head.writeUInt32BE(this.n, 8);
     this.stream.write(head);
-    const order = this.contents.order;
+    const order = this.order;
     for (let i = 0; i < this.n; i++) {
       if (this.options.signal?.aborted) throw aborted();
       if (this.written[order[i]!]! >= 0) continue;
@@ -136,25 +147,69 @@ class PackWriter {
     return { ...this.stats, bytes: this.stream.offset, checksum };
   }
 
-  /** Step 1: where each object lives and how it will be written. */
+  /**
+   * Step 1: where each object lives and how it will be written. Packed objects are planned pack by
+   * pack in offset order, so their headers are read front to back.
+   */
   private count(): void {
     const meter = this.options.progress?.('Counting objects', this.n);
-    const order = this.contents.order, keys = () => this.ids.keys;
+    const order = this.order, keys = () => this.ids.keys;
+    const found = new Uint8Array(this.ids.size);
+    // Each pack's .idx is scanned once for the objects being sent (cheaper than a lookup each).
+    const objectAt: Int32Array[] = [];
+    for (const handle of allPacks(this.odb)) {
+      const index = handle.index;
+      let at: Int32Array | null = null;
+      for (let ip = 0; ip < index.count; ip++) {
+        const idx = this.ids.get(index.buf, index.oidAt(ip));
+        if (idx < 0 || !this.sending[idx] || found[idx]) continue;
+        found[idx] = 1;
+        if (!at) {
+          at = new Int32Array(index.count).fill(-1);
+          objectAt[this.slotFor(handle)] = at;
+        }
+        at[ip] = idx;
+        this.slot[idx] = this.slotOf.get(handle)!;
+        this.offset[idx] = index.offset(ip);
+      }
+    }
+    const stored = new Int32Array(this.n);
+    let k = 0;
+    for (let s = 0; s < this.slots.length; s++) {
+      const at = objectAt[s]!;
+      const toIndex = this.orderOf(s).positionToIndex;
+      for (let pos = 0; pos < toIndex.length; pos++) {
+        const ip = toIndex[pos]!;
+        const idx = at[ip]!;
+        if (idx < 0) continue;
+        this.planPacked(idx, s, ip, pos);
+        stored[k++] = idx;
+        if ((k & 4095) === 0) meter?.update(k);
+      }
+    }
+    // What no pack holds is loose (or in a pack that appeared since the scan).
     for (let i = 0; i < this.n; i++) {
       const idx = order[i]!;
+      if (found[idx]) continue;
       const where = this.odb.locate(keys(), idx * OID_BYTES);
       if (!where) throw new NotFoundError('pack', `cannot pack object ${toHex(keys(), idx * OID_BYTES)}: it does not exist`);
-      if (!where.pack) {
+      if (where.pack) {
+        const s = this.slotFor(where.pack);
+        const ip = where.pack.index.find(keys(), idx * OID_BYTES);
+        this.slot[idx] = s;
+        this.offset[idx] = where.offset;
+        this.planPacked(idx, s, ip, this.orderOf(s).indexToPosition[ip]!);
+      } else {
         this.slot[idx] = -1;
         this.plan[idx] = PLAN_COMPRESS;
         this.toCompress++;
-      } else {
-        this.planPacked(idx, this.slotFor(where.pack), where.offset);
       }
-      if ((i & 1023) === 0) meter?.update(i);
+      stored[k++] = idx;
     }
     meter?.update(this.n);
     meter?.stop();
+    const from = this.contents.storageOrderFrom;
+    if (from !== undefined && from < this.n) this.order = storageOrderTail(order, from, stored);
     if (this.toCompress > 0) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
   }
 
@@ -162,7 +217,7 @@ class PackWriter {
     let s = this.slotOf.get(handle);
     if (s === undefined) {
       s = this.slots.length;
-      this.slots.push({ handle, order: null });
+      this.slots.push({ handle, order: null, offsets: null });
       this.slotOf.set(handle, s);
     }
     return s;
@@ -170,19 +225,22 @@ class PackWriter {
 
   private orderOf(s: number): PackOrder {
     const slot = this.slots[s]!;
-    return slot.order ??= PackOrder.forIndex(slot.handle.index);
+    if (!slot.order) {
+      slot.order = PackOrder.forIndex(slot.handle.index);
+      const index = slot.handle.index, toIndex = slot.order.positionToIndex;
+      slot.offsets = new Float64Array(toIndex.length);
+      for (let pos = 0; pos < toIndex.length; pos++) slot.offsets[pos] = index.offset(toIndex[pos]!);
+    }
+    return slot.order;
   }
 
-  private planPacked(idx: number, s: number, offset: number): void {
-    const pack = this.slots[s]!.handle;
-    const order = this.orderOf(s);
-    this.slot[idx] = s;
-    this.offset[idx] = offset;
-    const index = pack.index;
-    const found = index.find(this.ids.keys, idx * OID_BYTES);
-    this.idxPos[idx] = found;
-    const pos = order.indexToPosition[found]!;
-    this.end[idx] = pos + 1 < order.count ? index.offset(order.positionToIndex[pos + 1]!) : pack.file.dataEnd;
+  /** Plans the object at .idx position `ip`, pack position `pos` of slot `s`. */
+  private planPacked(idx: number, s: number, ip: number, pos: number): void {
+    const slot = this.slots[s]!;
+    const pack = slot.handle, offsets = slot.offsets!;
+    const offset = this.offset[idx]!;
+    this.idxPos[idx] = ip;
+    this.end[idx] = pos + 1 < offsets.length ? offsets[pos + 1]! : pack.file.dataEnd;
     const view = pack.file.read(offset, MAX_ENTRY_HEADER);
     const h = this.header;
     if (!h.parse(view.buf, view.pos, view.end, offset, 'pack', pack.file.path)) {
@@ -194,10 +252,12 @@ class PackWriter {
       return;
     }
     this.deltaSize[idx] = h.size;
+    const index = pack.index;
     let basePos: number;
     if (h.type === OBJ_OFS_DELTA) {
-      basePos = this.positionAtOffset(order, index, h.baseOffset);
-      if (basePos < 0) throw new CorruptError('pack', `${pack.file.path}: delta at offset ${offset} names base offset ${h.baseOffset}, where no entry starts`);
+      const at = positionOf(offsets, h.baseOffset);
+      if (at < 0) throw new CorruptError('pack', `${pack.file.path}: delta at offset ${offset} names base offset ${h.baseOffset}, where no entry starts`);
+      basePos = slot.order!.positionToIndex[at]!;
     } else {
       basePos = index.find(view.buf, h.baseOidPos);
     }
@@ -215,23 +275,13 @@ class PackWriter {
     this.base[idx] = baseIndex;
   }
 
-  /** .idx position of the entry starting exactly at `offset`, or -1. */
-  private positionAtOffset(order: PackOrder, index: PackHandle['index'], offset: number): number {
-    let lo = 0, hi = order.count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const o = index.offset(order.positionToIndex[mid]!);
-      if (o === offset) return order.positionToIndex[mid]!;
-      if (o < offset) lo = mid + 1; else hi = mid;
-    }
-    return -1;
-  }
-
   /**
    * Writes `idx`, first writing any unwritten sent bases its reused delta chain needs, without
    * recursion (chains can be thousands deep in a hostile repository). Returns whether to drain.
    */
   private writeWithBases(idx: number): boolean {
+    const first = this.plan[idx] === PLAN_DELTA ? this.base[idx]! : -1;
+    if (first < 0 || !this.sending[first] || this.written[first]! >= 0) return this.writeOne(idx);
     const stack = [idx];
     let wait = false;
     while (stack.length) {
@@ -254,23 +304,22 @@ class PackWriter {
     const at = this.stream.offset;
     this.written[idx] = at;
     this.stats.total++;
-    const plan = this.plan[idx];
-    if (plan !== PLAN_COMPRESS && !this.crcMatches(idx)) this.plan[idx] = PLAN_COMPRESS;
-    if (this.plan[idx] === PLAN_COPY) {
-      this.stats.reused++;
-      return this.copy(idx, this.offset[idx]!);
-    }
-    if (this.plan[idx] === PLAN_DELTA) {
-      const b = this.base[idx]!;
-      const baseAt = this.sending[b] ? this.written[b]! : -1;
-      const len = baseAt >= 0 && this.options.ofsDelta
-        ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, this.deltaSize[idx]!, { distance: at - baseAt })
-        : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, { ids: this.ids.keys, offset: b * OID_BYTES });
-      this.stream.write(this.scratch, 0, len);
-      this.stats.deltas++;
-      this.stats.reused++;
-      this.stats.reusedDeltas++;
-      return this.copy(idx, this.offset[idx]! + this.headerLength[idx]!);
+    if (this.plan[idx] !== PLAN_COMPRESS) {
+      const view = this.storedEntry(idx);
+      if (view) {
+        this.stats.reused++;
+        if (this.plan[idx] === PLAN_COPY) return this.copyFrom(idx, view, this.offset[idx]!);
+        const b = this.base[idx]!;
+        const baseAt = this.sending[b] ? this.written[b]! : -1;
+        const len = baseAt >= 0 && this.options.ofsDelta
+          ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, this.deltaSize[idx]!, { distance: at - baseAt })
+          : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, { ids: this.ids.keys, offset: b * OID_BYTES });
+        this.stream.write(this.scratch, 0, len);
+        this.stats.deltas++;
+        this.stats.reusedDeltas++;
+        return this.copyFrom(idx, view, this.offset[idx]! + this.headerLength[idx]!);
+      }
+      this.plan[idx] = PLAN_COMPRESS;
     }
     const o = this.odb.read(this.ids.keys, idx * OID_BYTES);
     if (!o) throw new NotFoundError('pack', `cannot pack object ${toHex(this.ids.keys, idx * OID_BYTES)}: it disappeared`);
@@ -282,12 +331,17 @@ class PackWriter {
     return this.stream.write(data);
   }
 
-  /** Copies the stored bytes [from, end) of a packed object, window by window. */
-  private copy(idx: number, from: number): boolean {
-    const file = this.slots[this.slot[idx]!]!.handle.file;
+  /**
+   * Copies the stored bytes [from, end) of a packed object. `view` holds the entry's start; an
+   * entry longer than it continues window by window.
+   */
+  private copyFrom(idx: number, view: ByteView, from: number): boolean {
     const end = this.end[idx]!;
-    let wait = false;
-    for (let p = from; p < end;) {
+    const start = this.offset[idx]!;
+    const inView = Math.min(end, start + view.end - view.pos);
+    let wait = this.stream.write(view.buf, view.pos + (from - start), view.pos + (inView - start));
+    const file = this.slots[this.slot[idx]!]!.handle.file;
+    for (let p = inView; p < end;) {
       const v = file.read(p, 1);
       const n = Math.min(end - p, v.end - v.pos);
       wait = this.stream.write(v.buf, v.pos, v.pos + n) || wait;
@@ -296,23 +350,62 @@ class PackWriter {
     return wait;
   }
 
-  /** The stored entry still has the CRC its .idx recorded (v1 indexes record none). */
-  private crcMatches(idx: number): boolean {
+  /**
+   * A view of the stored entry, after checking it still has the CRC its .idx recorded (v1 indexes
+   * record none); null when it does not. An entry that fits one window is read once for both.
+   */
+  private storedEntry(idx: number): ByteView | null {
     const pack = this.slots[this.slot[idx]!]!.handle;
+    const start = this.offset[idx]!, end = this.end[idx]!;
+    const view = pack.file.read(start, 1);
     const expected = pack.index.crc(this.idxPos[idx]!);
-    if (expected === undefined) return true;
-    const end = this.end[idx]!;
-    let crc = 0;
-    for (let p = this.offset[idx]!; p < end;) {
-      const v = pack.file.read(p, 1);
-      const n = Math.min(end - p, v.end - v.pos);
-      crc = crc32(v.buf.subarray(v.pos, v.pos + n), crc);
-      p += n;
+    if (expected === undefined) return view;
+    if (end - start <= view.end - view.pos) {
+      if (crc32(view.buf.subarray(view.pos, view.pos + (end - start))) === expected) return view;
+    } else {
+      let crc = 0;
+      for (let p = start; p < end;) {
+        const v = pack.file.read(p, 1);
+        const n = Math.min(end - p, v.end - v.pos);
+        crc = crc32(v.buf.subarray(v.pos, v.pos + n), crc);
+        p += n;
+      }
+      if (crc === expected) return pack.file.read(start, 1);
     }
-    if (crc === expected) return true;
-    process.emitWarning(`${pack.file.path}: bad packed object CRC for ${toHex(this.ids.keys, idx * OID_BYTES)} at offset ${this.offset[idx]}; compressing it afresh`);
-    return false;
+    process.emitWarning(`${pack.file.path}: bad packed object CRC for ${toHex(this.ids.keys, idx * OID_BYTES)} at offset ${start}; compressing it afresh`);
+    return null;
   }
+}
+
+/** Every pack of the database and of its alternates, in the order lookups search them. */
+function allPacks(odb: ObjectDatabase): PackHandle[] {
+  const out = [...odb.packs];
+  for (const alt of odb.alternates) out.push(...allPacks(alt));
+  return out;
+}
+
+/** Pack position of the entry at `offset` in the sorted `offsets`, or -1. */
+function positionOf(offsets: Float64Array, offset: number): number {
+  let lo = 0, hi = offsets.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const o = offsets[mid]!;
+    if (o === offset) return mid;
+    if (o < offset) lo = mid + 1; else hi = mid;
+  }
+  return -1;
+}
+
+/** `order` with its tail (from `from`) rearranged into `stored` order (storage order, loose last). */
+function storageOrderTail(order: Int32Array, from: number, stored: Int32Array): Int32Array {
+  const out = order.slice();
+  let max = 0;
+  for (let i = 0; i < stored.length; i++) if (stored[i]! > max) max = stored[i]!;
+  const inTail = new Uint8Array(max + 1);
+  for (let i = from; i < order.length; i++) inTail[order[i]!] = 1;
+  let k = from;
+  for (let i = 0; i < stored.length; i++) if (inTail[stored[i]!]) out[k++] = stored[i]!;
+  return out;
 }
 
 function aborted(): GitError {
