@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { CorruptError, GitError, type ErrorLayer } from '../../core/errors.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import type { ObjectDatabase } from '../../odb/database.js';
+import { BlobReader } from './blob-reader.js';
 import { DirectoryCache } from './directories.js';
 import type { CheckoutPlan, EntryColumns } from './plan.js';
 import { EntryWriter } from './write-entry.js';
@@ -57,7 +58,7 @@ export function jobColumns(job: WorkerJob): EntryColumns {
  * Claims chunks and writes their entries (submodules excepted: the directory creator made them)
  * until none are left or some thread has failed.
  */
-export function drain(odb: ObjectDatabase, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings,
+export function drain(blobs: BlobReader, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings,
   writer: EntryWriter, control: Int32Array, onChunk?: () => void): void {
   for (;;) {
     if (Atomics.load(control, FAILED)) return;
@@ -73,7 +74,7 @@ export function drain(odb: ObjectDatabase, cols: EntryColumns, codes: Uint8Array
     let written = 0;
     for (let i = start; i < end; i++) {
       if (cols.modes[i] === MODE_GITLINK) continue;
-      writeEntry(odb, cols, codes, settings, writer, i);
+      writeEntry(blobs, cols, codes, settings, writer, i);
       written++;
     }
     Atomics.add(control, DONE, written);
@@ -132,7 +133,7 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
     Atomics.add(control, DONE, gitlinks);
     Atomics.store(control, READY, plan.count);
     Atomics.notify(control, READY);
-    drain(odb, plan, codes, settings, new EntryWriter(plan, stats, null, false), control, report);
+    drain(new BlobReader(odb), plan, codes, settings, new EntryWriter(plan, stats, null, false), control, report);
   } catch (e) {
     failure = e;
     Atomics.store(control, FAILED, 1);

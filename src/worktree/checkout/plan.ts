@@ -70,8 +70,8 @@ export function entryOid(plan: EntryColumns, i: number): Buffer {
 /** The absolute path to create for entry i: a string, or bytes when a name is not UTF-8. */
 export function entryFsPath(plan: EntryColumns, i: number): string | Buffer {
   const dir = plan.dirs[plan.dirOf[i]!]!.fsPath;
+  if (typeof dir === 'string' && !plan.rawName[i]) return `${dir}/${plan.paths.toString('utf8', plan.nameStart[i]!, plan.pathStart[i + 1]!)}`;
   const name = plan.paths.subarray(plan.nameStart[i]!, plan.pathStart[i + 1]!);
-  if (typeof dir === 'string' && !plan.rawName[i]) return `${dir}/${name.toString('utf8')}`;
   return Buffer.concat([typeof dir === 'string' ? Buffer.from(dir) : dir, Buffer.from('/'), name]);
 }
 

@@ -3,11 +3,10 @@
 // from a plan and its table once everything is written.
 import type fs from 'node:fs';
 import type { IndexEntry } from '../index-file/entry.js';
+import { storeBigInt } from './fstat.js';
 import { entryOid, entryPath, type CheckoutPlan } from './plan.js';
 
 export const STAT_FIELDS = 9;
-const NS = 1000000000n;
-const LOW32 = 0xffffffffn;
 
 export function newStatTable(count: number, shared = false): Uint32Array {
   const bytes = count * STAT_FIELDS * 4;
@@ -16,18 +15,7 @@ export function newStatTable(count: number, shared = false): Uint32Array {
 
 /** Records `st` as entry i's stat data: times split into seconds and nanoseconds, the rest truncated to 32 bits as git does. */
 export function recordStat(table: Uint32Array, i: number, st: fs.BigIntStats): void {
-  const c = st.ctimeNs, m = st.mtimeNs;
-  const cs = c / NS, ms = m / NS;
-  const o = i * STAT_FIELDS;
-  table[o] = Number(cs & LOW32);
-  table[o + 1] = Number(c - cs * NS);
-  table[o + 2] = Number(ms & LOW32);
-  table[o + 3] = Number(m - ms * NS);
-  table[o + 4] = Number(st.dev & LOW32);
-  table[o + 5] = Number(st.ino & LOW32);
-  table[o + 6] = Number(st.uid & LOW32);
-  table[o + 7] = Number(st.gid & LOW32);
-  table[o + 8] = Number(st.size & LOW32);
+  storeBigInt(table, i * STAT_FIELDS, st);
 }
 
 /** The index entry of plan entry i, with its recorded stat data (taken just now, so up to date). */

@@ -8,7 +8,8 @@ import { GitError } from '../../core/errors.js';
 import { ioError, type DirectoryCache } from './directories.js';
 import { displayPath } from './path-check.js';
 import { entryFsPath, entryPath, type EntryColumns } from './plan.js';
-import { recordStat } from './stat-table.js';
+import { fstatInto } from './fstat.js';
+import { recordStat, STAT_FIELDS } from './stat-table.js';
 
 const CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
@@ -50,7 +51,7 @@ export class EntryWriter {
     try {
       let off = 0;
       while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off);
-      recordStat(this.stats, i, fs.fstatSync(fd, { bigint: true }));
+      fstatInto(fd, this.stats, i * STAT_FIELDS);
     } catch (e) {
       throw ioError('write', entryPath(this.plan, i), e);
     } finally {

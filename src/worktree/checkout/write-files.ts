@@ -3,10 +3,11 @@
 // (writeEntry), in index order on this thread (writePlannedFiles) or spread over worker threads
 // (parallel.ts).
 import { GitError } from '../../core/errors.js';
+import { OID_BYTES } from '../../core/oid.js';
 import { MODE_EXEC, MODE_GITLINK, MODE_SYMLINK } from '../../object/tree.js';
-import { OBJ_BLOB } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import { conversionFromCode, convertToWorkTree, type EolSettings } from '../convert.js';
+import { BlobReader } from './blob-reader.js';
 import { DirectoryCache } from './directories.js';
 import { displayPath } from './path-check.js';
 import { entryOid, entryPath, type CheckoutPlan, type EntryColumns } from './plan.js';
@@ -18,17 +19,16 @@ export interface WriteSettings extends EolSettings {
 }
 
 /** Reads, converts and writes entry i (a file or symlink; submodules go through writeGitlink). */
-export function writeEntry(odb: ObjectDatabase, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings,
+export function writeEntry(blobs: BlobReader, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings,
   writer: EntryWriter, i: number): void {
   const mode = cols.modes[i]!;
   if (mode === MODE_GITLINK) {
     writer.writeGitlink(i);
     return;
   }
-  const oid = entryOid(cols, i);
   let data: Buffer;
   try {
-    data = odb.mustRead(oid, 0, OBJ_BLOB).data;
+    data = blobs.read(cols.oids, i * OID_BYTES);
   } catch (err) {
     throw new GitError('worktree', 'bad-object', `cannot check out '${displayPath(entryPath(cols, i))}': ${(err as Error).message}`, { cause: err });
   }
@@ -38,7 +38,7 @@ export function writeEntry(odb: ObjectDatabase, cols: EntryColumns, codes: Uint8
     return;
   }
   const conv = codes ? conversionFromCode(codes[i]!) : null;
-  if (conv) data = convertToWorkTree(data, oid, conv, settings);
+  if (conv) data = convertToWorkTree(data, entryOid(cols, i), conv, settings);
   writer.writeFile(i, data, mode === MODE_EXEC);
 }
 
@@ -52,9 +52,10 @@ export function writePlannedFiles(odb: ObjectDatabase, plan: CheckoutPlan, stats
   progress?: (done: number, total: number) => void): { directories: number } {
   const dirs = new DirectoryCache(plan.dirs, force);
   const writer = new EntryWriter(plan, stats, dirs, force);
+  const blobs = new BlobReader(odb);
   const total = which ? which.length : plan.count;
   for (let k = 0; k < total; k++) {
-    writeEntry(odb, plan, codes, settings, writer, which ? which[k]! : k);
+    writeEntry(blobs, plan, codes, settings, writer, which ? which[k]! : k);
     progress?.(k + 1, total);
   }
   return { directories: dirs.created };

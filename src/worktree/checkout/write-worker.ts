@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { GitError } from '../../core/errors.js';
 import { ObjectDatabase } from '../../odb/database.js';
+import { BlobReader } from './blob-reader.js';
 import { FAILED, READY, drain, jobColumns, type WorkerJob, type WorkerReply } from './parallel.js';
 import { EntryWriter } from './write-entry.js';
 
@@ -14,7 +15,7 @@ try {
   odb = new ObjectDatabase(job.objectsDir);
   const cols = jobColumns(job);
   const writer = new EntryWriter(cols, new Uint32Array(job.stats), null, false);
-  drain(odb, cols, job.codes ? new Uint8Array(job.codes) : null, job.settings, writer, control);
+  drain(new BlobReader(odb), cols, job.codes ? new Uint8Array(job.codes) : null, job.settings, writer, control);
   reply = { ok: true };
 } catch (e) {
   Atomics.store(control, FAILED, 1);
