@@ -131,7 +131,7 @@ describe('index-pack refuses malformed packs', () => {
     const base = Buffer.from('hello world');
     const first = whole(BLOB, base);
     const started = Date.now();
-    refuses(pack([first, ofsDelta(first.length, delta(11, 2 ** 32 + 5))]), /delta 1 at offset 32: delta declares a 4294967301-byte result/);
+    refuses(pack([first, ofsDelta(first.length, delta(11, 2 ** 32 + 5))]), /entry 1 at offset 32: delta declares a 4294967301-byte result/);
     assert.ok(Date.now() - started < 20000);
   });
 
@@ -142,7 +142,7 @@ describe('index-pack refuses malformed packs', () => {
 
   it('refuses a delta whose base has another size', () => {
     const first = whole(BLOB, Buffer.from('hello world'));
-    refuses(pack([first, ofsDelta(first.length, delta(12, 12))]), /delta at offset 32: expects a 12-byte base, but its base at offset 12 has 11 bytes/);
+    refuses(pack([first, ofsDelta(first.length, delta(12, 12))]), /delta at offset 32: delta expects a 12-byte base, base has 11/);
   });
 
   it('refuses a REF_DELTA whose base exists nowhere', () => {

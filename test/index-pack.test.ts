@@ -104,6 +104,23 @@ describe('index-pack on packs made by git', () => {
     assert.ok(refStat.split('\n').some((l) => /^[0-9a-f]{40} blob\s+(\d+)/.test(l) && Number(l.split(/\s+/)[2]) > 8 << 20));
   });
 
+  it('indexes more objects than its tables first hold', () => {
+    const dir = path.join(work, 'many.git');
+    git(work, ['init', '-q', '--bare', dir]);
+    const parts: string[] = [];
+    for (let i = 0; i < 70000; i++) {
+      const body = `blob number ${i}\n`;
+      parts.push(`blob\ndata ${body.length}\n${body}\n`);
+    }
+    git(dir, ['fast-import', '--quiet'], parts.join(''));
+    const ids = git(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']);
+    const pack = path.join(work, 'many.pack');
+    fs.writeFileSync(pack, gitBuf(dir, ['pack-objects', '-q', '--stdout'], ids));
+    const { ours, theirs } = bothIdx(pack);
+    assert.equal(theirs.readUInt32BE(8 + 255 * 4), 70000);
+    assert.ok(ours.equals(theirs));
+  });
+
   it('gives the same .idx with one thread and with several', () => {
     for (const threads of ['1', '2', '4']) {
       const { ours, theirs } = bothIdx(packs.ofs!, [`--threads=${threads}`]);

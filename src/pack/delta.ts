@@ -15,8 +15,10 @@ export interface DeltaSizes {
 
 export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
   layer: ErrorLayer, where: () => string): DeltaSizes {
+  // Two varints, read without a closure: this runs once or twice per delta of a pack.
   let p = start;
-  const varint = (): number => {
+  let baseSize = 0, resultSize = 0;
+  for (let k = 0; k < 2; k++) {
     let v = 0, shift = 0, c: number;
     do {
       if (p >= end) throw new CorruptError(layer, `${where()}: delta header truncated`);
@@ -25,10 +27,8 @@ export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
       shift += 7;
       if (shift > 49) throw new CorruptError(layer, `${where()}: delta size overflows`);
     } while (c & 0x80);
-    return v;
-  };
-  const baseSize = varint();
-  const resultSize = varint();
+    if (k === 0) baseSize = v; else resultSize = v;
+  }
   if (resultSize > (end - p) * MAX_RESULT_PER_DELTA_BYTE) {
     throw new CorruptError(layer, `${where()}: delta declares a ${resultSize}-byte result that its ${end - p} instruction bytes cannot produce`);
   }

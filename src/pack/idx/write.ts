@@ -54,47 +54,44 @@ export function writeIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uint
     ? 8 + 1024 + n * (OID_BYTES + 8) + large * 8 + 40
     : 1024 + n * (OID_BYTES + 4) + 40;
   const out = Buffer.allocUnsafe(size);
+  const view = new DataView(out.buffer, out.byteOffset, out.length);
   let p = 0;
   if (version === 2) {
-    out.writeUInt32BE(V2_MAGIC, 0);
-    out.writeUInt32BE(2, 4);
+    view.setUint32(0, V2_MAGIC);
+    view.setUint32(4, 2);
     p = 8;
   }
   // Fan-out: entry b counts the ids whose first byte is at most b.
   let k = 0;
   for (let b = 0; b < 256; b++) {
     while (k < n && ids[sorted[k]! * OID_BYTES]! === b) k++;
-    out.writeUInt32BE(k, p);
+    view.setUint32(p, k);
     p += 4;
   }
   for (let i = 0; i < n; i++) {
-    const obj = sorted[i]!;
+    const at = sorted[i]! * OID_BYTES;
     if (version === 1) {
-      out.writeUInt32BE(offsets[obj]!, p);
+      view.setUint32(p, offsets[sorted[i]!]!);
       p += 4;
     }
-    out.set(ids.subarray(obj * OID_BYTES, obj * OID_BYTES + OID_BYTES), p);
+    for (let j = 0; j < OID_BYTES; j++) out[p + j] = ids[at + j]!;
     p += OID_BYTES;
-    if (options.strict && i > 0 && oidEquals(ids, obj * OID_BYTES, ids, sorted[i - 1]! * OID_BYTES)) {
-      throw new GitError('pack', 'duplicate-object', `the same object ${toHex(ids, obj * OID_BYTES)} appears twice in the pack`);
+    if (options.strict && i > 0 && oidEquals(ids, at, ids, sorted[i - 1]! * OID_BYTES)) {
+      throw new GitError('pack', 'duplicate-object', `the same object ${toHex(ids, at)} appears twice in the pack`);
     }
   }
   if (version === 2) {
-    for (let i = 0; i < n; i++) {
-      out.writeUInt32BE(crcs[sorted[i]!]!, p);
-      p += 4;
-    }
+    for (let i = 0; i < n; i++, p += 4) view.setUint32(p, crcs[sorted[i]!]!);
     let next = 0;
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < n; i++, p += 4) {
       const off = offsets[sorted[i]!]!;
-      out.writeUInt32BE(needLarge(off) ? (0x80000000 | next++) >>> 0 : off, p);
-      p += 4;
+      view.setUint32(p, needLarge(off) ? (0x80000000 | next++) >>> 0 : off);
     }
     for (let i = 0; i < n && next > 0; i++) {
       const off = offsets[sorted[i]!]!;
       if (!needLarge(off)) continue;
-      out.writeUInt32BE(Math.floor(off / 2 ** 32), p);
-      out.writeUInt32BE(off % 2 ** 32, p + 4);
+      view.setUint32(p, Math.floor(off / 2 ** 32));
+      view.setUint32(p + 4, off % 2 ** 32);
       p += 8;
       next--;
     }

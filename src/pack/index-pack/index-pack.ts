@@ -82,19 +82,12 @@ export async function indexPack(objects: ObjectStore | string | null, input: Pac
     }
     const fd = packFd;
     const result = await runPasses(input, {
-      ...options, name, lookup,
+      ...options, name, lookup, packPath: tmpPack ?? undefined,
       onData: fd >= 0 ? (bytes) => writeAll(fd, bytes) : undefined,
+      writeAt: fd >= 0 ? (bytes, offset) => writeAt(fd, bytes, offset) : undefined,
     });
     const hash = toHex(result.packHash);
-
     if (fd >= 0) {
-      if (result.appended) {
-        // Appended bases overwrite the old trailer; then the new count and checksum.
-        const s = result.store;
-        writeAt(fd, s.bytes.subarray(result.receivedEnd, s.length), result.receivedEnd);
-        writeAt(fd, s.bytes.subarray(0, 12), 0);
-        writeAt(fd, result.packHash, s.length);
-      }
       fs.fsyncSync(fd);
       fs.closeSync(fd);
       packFd = -1;

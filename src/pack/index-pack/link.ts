@@ -1,9 +1,8 @@
 // Between the passes: turn what the parser remembered about deltas into the shared structures the
-// resolvers walk. OFS_DELTA bases become object numbers (and rows of children per base), REF_DELTAs
+// resolvers walk. OFS_DELTA bases (object numbers) become rows of children per base, REF_DELTAs
 // are sorted by base id so any thread can find a new object's children by binary search, and the
 // tasks (bases with children) are ordered biggest subtree first, so the last task to finish is a
 // small one and the threads end together.
-import { CorruptError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import { OBJ_OFS_DELTA } from '../../object/type.js';
 import type { PackParser } from './parse.js';
@@ -25,29 +24,18 @@ export interface DeltaLinks {
   spare: number;
 }
 
-export function linkDeltas(table: ObjectTable, count: number, parser: PackParser, name: string): DeltaLinks {
+export function linkDeltas(table: ObjectTable, count: number, parser: PackParser): DeltaLinks {
   const ofsCount = parser.ofsCount;
   const spare = parser.refCount;
   const rows = count + spare;
   const childStart = new Int32Array(new SharedArrayBuffer((rows + 1) * 4));
-  const offsets = table.offset;
-  for (let k = 0; k < ofsCount; k++) {
-    const obj = parser.ofsObjects[k]!;
-    const b = findOffset(offsets, obj, parser.ofsBaseOffsets[k]!);
-    if (b < 0) {
-      throw new CorruptError('pack', `${name}: delta at offset ${offsets[obj]} has its base at offset ${parser.ofsBaseOffsets[k]}, where no entry starts`);
-    }
-    table.base[obj] = b;
-    childStart[b + 1]!++;
-  }
+  const types = table.type, bases = table.base;
+  for (let i = 0; i < count; i++) if (types[i] === OBJ_OFS_DELTA) childStart[bases[i]! + 1]!++;
   for (let i = 0; i < rows; i++) childStart[i + 1]! += childStart[i]!;
   const children = new Int32Array(new SharedArrayBuffer(Math.max(ofsCount, 1) * 4));
   const fill = childStart.slice(0, count);
-  // Parse order is pack order, so each base's children stay in pack order, as git visits them.
-  for (let k = 0; k < ofsCount; k++) {
-    const obj = parser.ofsObjects[k]!;
-    children[fill[table.base[obj]!]!++] = obj;
-  }
+  // In pack order, so each base's children stay in pack order, as git visits them.
+  for (let i = 0; i < count; i++) if (types[i] === OBJ_OFS_DELTA) children[fill[bases[i]!]!++] = i;
 
   const refCount = parser.refCount;
   const order = sortByOid(parser.refIds, refCount);
@@ -78,18 +66,6 @@ export function linkDeltas(table: ObjectTable, count: number, parser: PackParser
     refObjects: refObjects.buffer as SharedArrayBuffer, refIds: refIds.buffer as SharedArrayBuffer, refCount,
     tasks: tasks.buffer as SharedArrayBuffer, taskCount: roots.length, spare,
   };
-}
-
-/** Object number of the entry starting at `offset` (before object `before`), or -1. */
-function findOffset(offsets: Float64Array, before: number, offset: number): number {
-  let lo = 0, hi = before;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = offsets[mid]!;
-    if (v === offset) return mid;
-    if (v < offset) lo = mid + 1; else hi = mid;
-  }
-  return -1;
 }
 
 function hasRefChildren(refIds: Uint8Array, refCount: number, ids: Uint8Array, i: number): boolean {

@@ -1,27 +1,29 @@
 // The first pass over a pack, run as bytes arrive: for each entry, parse its header, inflate it to
 // find where its zlib stream ends (the format records no compressed length), CRC32 its raw bytes,
-// SHA-1 whole objects (header and content in one buffer, one call), and remember each delta's base
-// (offset or id) and result size. The pack's own SHA-1 is computed over the bytes as they are
-// parsed and compared with the trailer.
+// SHA-1 whole objects (header and content in one buffer, one call), and remember each delta's
+// base (an object number for OFS_DELTA, an id for REF_DELTA), its result size, and its inflated
+// data (kept in the delta arena for the second pass). The pack's own SHA-1 is computed over the
+// bytes as they are parsed and compared with the trailer.
 //
-// The parser is a state machine over a PackStore: step() consumes whatever the store holds and
-// says how many bytes it needs before it can go on, so the same code serves a file read in chunks
-// and a network stream. An entry cut off by the end of the data is retried from its start once
-// twice as much has arrived, so even a huge entry trickling in costs linear time. Objects larger
-// than CHUNKED are inflated and hashed in pieces, so a size in a header is never allocated on
-// trust.
+// The parser is a state machine over a PackWindow: step() consumes whatever the window holds and
+// says up to which pack offset it needs bytes before it can go on, so the same code serves a file
+// read in chunks and a network stream. An entry cut off by the end of the data is retried from its
+// start once twice as much has arrived, so even a huge entry trickling in costs linear time.
+// Objects larger than CHUNKED are inflated and hashed in pieces, so a size in a header is never
+// allocated on trust.
 import crypto from 'node:crypto';
-import zlib from 'node:zlib';
 import { CorruptError } from '../../core/errors.js';
 import { sha1 } from '../../core/hash.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
+import { OBJ_BLOB, OBJ_OFS_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../delta.js';
 import { EntryHeader } from '../entry-header.js';
+import type { DeltaArena } from './arena.js';
+import { crc32 } from './crc32.js';
 import type { ObjectChecker } from './check.js';
-import type { PackStore } from './store.js';
 import type { ObjectTable } from './tables.js';
+import type { PackWindow } from './window.js';
 
 const PACK_HEADER = 12;
 /** Objects above this are inflated and hashed in pieces instead of into one buffer. */
@@ -29,8 +31,8 @@ const CHUNKED = 8 << 20;
 const CHUNK = 1 << 20;
 /** Room for an entry header: a 10-byte size varint and a 20-byte base id or 10-byte offset. */
 const MAX_ENTRY_HEADER = 32;
-/** Tables start this large at most, whatever the header claims, and grow with the real count. */
-const INITIAL_ROWS = 1 << 16;
+
+const DEFAULT_ARENA_SLACK = 128 << 20;
 
 const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '];
 
@@ -39,8 +41,10 @@ export interface ParserOptions {
   name: string;
   /** Runs --strict checks on whole objects as they are hashed. */
   checker?: ObjectChecker | null;
-  /** Receives pack bytes once they are verified to belong to the pack (to write the .pack). */
+  /** Receives pack bytes once they are parsed (to write the .pack of a stream). */
   onData?: (bytes: Uint8Array) => void;
+  /** Inflated delta data may exceed the pack bytes parsed by this much (default 128 MiB). */
+  arenaSlack?: number;
 }
 
 export class PackParser {
@@ -53,11 +57,8 @@ export class PackParser {
   pos = 0;
   /** The pack checksum, once the trailer has been read and verified. */
   packHash: Buffer | null = null;
-  /** Object numbers of OFS_DELTAs and the offsets of their bases. */
-  ofsObjects = new Int32Array(1024);
-  ofsBaseOffsets = new Float64Array(1024);
   ofsCount = 0;
-  /** Object numbers of REF_DELTAs and their base ids. */
+  /** Object numbers of REF_DELTAs and their base ids, in pack order. */
   refObjects = new Int32Array(1024);
   refIds = new Uint8Array(1024 * OID_BYTES);
   refCount = 0;
@@ -66,10 +67,15 @@ export class PackParser {
   private readonly inflater = new Inflater();
   private readonly hash = crypto.createHash('sha1');
   private hashedTo = 0;
-  private scratch = Buffer.allocUnsafe(1 << 16);
+  private scratch: Buffer = Buffer.allocUnsafe(1 << 16);
+  /** The entry being parsed, for messages (one closure for all entries). */
+  private current = 0;
+  private currentOffset = 0;
+  private readonly where = (): string => `${this.options.name}: entry ${this.current} at offset ${this.currentOffset}`;
   private chunk: Buffer | null = null;
 
-  constructor(private readonly store: PackStore, readonly table: ObjectTable, private readonly options: ParserOptions) {}
+  constructor(private readonly window: PackWindow, readonly table: ObjectTable, private readonly arena: DeltaArena,
+    private readonly options: ParserOptions) {}
 
   get done(): boolean {
     return this.packHash !== null;
@@ -81,15 +87,15 @@ export class PackParser {
   }
 
   /**
-   * Parses as far as the stored bytes allow. Returns 0 when the whole pack has been read and
-   * verified, else the store length to wait for before calling again. With `eof`, running out of
-   * bytes is an error.
+   * Parses as far as the window allows. Returns 0 when the whole pack has been read and verified,
+   * else the pack offset up to which bytes are needed before calling again (always more than the
+   * window holds). With `eof`, running out of bytes is an error.
    */
   step(eof: boolean): number {
     if (this.done) return 0;
-    const store = this.store;
+    const w = this.window;
     if (this.count < 0) {
-      if (store.length < PACK_HEADER) return this.short(eof, 0, PACK_HEADER, 'the pack header');
+      if (w.end < PACK_HEADER) return this.short(eof, 0, PACK_HEADER, 'the pack header');
       this.readPackHeader();
     }
     const name = this.options.name;
@@ -97,44 +103,53 @@ export class PackParser {
     const h = this.header;
     try {
       while (this.parsed < this.count) {
-        const bytes = store.bytes, avail = store.length;
+        const bytes = w.bytes, base = w.start, avail = w.end;
         const off = this.pos;
-        if (!h.parse(bytes, off, Math.min(avail, off + MAX_ENTRY_HEADER), off, 'pack', name)) {
+        const at = off - base;
+        if (!h.parse(bytes, at, Math.min(avail, off + MAX_ENTRY_HEADER) - base, off, 'pack', name)) {
           if (avail - off >= MAX_ENTRY_HEADER) throw new CorruptError('pack', `${name}: entry at offset ${off} has an oversized header`);
           return this.short(eof, off, off + MAX_ENTRY_HEADER, `entry ${this.parsed} at offset ${off}`);
         }
         const i = this.parsed;
+        this.current = i;
+        this.currentOffset = off;
+        if (i >= t.capacity) t.ensure(i + 1);
         const isDelta = h.type >= OBJ_OFS_DELTA;
-        const consumed = isDelta ? this.inflateDelta(i, off, avail) : this.inflateWhole(i, off, avail);
+        const consumed = isDelta ? this.inflateDelta(i, off, avail - base) : this.inflateWhole(i, off, avail - base);
         if (consumed < 0) {
           return this.short(eof, off, off + Math.max(2 * (avail - off), avail - off + (1 << 16)), `entry ${i} at offset ${off}`);
         }
-        const end = h.dataPos + consumed;
-        if (i >= t.capacity) t.ensure(Math.min(this.count, Math.max(2 * t.capacity, INITIAL_ROWS)), i);
+        const end = off + (h.dataPos - at) + consumed;
         t.offset[i] = off;
         t.offset[i + 1] = end;
-        t.headerLength[i] = h.dataPos - off;
+        t.headerLength[i] = h.dataPos - at;
         t.type[i] = h.type;
         t.size[i] = h.size;
-        t.crc[i] = zlib.crc32(bytes.subarray(off, end));
-        t.base[i] = -1;
+        t.crc[i] = crc32(bytes, at, end - base);
         t.depth[i] = 0;
         if (isDelta) {
           t.realType[i] = 0;
           t.state[i] = 0;
-          if (h.type === OBJ_OFS_DELTA) this.addOfs(i, h.baseOffset);
-          else this.addRef(i, bytes, h.baseOidPos);
+          if (h.type === OBJ_OFS_DELTA) {
+            t.base[i] = this.entryAt(h.baseOffset, i, off);
+            this.ofsCount++;
+          } else {
+            t.base[i] = -1;
+            this.addRef(i, bytes, h.baseOidPos);
+          }
         } else {
           t.realType[i] = h.type;
           t.state[i] = 1;
+          t.base[i] = -1;
+          t.dataAt[i] = -1;
         }
         this.parsed = i + 1;
         this.pos = end;
       }
       this.flushHash(this.pos);
-      if (store.length < this.pos + OID_BYTES) return this.short(eof, this.pos, this.pos + OID_BYTES, 'the pack trailer');
+      if (w.end < this.pos + OID_BYTES) return this.short(eof, this.pos, this.pos + OID_BYTES, 'the pack trailer');
       const computed = this.hash.digest();
-      const trailer = store.bytes.subarray(this.pos, this.pos + OID_BYTES);
+      const trailer = w.bytes.subarray(this.pos - w.start, this.pos - w.start + OID_BYTES);
       if (!computed.equals(trailer)) {
         throw new CorruptError('pack', `${name}: pack is corrupted: trailer at offset ${this.pos} is ${toHex(trailer)}, but the pack's SHA-1 is ${toHex(computed)} (truncated, extended or altered pack, or a wrong object count)`);
       }
@@ -147,22 +162,22 @@ export class PackParser {
   }
 
   private readPackHeader(): void {
-    const b = this.store.bytes;
+    const b = this.window.bytes;
+    const at = -this.window.start;
     const name = this.options.name;
-    if (b[0] !== 0x50 || b[1] !== 0x41 || b[2] !== 0x43 || b[3] !== 0x4b) {
+    if (b[at] !== 0x50 || b[at + 1] !== 0x41 || b[at + 2] !== 0x43 || b[at + 3] !== 0x4b) {
       throw new CorruptError('pack', `${name}: pack signature mismatch at offset 0 (not a pack)`);
     }
-    this.version = ((b[4]! << 24) | (b[5]! << 16) | (b[6]! << 8) | b[7]!) >>> 0;
+    this.version = b.readUInt32BE(at + 4);
     if (this.version !== 2 && this.version !== 3) throw new CorruptError('pack', `${name}: pack version ${this.version} unsupported`);
-    this.count = ((b[8]! << 24) | (b[9]! << 16) | (b[10]! << 8) | b[11]!) >>> 0;
-    this.table.ensure(Math.min(this.count, INITIAL_ROWS), 0);
+    this.count = b.readUInt32BE(at + 8);
     this.pos = PACK_HEADER;
   }
 
-  /** Out of bytes: an error at end of input, else the length to wait for. */
+  /** Out of bytes: an error at end of input, else the offset to wait for. */
   private short(eof: boolean, off: number, want: number, what: string): number {
     if (eof) {
-      throw new CorruptError('pack', `${this.options.name}: early EOF: the input ends at byte ${this.store.length}, inside ${what} (offset ${off})`);
+      throw new CorruptError('pack', `${this.options.name}: early EOF: the input ends at byte ${this.window.end}, inside ${what} (offset ${off})`);
     }
     return want;
   }
@@ -170,17 +185,30 @@ export class PackParser {
   /** Hashes (and hands on) the bytes parsed since the last call. */
   private flushHash(to: number): void {
     if (to <= this.hashedTo) return;
-    const part = this.store.bytes.subarray(this.hashedTo, to);
+    const part = this.window.bytes.subarray(this.hashedTo - this.window.start, to - this.window.start);
     this.hash.update(part);
     this.options.onData?.(part);
     this.hashedTo = to;
   }
 
+  /** Object number of the entry at pack offset `offset` (an OFS_DELTA base), before entry `i`. */
+  private entryAt(offset: number, i: number, deltaOffset: number): number {
+    const offsets = this.table.offset;
+    let lo = 0, hi = i;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = offsets[mid]!;
+      if (v === offset) return mid;
+      if (v < offset) lo = mid + 1; else hi = mid;
+    }
+    throw new CorruptError('pack', `${this.options.name}: delta at offset ${deltaOffset} has its base at offset ${offset}, where no entry starts`);
+  }
+
   /** Inflates and hashes a whole object; returns the compressed length, or -1 if cut off. */
   private inflateWhole(i: number, off: number, avail: number): number {
     const h = this.header;
-    const bytes = this.store.bytes;
-    const where = () => `${this.options.name}: entry ${i} at offset ${off}`;
+    const bytes = this.window.bytes;
+    const where = this.where;
     const prefix = TYPE_PREFIX[h.type]! + h.size + '\0';
     if (h.size > CHUNKED) {
       const hash = crypto.createHash('sha1').update(prefix, 'latin1');
@@ -188,9 +216,11 @@ export class PackParser {
         (part) => { hash.update(part); }, 'pack', where);
       if (consumed < 0) return -1;
       hash.digest().copy(this.table.ids, i * OID_BYTES);
-      if (this.options.checker) {
-        // fsck needs the whole object; only commits, trees and tags this large get here.
-        if (h.type !== 3) this.checkLarge(i, off, h.dataPos, avail, h.type, h.size);
+      // fsck needs the whole object; only commits, trees and tags this large get here.
+      if (this.options.checker && h.type !== OBJ_BLOB) {
+        const out = Buffer.allocUnsafe(h.size + 1);
+        this.inflater.inflateInto(bytes, h.dataPos, avail, out, 0, h.size, 'pack', where);
+        this.options.checker.check(h.type, out.subarray(0, h.size), this.table.ids, i * OID_BYTES);
       }
       return consumed;
     }
@@ -200,25 +230,19 @@ export class PackParser {
     out.write(prefix, 0, 'latin1');
     const consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, out, prefix.length, h.size, 'pack', where);
     if (consumed < 0) return -1;
-    const whole = out.subarray(0, prefix.length + h.size);
-    sha1(whole).copy(this.table.ids, i * OID_BYTES);
+    sha1(out.subarray(0, prefix.length + h.size)).copy(this.table.ids, i * OID_BYTES);
     this.options.checker?.check(h.type, out.subarray(prefix.length, prefix.length + h.size), this.table.ids, i * OID_BYTES);
     return consumed;
   }
 
-  private checkLarge(i: number, off: number, dataPos: number, avail: number, type: number, size: number): void {
-    const out = Buffer.allocUnsafe(size + 1);
-    this.inflater.inflateInto(this.store.bytes, dataPos, avail, out, 0, size, 'pack', () => `${this.options.name}: entry ${i} at offset ${off}`);
-    this.options.checker!.check(type, out.subarray(0, size), this.table.ids, i * OID_BYTES);
-  }
-
-  /** Inflates a delta to find its end and read the result size it declares. */
+  /** Inflates a delta (into the arena if it has room) to find its end and read its result size. */
   private inflateDelta(i: number, off: number, avail: number): number {
     const h = this.header;
-    const bytes = this.store.bytes;
-    const where = () => `${this.options.name}: delta ${i} at offset ${off}`;
+    const bytes = this.window.bytes;
+    const where = this.where;
     let consumed: number;
     let head: Uint8Array;
+    let keptAt = -1;
     if (h.size > CHUNKED) {
       const first = Buffer.allocUnsafe(32);
       let firstLen = 0;
@@ -231,28 +255,30 @@ export class PackParser {
       }, 'pack', where);
       head = first.subarray(0, firstLen);
     } else {
-      if (this.scratch.length <= h.size) this.scratch = Buffer.allocUnsafe(Math.max(h.size + 1, this.scratch.length * 2));
-      consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, this.scratch, 0, h.size, 'pack', where);
-      head = this.scratch.subarray(0, h.size);
+      // Keep the arena within the pack's size plus the slack, so memory stays bounded by the input.
+      const fits = this.arena.length + h.size <= this.pos + (this.options.arenaSlack ?? DEFAULT_ARENA_SLACK);
+      const at = fits ? this.arena.reserve(h.size) : -1;
+      if (at >= 0) {
+        consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, this.arena.bytes, at, h.size, 'pack', where);
+        head = this.arena.bytes.subarray(at, at + h.size);
+        keptAt = at;
+      } else {
+        if (this.scratch.length <= h.size) this.scratch = Buffer.allocUnsafe(Math.max(h.size + 1, this.scratch.length * 2));
+        consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, this.scratch, 0, h.size, 'pack', where);
+        head = this.scratch.subarray(0, h.size);
+      }
     }
     if (consumed < 0) return -1;
     // The sizes take at most 20 bytes; passing the full length keeps the "a delta this small cannot
     // produce that much" check honest when only the first piece was kept.
     this.table.resultSize[i] = readDeltaSizes(head, 0, h.size, 'pack', where).resultSize;
+    this.table.dataAt[i] = keptAt;
+    if (keptAt >= 0) this.arena.length += h.size;
     return consumed;
   }
 
   private chunkBuffer(): Buffer {
     return this.chunk ??= Buffer.allocUnsafe(CHUNK);
-  }
-
-  private addOfs(i: number, baseOffset: number): void {
-    if (this.ofsCount === this.ofsObjects.length) {
-      this.ofsObjects = grow(this.ofsObjects);
-      this.ofsBaseOffsets = grow(this.ofsBaseOffsets);
-    }
-    this.ofsObjects[this.ofsCount] = i;
-    this.ofsBaseOffsets[this.ofsCount++] = baseOffset;
   }
 
   private addRef(i: number, bytes: Uint8Array, idPos: number): void {
@@ -265,7 +291,7 @@ export class PackParser {
   }
 }
 
-function grow<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
+function grow<T extends Int32Array | Uint8Array>(a: T): T {
   const b = new (a.constructor as new (n: number) => T)(a.length * 2);
   b.set(a);
   return b;

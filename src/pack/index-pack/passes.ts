@@ -1,10 +1,12 @@
 // The passes of index-pack over one pack, whatever is done with the result afterwards (written
 // next to the pack, installed in a repository, or compared with an existing index):
-//   1. read the input into shared memory while parsing it (parse.ts), handing verified bytes on;
+//   1. parse the input as it arrives (parse.ts), handing the parsed bytes on to be written;
 //   2. link deltas to their bases and resolve them on every thread (link.ts, resolve.ts);
 //   3. with fixThin, append the missing REF_DELTA bases from the repository (thin.ts);
 //   4. with strict, confirm every reference of every commit, tree and tag exists (connectivity.ts);
 //   5. check that no object collides with a different object of the same id in the repository.
+// Memory: the tables (about 70 bytes an object), the inflated delta data (the arena), and a window
+// of input; the pack itself stays on disk and the resolvers read base objects from it.
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Readable } from 'node:stream';
@@ -12,28 +14,36 @@ import { CorruptError, GitError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import type { FsckOptions } from '../../object/fsck.js';
 import { Progress, type ProgressOptions } from '../../cli/progress.js';
+import { ARENA_MAX, DeltaArena } from './arena.js';
 import { ObjectChecker, type ReferenceList } from './check.js';
 import { checkCollisions, checkConnectivity, type ObjectLookup } from './connectivity.js';
 import { linkDeltas } from './link.js';
 import { PackParser } from './parse.js';
 import { ABORT, RESOLVED, Resolver, type ResolveShared } from './resolve.js';
 import { sortByOid } from './sort.js';
-import { MAX_PACK_BYTES, PackStore } from './store.js';
-import { ObjectTable } from './tables.js';
+import { MAX_ROWS, ObjectTable } from './tables.js';
 import { appendThinBases } from './thin.js';
 import { ResolverThreads } from './threads.js';
+import { PackWindow } from './window.js';
 
 export type PackInput = string | Readable | AsyncIterable<Uint8Array>;
 
 /** git refuses no depth when indexing; this bounds the work a hostile chain can ask for. */
 export const DEFAULT_MAX_DEPTH = 10000;
 /** Per thread, like git's core.deltaBaseCacheLimit (96 MiB shared by its threads). */
-const DEFAULT_CACHE_LIMIT = 48 << 20;
-const FILE_CHUNK = 8 << 20;
+const DEFAULT_CACHE_LIMIT = 32 << 20;
+const FILE_CHUNK = 4 << 20;
+/** The smallest entry: a one-byte header and an empty zlib stream. */
+const MIN_ENTRY = 9;
 
 export interface PassOptions {
   /** Names the pack in messages. */
   name: string;
+  /**
+   * For a stream: the file its bytes are written to (by onData), which the second pass reads.
+   * For a path input, the path itself is used.
+   */
+  packPath?: string;
   /** Total threads resolving deltas, this one included (default: the machine's parallelism). */
   threads?: number;
   fixThin?: boolean;
@@ -45,27 +55,32 @@ export interface PassOptions {
   compressionLevel?: number;
   maxDepth?: number;
   cacheLimit?: number;
+  /** Inflated delta data kept beyond the pack's own size (default 128 MiB). */
+  arenaSlack?: number;
   /** Refuses a pack larger than this many bytes (git's --max-input-size). */
   maxInputSize?: number;
-  /** Receives the pack's bytes as they are verified (to write the .pack of a stream). */
+  /** Receives the pack's bytes as they are parsed (to write the .pack of a stream). */
   onData?: (bytes: Uint8Array) => void;
+  /** Writes bytes at an offset of the pack file (--fix-thin appends bases and fixes the header). */
+  writeAt?: (bytes: Uint8Array, offset: number) => void;
   progress?: ProgressOptions & { title?: string; resolving?: boolean };
 }
 
 export interface PassResult {
-  store: PackStore;
   table: ObjectTable;
   count: number;
   /** Objects appended by fixThin (they are the last `appended` of `count`). */
   appended: number;
   deltas: number;
   packHash: Buffer;
-  /** The pack header and entries as first received, before fixThin changed them. */
-  receivedEnd: number;
+  /** Where the entries end (and the trailer starts) in the final pack. */
+  entriesEnd: number;
   /** Object numbers in id order. */
   sorted: Int32Array;
   /** Bytes of a stream that came after the pack. */
   trailing: Buffer;
+  /** Reconstructs any object of the pack (for checks and tests). */
+  objectData(i: number): Buffer;
 }
 
 export async function runPasses(input: PackInput, options: PassOptions): Promise<PassResult> {
@@ -81,14 +96,20 @@ export async function runPasses(input: PackInput, options: PassOptions): Promise
 async function passes(input: PackInput, options: PassOptions, threads: ResolverThreads): Promise<PassResult> {
   const name = options.name;
   const fromFile = typeof input === 'string';
+  const packPath = fromFile ? input : options.packPath;
+  if (!packPath) throw new GitError('pack', 'usage', `${name}: a pack stream needs a file to be written to`);
   const firstChecker = options.strict ? new ObjectChecker(options.strict, name) : null;
   const progressOn = options.progress?.enabled ?? false;
 
   // Pass 1.
-  let store: PackStore;
-  let parser: PackParser;
-  let table = new ObjectTable(0);
-  let trailing: Buffer;
+  const window = new PackWindow();
+  let fileSize = -1, fd = -1;
+  if (fromFile) {
+    fd = fs.openSync(input, 'r');
+    fileSize = fs.fstatSync(fd).size;
+  }
+  let parser!: PackParser;
+  let trailing = Buffer.alloc(0);
   let receiving: Progress | null = null;
   const showReceiving = (): void => {
     if (!progressOn || parser.count < 0) return;
@@ -98,67 +119,63 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
       receiving.update(parser.parsed);
       return;
     }
-    receiving.update(parser.parsed, fromFile ? undefined : store.length);
+    receiving.update(parser.parsed, fromFile ? undefined : window.end);
   };
-  if (fromFile) {
-    const fd = fs.openSync(input, 'r');
-    try {
-      const size = fs.fstatSync(fd).size;
-      if (size > MAX_PACK_BYTES) throw new GitError('pack', 'too-large', `${name}: pack is ${size} bytes, larger than tsgit can index (${MAX_PACK_BYTES})`);
-      if (options.maxInputSize && size > options.maxInputSize) throw new GitError('pack', 'too-large', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`);
-      store = new PackStore(Math.max(size, 1));
-      parser = new PackParser(store, table, { name, checker: firstChecker, onData: options.onData });
+  const tooLarge = (): GitError => new GitError('pack', 'too-large', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`);
+  // A file bounds how many objects it can hold, whatever its header claims.
+  const table = new ObjectTable(fromFile ? Math.floor(fileSize / MIN_ENTRY) : MAX_ROWS);
+  const arena = new DeltaArena(ARENA_MAX);
+  parser = new PackParser(window, table, arena, {
+    name, checker: firstChecker, onData: options.onData, arenaSlack: options.arenaSlack,
+  });
+  try {
+    if (fromFile) {
+      if (options.maxInputSize && fileSize > options.maxInputSize) throw tooLarge();
       let eof = false;
       for (;;) {
         const want = parser.step(eof);
         showReceiving();
         if (want === 0) break;
-        // step() only asks for more than the store holds, so each round reads or reaches EOF.
+        // step() only asks for more than the window holds, so each round reads or reaches EOF.
         do {
-          const len = Math.max(1, Math.min(FILE_CHUNK, size - store.length));
-          const n = fs.readSync(fd, store.reserve(len), store.length, len, null);
+          const len = Math.max(FILE_CHUNK, want - window.end);
+          const at = window.reserve(len, parser.pos);
+          const n = fs.readSync(fd, window.bytes, at, len, null);
           if (n === 0) { eof = true; break; }
-          store.length += n;
-        } while (store.length < want);
+          window.end += n;
+        } while (window.end < want);
       }
-      if (store.length > parser.end || fs.readSync(fd, Buffer.alloc(1), 0, 1, null) > 0) {
+      if (window.end > parser.end || fs.readSync(fd, Buffer.alloc(1), 0, 1, null) > 0) {
         throw new CorruptError('pack', `${name}: pack has junk at the end (after the trailer at offset ${parser.end - OID_BYTES})`);
       }
-    } finally {
-      fs.closeSync(fd);
-    }
-    trailing = Buffer.alloc(0);
-  } else {
-    store = new PackStore();
-    parser = new PackParser(store, table, { name, checker: firstChecker, onData: options.onData });
-    let want = 1;
-    for await (const chunk of input as AsyncIterable<Uint8Array>) {
-      store.append(chunk);
-      if (options.maxInputSize && store.length > options.maxInputSize && !parser.done) {
-        throw new GitError('pack', 'too-large', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`);
+    } else {
+      let want = 1;
+      for await (const chunk of input as AsyncIterable<Uint8Array>) {
+        window.append(chunk, parser.pos);
+        if (options.maxInputSize && window.end > options.maxInputSize && !parser.done) throw tooLarge();
+        if (window.end >= want) {
+          want = parser.step(false);
+          showReceiving();
+          if (want === 0) break;
+        }
       }
-      if (store.length >= want) {
-        want = parser.step(false);
+      if (!parser.done) {
+        parser.step(true);
         showReceiving();
-        if (want === 0) break;
       }
+      trailing = Buffer.from(window.bytes.subarray(parser.end - window.start, window.end - window.start));
     }
-    if (!parser.done) {
-      parser.step(true);
-      showReceiving();
-    }
-    trailing = Buffer.from(store.bytes.subarray(parser.end, store.length));
+  } finally {
+    if (fd >= 0) fs.closeSync(fd);
   }
   (receiving as Progress | null)?.done();
-  table = parser.table;
   const parsedCount = parser.count;
-  const packEnd = parser.end;
 
   // Pass 2.
-  const links = linkDeltas(table, parsedCount, parser, name);
+  const links = linkDeltas(table, parsedCount, parser);
   const control = new Int32Array(new SharedArrayBuffer(16));
   const shared: ResolveShared = {
-    name, pack: store.buffer, packLength: store.length, table: table.shared(), count: parsedCount,
+    name, packPath, arena: arena.buffer, arenaLength: arena.length, table: table.shared(), count: parsedCount,
     childStart: links.childStart, children: links.children,
     refObjects: links.refObjects, refIds: links.refIds, refCount: links.refCount,
     tasks: links.tasks, taskCount: links.taskCount, control: control.buffer as SharedArrayBuffer,
@@ -195,18 +212,21 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   // Pass 3.
   let appended = 0;
   let packHash = parser.packHash!;
-  let count = parsedCount;
+  let entriesEnd = parser.pos;
   if (options.fixThin && Atomics.load(control, RESOLVED) < deltas) {
+    if (!options.writeAt) throw new GitError('pack', 'usage', `${name}: --fix-thin needs a pack file it may append to`);
     const thin = appendThinBases({
-      store, table, parser, shared, lookup: options.lookup ?? null, name,
-      level: options.compressionLevel ?? 1, onProgress: showResolving,
+      table, parser, shared, lookup: options.lookup ?? null, name, packPath,
+      level: options.compressionLevel ?? 1, onProgress: showResolving, writeAt: options.writeAt,
     });
-    table = thin.table;
     appended = thin.appended;
-    count += appended;
-    if (appended) packHash = thin.packHash;
+    if (appended) {
+      packHash = thin.packHash;
+      entriesEnd = thin.entriesEnd;
+    }
     if (thin.checker) lists.push(thin.checker.references());
   }
+  const count = parsedCount + appended;
   const resolved = Atomics.load(control, RESOLVED);
   if (resolved < deltas) throw unresolvedError(table, count, parser, name, deltas - resolved);
   if (resolving) {
@@ -216,12 +236,16 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
 
   const sorted = sortByOid(table.ids, count);
   if (options.strict) checkConnectivity(lists, table, sorted, count, options.lookup ?? null, name);
-  if (options.lookup) {
-    const finalShared: ResolveShared = { ...shared, packLength: store.length, table: table.shared(), count };
-    const reader = new Resolver(finalShared);
-    checkCollisions(table, parsedCount, options.lookup, name, (i) => reader.objectData(i));
-  }
-  return { store, table, count, appended, deltas, packHash, receivedEnd: packEnd - OID_BYTES, sorted, trailing };
+  const reader = new Resolver({ ...shared, table: table.shared(), count });
+  const objectData = (i: number): Buffer => {
+    try {
+      return reader.objectData(i);
+    } finally {
+      reader.close();
+    }
+  };
+  if (options.lookup) checkCollisions(table, parsedCount, options.lookup, name, objectData);
+  return { table, count, appended, deltas, packHash, entriesEnd, sorted, trailing, objectData };
 }
 
 function unresolvedError(table: ObjectTable, count: number, parser: PackParser, name: string, n: number): CorruptError {

@@ -6,15 +6,20 @@
 // when the bases held exceed the cache limit the oldest are dropped and rebuilt from their chain
 // if needed again (git's prune_base_data/get_base_data).
 //
+// Delta data comes from the arena the first pass filled (or, past its limit, is inflated again
+// from the pack file); base objects are read from the pack file with positional reads, one file
+// descriptor per thread.
+//
 // Threads share everything through SharedArrayBuffers: tasks are claimed with an atomic counter,
 // REF_DELTA children with a compare-and-swap on their state (a second claim means two bases with
 // one id), progress is one atomic counter, and an abort flag stops everyone after an error.
+import fs from 'node:fs';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { sha1 } from '../../core/hash.js';
 import { compareOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
 import type { FsckOptions } from '../../object/fsck.js';
-import { applyDelta, readDeltaSizes } from '../delta.js';
+import { applyDelta } from '../delta.js';
 import { ObjectChecker } from './check.js';
 import { ObjectTable, type TableBuffers } from './tables.js';
 
@@ -23,8 +28,10 @@ export const NEXT_TASK = 0, RESOLVED = 1, ABORT = 2;
 
 export interface ResolveShared {
   name: string;
-  pack: SharedArrayBuffer;
-  packLength: number;
+  /** The pack file, complete, for reading base objects (and deltas the arena did not keep). */
+  packPath: string;
+  arena: SharedArrayBuffer;
+  arenaLength: number;
   table: TableBuffers;
   count: number;
   /** OFS_DELTA children by base, as compressed rows: children[childStart[b]..childStart[b+1]). */
@@ -46,20 +53,59 @@ export interface ResolveShared {
 
 interface Frame {
   object: number;
+  /** The object's content (a view of `buf`, or a buffer of its own); null once dropped. */
   data: Buffer | null;
+  /** Pooled storage behind `data`, returned to the pool with it. */
+  buf: Buffer | null;
   ofsNext: number;
   ofsEnd: number;
   refNext: number;
   refEnd: number;
 }
 
-const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '];
+const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '].map((p) => Buffer.from(p, 'latin1'));
+/** Results above this get a buffer of their own instead of one from the pool. */
+const POOLED_MAX = 1 << 20;
+/** Free buffers kept for reuse, in bytes. */
+const POOL_LIMIT = 8 << 20;
+
+/**
+ * Buffers for delta results, reused: most results are a few kilobytes and live only until their
+ * own children are done, so recycling them (by power-of-two size class) spares an allocation and
+ * the garbage collector's work per object.
+ */
+class BufferPool {
+  private readonly free: Buffer[][] = [];
+  private bytes = 0;
+
+  take(n: number): Buffer {
+    if (n > POOLED_MAX) return Buffer.allocUnsafe(n);
+    const c = n <= 64 ? 6 : 32 - Math.clz32(n - 1);
+    const list = this.free[c];
+    const b = list?.pop();
+    if (b) {
+      this.bytes -= b.length;
+      return b;
+    }
+    return Buffer.allocUnsafe(1 << c);
+  }
+
+  give(b: Buffer): void {
+    if (b.length > POOLED_MAX || this.bytes + b.length > POOL_LIMIT) return;
+    const c = 31 - Math.clz32(b.length);
+    if ((1 << c) !== b.length) return;
+    (this.free[c] ??= []).push(b);
+    this.bytes += b.length;
+  }
+}
 
 export class Resolver {
   table!: ObjectTable;
   readonly checker: ObjectChecker | null;
   private s!: ResolveShared;
-  private pack!: Uint8Array;
+  private arena!: Uint8Array;
+  private fd = -1;
+  private readBuf: Buffer = Buffer.allocUnsafe(1 << 16);
   private childStart!: Int32Array;
   private children!: Int32Array;
   private refObjects!: Int32Array;
@@ -68,10 +114,16 @@ export class Resolver {
   private control!: Int32Array;
   private readonly inflater = new Inflater();
   private deltaBuf: Buffer = Buffer.allocUnsafe(1 << 16);
-  private resultBuf: Buffer = Buffer.allocUnsafe(1 << 16);
+  private readonly pool = new BufferPool();
   private readonly stack: Frame[] = [];
   private held = 0;
   private pendingProgress = 0;
+  /** The last delta result: its pooled buffer and the content within it. */
+  private resultBuf: Buffer | null = null;
+  private resultData: Buffer | null = null;
+  /** The delta being resolved, for messages (one closure for all deltas). */
+  private current = 0;
+  private readonly where = (): string => `${this.s.name}: delta at offset ${this.table.offset[this.current]}`;
   /** Set when another thread raised the abort flag (checked with each progress flush). */
   private aborted = false;
 
@@ -84,8 +136,8 @@ export class Resolver {
   /** Points this resolver at (possibly grown) shared state: --fix-thin appends objects and bytes. */
   attach(s: ResolveShared): void {
     this.s = s;
-    this.table = new ObjectTable(s.table.capacity, s.table);
-    this.pack = new Uint8Array(s.pack, 0, s.packLength);
+    this.table = new ObjectTable(0, s.table);
+    this.arena = new Uint8Array(s.arena, 0, s.arenaLength);
     this.childStart = new Int32Array(s.childStart);
     this.children = new Int32Array(s.children);
     this.refObjects = new Int32Array(s.refObjects);
@@ -108,12 +160,19 @@ export class Resolver {
       throw e;
     } finally {
       this.flush();
+      this.close();
     }
+  }
+
+  /** Closes the pack file (it is opened again if needed). */
+  close(): void {
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
   }
 
   /** Resolves every delta that descends from `root`, a non-delta or an already resolved object. */
   resolveFrom(root: number): void {
-    const frame = this.frameFor(root, null);
+    const frame = this.frameFor(root);
     if (!frame) return;
     frame.data = this.objectData(root);
     this.hold(frame);
@@ -131,10 +190,18 @@ export class Resolver {
       }
       const base = f.data ?? this.rebuild(f);
       const last = f.ofsNext >= f.ofsEnd && f.refNext >= f.refEnd;
-      const result = this.resolveDelta(child, f.object, base);
+      this.resolveDelta(child, f.object, base);
       if (last) this.pop();
-      const next = this.frameFor(child, result);
-      if (next) this.hold(next);
+      const next = this.frameFor(child);
+      if (next) {
+        next.data = this.resultData;
+        next.buf = this.resultBuf;
+        this.hold(next);
+      } else {
+        this.pool.give(this.resultBuf!);
+      }
+      this.resultBuf = null;
+      this.resultData = null;
     }
   }
 
@@ -151,41 +218,42 @@ export class Resolver {
 
   /**
    * Applies delta `child` to `base` (the content of object `parent`), fills in the child's id,
-   * type, base and depth, and returns its content (valid until the next call).
+   * type, base and depth, and leaves its content in resultData (inside resultBuf).
    */
-  private resolveDelta(child: number, parent: number, base: Buffer): Buffer {
+  private resolveDelta(child: number, parent: number, base: Buffer): void {
     const t = this.table;
     const depth = t.depth[parent]! + 1;
+    this.current = child;
     if (depth > this.s.maxDepth) {
-      throw new CorruptError('pack', `${this.s.name}: delta at offset ${t.offset[child]} is at depth ${depth} of its chain, deeper than the limit of ${this.s.maxDepth}`);
+      throw new CorruptError('pack', `${this.where()} is at depth ${depth} of its chain, deeper than the limit of ${this.s.maxDepth}`);
     }
-    const where = () => `${this.s.name}: delta at offset ${t.offset[child]}`;
     const size = t.size[child]!;
-    const delta = this.inflateEntry(child, size);
-    const { baseSize, resultSize } = readDeltaSizes(delta, 0, size, 'pack', where);
-    if (baseSize !== base.length) {
-      throw new CorruptError('pack', `${where()}: expects a ${baseSize}-byte base, but its base at offset ${t.offset[parent]} has ${base.length} bytes`);
-    }
+    const delta = this.deltaData(child, size);
+    // The first pass read the result size from these very bytes; applyDelta checks it (and the
+    // base size) again before writing anything.
+    const resultSize = t.resultSize[child]!;
     const type = t.realType[parent]!;
-    const prefix = TYPE_PREFIX[type]! + resultSize + '\0';
-    const need = prefix.length + resultSize;
-    if (this.resultBuf.length < need) this.resultBuf = allocate(need, where);
-    const out = this.resultBuf;
-    out.write(prefix, 0, 'latin1');
-    const data = applyDelta(base, delta, 0, size, 'pack', where, out, prefix.length);
+    const name = TYPE_PREFIX[type]!;
+    let digits = 1;
+    for (let v = resultSize; v >= 10; v = Math.floor(v / 10)) digits++;
+    const prefixLength = name.length + digits + 1;
+    const need = prefixLength + resultSize;
+    const out = this.resultBuf = need > POOLED_MAX ? allocate(need, this.where) : this.pool.take(need);
+    name.copy(out, 0);
+    for (let k = name.length + digits - 1, v = resultSize; k >= name.length; k--, v = Math.floor(v / 10)) out[k] = 0x30 + (v % 10);
+    out[prefixLength - 1] = 0;
+    const data = this.resultData = applyDelta(base, delta, 0, size, 'pack', this.where, out, prefixLength);
     sha1(out.subarray(0, need)).copy(t.ids, child * OID_BYTES);
     t.realType[child] = type;
     t.base[child] = parent;
     t.depth[child] = depth;
-    t.resultSize[child] = resultSize;
     Atomics.store(t.state, child, 1);
     if (this.checker) this.checker.check(type, data, t.ids, child * OID_BYTES);
     if (++this.pendingProgress >= 64) this.flush();
-    return data;
   }
 
-  /** A frame for `object` if it has children, keeping `content` (copied) as its data. */
-  private frameFor(object: number, content: Buffer | null): Frame | null {
+  /** A frame for `object` (pushed on the stack) if it has children, else null. */
+  private frameFor(object: number): Frame | null {
     const ofsStart = this.childStart[object]!, ofsEnd = this.childStart[object + 1]!;
     let refStart = 0, refEnd = 0;
     if (this.s.refCount) {
@@ -194,8 +262,7 @@ export class Resolver {
       while (refEnd < this.s.refCount && compareOid(this.refIds, refEnd * OID_BYTES, this.table.ids, object * OID_BYTES) === 0) refEnd++;
     }
     if (ofsStart === ofsEnd && refStart === refEnd) return null;
-    const f: Frame = { object, data: null, ofsNext: ofsStart, ofsEnd, refNext: refStart, refEnd };
-    if (content) f.data = Buffer.from(content);
+    const f: Frame = { object, data: null, buf: null, ofsNext: ofsStart, ofsEnd, refNext: refStart, refEnd };
     this.stack.push(f);
     return f;
   }
@@ -216,17 +283,20 @@ export class Resolver {
     const stack = this.stack;
     for (let i = 0; this.held > this.s.cacheLimit && i < stack.length - 1; i++) {
       const old = stack[i]!;
-      if (old.data) {
-        this.held -= old.data.length;
-        old.data = null;
-      }
+      if (old.data) this.drop(old);
     }
   }
 
   private pop(): void {
     const f = this.stack.pop()!;
-    if (f.data) this.held -= f.data.length;
+    if (f.data) this.drop(f);
+  }
+
+  private drop(f: Frame): void {
+    this.held -= f.data!.length;
+    if (f.buf) this.pool.give(f.buf);
     f.data = null;
+    f.buf = null;
   }
 
   private releaseAll(): void {
@@ -260,7 +330,7 @@ export class Resolver {
     for (let i = chain.length - 1; i >= 0; i--) {
       const d = chain[i]!;
       const size = t.size[d]!;
-      const delta = this.inflateEntry(d, size);
+      const delta = this.deltaData(d, size);
       data = applyDelta(data, delta, 0, size, 'pack', () => `${this.s.name}: delta at offset ${t.offset[d]}`);
     }
     return data;
@@ -271,12 +341,14 @@ export class Resolver {
     return null;
   }
 
-  /** Inflates entry `i` into the shared delta buffer (valid until the next call). */
-  private inflateEntry(i: number, size: number): Buffer {
+  /** A delta's data: from the arena, or inflated again into the delta buffer (valid until the next call). */
+  private deltaData(i: number, size: number): Uint8Array {
     const t = this.table;
+    const at = t.dataAt[i]!;
+    if (at >= 0) return this.arena.subarray(at, at + size);
     if (this.deltaBuf.length <= size) this.deltaBuf = allocate(size + 1, () => `${this.s.name}: entry at offset ${t.offset[i]}`);
-    this.inflater.inflateInto(this.pack, t.dataOffset(i), t.offset[i + 1]!, this.deltaBuf, 0, size, 'pack',
-      () => `${this.s.name}: entry at offset ${t.offset[i]}`);
+    const len = this.readCompressed(i);
+    this.inflater.inflateInto(this.readBuf, 0, len, this.deltaBuf, 0, size, 'pack', () => `${this.s.name}: entry at offset ${t.offset[i]}`);
     return this.deltaBuf;
   }
 
@@ -286,8 +358,24 @@ export class Resolver {
     const size = t.size[i]!;
     const where = () => `${this.s.name}: entry at offset ${t.offset[i]}`;
     const out = allocate(size + 1, where);
-    this.inflater.inflateInto(this.pack, t.dataOffset(i), t.offset[i + 1]!, out, 0, size, 'pack', where);
+    const len = this.readCompressed(i);
+    this.inflater.inflateInto(this.readBuf, 0, len, out, 0, size, 'pack', where);
     return out.subarray(0, size);
+  }
+
+  /** Reads entry `i`'s zlib stream from the pack file into readBuf; returns its length. */
+  private readCompressed(i: number): number {
+    const t = this.table;
+    const from = t.dataOffset(i), len = t.offset[i + 1]! - from;
+    if (this.readBuf.length < len) this.readBuf = allocate(Math.max(len, this.readBuf.length * 2), () => `${this.s.name}: entry at offset ${t.offset[i]}`);
+    if (this.fd < 0) this.fd = fs.openSync(this.s.packPath, 'r');
+    let done = 0;
+    while (done < len) {
+      const n = fs.readSync(this.fd, this.readBuf, done, len - done, from + done);
+      if (n === 0) throw new CorruptError('pack', `${this.s.packPath}: premature end of pack file reading ${len} bytes at offset ${from}`);
+      done += n;
+    }
+    return len;
   }
 
   /** Publishes the deltas resolved since the last call to the shared progress counter. */

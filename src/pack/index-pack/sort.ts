@@ -4,7 +4,7 @@
 // hostile input cannot make this quadratic.
 import { compareOid, OID_BYTES } from '../../core/oid.js';
 
-const INSERTION_MAX = 24;
+const INSERTION_MAX = 96;
 
 /**
  * Returns 0..count-1 ordered by the 20-byte keys at keys[k*20], equal keys keeping their order

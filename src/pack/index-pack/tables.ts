@@ -1,29 +1,34 @@
 // Per-object facts about a pack, as parallel typed arrays over SharedArrayBuffers (one column per
 // fact, indexed by object number in pack order), so every thread reads and fills the same tables
 // without messages or copies. The parser fills the entry columns; the resolvers fill ids, types,
-// bases and depths of deltas. Capacity grows by reallocation, which only the parsing thread does,
-// before any worker sees the tables.
+// bases and depths of deltas. Columns are growable SharedArrayBuffers: they reserve address space
+// for the most objects the pack could hold and commit memory only as rows are used, so growing
+// never copies and a lying object count costs nothing.
 import { OID_BYTES } from '../../core/oid.js';
 
-/** The transferable form: what a worker needs to rebuild the same views. */
-export interface TableBuffers {
-  capacity: number;
-  offset: SharedArrayBuffer;
-  headerLength: SharedArrayBuffer;
-  type: SharedArrayBuffer;
-  realType: SharedArrayBuffer;
-  size: SharedArrayBuffer;
-  resultSize: SharedArrayBuffer;
-  crc: SharedArrayBuffer;
-  ids: SharedArrayBuffer;
-  base: SharedArrayBuffer;
-  depth: SharedArrayBuffer;
-  state: SharedArrayBuffer;
+/** ES2024's growable SharedArrayBuffer, which Node 20 has but the ES2022 typings do not. */
+interface Growable {
+  grow(length: number): void;
 }
+const GrowableSharedArrayBuffer = SharedArrayBuffer as unknown as
+  new (length: number, options: { maxByteLength: number }) => SharedArrayBuffer;
+
+/** No column may exceed what one SharedArrayBuffer holds. */
+export const MAX_ROWS = Math.floor((2 ** 32 - 1) / OID_BYTES) - 1;
+
+const COLUMNS = {
+  offset: 8, headerLength: 1, type: 1, realType: 1, size: 8, resultSize: 8, dataAt: 8,
+  crc: 4, ids: OID_BYTES, base: 4, depth: 4, state: 4,
+} as const;
+type Column = keyof typeof COLUMNS;
+
+/** The transferable form: what a worker needs to rebuild the same views. */
+export type TableBuffers = Record<Column, SharedArrayBuffer> & { rows: number };
 
 export class ObjectTable {
-  capacity: number;
-  /** Entry offset in the pack; offset[count] is where the entries end (the trailer). */
+  /** Rows the columns currently hold. */
+  capacity = 0;
+  /** Entry offset in the pack; offset[i + 1] is where entry i ends (the last: the trailer). */
   offset!: Float64Array;
   /** Bytes of entry header (type/size varint and base reference) before the zlib stream. */
   headerLength!: Uint8Array;
@@ -35,6 +40,8 @@ export class ObjectTable {
   size!: Float64Array;
   /** Size of the object itself (for a delta: the result size its data declares). */
   resultSize!: Float64Array;
+  /** Where a delta's inflated data sits in the delta arena, or -1 (inflate it from the pack). */
+  dataAt!: Float64Array;
   crc!: Uint32Array;
   ids!: Uint8Array;
   /** Object number of the delta base; -1 for non-deltas and unresolved REF_DELTAs. */
@@ -43,67 +50,53 @@ export class ObjectTable {
   depth!: Int32Array;
   /** 0 unresolved, 1 resolved (REF_DELTAs are claimed with a compare-and-swap). */
   state!: Int32Array;
-  private buffers!: TableBuffers;
+  private readonly buffers: TableBuffers;
 
-  constructor(capacity: number, buffers?: TableBuffers) {
-    this.capacity = capacity;
-    if (buffers) this.attach(buffers);
-    else this.attach(ObjectTable.allocate(capacity));
+  /** A new table for at most `maxRows` objects, or the views of a table another thread made. */
+  constructor(maxRows: number, buffers?: TableBuffers) {
+    if (buffers) {
+      this.buffers = buffers;
+    } else {
+      const rows = Math.min(Math.max(maxRows, 1), MAX_ROWS);
+      const b = { rows: 0 } as TableBuffers;
+      for (const [name, width] of Object.entries(COLUMNS) as [Column, number][]) {
+        // offset has one row more: the end of the last entry.
+        b[name] = new GrowableSharedArrayBuffer(0, { maxByteLength: (rows + 1) * width });
+      }
+      this.buffers = b;
+    }
+    this.attach();
   }
 
-  private static allocate(capacity: number): TableBuffers {
-    const sab = (bytes: number) => new SharedArrayBuffer(Math.max(bytes, 8));
-    return {
-      capacity,
-      offset: sab((capacity + 1) * 8),
-      headerLength: sab(capacity),
-      type: sab(capacity),
-      realType: sab(capacity),
-      size: sab(capacity * 8),
-      resultSize: sab(capacity * 8),
-      crc: sab(capacity * 4),
-      ids: sab(capacity * OID_BYTES),
-      base: sab(capacity * 4),
-      depth: sab(capacity * 4),
-      state: sab(capacity * 4),
-    };
+  private attach(): void {
+    const b = this.buffers;
+    const n = this.capacity = b.rows;
+    this.offset = new Float64Array(b.offset, 0, n ? n + 1 : 0);
+    this.headerLength = new Uint8Array(b.headerLength, 0, n);
+    this.type = new Uint8Array(b.type, 0, n);
+    this.realType = new Uint8Array(b.realType, 0, n);
+    this.size = new Float64Array(b.size, 0, n);
+    this.resultSize = new Float64Array(b.resultSize, 0, n);
+    this.dataAt = new Float64Array(b.dataAt, 0, n);
+    this.crc = new Uint32Array(b.crc, 0, n);
+    this.ids = new Uint8Array(b.ids, 0, n * OID_BYTES);
+    this.base = new Int32Array(b.base, 0, n);
+    this.depth = new Int32Array(b.depth, 0, n);
+    this.state = new Int32Array(b.state, 0, n);
   }
 
-  private attach(b: TableBuffers): void {
-    this.buffers = b;
-    this.capacity = b.capacity;
-    this.offset = new Float64Array(b.offset, 0, b.capacity + 1);
-    this.headerLength = new Uint8Array(b.headerLength, 0, b.capacity);
-    this.type = new Uint8Array(b.type, 0, b.capacity);
-    this.realType = new Uint8Array(b.realType, 0, b.capacity);
-    this.size = new Float64Array(b.size, 0, b.capacity);
-    this.resultSize = new Float64Array(b.resultSize, 0, b.capacity);
-    this.crc = new Uint32Array(b.crc, 0, b.capacity);
-    this.ids = new Uint8Array(b.ids, 0, b.capacity * OID_BYTES);
-    this.base = new Int32Array(b.base, 0, b.capacity);
-    this.depth = new Int32Array(b.depth, 0, b.capacity);
-    this.state = new Int32Array(b.state, 0, b.capacity);
-  }
-
-  /** Grows to hold at least `n` objects, keeping the first `used` rows. */
-  ensure(n: number, used: number): void {
+  /** Grows (in place) to hold at least `n` rows. */
+  ensure(n: number): void {
     if (n <= this.capacity) return;
-    let cap = Math.max(this.capacity * 2, 1024);
-    while (cap < n) cap *= 2;
-    const old = this;
-    const next = new ObjectTable(cap);
-    next.offset.set(old.offset.subarray(0, used + 1));
-    next.headerLength.set(old.headerLength.subarray(0, used));
-    next.type.set(old.type.subarray(0, used));
-    next.realType.set(old.realType.subarray(0, used));
-    next.size.set(old.size.subarray(0, used));
-    next.resultSize.set(old.resultSize.subarray(0, used));
-    next.crc.set(old.crc.subarray(0, used));
-    next.ids.set(old.ids.subarray(0, used * OID_BYTES));
-    next.base.set(old.base.subarray(0, used));
-    next.depth.set(old.depth.subarray(0, used));
-    next.state.set(old.state.subarray(0, used));
-    this.attach(next.buffers);
+    const b = this.buffers;
+    const max = (b.ids as unknown as { maxByteLength: number }).maxByteLength / OID_BYTES - 1;
+    if (n > max) throw new RangeError(`object table is limited to ${max} rows`);
+    const rows = Math.min(max, Math.max(n, this.capacity * 2, 1024));
+    for (const [name, width] of Object.entries(COLUMNS) as [Column, number][]) {
+      (b[name] as unknown as Growable).grow((name === 'offset' ? rows + 1 : rows) * width);
+    }
+    b.rows = rows;
+    this.attach();
   }
 
   shared(): TableBuffers {
