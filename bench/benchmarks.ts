@@ -8,7 +8,7 @@
 //   {root}    the tsgit source tree
 // setup/cleanup run before/after every single measured command (both tools, every run), e.g. to
 // remove a clone target. Add entries for your issue here; `issue` groups them in BENCHMARKS.md.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CorpusName } from './corpus.js';
@@ -36,6 +36,10 @@ export interface Benchmark {
   setup?: (ctx: BenchContext, tool: 'tsgit' | 'git') => void | Promise<void>;
   cleanup?: (ctx: BenchContext, tool: 'tsgit' | 'git') => void | Promise<void>;
 }
+
+/** serve-8-concurrent-clones: a port unlikely to be taken, and how many clients. */
+const CLONE_PORT = 39418;
+const CLONES = 8;
 
 export const BENCHMARKS: Benchmark[] = [
   {
@@ -86,9 +90,91 @@ export const BENCHMARKS: Benchmark[] = [
     setup: (ctx) => freshRepo(path.join(ctx.scratch, 'recv.git')),
     cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'recv.git'), { recursive: true, force: true }),
   },
+  {
+    // A full clone's request, as git 2.39's clone sends it over smart HTTP (every branch and tag
+    // wanted, its v0 capabilities, no haves, done), replayed to upload-pack --stateless-rpc. git
+    // serves it without bitmaps, the case the issue's target is set for.
+    name: 'upload-pack-full-clone',
+    issue: 'serve',
+    corpus: 'large',
+    stdin: '{scratch}/clone-request',
+    tsgit: ['upload-pack', '--stateless-rpc', '.'],
+    git: ['-c', 'pack.useBitmaps=false', 'upload-pack', '--stateless-rpc', '.'],
+    setup: (ctx) => writeCloneRequest(ctx),
+  },
+  {
+    // Eight git clients cloning at once from one server: `tsgit serve` over smart HTTP, and git
+    // daemon over git:// (git has no HTTP server of its own). The server's CPU and peak memory are
+    // measured, its upload-packs included; a driver started by setup runs the clients, checks that
+    // every clone got the corpus's HEAD, and then stops the server.
+    name: 'serve-8-concurrent-clones',
+    issue: 'serve',
+    corpus: 'large',
+    cwd: '{scratch}',
+    tsgit: ['serve', '--port', String(CLONE_PORT), '--no-git-daemon', '--export-all', '{gitDir}/..'],
+    git: ['daemon', '--reuseaddr', '--export-all', '--listen=127.0.0.1', `--port=${CLONE_PORT}`, '--base-path={gitDir}/..', '{gitDir}/..'],
+    setup: (ctx, tool) => startCloneDriver(ctx, tool),
+    cleanup: (ctx, tool) => checkCloneDriver(ctx, tool),
+  },
 ];
 
 function freshRepo(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
   execFileSync('git', ['init', '-q', '--bare', dir]);
+}
+
+
+/** The want list of a full clone of every branch and tag, with git 2.39's clone capabilities. */
+function writeCloneRequest(ctx: BenchContext): void {
+  const file = path.join(ctx.scratch, 'clone-request');
+  if (fs.existsSync(file)) return;
+  const oids = [...new Set(execFileSync('git', ['for-each-ref', '--format=%(objectname)', 'refs/heads', 'refs/tags'], { cwd: ctx.gitDir })
+    .toString().trim().split('\n'))];
+  const caps = ' multi_ack_detailed no-done side-band-64k thin-pack include-tag ofs-delta deepen-since deepen-not agent=git/2.39.5';
+  const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`;
+  const lines = oids.map((oid, i) => pkt(`want ${oid}${i === 0 ? caps : ''}\n`));
+  fs.writeFileSync(file, `${lines.join('')}0000${pkt('done\n')}`);
+}
+
+/**
+ * Starts, in the background, the clients of serve-8-concurrent-clones: once the server listens
+ * they clone at once; when all are done their results are written down and the server, found as
+ * the process listening on the port, is stopped.
+ */
+function startCloneDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
+  const url = tool === 'tsgit' ? `http://127.0.0.1:${CLONE_PORT}/${path.basename(ctx.gitDir)}` : `git://127.0.0.1:${CLONE_PORT}/${path.basename(ctx.gitDir)}`;
+  const result = path.join(ctx.scratch, `clones-${tool}.json`);
+  fs.rmSync(result, { force: true });
+  const driver = `
+    const { execFile, execFileSync } = require('node:child_process');
+    const net = require('node:net');
+    const [url, scratch, result, port, n] = process.argv.slice(1);
+    const listening = () => new Promise(r => { const s = net.connect(+port, '127.0.0.1', () => { s.destroy(); r(true); }); s.on('error', () => r(false)); });
+    const clone = i => new Promise(r => {
+      const dir = scratch + '/clone-' + i + '.git';
+      execFileSync('rm', ['-rf', dir]);
+      execFile('git', ['clone', '-q', '--bare', url, dir], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } }, (err) => {
+        let head = null;
+        try { head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir }).toString().trim(); } catch {}
+        execFileSync('rm', ['-rf', dir]);
+        r({ ok: !err, head, error: err ? String(err.message).slice(0, 500) : null });
+      });
+    });
+    (async () => {
+      const deadline = Date.now() + 60000;
+      while (!(await listening())) { if (Date.now() > deadline) break; await new Promise(r => setTimeout(r, 50)); }
+      const clones = await Promise.all(Array.from({ length: +n }, (_, i) => clone(i)));
+      require('node:fs').writeFileSync(result, JSON.stringify(clones));
+      const ss = execFileSync('ss', ['-ltnpH', 'sport = :' + port]).toString();
+      for (const m of ss.matchAll(/pid=(\\d+)/g)) process.kill(+m[1], 'SIGTERM');
+    })();`;
+  const child = spawn(process.execPath, ['-e', driver, url, ctx.scratch, result, String(CLONE_PORT), String(CLONES)], { detached: true, stdio: 'ignore' });
+  child.unref();
+}
+
+function checkCloneDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
+  const result = path.join(ctx.scratch, `clones-${tool}.json`);
+  const clones = JSON.parse(fs.readFileSync(result, 'utf8')) as { ok: boolean; head: string | null; error: string | null }[];
+  const bad = clones.filter(c => !c.ok || c.head !== ctx.head);
+  if (bad.length > 0) throw new Error(`${tool}: ${bad.length} of ${clones.length} clones failed: ${bad[0]!.error ?? `HEAD ${bad[0]!.head}`}`);
 }

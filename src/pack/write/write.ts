@@ -339,9 +339,10 @@ class PackWriter {
     const end = this.end[idx]!;
     const start = this.offset[idx]!;
     const inView = Math.min(end, start + view.end - view.pos);
-    let wait = this.stream.write(view.buf, view.pos + (from - start), view.pos + (inView - start));
+    // A delta's header may itself run past the view, in which case copying starts after it.
+    let wait = from < inView && this.stream.write(view.buf, view.pos + (from - start), view.pos + (inView - start));
     const file = this.slots[this.slot[idx]!]!.handle.file;
-    for (let p = inView; p < end;) {
+    for (let p = Math.max(from, inView); p < end;) {
       const v = file.read(p, 1);
       const n = Math.min(end - p, v.end - v.pos);
       wait = this.stream.write(v.buf, v.pos, v.pos + n) || wait;
