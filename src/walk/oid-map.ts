@@ -15,7 +15,7 @@ export class OidMap {
 
   constructor(expected = 1024) {
     let cap = 16;
-    while (cap < expected * 2) cap *= 2;
+    while (cap * 3 < expected * 4) cap *= 2;
     this.slots = OidMap.emptySlots(cap);
     this.mask = cap - 1;
     this.keys = new Uint8Array(Math.max(expected, 16) * OID_BYTES);
@@ -51,7 +51,8 @@ export class OidMap {
 
   /** Dense index of the id, adding it if new: a new id returns ~index (negative), an old one its index. */
   addOrGet(buf: Uint8Array, off = 0): number {
-    if (this.size * 2 >= this.mask + 1) this.grow();
+    // Linear probing stays short up to three quarters full.
+    if (this.size * 4 >= (this.mask + 1) * 3) this.grow();
     const h = OidMap.hash(buf, off);
     const keys = this.keys, slots = this.slots, mask = this.mask;
     let s = h & mask;
