@@ -1,0 +1,85 @@
+// Clients other than git-core against tsgit's server: isomorphic-git (npm) clones over smart HTTP,
+// JGit (Debian's jgit-cli, when installed; .ci/run installs it) clones over git://. Each result is
+// checked by git itself: `fsck --full` clean, and the refs equal the server's.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import isogit from 'isomorphic-git';
+import isoHttp from 'isomorphic-git/http/node';
+import { git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
+import { createDaemon } from '../src/server/daemon.js';
+import { createUploadPackHandler } from '../src/server/http.js';
+
+const run = promisify(execFile);
+
+let work: string;
+let root: string;
+let repo: string;
+let httpServer: http.Server;
+let daemon: net.Server;
+let httpBase: string;
+let gitBase: string;
+
+before(async () => {
+  work = tmpDir('tsgit-serve-other-clients-');
+  root = path.join(work, 'root');
+  fs.mkdirSync(root);
+  repo = path.join(root, 'project.git');
+  fs.renameSync(makeRepo(12, { bare: true }), repo);
+  git(repo, ['tag', '-a', '-m', 'release', 'v1', 'main~4']);
+  git(repo, ['tag', 'light', 'main~8']);
+  git(repo, ['branch', 'maint', 'main~2']);
+  git(repo, ['repack', '-adq']);
+  const handler = createUploadPackHandler({ root, exportAll: true });
+  httpServer = http.createServer((req, res) => handler(req, res));
+  await new Promise<void>(resolve => httpServer.listen(0, '127.0.0.1', resolve));
+  httpBase = `http://127.0.0.1:${(httpServer.address() as net.AddressInfo).port}`;
+  daemon = createDaemon({ root, exportAll: true });
+  await new Promise<void>(resolve => daemon.listen(0, '127.0.0.1', resolve));
+  gitBase = `git://127.0.0.1:${(daemon.address() as net.AddressInfo).port}`;
+});
+
+after(async () => {
+  httpServer.closeAllConnections();
+  await new Promise(resolve => httpServer.close(resolve));
+  await new Promise(resolve => daemon.close(resolve));
+  rmrf(work);
+});
+
+function refs(dir: string, patterns: string[]): string {
+  return git(dir, ['for-each-ref', '--format=%(objectname) %(refname)', ...patterns]);
+}
+
+test('isomorphic-git clones over smart HTTP', async () => {
+  const dir = path.join(work, 'iso');
+  await isogit.clone({ fs, http: isoHttp, dir, url: `${httpBase}/project.git` });
+  assert.equal(git(dir, ['fsck', '--full', '--no-dangling']).trim(), '');
+  assert.equal(git(dir, ['rev-parse', 'HEAD']), git(repo, ['rev-parse', 'main']));
+  assert.equal(refs(dir, ['refs/remotes/origin/main', 'refs/remotes/origin/maint']),
+    refs(repo, ['refs/heads']).replace(/refs\/heads\//g, 'refs/remotes/origin/'));
+  assert.equal(refs(dir, ['refs/tags']), refs(repo, ['refs/tags']));
+  assert.equal(git(dir, ['status', '--porcelain']), '');
+  // And fetches what is new.
+  const tree = git(repo, ['rev-parse', 'main^{tree}']).trim();
+  const next = git(repo, ['commit-tree', tree, '-p', 'main', '-m', 'next']).trim();
+  git(repo, ['update-ref', 'refs/heads/main', next]);
+  await isogit.fetch({ fs, http: isoHttp, dir, ref: 'main' });
+  assert.equal(git(dir, ['rev-parse', 'refs/remotes/origin/main']).trim(), next);
+  assert.equal(git(dir, ['fsck', '--full', '--no-dangling']).trim(), '');
+});
+
+const jgit = spawnSync('jgit', ['version'], { encoding: 'utf8' });
+test('JGit clones over git://', { skip: jgit.status === 0 ? false : 'jgit is not installed (apt-get install jgit-cli)' }, async () => {
+  const dir = path.join(work, 'jgit');
+  await run('jgit', ['clone', `${gitBase}/project.git`, dir], { env: GIT_ENV, timeout: 120_000 });
+  assert.equal(git(dir, ['fsck', '--full', '--no-dangling']).trim(), '');
+  assert.equal(git(dir, ['rev-parse', 'HEAD']), git(repo, ['rev-parse', 'main']));
+  assert.equal(refs(dir, ['refs/remotes/origin/main', 'refs/remotes/origin/maint']),
+    refs(repo, ['refs/heads']).replace(/refs\/heads\//g, 'refs/remotes/origin/'));
+  assert.equal(refs(dir, ['refs/tags']), refs(repo, ['refs/tags']));
+});
