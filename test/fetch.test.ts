@@ -120,7 +120,10 @@ for (const version of [0, 2] as const) {
         const shallow = await Pair.clone(t, version, repo, 'shallow', ['--depth', '1']);
         addCommits(server, 'main', 2);
         await shallow.fetch([]);
-        await shallow.fetch(['--depth', '4']);
+        // Over HTTP v0 git fetches through its remote-curl helper process and does not see the
+        // commits it just received when following tags; tsgit follows them as git does over every
+        // other transport. Leave tags out of that one comparison.
+        await shallow.fetch(['--depth', '4', ...(name === 'http-backend' && version === 0 ? ['--no-tags'] : [])]);
         await gitUsesIt(shallow.ours, shallow.env);
         shallow.cleanup();
       });
@@ -131,10 +134,10 @@ for (const version of [0, 2] as const) {
 describe('fetch details', () => {
   test('refspecs on the command line, --tags, --no-tags, a rejected non-fast-forward, and a rejected tag update', async () => {
     const t = servers.transports.find((x) => x.name === 'file')!;
-    const server = path.join(root, 'details.git');
-    makeServerRepo(server);
     for (const version of [0, 2] as const) {
-      const pair = await Pair.clone(t, version, 'details.git', `details-${version}`);
+      const server = path.join(root, `details-v${version}.git`);
+      makeServerRepo(server);
+      const pair = await Pair.clone(t, version, `details-v${version}.git`, `details-${version}`);
       await pair.fetch(['origin', 'side']);
       await pair.fetch(['origin', 'main:refs/heads/copy']);
       await pair.fetch(['origin', 'refs/tags/v1:refs/tags/renamed']);
@@ -179,7 +182,8 @@ describe('fetch details', () => {
         const haves = packets.split('\n').filter((l) => /upload-pack< have /.test(l)).length;
         assert.ok(haves >= 16, `offered ${haves} haves`);
         assert.ok(haves < 200 + 40, `stopped before offering everything (${haves})`);
-        if (version === 0) assert.match(packets, /upload-pack< want [0-9a-f]{40} multi_ack_detailed no-done side-band-64k thin-pack/);
+        // git's upload-pack offers no-done only to stateless (HTTP) clients.
+        if (version === 0) assert.match(packets, /upload-pack< want [0-9a-f]{40} multi_ack_detailed side-band-64k thin-pack/);
         else assert.match(packets, /upload-pack< command=fetch/);
         // The new commit, its root tree, one directory tree and one blob: nothing we already had.
         const fresh = fs.readdirSync(path.join(dir, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.idx') && !packsBefore.has(f));

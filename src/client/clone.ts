@@ -238,7 +238,7 @@ function chooseRefs(refs: readonly RemoteRef[], head: RemoteRef | null,
   const tagSpec = parseRefspec('refs/tags/*:refs/tags/*');
   const withOid = (r: RemoteRef | null | undefined): r is RemoteRef & { oid: string } => !!r && r.oid !== null;
   const mapped: MappedRef[] = [];
-  const headEntry = withOid(head) ? { remote: head, local: null, force: false, fromCommandLine: false } : null;
+  const headEntry = withOid(head) ? { remote: head, local: null, force: false } : null;
   const findBranch = (name: string) => refs.find((r) => r.name === `refs/heads/${name}`) ?? refs.find((r) => r.name === `refs/tags/${name}`);
   if (o.singleBranch) {
     let chosen: RemoteRef | undefined;
@@ -249,13 +249,13 @@ function chooseRefs(refs: readonly RemoteRef[], head: RemoteRef | null,
       chosen = guessRemoteHead(head, refs) ?? undefined;
     }
     if (withOid(chosen)) {
-      mapped.push(...mapRefs([chosen], [o.refspec], false));
-      mapped.push(...mapRefs([chosen], [tagSpec], false));
+      mapped.push(...mapRefs([chosen], [o.refspec]));
+      mapped.push(...mapRefs([chosen], [tagSpec]));
     }
   } else {
     if (headEntry) mapped.push(headEntry);
-    mapped.push(...mapRefs(refs, [o.refspec], false));
-    if (!o.mirror && !o.noTags) mapped.push(...mapRefs(refs, [tagSpec], false));
+    mapped.push(...mapRefs(refs, [o.refspec]));
+    if (!o.mirror && !o.noTags) mapped.push(...mapRefs(refs, [tagSpec]));
   }
   const remoteHeadName = guessRemoteHead(head, mapped.map((m) => m.remote))?.name;
   const remoteHead = mapped.find((m) => m.local !== null && m.remote.name === remoteHeadName) ?? null;

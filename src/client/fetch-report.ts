@@ -14,6 +14,8 @@ export interface RefLine {
   /** The local ref's full name. */
   readonly local: string;
   readonly error?: string;
+  /** Left out of the column width, as git leaves out refs that only go to FETCH_HEAD. */
+  readonly widthless?: boolean;
 }
 
 /** git's prettify_refname: refs/heads/, refs/tags/ and refs/remotes/ are left out. */
@@ -31,6 +33,7 @@ export function formatRefLines(lines: readonly RefLine[], columns = Number(proce
   const summaryWidth = 2 * 7 + 3;
   let refWidth = 10;
   for (const l of lines) {
+    if (l.widthless || l.remote === 'HEAD') continue;
     const r = prettifyRefName(l.remote).length;
     const len = 21 + r + 4 + prettifyRefName(l.local).length;
     if (len < columns && r > refWidth) refWidth = r;

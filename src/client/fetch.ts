@@ -65,8 +65,12 @@ export interface FetchResult {
 
 type TagMode = 'auto' | 'all' | 'none';
 
+/** FETCH_HEAD's view of a ref: for merging, not for merging, or not written there at all. */
+type FetchHeadStatus = 'merge' | 'not-for-merge' | 'ignore';
+const STATUS_ORDER: readonly FetchHeadStatus[] = ['merge', 'not-for-merge', 'ignore'];
+
 interface Target extends MappedRef {
-  forMerge: boolean;
+  status: FetchHeadStatus;
 }
 
 function interrupted(): GitError {
@@ -162,8 +166,13 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     let rejected = 0;
     const action = options.reflogAction ?? 'fetch';
     const seen = new Set<string>();
-    for (const t of targets) {
-      if (t.local === null || seen.has(t.local)) continue;
+    // As git's store_updated_refs: refs for merging first, each reported as it is stored.
+    for (const t of STATUS_ORDER.flatMap((status) => targets.filter((x) => x.status === status))) {
+      if (t.local === null) {
+        lines.push(fetchHeadOnlyLine(t.remote.name));
+        continue;
+      }
+      if (seen.has(t.local)) continue;
       seen.add(t.local);
       const line = updateRef(repo, refStore, t, {
         force: options.force ?? false, currentBranch: head.symref, bare: repo.workTree === null, shallow: shallowSet, action,
@@ -196,29 +205,36 @@ function missing(repo: Repository, oids: readonly string[]): string[] {
   return unique(oids).filter((oid) => !repo.odb.has(fromHex(oid)!));
 }
 
-/** git's get_ref_map: the refs to fetch, and which of them FETCH_HEAD marks for merging. */
+/**
+ * git's get_ref_map: the refs to fetch, and how FETCH_HEAD lists them. Refs named on the command
+ * line are for merging, and also update the remote-tracking refs the configured refspecs give
+ * them (git's "opportunistic" update, left out of FETCH_HEAD).
+ */
 function chooseTargets(refs: readonly RemoteRef[], specs: readonly Refspec[], o: {
   fromCommandLine: boolean; headOnly: boolean; tagSpec: Refspec | null; remote: RemoteSpec; config: Config; currentBranch: string | null;
 }): Target[] {
+  const as = (status: FetchHeadStatus) => (m: MappedRef): Target => ({ ...m, status });
+  const tags = o.tagSpec ? mapRefs(refs, [o.tagSpec]).map(as('not-for-merge')) : [];
   if (o.headOnly) {
     const head = refs.find((r) => r.name === 'HEAD');
     if (!head || head.oid === null) throw new GitError('client', 'no-such-ref', "couldn't find remote ref HEAD");
-    const targets: Target[] = [{ remote: { ...head, oid: head.oid }, local: null, force: false, fromCommandLine: false, forMerge: true }];
-    if (o.tagSpec) targets.push(...mapRefs(refs, [o.tagSpec], false).map((m) => ({ ...m, forMerge: false })));
-    return targets;
+    return [{ remote: { ...head, oid: head.oid }, local: null, force: false, status: 'merge' }, ...tags];
   }
-  const targets: Target[] = mapRefs(refs, specs, o.fromCommandLine).map((m) => ({ ...m, forMerge: o.fromCommandLine }));
-  if (!o.fromCommandLine) {
-    const branchRemote = o.currentBranch !== null ? o.config.get('branch', o.currentBranch, 'remote') : undefined;
-    const merges = o.currentBranch !== null && branchRemote === o.remote.name ? o.config.getAll('branch', o.currentBranch, 'merge') : [];
-    if (merges.length > 0) {
-      for (const t of targets) if (merges.includes(t.remote.name)) t.forMerge = true;
-    } else if (targets.length > 0 && specs.length > 0 && !specs[0]!.pattern && !specs[0]!.negative) {
-      targets[0]!.forMerge = true;
-    }
+  if (o.fromCommandLine) {
+    const targets = mapRefs(refs, specs).map(as('merge'));
+    const configured = o.remote.fetch.map(parseRefspec);
+    const opportunistic = mapRefs(targets.map((t) => t.remote), configured, true).map(as('ignore'));
+    return [...targets, ...tags, ...opportunistic];
   }
-  if (o.tagSpec) targets.push(...mapRefs(refs, [o.tagSpec], false).map((m) => ({ ...m, forMerge: false })));
-  return targets;
+  const targets = mapRefs(refs, specs).map(as('not-for-merge'));
+  const branchRemote = o.currentBranch !== null ? o.config.get('branch', o.currentBranch, 'remote') : undefined;
+  const merges = o.currentBranch !== null && branchRemote === o.remote.name ? o.config.getAll('branch', o.currentBranch, 'merge') : [];
+  if (merges.length > 0) {
+    for (const t of targets) if (merges.includes(t.remote.name)) t.status = 'merge';
+  } else if (targets.length > 0 && !specs[0]!.pattern && !specs[0]!.negative) {
+    targets[0]!.status = 'merge';
+  }
+  return [...targets, ...tags];
 }
 
 /**
@@ -239,7 +255,7 @@ function tagsToFollow(repo: Repository, refStore: RefStore, refs: readonly Remot
       ? has(peeled)
       : has(r.oid) || fetching.has(r.oid) || has(peeled) || fetching.has(peeled);
     if (!wanted) continue;
-    out.push({ remote: { ...r, oid: r.oid }, local: r.name, force: false, fromCommandLine: false, forMerge: false });
+    out.push({ remote: { ...r, oid: r.oid }, local: r.name, force: false, status: 'not-for-merge' });
   }
   return out;
 }
@@ -309,6 +325,13 @@ function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
   return line('!', '[rejected]', 'non-fast-forward');
 }
 
+/** A ref fetched into FETCH_HEAD only: " * branch            side       -> FETCH_HEAD". */
+function fetchHeadOnlyLine(remote: string): RefLine {
+  const kind = remote.startsWith('refs/heads/') ? 'branch' : remote.startsWith('refs/tags/') ? 'tag'
+    : remote.startsWith('refs/remotes/') ? 'remote-tracking branch' : 'branch';
+  return { code: '*', summary: kind, remote, local: 'FETCH_HEAD', widthless: true };
+}
+
 /** The commit an id peels to, or null when it is no commit (or missing). */
 function commitOf(repo: Repository, oid: string): string | null {
   const peeled = peeledValue(repo.odb, oid) ?? oid;
@@ -316,11 +339,11 @@ function commitOf(repo: Repository, oid: string): string | null {
   return info?.type === OBJ_COMMIT ? peeled : null;
 }
 
-/** FETCH_HEAD: refs marked for merging first, then the rest, as git writes it. */
+/** FETCH_HEAD: refs marked for merging first, then the rest (not the opportunistic ones), as git writes it. */
 function writeFetchHead(gitDir: string, targets: readonly Target[], url: string): void {
   let text = '';
-  for (const forMerge of [true, false]) {
-    for (const t of targets) if (t.forMerge === forMerge) text += fetchHeadLine(t.remote.oid, t.remote.name, forMerge, url);
+  for (const status of ['merge', 'not-for-merge'] as const) {
+    for (const t of targets) if (t.status === status) text += fetchHeadLine(t.remote.oid, t.remote.name, status === 'merge', url);
   }
   fs.writeFileSync(path.join(gitDir, 'FETCH_HEAD'), text);
 }

@@ -22,8 +22,6 @@ export interface MappedRef {
   /** The local ref it updates, or null for FETCH_HEAD only. */
   readonly local: string | null;
   readonly force: boolean;
-  /** Whether it came from a refspec given on the command line (git marks those for merge). */
-  readonly fromCommandLine: boolean;
 }
 
 function badRefspec(text: string, why: string): GitError {
@@ -91,9 +89,9 @@ export function refPrefixes(specs: readonly Refspec[]): string[] {
 /**
  * The remote refs the refspecs select, each with the local ref it updates, in refspec order
  * (git's get_fetch_map). Refs excluded by a negative refspec are dropped; a plain source that
- * matches nothing is an error, as in git ("couldn't find remote ref").
+ * matches nothing is an error, as in git ("couldn't find remote ref"), unless `missingOk`.
  */
-export function mapRefs(refs: readonly RemoteRef[], specs: readonly Refspec[], fromCommandLine: boolean): MappedRef[] {
+export function mapRefs(refs: readonly RemoteRef[], specs: readonly Refspec[], missingOk = false): MappedRef[] {
   const negatives = specs.filter((s) => s.negative);
   const excluded = (name: string) => negatives.some((n) => (n.pattern ? matchPattern(n.src, name) !== null : n.src === name));
   const out: MappedRef[] = [];
@@ -104,7 +102,7 @@ export function mapRefs(refs: readonly RemoteRef[], specs: readonly Refspec[], f
       for (const ref of withOid) {
         const star = matchPattern(spec.src, ref.name);
         if (star === null || excluded(ref.name)) continue;
-        out.push({ remote: ref, local: spec.dst === '' ? null : checkedLocal(spec.dst.replace('*', star), spec), force: spec.force, fromCommandLine });
+        out.push({ remote: ref, local: spec.dst === '' ? null : checkedLocal(spec.dst.replace('*', star), spec), force: spec.force });
       }
       continue;
     }
@@ -117,9 +115,12 @@ export function mapRefs(refs: readonly RemoteRef[], specs: readonly Refspec[], f
         if (ref) break;
       }
     }
-    if (!ref) throw new GitError('client', 'no-such-ref', `couldn't find remote ref ${spec.src}`);
+    if (!ref) {
+      if (missingOk) continue;
+      throw new GitError('client', 'no-such-ref', `couldn't find remote ref ${spec.src}`);
+    }
     if (excluded(ref.name)) continue;
-    out.push({ remote: ref, local: spec.dst === '' ? null : checkedLocal(localName(spec.dst), spec), force: spec.force, fromCommandLine });
+    out.push({ remote: ref, local: spec.dst === '' ? null : checkedLocal(localName(spec.dst), spec), force: spec.force });
   }
   return out;
 }
