@@ -18,7 +18,8 @@ export class TreeCursor {
   oidOffset = 0;
   private pos: number;
 
-  constructor(public buf: Uint8Array, start = 0, private end = buf.length, private label = 'tree') {
+  /** `label` names the tree in errors; a function, so that callers build the text only on failure. */
+  constructor(public buf: Uint8Array, start = 0, private end = buf.length, private label: string | (() => string) = 'tree') {
     this.pos = start;
   }
 
@@ -62,7 +63,8 @@ export class TreeCursor {
   isGitlink(): boolean { return (this.mode & 0o170000) === 0o160000; }
 
   private bad(at: number, what: string): CorruptError {
-    return new CorruptError('object', `${this.label}: ${what} in entry at byte ${at}`);
+    const label = typeof this.label === 'string' ? this.label : this.label();
+    return new CorruptError('object', `${label}: ${what} in entry at byte ${at}`);
   }
 }
 

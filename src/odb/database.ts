@@ -229,8 +229,7 @@ export class ObjectDatabase {
     let base: RawObject | null = null;
     const h = this.header;
     for (;;) {
-      const key = DeltaBaseCache.key(pack.number, cur);
-      const hit = this.cache.get(key);
+      const hit = this.cache.get(pack.number, cur);
       if (hit) { base = hit; break; }
       const buf = this.entryAt(pack, cur);
       const dataOffset = this.dataOffset;
@@ -238,7 +237,7 @@ export class ObjectDatabase {
         const out = Buffer.allocUnsafe(h.size + 1);
         this.inflateAt(pack, cur, dataOffset, h.size, out);
         base = { type: h.type as ObjectTypeCode, data: out.subarray(0, h.size) };
-        if (chain.length || base.type === OBJ_TREE) this.cache.set(key, base.type, base.data);
+        if (chain.length || base.type === OBJ_TREE) this.cache.set(pack.number, cur, base.type, base.data);
         break;
       }
       chain.push(cur, dataOffset, h.size);
@@ -275,7 +274,7 @@ export class ObjectDatabase {
       base = { type: base!.type, data };
       // Intermediate results are bases by definition. A tree at the top of a chain is kept too: walks
       // read the newest version of a directory first, and older versions are deltas against it.
-      if (i > 0 || base.type === OBJ_TREE) this.cache.set(DeltaBaseCache.key(pack.number, entryOffset), base.type, data);
+      if (i > 0 || base.type === OBJ_TREE) this.cache.set(pack.number, entryOffset, base.type, data);
     }
     return base!;
   }
@@ -288,7 +287,7 @@ export class ObjectDatabase {
     const size = this.deltaResultSize(pack, offset);
     let cur = offset;
     for (let depth = 0; depth <= MAX_CHAIN; depth++) {
-      const hit = this.cache.get(DeltaBaseCache.key(pack.number, cur));
+      const hit = this.cache.get(pack.number, cur);
       if (hit) return { type: hit.type, size };
       const buf = this.entryAt(pack, cur);
       if (h.type < 5) return { type: h.type as ObjectTypeCode, size };

@@ -1,5 +1,6 @@
-// Delta bases kept inflated, bounded in bytes (git's core.deltaBaseCacheLimit is 96 MiB). Keys are
-// numbers (pack number * 2^40 + offset), so a lookup makes no string. Recency is an intrusive
+// Delta bases kept inflated, bounded in bytes (git's core.deltaBaseCacheLimit is 96 MiB). Each pack
+// has its own map keyed by entry offset: offsets below 2^31 are small integers to V8, which hashes
+// them far faster than the doubles a combined (pack, offset) key would be. Recency is an intrusive
 // doubly linked list: evicting the oldest entry is O(1). (Evicting by iterating a Map from its
 // start is not: V8 keeps deleted entries as holes until a rehash, and every eviction walked them.)
 import type { ObjectTypeCode } from '../object/type.js';
@@ -10,7 +11,8 @@ export interface CachedBase {
 }
 
 interface Node extends CachedBase {
-  key: number;
+  map: Map<number, Node>;
+  offset: number;
   older: Node | null;
   newer: Node | null;
 }
@@ -18,19 +20,19 @@ interface Node extends CachedBase {
 export const DEFAULT_DELTA_BASE_CACHE_LIMIT = 96 * 1024 * 1024;
 
 export class DeltaBaseCache {
-  private map = new Map<number, Node>();
+  private maps: Map<number, Node>[] = [];
   private oldest: Node | null = null;
   private newest: Node | null = null;
   private bytes = 0;
 
   constructor(private readonly limit = DEFAULT_DELTA_BASE_CACHE_LIMIT) {}
 
-  static key(packNumber: number, offset: number): number {
-    return packNumber * 2 ** 40 + offset;
+  private mapFor(pack: number): Map<number, Node> {
+    return this.maps[pack] ??= new Map();
   }
 
-  get(key: number): CachedBase | undefined {
-    const node = this.map.get(key);
+  get(pack: number, offset: number): CachedBase | undefined {
+    const node = this.maps[pack]?.get(offset);
     if (node && node !== this.newest) {
       this.unlink(node);
       this.append(node);
@@ -38,22 +40,23 @@ export class DeltaBaseCache {
     return node;
   }
 
-  set(key: number, type: ObjectTypeCode, data: Buffer): void {
-    if (data.length > this.limit / 4 || this.map.has(key)) return;
-    const node: Node = { key, type, data, older: null, newer: null };
-    this.map.set(key, node);
+  set(pack: number, offset: number, type: ObjectTypeCode, data: Buffer): void {
+    const map = this.mapFor(pack);
+    if (data.length > this.limit / 4 || map.has(offset)) return;
+    const node: Node = { map, offset, type, data, older: null, newer: null };
+    map.set(offset, node);
     this.append(node);
     this.bytes += data.length;
     while (this.bytes > this.limit && this.oldest) {
       const old = this.oldest;
       this.unlink(old);
-      this.map.delete(old.key);
+      old.map.delete(old.offset);
       this.bytes -= old.data.length;
     }
   }
 
   clear(): void {
-    this.map.clear();
+    this.maps = [];
     this.oldest = this.newest = null;
     this.bytes = 0;
   }

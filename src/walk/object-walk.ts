@@ -291,7 +291,7 @@ export class ObjectWalk {
     this.flags[idx]! |= SHOWN;
     visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.pathBuf, pathLen);
     const data = this.read(idx, OBJ_TREE).data;
-    const cur = new TreeCursor(data, 0, data.length, `tree ${this.hex(idx)}`);
+    const cur = new TreeCursor(data, 0, data.length, () => `tree ${this.hex(idx)}`);
     while (cur.next()) {
       if (cur.isGitlink()) continue;
       const isTree = cur.isTree();
@@ -322,7 +322,7 @@ export class ObjectWalk {
       const t = stack.pop()!;
       const o = this.odb.read(this.ids.keys, t * OID_BYTES);
       if (!o) continue; // git tolerates missing uninteresting trees (the client may not have them)
-      const cur = new TreeCursor(o.data, 0, o.data.length, `tree ${this.hex(t)}`);
+      const cur = new TreeCursor(o.data, 0, o.data.length, () => `tree ${this.hex(t)}`);
       while (cur.next()) {
         if (cur.isGitlink()) continue;
         const isTree = cur.isTree();
