@@ -15,7 +15,7 @@ import { planConversions } from './checkout/conversions.js';
 import { planCheckout } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
-import { writeInParallel } from './checkout/parallel.js';
+import { WriterThreads, writeInParallel } from './checkout/parallel.js';
 import { writePlannedFiles, type WriteSettings } from './checkout/write-files.js';
 import type { IndexEntry, IndexFile } from './index-file/entry.js';
 import { IndexLock } from './index-file/write.js';
@@ -59,12 +59,12 @@ function indexVersion(config: Config, env: NodeJS.ProcessEnv): 2 | 3 | 4 {
  * only from checkout.thresholdForParallelism entries on (default 1000: a thread costs ~30 ms to
  * start).
  */
-function writerThreads(config: Config, count: number): number {
-  const cores = os.availableParallelism();
+function writerThreads(config: Config): { threads: number; threshold: number } {
   const workers = config.getInt('checkout', null, 'workers') ?? 0;
-  const threshold = config.getInt('checkout', null, 'thresholdforparallelism') ?? 1000;
-  if (count < threshold) return 1;
-  return Math.min(workers < 1 ? cores : workers, 8);
+  return {
+    threads: Math.min(workers < 1 ? os.availableParallelism() : workers, 8),
+    threshold: Math.max(1, config.getInt('checkout', null, 'thresholdforparallelism') ?? 1000),
+  };
 }
 
 /** Names found in `root` other than the repository's own `.git`; empty when it does not exist. */
@@ -93,27 +93,34 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
   const config = options.config ?? Config.loadSync(repo.gitDir, { global: true, env });
 
   const treeId = repo.revs().peel(commitOrTreeId, OBJ_TREE, toHex(commitOrTreeId));
-  const plan = planCheckout(repo.odb, treeId, root);
-  const settings = readCheckoutSettings(config, repo.gitDir, env);
-  const conversions = planConversions(plan, repo.odb, settings);
-
-  if (!force) {
-    const found = occupants(root);
-    if (found.length) {
-      throw new GitError('worktree', 'not-empty',
-        `refusing to check out into '${root}': it is not empty (found '${found[0]}'); use -f to write over it`);
-    }
-  }
-  fs.mkdirSync(root, { recursive: true });
-  const lock = IndexLock.acquire(indexPath(repo.gitDir, env));
+  // Writer threads start once the plan shows the checkout is big enough, and boot while it goes on.
+  const { threads, threshold } = force ? { threads: 1, threshold: 0 } : writerThreads(config);
+  let pool: WriterThreads | null = null;
+  const lockFile = indexPath(repo.gitDir, env);
+  let lock: IndexLock | null = null;
   try {
-    const threads = force ? 1 : writerThreads(config, plan.count);
-    const stats = newStatTable(plan.count, threads > 1);
+    const plan = planCheckout(repo.odb, treeId, root,
+      threads > 1 ? { bigEnough: threshold, onBig: () => { pool = new WriterThreads(threads - 1, repo.odb.objectsDir); } } : {});
+    const settings = readCheckoutSettings(config, repo.gitDir, env);
+    const conversions = planConversions(plan, repo.odb, settings);
+
+    if (!force) {
+      const found = occupants(root);
+      if (found.length) {
+        throw new GitError('worktree', 'not-empty',
+          `refusing to check out into '${root}': it is not empty (found '${found[0]}'); use -f to write over it`);
+      }
+    }
+    fs.mkdirSync(root, { recursive: true });
+    lock = IndexLock.acquire(lockFile);
+    const parallel: WriterThreads | null = pool;
+    const stats = newStatTable(plan.count, parallel !== null);
     const codes = conversions?.codes ?? null;
     const write: WriteSettings = { autocrlf: settings.autocrlf, eol: settings.eol, symlinks: settings.symlinks };
-    const result = threads > 1
-      ? await writeInParallel(repo.odb, plan, stats, codes, write, threads, options.progress)
+    const result = parallel
+      ? await writeInParallel(repo.odb, plan, stats, codes, write, parallel, options.progress)
       : writePlannedFiles(repo.odb, plan, stats, null, codes, write, force, options.progress);
+    pool = null;
     const entries = new Array<IndexEntry>(plan.count);
     for (let i = 0; i < plan.count; i++) entries[i] = indexEntry(plan, stats, i);
     const index: IndexFile = {
@@ -127,6 +134,8 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     lock.commit(index);
     return { entries: plan.count, directories: result.directories, index, warnings: conversions?.warnings ?? [] };
   } finally {
-    lock.rollback();
+    lock?.rollback();
+    // Threads that never got their job (a refusal, an error) are stopped.
+    if (pool) await (pool as WriterThreads).close();
   }
 }

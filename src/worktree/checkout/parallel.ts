@@ -24,7 +24,6 @@ const PUBLISH = 256;
 
 /** Everything a worker needs, in shared memory or small enough to copy. */
 export interface WorkerJob {
-  objectsDir: string;
   dirPaths: (string | Buffer)[];
   count: number;
   paths: SharedArrayBuffer; pathStart: SharedArrayBuffer; nameStart: SharedArrayBuffer; oids: SharedArrayBuffer;
@@ -87,13 +86,52 @@ function fromReply(error: { message: string; code: string; layer: string }): Git
     : new GitError(error.layer as ErrorLayer, error.code, error.message);
 }
 
-/** Writes all of `plan` with `threads` threads (this one included); stat data goes to `stats`. */
+/**
+ * Writer threads, started early (while the tree is still being planned) so that their start-up
+ * and the opening of their object databases overlap the plan; they wait for their job.
+ */
+export class WriterThreads {
+  private readonly workers: Worker[] = [];
+  private readonly replies: Promise<WorkerReply>[] = [];
+
+  constructor(count: number, objectsDir: string) {
+    for (let t = 0; t < count; t++) {
+      const worker = new Worker(new URL('./write-worker.js', import.meta.url), { workerData: objectsDir });
+      worker.unref();
+      this.workers.push(worker);
+      this.replies.push(new Promise<WorkerReply>((resolve) => {
+        worker.once('message', resolve);
+        worker.once('error', (e: Error) => resolve({ ok: false, error: { message: e.stack ?? e.message, code: 'internal', layer: 'worktree' } }));
+        worker.once('exit', (code) => resolve({ ok: false, error: { message: `checkout worker exited with code ${code}`, code: 'internal', layer: 'worktree' } }));
+      }));
+    }
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** Hands every thread the job; resolves with their answers once all have finished. */
+  run(job: WorkerJob): Promise<WorkerReply[]> {
+    for (const w of this.workers) {
+      w.ref();
+      w.postMessage(job);
+    }
+    return Promise.all(this.replies);
+  }
+
+  /** Stops the threads (for a checkout refused or failed before they ran). */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map(w => w.terminate()));
+  }
+}
+
+/** Writes all of `plan` on this thread and `threads`; stat data goes to the shared `stats`. */
 export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, stats: Uint32Array, codes: Uint8Array | null,
-  settings: WriteSettings, threads: number, progress?: (done: number, total: number) => void): Promise<{ directories: number }> {
+  settings: WriteSettings, threads: WriterThreads, progress?: (done: number, total: number) => void): Promise<{ directories: number }> {
   if (!(stats.buffer instanceof SharedArrayBuffer)) throw new TypeError('the stat table must be shared');
   const control = new Int32Array(new SharedArrayBuffer(16));
   const job: WorkerJob = {
-    objectsDir: odb.objectsDir,
     dirPaths: plan.dirs.map(d => d.fsPath),
     count: plan.count,
     paths: share(plan.paths), pathStart: share(plan.pathStart), nameStart: share(plan.nameStart), oids: share(plan.oids),
@@ -103,15 +141,7 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
     control: control.buffer as SharedArrayBuffer,
     settings,
   };
-  const replies: Promise<WorkerReply>[] = [];
-  for (let t = 1; t < threads; t++) {
-    const worker = new Worker(new URL('./write-worker.js', import.meta.url), { workerData: job });
-    replies.push(new Promise<WorkerReply>((resolve) => {
-      worker.once('message', resolve);
-      worker.once('error', (e: Error) => resolve({ ok: false, error: { message: e.stack ?? e.message, code: 'internal', layer: 'worktree' } }));
-      worker.once('exit', (code) => resolve({ ok: false, error: { message: `checkout worker exited with code ${code}`, code: 'internal', layer: 'worktree' } }));
-    }));
-  }
+  const replies = threads.run(job);
   const report = (): void => progress?.(Atomics.load(control, DONE), plan.count);
   let failure: unknown = null;
   const dirs = new DirectoryCache(plan.dirs, false);
@@ -141,7 +171,7 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
   }
   const timer = progress ? setInterval(report, 100) : null;
   try {
-    const results = await Promise.all(replies);
+    const results = await replies;
     if (failure) throw failure;
     const bad = results.find((r): r is Extract<WorkerReply, { ok: false }> => !r.ok);
     if (bad) throw fromReply(bad.error);

@@ -150,8 +150,16 @@ function validUtf8(buf: Buffer, s: number, e: number): boolean {
   return true;
 }
 
+export interface PlanOptions {
+  /** Called once, when the plan reaches `bigEnough` entries (to start writer threads early). */
+  onBig?: () => void;
+  bigEnough?: number;
+}
+
 /** Plans the checkout of tree `treeId` into the absolute directory `root`. */
-export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: string): CheckoutPlan {
+export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: string, options: PlanOptions = {}): CheckoutPlan {
+  let onBig = options.onBig ?? null;
+  const bigEnough = options.bigEnough ?? 0;
   const rootBytes = Buffer.byteLength(root);
   const dirs: PlanDir[] = [{ path: new Uint8Array(0), fsPath: root, parent: -1, attributes: null }];
   const cols = new Columns();
@@ -223,6 +231,10 @@ export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: stri
       }
       cols.add(dir.path, data, ns, ne, cur.oidOffset, mode, dirIndex, !utf8);
       entryCount++;
+      if (onBig && cols.count >= bigEnough) {
+        onBig();
+        onBig = null;
+      }
     }
     if (symlinks && subdirs) {
       const clash = symlinkDirectoryCollision(data, symlinks, subdirs);

@@ -1,5 +1,6 @@
-// A checkout writer thread (parallel.ts): opens its own object database, claims chunks of entries
-// until none are left, and answers once with success or the error that stopped it.
+// A checkout writer thread (parallel.ts): opens its own object database as soon as it starts,
+// waits for its job, claims chunks of entries until none are left, and answers once with success
+// or the error that stopped it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { GitError } from '../../core/errors.js';
 import { ObjectDatabase } from '../../odb/database.js';
@@ -7,27 +8,36 @@ import { BlobReader } from './blob-reader.js';
 import { FAILED, READY, drain, jobColumns, type WorkerJob, type WorkerReply } from './parallel.js';
 import { EntryWriter } from './write-entry.js';
 
-const job = workerData as WorkerJob;
-const control = new Int32Array(job.control);
-let reply: WorkerReply;
 let odb: ObjectDatabase | null = null;
+let openError: unknown = null;
 try {
-  odb = new ObjectDatabase(job.objectsDir);
-  const cols = jobColumns(job);
-  const writer = new EntryWriter(cols, new Uint32Array(job.stats), null, false);
-  drain(new BlobReader(odb), cols, job.codes ? new Uint8Array(job.codes) : null, job.settings, writer, control);
-  reply = { ok: true };
+  odb = new ObjectDatabase(workerData as string);
 } catch (e) {
-  Atomics.store(control, FAILED, 1);
-  Atomics.notify(control, READY);
-  const err = e as Error;
-  reply = {
-    ok: false,
-    error: e instanceof GitError
-      ? { message: err.message, code: e.code, layer: e.layer }
-      : { message: err.stack ?? String(err), code: 'internal', layer: 'worktree' },
-  };
-} finally {
-  odb?.close();
+  openError = e;
 }
-parentPort!.postMessage(reply);
+
+parentPort!.once('message', (job: WorkerJob) => {
+  const control = new Int32Array(job.control);
+  let reply: WorkerReply;
+  try {
+    if (!odb) throw openError;
+    const cols = jobColumns(job);
+    const writer = new EntryWriter(cols, new Uint32Array(job.stats), null, false);
+    drain(new BlobReader(odb), cols, job.codes ? new Uint8Array(job.codes) : null, job.settings, writer, control);
+    reply = { ok: true };
+  } catch (e) {
+    Atomics.store(control, FAILED, 1);
+    Atomics.notify(control, READY);
+    const err = e as Error;
+    reply = {
+      ok: false,
+      error: e instanceof GitError
+        ? { message: err.message, code: e.code, layer: e.layer }
+        : { message: err.stack ?? String(err), code: 'internal', layer: 'worktree' },
+    };
+  } finally {
+    odb?.close();
+  }
+  parentPort!.postMessage(reply);
+  parentPort!.close();
+});
