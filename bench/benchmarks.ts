@@ -116,7 +116,37 @@ export const BENCHMARKS: Benchmark[] = [
     setup: (ctx, tool) => startCloneDriver(ctx, tool),
     cleanup: (ctx, tool) => checkCloneDriver(ctx, tool),
   },
+  {
+    // Filling the work tree of a `clone -n` from HEAD, the last step of clone: each tool checks out
+    // into its own fresh clone (objects hard-linked from the corpus), so both start from no index
+    // and an empty directory. For git that is its initial checkout (unpack_trees + check_updates).
+    name: 'checkout-large',
+    issue: 'checkout',
+    corpus: 'large',
+    cwd: '{scratch}/wt',
+    tsgit: ['checkout', '-q'],
+    git: ['checkout', '-q'],
+    setup: (ctx) => cloneWithoutCheckout(ctx),
+    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'wt'), { recursive: true, force: true }),
+  },
+  {
+    name: 'checkout-wide',
+    issue: 'checkout',
+    corpus: 'wide',
+    cwd: '{scratch}/wt',
+    tsgit: ['checkout', '-q'],
+    git: ['checkout', '-q'],
+    setup: (ctx) => cloneWithoutCheckout(ctx),
+    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'wt'), { recursive: true, force: true }),
+  },
 ];
+
+/** {scratch}/wt: a clone of the corpus without a checkout, as `git clone -n` leaves it. */
+function cloneWithoutCheckout(ctx: BenchContext): void {
+  const wt = path.join(ctx.scratch, 'wt');
+  fs.rmSync(wt, { recursive: true, force: true });
+  execFileSync('git', ['clone', '-q', '-n', ctx.gitDir, wt], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+}
 
 function freshRepo(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
