@@ -230,7 +230,7 @@ export class ObjectDatabase {
     const h = this.header;
     for (;;) {
       const hit = this.cache.get(pack.number, cur);
-      if (hit) { base = hit; break; }
+      if (hit) { base = { type: hit.type, data: hit.data }; break; }
       const buf = this.entryAt(pack, cur);
       const dataOffset = this.dataOffset;
       if (h.type < 5) {
