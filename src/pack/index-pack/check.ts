@@ -1,13 +1,15 @@
 // What --strict adds while objects are in hand: git's fsck checks on every commit, tree and tag,
-// and a note of every object they point to (with the type the pointer implies), so that at the
-// end each reference can be confirmed to exist in the pack or the repository (git's fsck_walk and
-// check_objects). Each thread keeps its own set of references, deduplicated, and hands it over
-// once when it is done.
+// and a check of every object they point to, with the type the pointer implies (git's fsck_walk
+// and check_objects). A reference to an object the pack has already yielded is checked at once in
+// the shared id index; the others (objects not resolved yet, or outside the pack) go into this
+// thread's set of pending references, deduplicated, which is checked once the pack is complete.
 import { CorruptError } from '../../core/errors.js';
 import { hexBytesToOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { checkObject, type FsckOptions } from '../../object/fsck.js';
 import { TreeCursor } from '../../object/tree.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, typeName } from '../../object/type.js';
+import type { SharedIdIndex } from './id-index.js';
+import type { ObjectTable } from './tables.js';
 
 /** A deduplicated set of (id, expected type) pairs, transferable as two buffers. */
 export interface ReferenceList {
@@ -26,7 +28,13 @@ export class ObjectChecker {
   private slots = new Int32Array(2048).fill(-1);
   private readonly scratch = new Uint8Array(OID_BYTES);
 
-  constructor(private readonly options: FsckOptions, private readonly where: string) {}
+  constructor(private readonly options: FsckOptions, private readonly where: string,
+    private readonly index: SharedIdIndex, private table: ObjectTable) {}
+
+  /** Follows a table whose views were re-created by growth. */
+  rebind(table: ObjectTable): void {
+    this.table = table;
+  }
 
   /** Checks one object; throws on an fsck error; records what it points to. */
   check(type: number, content: Uint8Array, id: Uint8Array, idOff: number): void {
@@ -70,6 +78,12 @@ export class ObjectChecker {
   }
 
   private add(buf: Uint8Array, off: number, type: number): void {
+    const obj = this.index.find(buf, off);
+    if (obj >= 0) {
+      const have = this.table.realType[obj]!;
+      if (have !== type) throw mismatch(this.where, buf, off, type, have);
+      return;
+    }
     if (this.count * 2 >= this.slots.length) this.grow();
     const mask = this.slots.length - 1;
     let s = (((buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!) >>> 0) & mask;
@@ -115,6 +129,7 @@ export class ObjectChecker {
     this.slots = slots;
   }
 
+  /** The references still to be checked. */
   references(): ReferenceList {
     return { ids: this.ids.subarray(0, this.count * OID_BYTES), types: this.types.subarray(0, this.count), count: this.count };
   }
@@ -123,4 +138,8 @@ export class ObjectChecker {
 function startsWith(buf: Uint8Array, at: number, prefix: Uint8Array): boolean {
   for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
   return true;
+}
+
+export function mismatch(where: string, buf: Uint8Array, off: number, want: number, have: number): CorruptError {
+  return new CorruptError('pack', `${where}: object type mismatch at ${toHex(buf, off)}: referenced as a ${typeName(want)}, but it is a ${typeName(have)}`);
 }

@@ -3,10 +3,12 @@
 // implies (git's fsck_walk + check_objects). And as git does for every object it receives, one
 // that the repository already has must be the very same object (git's "SHA1 COLLISION" check),
 // looked up quickly: in the packs and loose objects already known, without rescanning per miss.
+import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
-import { compareOid, OID_BYTES, toHex } from '../../core/oid.js';
+import { OID_BYTES, toHex } from '../../core/oid.js';
 import { typeName } from '../../object/type.js';
-import type { ReferenceList } from './check.js';
+import { mismatch, type ReferenceList } from './check.js';
+import type { SharedIdIndex } from './id-index.js';
 import type { ObjectTable } from './tables.js';
 
 /** What index-pack needs of a repository's object database (an ObjectDatabase fits). */
@@ -14,7 +16,7 @@ export interface ObjectLookup {
   read(oid: Uint8Array, off?: number): { type: number; data: Buffer } | null;
   info(oid: Uint8Array, off?: number): { type: number; size: number } | null;
   readonly packs: readonly { readonly index: { find(oid: Uint8Array, off?: number): number } }[];
-  readonly loose: { has(oid: Uint8Array, off?: number): boolean };
+  readonly loose: { has(oid: Uint8Array, off?: number): boolean; readonly dir?: string };
   readonly alternates: readonly ObjectLookup[];
 }
 
@@ -26,29 +28,15 @@ export function quickHas(db: ObjectLookup, oid: Uint8Array, off: number): boolea
   return false;
 }
 
-/** Position of the id among the pack's objects sorted by id, or -1. */
-export function findSorted(ids: Uint8Array, sorted: Int32Array, count: number, oid: Uint8Array, off: number): number {
-  let lo = 0, hi = count;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const c = compareOid(ids, sorted[mid]! * OID_BYTES, oid, off);
-    if (c === 0) return sorted[mid]!;
-    if (c < 0) lo = mid + 1; else hi = mid;
-  }
-  return -1;
-}
-
-export function checkConnectivity(lists: readonly ReferenceList[], table: ObjectTable, sorted: Int32Array,
-  count: number, lookup: ObjectLookup | null, name: string): void {
+export function checkConnectivity(lists: readonly ReferenceList[], table: ObjectTable, index: SharedIdIndex,
+  lookup: ObjectLookup | null, name: string): void {
   for (const list of lists) {
     for (let k = 0; k < list.count; k++) {
       const at = k * OID_BYTES;
       const want = list.types[k]!;
-      const obj = findSorted(table.ids, sorted, count, list.ids, at);
+      const obj = index.find(list.ids, at);
       if (obj >= 0) {
-        if (table.realType[obj] !== want) {
-          throw new CorruptError('pack', `${name}: object type mismatch at ${toHex(list.ids, at)}: referenced as a ${typeName(want)}, but the pack has a ${typeName(table.realType[obj]!)}`);
-        }
+        if (table.realType[obj] !== want) throw mismatch(name, list.ids, at, want, table.realType[obj]!);
         continue;
       }
       const info = lookup?.info(list.ids, at) ?? null;
@@ -60,12 +48,23 @@ export function checkConnectivity(lists: readonly ReferenceList[], table: Object
   }
 }
 
+/** True when the lookup surely holds no object (a fresh repository): no packs, no loose ones. */
+function surelyEmpty(db: ObjectLookup): boolean {
+  if (db.packs.length || db.alternates.length || db.loose.dir === undefined) return false;
+  try {
+    return !fs.readdirSync(db.loose.dir).some((n) => /^[0-9a-f]{2}$/.test(n));
+  } catch {
+    return true;
+  }
+}
+
 /**
  * For each of the first `count` objects that the repository already has, insists that its type,
  * size and content are the same. `contentOf` reconstructs an object of the pack.
  */
 export function checkCollisions(table: ObjectTable, count: number, lookup: ObjectLookup, name: string,
   contentOf: (i: number) => Buffer): void {
+  if (surelyEmpty(lookup)) return;
   for (let i = 0; i < count; i++) {
     const at = i * OID_BYTES;
     if (!quickHas(lookup, table.ids, at)) continue;

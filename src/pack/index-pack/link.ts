@@ -4,7 +4,7 @@
 // tasks (bases with children) are ordered biggest subtree first, so the last task to finish is a
 // small one and the threads end together.
 import { OID_BYTES } from '../../core/oid.js';
-import { OBJ_OFS_DELTA } from '../../object/type.js';
+import { OBJ_BLOB, OBJ_OFS_DELTA } from '../../object/type.js';
 import type { PackParser } from './parse.js';
 import { sortByOid } from './sort.js';
 import type { ObjectTable } from './tables.js';
@@ -24,7 +24,11 @@ export interface DeltaLinks {
   spare: number;
 }
 
-export function linkDeltas(table: ObjectTable, count: number, parser: PackParser): DeltaLinks {
+/**
+ * With `checkAll`, every commit, tree and tag is a task even without children, so that --strict
+ * checks it on a resolver thread.
+ */
+export function linkDeltas(table: ObjectTable, count: number, parser: PackParser, checkAll = false): DeltaLinks {
   const ofsCount = parser.ofsCount;
   const spare = parser.refCount;
   const rows = count + spare;
@@ -50,13 +54,14 @@ export function linkDeltas(table: ObjectTable, count: number, parser: PackParser
   // Subtree weights over the OFS links (children come after their bases in the pack).
   const weight = new Float64Array(count);
   for (let i = count - 1; i >= 0; i--) {
-    weight[i] += table.resultSize[i]! + OBJECT_COST;
+    weight[i] += (table.isDelta(i) ? table.resultSize[i]! : table.size[i]!) + OBJECT_COST;
     if (table.type[i] === OBJ_OFS_DELTA) weight[table.base[i]!] += weight[i]!;
   }
   const roots: number[] = [];
   for (let i = 0; i < count; i++) {
     if (table.isDelta(i)) continue;
-    if (childStart[i + 1]! > childStart[i]! || (refCount && hasRefChildren(refIds, refCount, table.ids, i))) roots.push(i);
+    if (childStart[i + 1]! > childStart[i]! || (checkAll && types[i] !== OBJ_BLOB)
+      || (refCount && hasRefChildren(refIds, refCount, table.ids, i))) roots.push(i);
   }
   roots.sort((a, b) => weight[b]! - weight[a]! || a - b);
   const tasks = new Int32Array(new SharedArrayBuffer(Math.max(roots.length, 1) * 4));

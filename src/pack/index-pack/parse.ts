@@ -16,13 +16,12 @@ import { CorruptError } from '../../core/errors.js';
 import { sha1 } from '../../core/hash.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
-import { OBJ_BLOB, OBJ_OFS_DELTA } from '../../object/type.js';
+import { OBJ_OFS_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../delta.js';
 import { EntryHeader } from '../entry-header.js';
 import type { DeltaArena } from './arena.js';
 import { crc32 } from './crc32.js';
-import type { ObjectChecker } from './check.js';
-import type { ObjectTable } from './tables.js';
+import { MAX_RESULT, NOT_KEPT, type ObjectTable } from './tables.js';
 import type { PackWindow } from './window.js';
 
 const PACK_HEADER = 12;
@@ -39,8 +38,6 @@ const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '];
 export interface ParserOptions {
   /** Names the pack in errors (a path, or "<stdin>"). */
   name: string;
-  /** Runs --strict checks on whole objects as they are hashed. */
-  checker?: ObjectChecker | null;
   /** Receives pack bytes once they are parsed (to write the .pack of a stream). */
   onData?: (bytes: Uint8Array) => void;
   /** Inflated delta data may exceed the pack bytes parsed by this much (default 128 MiB). */
@@ -141,7 +138,6 @@ export class PackParser {
           t.realType[i] = h.type;
           t.state[i] = 1;
           t.base[i] = -1;
-          t.dataAt[i] = -1;
         }
         this.parsed = i + 1;
         this.pos = end;
@@ -216,12 +212,6 @@ export class PackParser {
         (part) => { hash.update(part); }, 'pack', where);
       if (consumed < 0) return -1;
       hash.digest().copy(this.table.ids, i * OID_BYTES);
-      // fsck needs the whole object; only commits, trees and tags this large get here.
-      if (this.options.checker && h.type !== OBJ_BLOB) {
-        const out = Buffer.allocUnsafe(h.size + 1);
-        this.inflater.inflateInto(bytes, h.dataPos, avail, out, 0, h.size, 'pack', where);
-        this.options.checker.check(h.type, out.subarray(0, h.size), this.table.ids, i * OID_BYTES);
-      }
       return consumed;
     }
     const need = prefix.length + h.size + 1;
@@ -231,7 +221,6 @@ export class PackParser {
     const consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, out, prefix.length, h.size, 'pack', where);
     if (consumed < 0) return -1;
     sha1(out.subarray(0, prefix.length + h.size)).copy(this.table.ids, i * OID_BYTES);
-    this.options.checker?.check(h.type, out.subarray(prefix.length, prefix.length + h.size), this.table.ids, i * OID_BYTES);
     return consumed;
   }
 
@@ -271,8 +260,10 @@ export class PackParser {
     if (consumed < 0) return -1;
     // The sizes take at most 20 bytes; passing the full length keeps the "a delta this small cannot
     // produce that much" check honest when only the first piece was kept.
-    this.table.resultSize[i] = readDeltaSizes(head, 0, h.size, 'pack', where).resultSize;
-    this.table.dataAt[i] = keptAt;
+    const { resultSize } = readDeltaSizes(head, 0, h.size, 'pack', where);
+    if (resultSize > MAX_RESULT) throw new CorruptError('pack', `${where()}: delta declares a ${resultSize}-byte result, larger than tsgit can hold`);
+    this.table.resultSize[i] = resultSize;
+    this.table.dataAt[i] = keptAt >= 0 ? keptAt : NOT_KEPT;
     if (keptAt >= 0) this.arena.length += h.size;
     return consumed;
   }

@@ -15,13 +15,14 @@ import { OID_BYTES, toHex } from '../../core/oid.js';
 import type { FsckOptions } from '../../object/fsck.js';
 import { Progress, type ProgressOptions } from '../../cli/progress.js';
 import { ARENA_MAX, DeltaArena } from './arena.js';
-import { ObjectChecker, type ReferenceList } from './check.js';
+import type { ReferenceList } from './check.js';
+import { SharedIdIndex } from './id-index.js';
 import { checkCollisions, checkConnectivity, type ObjectLookup } from './connectivity.js';
 import { linkDeltas } from './link.js';
 import { PackParser } from './parse.js';
 import { ABORT, RESOLVED, Resolver, type ResolveShared } from './resolve.js';
 import { sortByOid } from './sort.js';
-import { MAX_ROWS, ObjectTable } from './tables.js';
+import { MAX_DEPTH, MAX_ROWS, ObjectTable } from './tables.js';
 import { appendThinBases } from './thin.js';
 import { ResolverThreads } from './threads.js';
 import { PackWindow } from './window.js';
@@ -98,7 +99,6 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const fromFile = typeof input === 'string';
   const packPath = fromFile ? input : options.packPath;
   if (!packPath) throw new GitError('pack', 'usage', `${name}: a pack stream needs a file to be written to`);
-  const firstChecker = options.strict ? new ObjectChecker(options.strict, name) : null;
   const progressOn = options.progress?.enabled ?? false;
 
   // Pass 1.
@@ -126,7 +126,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const table = new ObjectTable(fromFile ? Math.floor(fileSize / MIN_ENTRY) : MAX_ROWS);
   const arena = new DeltaArena(ARENA_MAX);
   parser = new PackParser(window, table, arena, {
-    name, checker: firstChecker, onData: options.onData, arenaSlack: options.arenaSlack,
+    name, onData: options.onData, arenaSlack: options.arenaSlack,
   });
   try {
     if (fromFile) {
@@ -172,14 +172,18 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const parsedCount = parser.count;
 
   // Pass 2.
-  const links = linkDeltas(table, parsedCount, parser);
+  const links = linkDeltas(table, parsedCount, parser, !!options.strict);
+  // --strict checks references in an id index: whole objects go in now, each delta when resolved.
+  const idSlots = SharedIdIndex.allocate(options.strict ? parsedCount + parser.refCount : 0);
+  const index = new SharedIdIndex(new Int32Array(idSlots), table.ids);
+  if (options.strict) for (let i = 0; i < parsedCount; i++) if (!table.isDelta(i)) index.insert(i);
   const control = new Int32Array(new SharedArrayBuffer(16));
   const shared: ResolveShared = {
     name, packPath, arena: arena.buffer, arenaLength: arena.length, table: table.shared(), count: parsedCount,
     childStart: links.childStart, children: links.children,
     refObjects: links.refObjects, refIds: links.refIds, refCount: links.refCount,
-    tasks: links.tasks, taskCount: links.taskCount, control: control.buffer as SharedArrayBuffer,
-    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH, cacheLimit: options.cacheLimit ?? DEFAULT_CACHE_LIMIT,
+    tasks: links.tasks, taskCount: links.taskCount, idSlots, control: control.buffer as SharedArrayBuffer,
+    maxDepth: Math.min(options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_DEPTH), cacheLimit: options.cacheLimit ?? DEFAULT_CACHE_LIMIT,
     strict: options.strict ?? null,
   };
   const deltas = parser.ofsCount + parser.refCount;
@@ -188,7 +192,6 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     : null;
   const showResolving = (): void => { resolving?.update(Atomics.load(control, RESOLVED)); };
   const lists: ReferenceList[] = [];
-  if (firstChecker) lists.push(firstChecker.references());
   const useWorkers = threads.size > 0 && links.taskCount > 1;
   const workersDone = useWorkers ? threads.start(shared) : Promise.resolve([] as ReferenceList[]);
   // Keep a rejected promise from being reported as unhandled while this thread is busy.
@@ -235,7 +238,10 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   }
 
   const sorted = sortByOid(table.ids, count);
-  if (options.strict) checkConnectivity(lists, table, sorted, count, options.lookup ?? null, name);
+  if (options.strict) {
+    index.rebind(table.ids);
+    checkConnectivity(lists, table, index, options.lookup ?? null, name);
+  }
   const reader = new Resolver({ ...shared, table: table.shared(), count });
   const objectData = (i: number): Buffer => {
     try {

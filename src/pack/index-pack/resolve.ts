@@ -21,7 +21,9 @@ import { Inflater } from '../../core/zlib.js';
 import type { FsckOptions } from '../../object/fsck.js';
 import { applyDelta } from '../delta.js';
 import { ObjectChecker } from './check.js';
-import { ObjectTable, type TableBuffers } from './tables.js';
+import { SharedIdIndex } from './id-index.js';
+import { OBJ_BLOB } from '../../object/type.js';
+import { NOT_KEPT, ObjectTable, type TableBuffers } from './tables.js';
 
 /** Control words in ResolveShared.control. */
 export const NEXT_TASK = 0, RESOLVED = 1, ABORT = 2;
@@ -44,6 +46,8 @@ export interface ResolveShared {
   /** Object numbers of the bases to start from, biggest subtree first. */
   tasks: SharedArrayBuffer;
   taskCount: number;
+  /** Slots of the shared id index (id-index.ts). */
+  idSlots: SharedArrayBuffer;
   control: SharedArrayBuffer;
   maxDepth: number;
   /** Bytes of reconstructed bases one thread may hold before dropping the oldest. */
@@ -112,6 +116,7 @@ export class Resolver {
   private refIds!: Uint8Array;
   private tasks!: Int32Array;
   private control!: Int32Array;
+  index!: SharedIdIndex;
   private readonly inflater = new Inflater();
   private deltaBuf: Buffer = Buffer.allocUnsafe(1 << 16);
   private readonly pool = new BufferPool();
@@ -130,7 +135,7 @@ export class Resolver {
   /** `onProgress` runs on this thread every few dozen deltas (the calling thread draws progress). */
   constructor(s: ResolveShared, private readonly onProgress?: () => void) {
     this.attach(s);
-    this.checker = s.strict ? new ObjectChecker(s.strict, s.name) : null;
+    this.checker = s.strict ? new ObjectChecker(s.strict, s.name, this.index, this.table) : null;
   }
 
   /** Points this resolver at (possibly grown) shared state: --fix-thin appends objects and bytes. */
@@ -144,6 +149,9 @@ export class Resolver {
     this.refIds = new Uint8Array(s.refIds);
     this.tasks = new Int32Array(s.tasks);
     this.control = new Int32Array(s.control);
+    if (this.index) this.index.rebind(this.table.ids);
+    else this.index = new SharedIdIndex(new Int32Array(s.idSlots), this.table.ids);
+    this.checker?.rebind(this.table);
   }
 
   /** Claims and resolves tasks until none are left or another thread failed. */
@@ -170,11 +178,18 @@ export class Resolver {
     this.fd = -1;
   }
 
-  /** Resolves every delta that descends from `root`, a non-delta or an already resolved object. */
-  resolveFrom(root: number): void {
+  /**
+   * Resolves every delta that descends from `root`, a non-delta or an already resolved object,
+   * which --strict checks too unless `checkRoot` is false (bases taken from the repository).
+   */
+  resolveFrom(root: number, checkRoot = true): void {
     const frame = this.frameFor(root);
+    const check = this.checker && checkRoot && this.table.realType[root] !== OBJ_BLOB;
+    if (!frame && !check) return;
+    const data = this.objectData(root);
+    if (check) this.checker!.check(this.table.realType[root]!, data, this.table.ids, root * OID_BYTES);
     if (!frame) return;
-    frame.data = this.objectData(root);
+    frame.data = data;
     this.hold(frame);
     const stack = this.stack;
     while (stack.length) {
@@ -248,6 +263,7 @@ export class Resolver {
     t.base[child] = parent;
     t.depth[child] = depth;
     Atomics.store(t.state, child, 1);
+    if (this.checker) this.index.insert(child);
     if (this.checker) this.checker.check(type, data, t.ids, child * OID_BYTES);
     if (++this.pendingProgress >= 64) this.flush();
   }
@@ -345,7 +361,7 @@ export class Resolver {
   private deltaData(i: number, size: number): Uint8Array {
     const t = this.table;
     const at = t.dataAt[i]!;
-    if (at >= 0) return this.arena.subarray(at, at + size);
+    if (at !== NOT_KEPT) return this.arena.subarray(at, at + size);
     if (this.deltaBuf.length <= size) this.deltaBuf = allocate(size + 1, () => `${this.s.name}: entry at offset ${t.offset[i]}`);
     const len = this.readCompressed(i);
     this.inflater.inflateInto(this.readBuf, 0, len, this.deltaBuf, 0, size, 'pack', () => `${this.s.name}: entry at offset ${t.offset[i]}`);

@@ -13,12 +13,19 @@ interface Growable {
 const GrowableSharedArrayBuffer = SharedArrayBuffer as unknown as
   new (length: number, options: { maxByteLength: number }) => SharedArrayBuffer;
 
+/** dataAt of a delta whose data the arena did not keep. */
+export const NOT_KEPT = 0xffffffff;
+/** Deepest delta chain the depth column can record. */
+export const MAX_DEPTH = 0xffff;
+/** Largest delta result (resultSize is 32-bit; no Buffer is larger anyway). */
+export const MAX_RESULT = 0xffffffff;
+
 /** No column may exceed what one SharedArrayBuffer holds. */
 export const MAX_ROWS = Math.floor((2 ** 32 - 1) / OID_BYTES) - 1;
 
 const COLUMNS = {
-  offset: 8, headerLength: 1, type: 1, realType: 1, size: 8, resultSize: 8, dataAt: 8,
-  crc: 4, ids: OID_BYTES, base: 4, depth: 4, state: 4,
+  offset: 8, headerLength: 1, type: 1, realType: 1, size: 8, resultSize: 4, dataAt: 4,
+  crc: 4, ids: OID_BYTES, base: 4, depth: 2, state: 1,
 } as const;
 type Column = keyof typeof COLUMNS;
 
@@ -38,18 +45,18 @@ export class ObjectTable {
   realType!: Uint8Array;
   /** Size declared in the entry header (for a delta: the size of the delta data). */
   size!: Float64Array;
-  /** Size of the object itself (for a delta: the result size its data declares). */
-  resultSize!: Float64Array;
-  /** Where a delta's inflated data sits in the delta arena, or -1 (inflate it from the pack). */
-  dataAt!: Float64Array;
+  /** For a delta: the size of its result, as its data declares (no object we can hold is larger). */
+  resultSize!: Uint32Array;
+  /** Where a delta's inflated data sits in the delta arena, or NOT_KEPT (inflate it again). */
+  dataAt!: Uint32Array;
   crc!: Uint32Array;
   ids!: Uint8Array;
   /** Object number of the delta base; -1 for non-deltas and unresolved REF_DELTAs. */
   base!: Int32Array;
-  /** Delta chain length (0 for non-deltas). */
-  depth!: Int32Array;
+  /** Delta chain length (0 for non-deltas); MAX_DEPTH at most. */
+  depth!: Uint16Array;
   /** 0 unresolved, 1 resolved (REF_DELTAs are claimed with a compare-and-swap). */
-  state!: Int32Array;
+  state!: Uint8Array;
   private readonly buffers: TableBuffers;
 
   /** A new table for at most `maxRows` objects, or the views of a table another thread made. */
@@ -76,13 +83,13 @@ export class ObjectTable {
     this.type = new Uint8Array(b.type, 0, n);
     this.realType = new Uint8Array(b.realType, 0, n);
     this.size = new Float64Array(b.size, 0, n);
-    this.resultSize = new Float64Array(b.resultSize, 0, n);
-    this.dataAt = new Float64Array(b.dataAt, 0, n);
+    this.resultSize = new Uint32Array(b.resultSize, 0, n);
+    this.dataAt = new Uint32Array(b.dataAt, 0, n);
     this.crc = new Uint32Array(b.crc, 0, n);
     this.ids = new Uint8Array(b.ids, 0, n * OID_BYTES);
     this.base = new Int32Array(b.base, 0, n);
-    this.depth = new Int32Array(b.depth, 0, n);
-    this.state = new Int32Array(b.state, 0, n);
+    this.depth = new Uint16Array(b.depth, 0, n);
+    this.state = new Uint8Array(b.state, 0, n);
   }
 
   /** Grows (in place) to hold at least `n` rows. */

@@ -79,8 +79,6 @@ export function appendThinBases(ctx: ThinContext): ThinResult {
       table.type[n] = base.type;
       table.realType[n] = base.type;
       table.size[n] = base.data.length;
-      table.resultSize[n] = base.data.length;
-      table.dataAt[n] = -1;
       table.crc[n] = zlib.crc32(compressed, zlib.crc32(header));
       table.ids.set(id, n * OID_BYTES);
       table.base[n] = -1;
@@ -90,7 +88,8 @@ export function appendThinBases(ctx: ThinContext): ThinResult {
       const shared: ResolveShared = { ...ctx.shared, table: table.shared(), count: n };
       if (resolver) resolver.attach(shared);
       else resolver = new Resolver(shared, ctx.onProgress);
-      resolver.resolveFrom(n - 1);
+      if (resolver.checker) resolver.index.insert(n - 1);
+      resolver.resolveFrom(n - 1, false);
       resolver.flush();
     }
   } finally {
