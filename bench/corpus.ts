@@ -69,7 +69,7 @@ export const CORPORA: Record<CorpusName, CorpusDefinition> = {
       maintPerMille: 50, maintMergeEvery: 15, tagPerMille: 25, annotatedPerMille: 450,
     },
     repack: { window: 10, depth: 50 },
-    expected: null,
+    expected: { head: '906116240814a804829208e18d172f09635bb56a', refs: 'da9acde1e601b25c05419ac99a8e230283e61858' },
   },
   wide: {
     name: 'wide',
