@@ -10,6 +10,7 @@
 // remove a clone target. Add entries for your issue here; `issue` groups them in BENCHMARKS.md.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { connect as netConnect } from 'node:net';
 import path from 'node:path';
 import type { CorpusName } from './corpus.js';
 
@@ -43,20 +44,20 @@ const CLONES = 8;
 
 // The clone benchmarks' git daemon: started before and stopped after every measured clone, on a
 // port derived from this process's id, serving the corpus through a symlink named repo.git.
-const CLONE_PORT = 20000 + (process.pid % 20000);
-const CLONE_URL = `git://127.0.0.1:${CLONE_PORT}/repo.git`;
-let cloneDaemon: ChildProcess | null = null;
+const DAEMON_PORT = 20000 + (process.pid % 20000);
+const DAEMON_URL = `git://127.0.0.1:${DAEMON_PORT}/repo.git`;
+let cloneDaemon: ReturnType<typeof spawn> | null = null;
 
 async function startCloneDaemon(ctx: BenchContext): Promise<void> {
   const served = path.join(ctx.scratch, 'served');
   fs.rmSync(path.join(ctx.scratch, 'clone'), { recursive: true, force: true });
   fs.mkdirSync(served, { recursive: true });
   if (!fs.existsSync(path.join(served, 'repo.git'))) fs.symlinkSync(ctx.gitDir, path.join(served, 'repo.git'));
-  cloneDaemon = spawn('git', ['daemon', '--export-all', `--base-path=${served}`, '--listen=127.0.0.1', `--port=${CLONE_PORT}`,
+  cloneDaemon = spawn('git', ['daemon', '--export-all', `--base-path=${served}`, '--listen=127.0.0.1', `--port=${DAEMON_PORT}`,
     '--reuseaddr', served], { stdio: 'ignore' });
   for (let i = 0; i < 400; i++) {
     const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(CLONE_PORT, '127.0.0.1');
+      const s = netConnect(DAEMON_PORT, '127.0.0.1');
       s.once('connect', () => { s.destroy(); resolve(true); });
       s.once('error', () => resolve(false));
     });
@@ -64,7 +65,7 @@ async function startCloneDaemon(ctx: BenchContext): Promise<void> {
     if (cloneDaemon.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`git daemon did not start listening on port ${CLONE_PORT}`);
+  throw new Error(`git daemon did not start listening on port ${DAEMON_PORT}`);
 }
 
 async function stopCloneDaemon(ctx: BenchContext): Promise<void> {
