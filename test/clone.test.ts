@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { RemoteSession } from '../src/client/session.js';
+import { parseRemoteUrl } from '../src/transport/url.js';
 import { rmrf, tmpDir, TSGIT } from './helpers.js';
 import { clientEnv, makeServerRepo, runAsync, startServers, type ProtocolVersion, type TransportUnderTest } from './transport-servers.js';
 
@@ -172,5 +174,42 @@ describe('clone options', () => {
     assert.match(progress.stderr, /Receiving objects: 100% \(\d+\/\d+\), .*done\.\n/);
     assert.match(progress.stderr, /Resolving deltas: 100% \(\d+\/\d+\), done\.\n/);
     for (const d of ['q', 'p', 'pp']) rmrf(path.join(scratch, d));
+  });
+});
+
+describe('protocol version and local upload-pack', () => {
+  test('asking for v2 from a server that only speaks v0 falls back to v0', async () => {
+    const env = clientEnv(scratch, 2);
+    const v0only = ['--upload-pack', 'env -u GIT_PROTOCOL git-upload-pack'];
+    const session = await RemoteSession.open(parseRemoteUrl(path.join(root, 'repo.git')), {
+      env, protocolVersion: 2, uploadPack: 'env -u GIT_PROTOCOL git-upload-pack', onStderr: () => {},
+    });
+    assert.equal(session.version, 0);
+    await session.close();
+    const ours = path.join(scratch, 'fallback-tsgit'), theirs = path.join(scratch, 'fallback-git');
+    const r = await runAsync(process.execPath, [TSGIT, 'clone', ...v0only, `file://${root}/repo.git`, ours], scratch, env);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal((await runAsync('git', ['clone', '-q', ...v0only, `file://${root}/repo.git`, theirs], scratch, env)).status, 0);
+    assert.deepEqual(describeClone(ours, env, false), describeClone(theirs, env, false));
+    rmrf(ours);
+    rmrf(theirs);
+  });
+
+  test('a local path and a file:// URL are served by tsgit\'s own upload-pack by default', async () => {
+    for (const version of [0, 2] as const) {
+      const env = clientEnv(scratch, version);
+      for (const url of [path.join(root, 'repo.git'), `file://${root}/repo.git`]) {
+        const ours = path.join(scratch, 'own-tsgit'), theirs = path.join(scratch, 'own-git');
+        const r = await runAsync(process.execPath, [TSGIT, 'clone', '-q', url, ours], scratch, env);
+        assert.equal(r.status, 0, r.stderr);
+        const g = await runAsync('git', ['clone', '-q', '--no-local', url, theirs], scratch, env);
+        assert.equal(g.status, 0, g.stderr);
+        const mine = describeClone(ours, env, false), gits = describeClone(theirs, env, false);
+        assert.deepEqual(mine, gits, `${url} v${version}`);
+        await gitUsesIt(ours, env, false, true);
+        rmrf(ours);
+        rmrf(theirs);
+      }
+    }
   });
 });

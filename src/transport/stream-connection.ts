@@ -19,15 +19,21 @@ export interface StreamEnds {
   kill(): void;
 }
 
+/** Bytes a peer may still send after we hang up before we stop listening and kill it. */
+const MAX_DRAIN = 1 << 20;
+
 export class StreamConnection implements Connection {
   readonly stateless = false;
   readonly reader: PacketReader;
   readonly name: string;
   private writeError: Error | null = null;
   private closed = false;
+  /** One iterator over the input, shared by the reader and by close(), which drains what is left. */
+  private readonly input: AsyncIterator<Buffer>;
 
   constructor(private readonly ends: StreamEnds) {
     this.name = ends.name;
+    this.input = ends.input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     // An EPIPE on a server that hung up surfaces here, not as an unhandled 'error' event; the read
     // side then reports the more useful reason (exit status, ERR line).
     ends.output.on('error', (e) => { this.writeError ??= e; });
@@ -36,7 +42,7 @@ export class StreamConnection implements Connection {
 
   private async *chunks(): AsyncGenerator<Uint8Array> {
     try {
-      for await (const chunk of this.ends.input) yield chunk as Buffer;
+      for (let r = await this.input.next(); !r.done; r = await this.input.next()) yield r.value;
     } catch (e) {
       if (this.closed) return;
       // The peer's own failure (exit status, refused connection) explains more than a read error.
@@ -64,7 +70,19 @@ export class StreamConnection implements Connection {
     if (this.closed) return;
     this.closed = true;
     this.ends.output.end();
-    this.ends.input.resume();
+    // A process is not finished until its stdout is read to the end (a trailing flush, say).
+    let drained = 0;
+    try {
+      for (let r = await this.input.next(); !r.done; r = await this.input.next()) {
+        drained += r.value.length;
+        if (drained > MAX_DRAIN) {
+          this.ends.kill();
+          break;
+        }
+      }
+    } catch {
+      // A read error after we are done: the peer's exit status below says whether it failed.
+    }
     await this.ends.finished();
   }
 
