@@ -80,7 +80,7 @@ function lsRefs(s: Session, args: string[], where: string): void {
         ...(req.peel && h.peeled ? { peeled: h.peeled } : {}),
       }));
     }
-  } else if (req.unborn && s.policy.unborn !== 'ignore' && s.refs.headTarget && matches('HEAD')) {
+  } else if (req.unborn && req.symrefs && s.policy.unborn !== 'ignore' && s.refs.headTarget && matches('HEAD')) {
     out.write(formatLsRefsLine({ oid: null, name: 'HEAD', symrefTarget: s.refs.headTarget }));
   }
   for (const r of s.refs.refs) {
@@ -162,7 +162,8 @@ function objectInfo(s: Session, args: string[], where: string): void {
       oids.push(line.slice(4));
     } else throw clientError(`object-info: unexpected line: '${line}'`);
   }
-  if (size) s.out.line('size\n');
+  // git writes these lines without a trailing LF.
+  if (size) s.out.line('size');
   for (const hex of oids) {
     const id = fromHex(hex);
     if (!id) throw new CorruptError('protocol', `${where}: object-info: protocol error, expected to get oid, not '${hex}'`);
@@ -171,7 +172,7 @@ function objectInfo(s: Session, args: string[], where: string): void {
       const info = s.odb.info(id);
       text += info ? ` ${info.size}` : ' ';
     }
-    s.out.line(`${text}\n`);
+    s.out.line(text);
   }
   s.out.write(FLUSH_PKT);
 }
