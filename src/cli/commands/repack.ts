@@ -1,0 +1,60 @@
+// tsgit repack -a [-d] [-b] [-q]: every reachable object into one new pack (see
+// src/pack/repack/repack.ts). Progress is git's, on stderr, shown when stderr is a terminal or with
+// --progress. As in git, a bare repository writes a bitmap with -a unless repack.writeBitmaps (or
+// pack.writeBitmaps) says otherwise. Incremental repacking (no -a) is not supported.
+import { UsageError } from '../../core/errors.js';
+import { repack } from '../../pack/repack/index.js';
+import { fatal, type CommandContext } from '../context.js';
+import { writeAll } from '../output.js';
+import { Progress, progressWanted } from '../progress.js';
+
+const USAGE = 'usage: tsgit repack -a [-d] [-b | --write-bitmap-index] [-q | --quiet] [--progress]';
+
+export default async function repackCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  let all = false, del = false, quiet = false, progress = false;
+  let bitmap: boolean | undefined;
+  for (const a of args) {
+    if (a === '--write-bitmap-index') bitmap = true;
+    else if (a === '--no-write-bitmap-index') bitmap = false;
+    else if (a === '--quiet') quiet = true;
+    else if (a === '--progress') progress = true;
+    else if (a === '--no-progress') quiet = true;
+    else if (/^-[adbq]+$/.test(a)) {
+      // Bundled short options, as git's parse-options takes them (-adb).
+      for (const c of a.slice(1)) {
+        if (c === 'a') all = true;
+        else if (c === 'd') del = true;
+        else if (c === 'b') bitmap = true;
+        else if (c === 'q') quiet = true;
+      }
+    } else throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+  }
+  const repo = ctx.repository();
+  const config = repo.config;
+  if (!all) {
+    if (bitmap) throw fatal('incremental repack is not compatible with bitmap indexes');
+    throw fatal('only "repack -a" is supported: incremental repacking of loose objects is not implemented');
+  }
+  bitmap ??= config.getBool('repack', null, 'writebitmaps') ?? config.getBool('pack', null, 'writebitmaps') ?? repo.workTree === null;
+  const showProgress = progressWanted({ quiet, progress });
+  const threads = config.getInt('pack', null, 'threads') || undefined;
+  const result = await repack(repo.odb, repo.refs, {
+    deleteRedundant: del,
+    bitmap,
+    bitmapHashCache: config.getBool('pack', null, 'writebitmaphashcache') ?? true,
+    bitmapLookupTable: config.getBool('pack', null, 'writebitmaplookuptable') ?? false,
+    packKeptObjects: config.getBool('repack', null, 'packkeptobjects'),
+    compression: config.getInt('pack', null, 'compression') ?? config.getInt('core', null, 'compression'),
+    threads,
+    progress: showProgress ? (title, total) => {
+      const p = new Progress(title, total);
+      return { update: n => p.update(n), stop: () => p.done() };
+    } : undefined,
+  });
+  if (result.packHash === null) {
+    if (!quiet) writeAll(1, Buffer.from('Nothing new to pack.\n'));
+  } else if (showProgress) {
+    writeAll(2, Buffer.from(`Total ${result.objects} (delta ${result.deltas}), reused ${result.reused} (delta ${result.reusedDeltas}), pack-reused 0\n`));
+  }
+  return 0;
+}

@@ -1,0 +1,80 @@
+// What `repack -a` puts in the new pack: every object reachable from the refs and HEAD, in
+// `rev-list --objects --all` order, with the type and the path name hash of each (the hash goes
+// into the bitmap's hash cache), then arranged in git's write order. Objects the index alone
+// references are not added (git's repack adds them through --indexed-objects; tsgit has no index
+// writer yet, so a blob staged but never committed stays loose).
+import { fromHex, OID_BYTES, toHex } from '../../core/oid.js';
+import { parseTag } from '../../object/tag.js';
+import { OBJ_COMMIT, OBJ_TAG } from '../../object/type.js';
+import type { ObjectDatabase } from '../../odb/database.js';
+import type { RefStore } from '../../refs/store.js';
+import { ObjectWalk } from '../../walk/object-walk.js';
+import { ensureCapacity } from '../../walk/oid-map.js';
+import { packNameHash } from '../name-hash.js';
+import { writeOrder } from '../write/order.js';
+import type { PackContents } from '../write/write.js';
+
+export interface RepackObjects {
+  walk: ObjectWalk;
+  contents: PackContents;
+  /** Name hash by walk index. */
+  nameHash: Uint32Array;
+  /** The objects' walk indices, in enumeration order. */
+  objects: Int32Array;
+}
+
+/**
+ * Walks from every ref and HEAD. `skip` leaves out objects that stay where they are (objects of
+ * kept packs); the walk still goes through them.
+ */
+export function enumerateForRepack(odb: ObjectDatabase, refs: RefStore,
+  skip?: (ids: Uint8Array, off: number) => boolean, onCount?: (n: number) => void): RepackObjects {
+  const walk = new ObjectWalk(odb);
+  const tagRefs: Uint8Array[] = [];
+  for (const ref of refs.list('refs/')) {
+    const id = fromHex(ref.oid)!;
+    walk.add(id, ref.name);
+    if (ref.name.startsWith('refs/tags/')) tagRefs.push(id);
+  }
+  const head = refs.resolve('HEAD');
+  if (head) walk.add(fromHex(head.oid)!, 'HEAD');
+
+  let objects = new Int32Array(1024);
+  let n = 0;
+  let types = new Uint8Array(1024);
+  let nameHash = new Uint32Array(1024);
+  const add = (idx: number, type: number, hash: number, ids: Uint8Array, off: number) => {
+    if (idx >= types.length) {
+      types = ensureCapacity(types, idx + 1);
+      nameHash = ensureCapacity(nameHash, idx + 1);
+    }
+    types[idx] = type;
+    nameHash[idx] = hash;
+    if (skip?.(ids, off)) return;
+    if (n === objects.length) objects = ensureCapacity(objects, n + 1);
+    objects[n++] = idx;
+    if ((n & 1023) === 0) onCount?.(n);
+  };
+  walk.enumerate({
+    commit: (ids, off, index) => add(index, OBJ_COMMIT, 0, ids, off),
+    object: (type, ids, off, path, len) =>
+      add(ids === walk.ids.keys ? off / OID_BYTES : walk.ids.get(ids, off), type, packNameHash(path, 0, len), ids, off),
+  });
+  onCount?.(n);
+
+  // git's compute_write_order puts tagged objects early: each tag ref's object and what it peels to.
+  const tagged = new Set<number>();
+  for (const id of tagRefs) {
+    let idx = walk.ids.get(id, 0);
+    while (idx >= 0) {
+      tagged.add(idx);
+      if (types[idx] !== OBJ_TAG) break;
+      const tag = parseTag(odb.mustRead(walk.ids.keys, idx * OID_BYTES, OBJ_TAG).data, () => `tag ${toHex(walk.ids.keys, idx * OID_BYTES)}`);
+      idx = walk.ids.get(tag.object, 0);
+    }
+  }
+  const list = objects.subarray(0, n);
+  const { order, restFrom } = writeOrder(list, idx => types[idx]!, idx => tagged.has(idx));
+  return { walk, contents: { ids: walk.ids, order, storageOrderFrom: restFrom }, nameHash, objects: list };
+}
+
