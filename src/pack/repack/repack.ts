@@ -4,6 +4,7 @@
 // place. Objects of packs with a .keep stay there and are left out of the new pack, unless a
 // bitmap is written: a bitmap needs every reachable object in its pack, so then (as git's
 // repack.packKeptObjects defaults to when writing bitmaps) they are copied in too.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ObjectDatabase } from '../../odb/database.js';
 import type { RefStore } from '../../refs/store.js';
@@ -70,7 +71,11 @@ export async function repack(odb: ObjectDatabase, refs: RefStore, options: Repac
     const s = written.stats;
     Object.assign(result, { objects: s.total, deltas: s.deltas, reused: s.reused, reusedDeltas: s.reusedDeltas });
     const installed = installPack(packDir, written, (pack, idx) => {
-      if (!options.bitmap) return;
+      if (!options.bitmap) {
+        // A pack written again under the same name keeps no bitmap it did not ask for (as git).
+        fs.rmSync(`${pack.base}.bitmap`, { force: true });
+        return;
+      }
       const index = new PackIndex(idx, `${pack.base}.idx`);
       const file = new PackFile(`${pack.base}.pack`, index);
       try {
