@@ -32,6 +32,22 @@ export interface ObjectInfo {
 
 let packNumbers = 0;
 
+/** The second of the two varints at the start of a delta (its result size), or -1 if cut short. */
+function readTwoVarints(head: Uint8Array, n: number): number {
+  let p = 0, v = 0;
+  for (let k = 0; k < 2; k++) {
+    let shift = 0, c: number;
+    v = 0;
+    do {
+      if (p >= n) return -1;
+      c = head[p++]!;
+      v += (c & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (c & 0x80 && shift < 56);
+  }
+  return v;
+}
+
 /** The largest a zlib stream of `size` bytes gets with ordinary settings (zlib's deflateBound). */
 function compressedBound(size: number): number {
   return size + (size >>> 12) + (size >>> 14) + (size >>> 25) + 32;
@@ -310,22 +326,20 @@ export class ObjectDatabase {
 
   private deltaResultSize(pack: PackHandle, offset: number): number {
     this.entryAt(pack, offset);
-    const view = pack.file.read(this.dataOffset, 64);
+    const dataOffset = this.dataOffset;
     const head = this.deltaScratch;
-    const n = this.inflater.inflatePrefix(view.buf, view.pos, view.end, head, 20, 'odb',
-      () => `${pack.file.path}: delta at offset ${offset}`);
-    let p = 0;
-    for (let k = 0; k < 2; k++) {
-      let v = 0, shift = 0, c: number;
-      do {
-        if (p >= n) throw new CorruptError('odb', `${pack.file.path}: delta at offset ${offset} has a truncated header`);
-        c = head[p++]!;
-        v += (c & 0x7f) * 2 ** shift;
-        shift += 7;
-      } while (c & 0x80 && shift < 56);
-      if (k === 1) return v;
+    // A deflate block can open with a Huffman table of a hundred bytes or more before its first
+    // output byte, so ask for more input until the two sizes come out or the stream is exhausted.
+    for (let want = 256; ; want *= 4) {
+      const view = pack.file.read(dataOffset, want);
+      const n = this.inflater.inflatePrefix(view.buf, view.pos, view.end, head, 20, 'odb',
+        () => `${pack.file.path}: delta at offset ${offset}`);
+      const sizes = readTwoVarints(head, n);
+      if (sizes >= 0) return sizes;
+      if (view.end - view.pos < want || dataOffset + want >= pack.file.dataEnd) {
+        throw new CorruptError('odb', `${pack.file.path}: delta at offset ${offset} has a truncated header`);
+      }
     }
-    return 0;
   }
 
   /**
