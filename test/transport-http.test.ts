@@ -136,3 +136,25 @@ test('a missing repository, and a server that only speaks dumb HTTP', async () =
     assert.match(r.stderr, /does not speak git's smart HTTP protocol .*dumb HTTP is not supported/);
   });
 });
+
+test('https with a certificate the environment trusts; a clear error for one it does not', async () => {
+  const key = path.join(scratch, 'key.pem'), cert = path.join(scratch, 'cert.pem');
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  await withServer({ tls: { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(cert, 'utf8') } }, async (s) => {
+    for (const version of [0, 2] as const) {
+      const dir = path.join(scratch, `https-v${version}`);
+      const r = await runAsync(process.execPath, [TSGIT, 'clone', '-q', s.url('repo.git'), dir], scratch,
+        { ...clientEnv(scratch, version), NODE_EXTRA_CA_CERTS: cert });
+      assert.equal(r.status, 0, r.stderr);
+      fsckClean(dir);
+      rmrf(dir);
+    }
+    const dir = path.join(scratch, 'https-untrusted');
+    const r = await runAsync(process.execPath, [TSGIT, 'clone', '-q', s.url('repo.git'), dir], scratch, clientEnv(scratch, 2));
+    assert.equal(r.status, 128);
+    assert.match(r.stderr, /^fatal: unable to access 'https:\/\/127\.0\.0\.1:\d+\/repo\.git': self[- ]signed certificate/);
+    assert.ok(!fs.existsSync(dir));
+  });
+});

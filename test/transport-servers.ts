@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -80,6 +81,8 @@ export interface HttpServerOptions {
   readonly gzip?: boolean;
   /** Answer info/refs as a dumb server would (text/plain). */
   readonly dumb?: boolean;
+  /** Serve HTTPS with this key and certificate (PEM). */
+  readonly tls?: { key: string; cert: string };
 }
 
 export interface HttpServer extends Server {
@@ -95,7 +98,7 @@ export interface HttpServer extends Server {
  */
 export async function startHttpBackend(root: string, options: HttpServerOptions = {}): Promise<HttpServer> {
   const log: string[] = [];
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     let pathInfo = decodeURIComponent(url.pathname);
     log.push([req.method, `${url.pathname}${url.search}`, req.headers['git-protocol'], req.headers['content-encoding']]
@@ -163,12 +166,14 @@ export async function startHttpBackend(root: string, options: HttpServerOptions 
       if (body) body.end();
       else { res.writeHead(502); res.end(); }
     });
-  });
+  };
+  const server = options.tls ? https.createServer(options.tls, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
+  const scheme = options.tls ? 'https' : 'http';
   return {
     port, log,
-    url: (name) => `http://127.0.0.1:${port}/${name}`,
+    url: (name) => `${scheme}://127.0.0.1:${port}/${name}`,
     stop: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

@@ -98,9 +98,12 @@ test('the git:// request line is byte for byte what git sends, for v0 and v2', a
 });
 
 test('--shallow-since dates: absolute forms give the time git rev-parse --since gives', () => {
+  // rev-parse wants a repository to run in, even for this.
+  const repo = tmpDir('tsgit-dates-');
+  spawnSync('git', ['init', '-q', repo]);
   for (const text of ['1700000000', '@1700000000', '2023-11-14', '2023-11-14 22:13:20', '2023-11-14T22:13:20Z',
     '2023-11-14 22:13:20 +0100', 'Tue, 14 Nov 2023 22:13:20 +0000']) {
-    const r = spawnSync('git', ['rev-parse', `--since=${text}`], { encoding: 'utf8', env: { ...GIT_ENV, TZ: 'UTC' } });
+    const r = spawnSync('git', ['rev-parse', `--since=${text}`], { cwd: repo, encoding: 'utf8', env: { ...GIT_ENV, TZ: 'UTC' } });
     const want = Number(/--max-age=(\d+)/.exec(r.stdout)![1]);
     // A date alone takes the current time of day, which may have ticked on since git ran.
     const ours = parseApproxDate(text);
@@ -110,6 +113,7 @@ test('--shallow-since dates: absolute forms give the time git rev-parse --since 
   assert.equal(parseApproxDate('2 weeks ago', now), now / 1000 - 14 * 86400);
   assert.equal(parseApproxDate('yesterday', now), now / 1000 - 86400);
   assert.throws(() => parseApproxDate('not a date'), /invalid date format: not a date/);
+  rmrf(repo);
 });
 
 test('server progress is shown as git shows it: "remote: " before each line, clear-to-end on a terminal', () => {
