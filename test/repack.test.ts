@@ -189,7 +189,7 @@ test('repack twice gives the same pack and keeps it; a kept pack stays and its o
   }
 });
 
-test('a bare repository gets a bitmap by default; repack.writeBitmaps=false turns it off; no -a is refused', () => {
+test('a bare repository gets a bitmap by default; repack.writeBitmaps=false turns it off; --progress reports, -q does not; no -a is refused', () => {
   const dir = makeRepo(6, { bare: true });
   try {
     run(dir, ['repack', '-a', '-d', '-q']);
@@ -199,6 +199,10 @@ test('a bare repository gets a bitmap by default; repack.writeBitmaps=false turn
     run(dir, ['repack', '-a', '-d', '-q']);
     assert.equal(fs.readdirSync(path.join(dir, 'objects', 'pack')).filter(n => n.endsWith('.bitmap')).length, 0);
     assert.equal(git(dir, ['fsck', '--full', '--no-dangling']), '');
+    const loud = tsgit(dir, ['repack', '-a', '--progress']);
+    assert.equal(loud.status, 0, loud.stderr.toString());
+    const n = git(dir, ['rev-list', '--objects', '--all']).split('\n').filter(Boolean).length;
+    assert.match(loud.stderr.toString(), new RegExp(`^Enumerating objects: ${n}, done\\.\\n[^]*\\nTotal ${n} \\(delta 0\\), reused ${n} \\(delta 0\\), pack-reused 0\\n$`));
     const r = tsgit(dir, ['repack', '-d']);
     assert.equal(r.status, 128);
     assert.match(r.stderr.toString(), /only "repack -a" is supported/);
