@@ -74,9 +74,12 @@ test('peeled values come from packed-refs and agree with git rev-parse ^{}', () 
   const { dir, gitDir } = richRepo();
   try {
     const entries = new RefStore(gitDir).list('refs/tags/');
-    const peeled = entries.filter((e) => e.peeled !== undefined).map((e) => e.name);
-    // v2 is loose, so nothing records its peeled value; light is not an annotated tag.
+    const peeled = entries.filter((e) => typeof e.peeled === 'string').map((e) => e.name);
+    // v2 is loose, so nothing records its peeled value; light is not an annotated tag, and the
+    // packed-refs traits say so: null, "known not to peel".
     assert.deepEqual(peeled, ['refs/tags/v1', 'refs/tags/v1-outer']);
+    assert.equal(entries.find((e) => e.name === 'refs/tags/light')?.peeled, null);
+    assert.equal(entries.find((e) => e.name === 'refs/tags/v2')?.peeled, undefined);
     for (const e of entries) {
       if (e.peeled) assert.equal(e.peeled, git(dir, ['rev-parse', `${e.name}^{}`]).trim(), e.name);
     }
