@@ -68,7 +68,7 @@ export async function fetchPack<T>(session: RemoteSession, options: FetchPackOpt
   if ((deepen || (options.shallows?.length ?? 0) > 0) && !supportsShallow(session)) {
     throw new GitError('client', 'unsupported', `${session.conn.name}: Server does not support shallow clients`);
   }
-  return session.version === 2 ? fetchV2(session, options, deepen) : fetchV0(session, options, deepen);
+  return session.version === 2 ? fetchV2(session, options) : fetchV0(session, options, deepen);
 }
 
 function supportsShallow(session: RemoteSession): boolean {
@@ -85,13 +85,14 @@ function checkFilter<T>(session: RemoteSession, options: FetchPackOptions<T>): F
   return options.filter;
 }
 
-async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>, deepen: boolean): Promise<FetchPackResult<T>> {
+async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>): Promise<FetchPackResult<T>> {
   const conn = session.conn;
   const filter = checkFilter(session, options);
   if (options.deepenSince !== undefined && !session.features('fetch').includes('shallow')) {
     throw new GitError('client', 'unsupported', `${conn.name}: Server does not support --shallow-since`);
   }
-  const common: string[] = [];
+  // Every commit the server acknowledged, resent in each (stateless) round, in the order learnt.
+  const common = new Set<string>();
   let havesToSend = INITIAL_FLUSH;
   let inVain = 0;
   let seenAck = false;
@@ -115,7 +116,7 @@ async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>, 
     const reader = await conn.send(formatCommandRequest('fetch', session.requestCapabilities(), args));
     const res = await readFetchResponse(reader);
     for (const oid of res.acks) {
-      if (!common.includes(oid)) common.push(oid);
+      common.add(oid);
       options.negotiator?.ack(oid);
     }
     if (res.packfile) {
@@ -127,7 +128,6 @@ async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>, 
       inVain = 0;
       seenAck = true;
     }
-    void deepen;
   }
 }
 
