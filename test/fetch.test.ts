@@ -42,7 +42,8 @@ function state(dir: string, env: NodeJS.ProcessEnv): Record<string, string> {
     refs: gitIn(dir, ['for-each-ref', '--format=%(refname) %(objectname) %(symref)'], env),
     FETCH_HEAD: read('FETCH_HEAD'),
     shallow: read('shallow'),
-    objects: gitIn(dir, ['rev-list', '--objects', '--all'], env).split('\n').sort().join('\n'),
+    // --missing=print: in a partial clone, anything else would fetch what is missing.
+    objects: gitIn(dir, ['rev-list', '--objects', '--all', '--missing=print'], env).split('\n').sort().join('\n'),
   };
 }
 
@@ -149,6 +150,22 @@ describe('fetch details', () => {
       gitIn(server, ['tag', '-f', 'extra', 'main']);
       assert.match(await pair.fetch(['--tags'], 1), /would clobber existing tag/);
       await pair.fetch(['--tags', '--force']);
+      await gitUsesIt(pair.ours, pair.env);
+      pair.cleanup();
+    }
+  });
+
+  test('a partial clone fetches with its filter: new commits and trees, no blobs', async () => {
+    const t = servers.transports.find((x) => x.name === 'git daemon')!;
+    for (const version of [0, 2] as const) {
+      const repo = `partial-v${version}.git`;
+      const server = path.join(root, repo);
+      makeServerRepo(server);
+      const pair = await Pair.clone(t, version, repo, `partial-${version}`, ['--filter=blob:none']);
+      addCommits(server, 'main', 2, `partial-v${version}`);
+      await pair.fetch([]);
+      const missing = gitIn(pair.ours, ['rev-list', '--objects', '--all', '--missing=print'], pair.env).split('\n').filter((l) => l.startsWith('?'));
+      assert.ok(missing.length >= 2, 'the new blobs stayed on the server');
       await gitUsesIt(pair.ours, pair.env);
       pair.cleanup();
     }
