@@ -21,7 +21,7 @@ function commit(dir: string, file: string, text: string, msg: string): void {
 
 /**
  * 30 commits packed by git (with deltas), a side branch, an annotated and a lightweight tag, three
- * more commits left loose, and one unreachable loose blob.
+ * more commits left loose, one commit only a reflog reaches, and one unreachable loose blob.
  */
 function makeFixture(): { dir: string; junk: string } {
   const dir = makeRepo(30);
@@ -33,6 +33,9 @@ function makeFixture(): { dir: string; junk: string } {
   git(dir, ['tag', 'light', 'side']);
   git(dir, ['repack', '-a', '-d', '-q']);
   for (let i = 0; i < 3; i++) commit(dir, 'loose/file.txt', `loose ${i}\n`.repeat(40 + i), `loose ${i}`);
+  // History only the reflogs still reach: git's repack keeps it, and fsck checks reflogs.
+  commit(dir, 'reset/gone.txt', 'reset away\n', 'reset away');
+  git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
   const junk = git(dir, ['hash-object', '-w', '--stdin'], 'unreachable\n').trim();
   return { dir, junk };
 }
@@ -127,7 +130,9 @@ test('repack -a -d -b: one pack git finds whole, same objects, reused deltas, a 
     assert.ok(bitmap.hasHashCache, 'pack.writeBitmapHashCache defaults to true');
     assert.equal(bitmap.hasLookupTable, false);
     const pathOf = new Map<string, string>();
-    for (const l of objectsAfter.split('\n')) if (l) pathOf.set(l.slice(0, 40), l.slice(41));
+    const withReflogs = git(dir, ['rev-list', '--objects', '--all', '--reflog']).split('\n').filter(Boolean);
+    assert.equal(bitmap.index.count, withReflogs.length, 'the pack holds what refs and reflogs reach');
+    for (const l of withReflogs) pathOf.set(l.slice(0, 40), l.slice(41));
     let hashed = 0;
     for (let i = 0; i < bitmap.index.count; i++) {
       const oid = toHex(bitmap.index.oid(i));

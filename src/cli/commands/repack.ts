@@ -39,6 +39,7 @@ export default async function repackCommand(ctx: CommandContext, args: string[])
   const showProgress = progressWanted({ quiet, progress });
   const threads = config.getInt('pack', null, 'threads') || undefined;
   const result = await repack(repo.odb, repo.refs, {
+    reflogsOf: repo.gitDir,
     deleteRedundant: del,
     bitmap,
     bitmapHashCache: config.getBool('pack', null, 'writebitmaphashcache') ?? true,

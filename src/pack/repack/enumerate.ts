@@ -1,5 +1,5 @@
 // What `repack -a` puts in the new pack: every object reachable from the refs and HEAD, in
-// `rev-list --objects --all` order, with the type and the path name hash of each (the hash goes
+// `rev-list --objects --all` order (plus what reflogs name), with the type and the path name hash of each (the hash goes
 // into the bitmap's hash cache), then arranged in git's write order. Objects the index alone
 // references are not added (git's repack adds them through --indexed-objects; tsgit has no index
 // writer yet, so a blob staged but never committed stays loose).
@@ -24,10 +24,10 @@ export interface RepackObjects {
 }
 
 /**
- * Walks from every ref and HEAD. `skip` leaves out objects that stay where they are (objects of
+ * Walks from every ref, HEAD and `extraTips`. `skip` leaves out objects that stay where they are (objects of
  * kept packs); the walk still goes through them.
  */
-export function enumerateForRepack(odb: ObjectDatabase, refs: RefStore,
+export function enumerateForRepack(odb: ObjectDatabase, refs: RefStore, extraTips: readonly Uint8Array[] = [],
   skip?: (ids: Uint8Array, off: number) => boolean, onCount?: (n: number) => void): RepackObjects {
   const walk = new ObjectWalk(odb);
   const tagRefs: Uint8Array[] = [];
@@ -38,6 +38,7 @@ export function enumerateForRepack(odb: ObjectDatabase, refs: RefStore,
   }
   const head = refs.resolve('HEAD');
   if (head) walk.add(fromHex(head.oid)!, 'HEAD');
+  for (const id of extraTips) walk.add(id, '');
 
   let objects = new Int32Array(1024);
   let n = 0;

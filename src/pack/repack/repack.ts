@@ -1,4 +1,4 @@
-// `repack -a [-d] [-b]`: every object reachable from the refs and HEAD into one new pack, reusing
+// `repack -a [-d] [-b]`: every object reachable from the refs, HEAD and reflogs into one new pack, reusing
 // the deltas the old packs store, with its .idx (v2), .rev and optionally a .bitmap; then, with
 // -d, the old packs and the loose objects now packed are removed, only after the new pack is in
 // place. Objects of packs with a .keep stay there and are left out of the new pack, unless a
@@ -15,9 +15,12 @@ import { PackFile } from '../pack-file.js';
 import type { ProgressMeter } from '../write/write.js';
 import { enumerateForRepack, type RepackObjects } from './enumerate.js';
 import { installPack, writeTempPack } from './install.js';
+import { reflogTips } from './reflog-tips.js';
 import { listPacks, removePackedLoose, removePacks } from './prune.js';
 
 export interface RepackOptions {
+  /** Keep what the reflogs of this $GIT_DIR name reachable too (git's repack does). */
+  reflogsOf?: string;
   /** -d: remove the packs and loose objects the new pack makes redundant. */
   deleteRedundant?: boolean;
   /** -b: write a reachability bitmap. */
@@ -59,7 +62,8 @@ export async function repack(odb: ObjectDatabase, refs: RefStore, options: Repac
     : undefined;
 
   const meter = options.progress?.('Enumerating objects', 0);
-  const found = enumerateForRepack(odb, refs, skip, n => meter?.update(n));
+  const tips = options.reflogsOf ? reflogTips(options.reflogsOf, id => odb.has(id)) : [];
+  const found = enumerateForRepack(odb, refs, tips, skip, n => meter?.update(n));
   meter?.stop();
   const result: RepackResult = {
     packHash: null, objects: 0, deltas: 0, reused: 0, reusedDeltas: 0, bitmap: false, removedPacks: 0, removedLoose: 0,
