@@ -95,6 +95,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
 
   let session: RemoteSession | null = null;
   let stored: StoredPack | null = null;
+  let repo: Repository | null = null;
   const onAbort = () => session?.abort();
   options.signal?.addEventListener('abort', onAbort);
   try {
@@ -133,7 +134,8 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     }
 
     const refStore = RefStore.open(gitDir, { env });
-    const repo = new Repository(gitDir, workTree);
+    const repository = new Repository(gitDir, workTree);
+    repo = repository;
     const reflogMessage = `clone: from ${storedUrl}`;
     let objects = 0;
     const wants = [...new Set(plan.mapped.map((m) => m.remote.oid))];
@@ -143,7 +145,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         wants, negotiator: null, depth: options.depth, deepenSince: options.shallowSince, filter: filtered,
         includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
         onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
-        receivePack: (pack) => storePack(repo, pack, {
+        receivePack: (pack) => storePack(repository, pack, {
           fixThin: false, strict: (options.strict ?? true) && !deepen && !filtered, progress: options.progress ?? false,
           keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`,
           ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
@@ -160,9 +162,10 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       session = null;
     }
 
-    const written = writeRemoteRefs(repo, refStore, plan.mapped, refs, singleBranch && !options.noTags, reflogMessage);
+    const odb = repository.odb;
+    const written = writeRemoteRefs(repository, refStore, plan.mapped, refs, singleBranch && !options.noTags, reflogMessage);
     const headState = setupHead(refStore, config, plan, {
-      bare, origin, branchTop, reflogMessage, initialBranch, log, peel: (oid) => peeledValue(repo.odb, oid) ?? oid,
+      bare, origin, branchTop, reflogMessage, initialBranch, log, peel: (oid) => peeledValue(odb, oid) ?? oid,
     });
     stored?.unlock();
     if (options.signal?.aborted) throw interrupted();
@@ -173,24 +176,25 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       try {
         if (options.filter) {
           session = await RemoteSession.open(remoteUrl, connectOptions);
-          await fetchMissingBlobs(session, repo, headState.oid, options);
+          await fetchMissingBlobs(session, repository, headState.oid, options);
           session = null;
         }
         if (options.signal?.aborted) throw interrupted();
         const progress = new DelayedProgress('Updating files', options.progress ?? false);
-        await checkoutTree(repo, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
+        await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
         progress.done();
       } catch (e) {
         session?.abort();
         throw checkoutFailed(e);
       }
     }
-    repo.close();
+    repository.close();
     options.signal?.removeEventListener('abort', onAbort);
     return { gitDir, workTree, head: headState, refs: written, objects };
   } catch (e) {
     options.signal?.removeEventListener('abort', onAbort);
     session?.abort();
+    repo?.close();
     junk.remove();
     if (options.signal?.aborted && !(e instanceof GitError && e.code === 'checkout-failed')) throw interrupted();
     throw e;

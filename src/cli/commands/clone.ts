@@ -7,7 +7,7 @@ import os from 'node:os';
 import { clone } from '../../client/clone.js';
 import { parseApproxDate } from '../../client/date.js';
 import { formatRemoteProgress, stderrIsSmartTerminal } from '../../client/remote-progress.js';
-import { UsageError } from '../../core/errors.js';
+import { GitError, UsageError } from '../../core/errors.js';
 import { parseFilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
@@ -82,7 +82,11 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       transport: uploadPack !== undefined ? { uploadPack } : {},
     });
   } catch (e) {
-    if (controller.signal.aborted) return 128 + caught;
+    if (controller.signal.aborted) {
+      // Interrupted during checkout, the repository stays, as git leaves it; say so.
+      if (e instanceof GitError && e.code === 'checkout-failed') stderr(`fatal: ${e.message}\n`);
+      return 128 + caught;
+    }
     throw e;
   } finally {
     release();
