@@ -1,8 +1,8 @@
-// What `repack -a` puts in the new pack: every object reachable from the refs and HEAD, in
-// `rev-list --objects --all` order (plus what reflogs name), with the type and the path name hash of each (the hash goes
-// into the bitmap's hash cache), then arranged in git's write order. Objects the index alone
-// references are not added (git's repack adds them through --indexed-objects; tsgit has no index
-// writer yet, so a blob staged but never committed stays loose).
+// What `repack -a` puts in the new pack: every object reachable from the refs, HEAD and the extra
+// tips (reflog entries), in `rev-list --objects` order, with the type and the path name hash of
+// each (the hash goes into the bitmap's hash cache), then arranged in git's write order. Objects
+// only the index references are not packed (git adds them with --indexed-objects); they are not
+// lost, since -d removes only loose objects a pack holds, so a staged blob simply stays loose.
 import { fromHex, OID_BYTES, toHex } from '../../core/oid.js';
 import { parseTag } from '../../object/tag.js';
 import { OBJ_COMMIT, OBJ_TAG } from '../../object/type.js';
