@@ -1,0 +1,27 @@
+// tsgit as a library. The layers, bottom up (see ARCHITECTURE.md): ids and errors; objects and their
+// validation; the object database; refs and config; the repository that owns them; the walk;
+// index-pack, the pack writer and repack; the protocol; the server (upload-pack, the node:http
+// handler, git://); the client (clone, fetch, ls-remote); checkout.
+export { GitError, CorruptError, NotFoundError, UsageError, type ErrorLayer } from './core/errors.js';
+export { fromHex, toHex, isHexOid, OID_BYTES, OID_HEX } from './core/oid.js';
+export * from './object/index.js';
+export { ObjectDatabase, type ObjectInfo, type PackHandle } from './odb/database.js';
+export { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from './odb/delta-base-cache.js';
+export { Repository, type RepositoryOptions } from './repository/repository.js';
+export { discover, isGitDirectory } from './repository/discover.js';
+export { RefStore, checkRefFormat, type RefEntry } from './refs/index.js';
+export { Config, initialConfigText } from './config/index.js';
+export { RevResolver } from './rev/resolve.js';
+export { ObjectWalk, type ObjectVisitor } from './walk/object-walk.js';
+export { OidMap } from './walk/oid-map.js';
+export { indexPack, verifyPack, type IndexPackOptions, type IndexPackResult } from './pack/index-pack/index.js';
+export { repack } from './pack/repack/index.js';
+export { PackBitmap } from './pack/bitmap/index.js';
+export { uploadPack, type UploadPackRequest } from './server/upload-pack.js';
+export {
+  createUploadPackHandler, type HttpHandlerOptions, type UploadPackHandler, type AuthorizeRequest, type AuthorizeResult,
+} from './server/http.js';
+export { createDaemon, type DaemonOptions } from './server/daemon.js';
+export { serve, type ServeOptions, type RunningServer } from './server/serve.js';
+export { clone, fetch, lsRemote, type CloneOptions, type FetchOptions } from './client/index.js';
+export { checkoutTree, type CheckoutOptions } from './worktree/index.js';
