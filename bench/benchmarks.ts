@@ -178,6 +178,29 @@ export const BENCHMARKS: Benchmark[] = [
     setup: (ctx) => cloneWithoutCheckout(ctx),
     cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'wt'), { recursive: true, force: true }),
   },
+  {
+    // A full clone (with checkout) from git daemon on loopback; the daemon serves the corpus
+    // (without bitmaps, so its own counting is part of both tools' wall time).
+    name: 'clone',
+    issue: 'clone',
+    corpus: 'large',
+    cwd: '{scratch}',
+    tsgit: ['clone', '-q', DAEMON_URL, '{scratch}/clone'],
+    git: ['clone', '-q', DAEMON_URL, '{scratch}/clone'],
+    setup: (ctx) => startCloneDaemon(ctx),
+    cleanup: (ctx) => stopCloneDaemon(ctx),
+  },
+  {
+    // The same without a work tree: transport, negotiation and index-pack only.
+    name: 'clone-bare',
+    issue: 'clone',
+    corpus: 'large',
+    cwd: '{scratch}',
+    tsgit: ['clone', '-q', '--bare', DAEMON_URL, '{scratch}/clone'],
+    git: ['clone', '-q', '--bare', DAEMON_URL, '{scratch}/clone'],
+    setup: (ctx) => startCloneDaemon(ctx),
+    cleanup: (ctx) => stopCloneDaemon(ctx),
+  },
 ];
 
 /** {scratch}/wt: a clone of the corpus without a checkout, as `git clone -n` leaves it. */
