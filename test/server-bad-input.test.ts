@@ -273,6 +273,19 @@ function daemonExchange(...parts: Buffer[]): Promise<Buffer> {
 }
 
 describe('clients that go away', () => {
+  test('a client that says nothing is dropped after --timeout seconds', async () => {
+    const started = Date.now();
+    const child = spawnAsync(process.execPath, [TSGIT, 'upload-pack', '--timeout', '1', path.join(root, 'small.git')], { env: GIT_ENV });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString('latin1'); });
+    const code = await new Promise<number | null>(resolve => child.on('exit', resolve));
+    assert.equal(code, 128);
+    assert.ok(Date.now() - started < 10_000);
+    assert.match(out, new RegExp(`^[0-9a-f]{4}${head} HEAD\0`));
+    assert.match(out, /ERR .*no data from the client for 1 seconds/);
+  });
+
+
   test('closing the socket mid-pack ends that upload-pack; other clients are still served', async () => {
     const bigHead = git(path.join(root, 'big.git'), ['rev-parse', 'main']).trim();
     const body = Buffer.concat([pkt(`want ${bigHead} side-band-64k ofs-delta\n`), Buffer.from('0000'), pkt('done\n')]);

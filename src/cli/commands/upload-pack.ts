@@ -50,6 +50,8 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
     throw e;
   } finally {
     repo.close();
+    // Whatever the client still sends is not wanted; an open stdin would keep the process alive.
+    process.stdin.destroy();
   }
   return 0;
 }
