@@ -145,6 +145,22 @@ describe('index-pack refuses malformed packs', () => {
     refuses(pack([first, ofsDelta(first.length, delta(12, 12))]), /delta at offset 32: delta expects a 12-byte base, base has 11/);
   });
 
+  it('stops every thread when one finds a bad delta', async () => {
+    const entries: Buffer[] = [];
+    for (let i = 0; i < 200; i++) {
+      const base = Buffer.from(`base object number ${i}\n`.repeat(50));
+      const first = whole(BLOB, base);
+      entries.push(first, ofsDelta(first.length, delta(i === 150 ? base.length + 1 : base.length, base.length + 1, Buffer.from('!'))));
+    }
+    const data = pack(entries);
+    refuses(data, /delta at offset \d+: delta expects a 1151-byte base, base has 1150/, ['--threads=2']);
+    const dir = path.join(work, 'threads');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'p.pack'), data);
+    await assert.rejects(indexPack(null, path.join(dir, 'p.pack'), { threads: 4 }), /expects a 1151-byte base/);
+    assert.deepEqual(fs.readdirSync(dir), ['p.pack']);
+  });
+
   it('refuses a REF_DELTA whose base exists nowhere', () => {
     const missing = crypto.randomBytes(20);
     const msg = refuses(pack([whole(BLOB, Buffer.from('x')), refDelta(missing, delta(11, 11))]), /unresolved delta/);
@@ -220,6 +236,12 @@ describe('index-pack --strict', () => {
     const data = pack([whole(2, t)]);
     const msg = refuses(data, /did not receive expected object/, ['--strict']);
     assert.match(msg, new RegExp(missing.toString('hex')));
+  });
+
+  it('refuses a tree entry whose mode names the wrong type', () => {
+    const blob = Buffer.from('not a tree\n');
+    const t = tree([['40000', 'dir', blobId(blob)]]);
+    refuses(pack([whole(BLOB, blob), whole(2, t)]), new RegExp(`object type mismatch at ${blobId(blob).toString('hex')}`), ['--strict']);
   });
 
   it('refuses a tree with a .git entry, as git --strict does', () => {

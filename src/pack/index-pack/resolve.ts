@@ -19,10 +19,10 @@ import { sha1 } from '../../core/hash.js';
 import { compareOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
 import type { FsckOptions } from '../../object/fsck.js';
+import { OBJ_BLOB } from '../../object/type.js';
 import { applyDelta } from '../delta.js';
 import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
-import { OBJ_BLOB } from '../../object/type.js';
 import { NOT_KEPT, ObjectTable, type TableBuffers } from './tables.js';
 
 /** Control words in ResolveShared.control. */
@@ -263,8 +263,10 @@ export class Resolver {
     t.base[child] = parent;
     t.depth[child] = depth;
     Atomics.store(t.state, child, 1);
-    if (this.checker) this.index.insert(child);
-    if (this.checker) this.checker.check(type, data, t.ids, child * OID_BYTES);
+    if (this.checker) {
+      this.index.insert(child);
+      this.checker.check(type, data, t.ids, child * OID_BYTES);
+    }
     if (++this.pendingProgress >= 64) this.flush();
   }
 
