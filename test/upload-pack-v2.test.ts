@@ -137,3 +137,16 @@ test('want-ref, sideband-all and wait-for-done once configured', () => {
     git(repo, ['config', '--unset', 'uploadpack.allowSidebandAll']);
   }
 });
+
+test('commands on one connection do not share state: a second fetch gets the whole pack again', () => {
+  const head = git(repo, ['rev-parse', 'main']).trim();
+  const fetch = v2Request('fetch', [`want ${head}`, 'no-progress', 'done']);
+  const r = spawnSync(process.execPath, [TSGIT, 'upload-pack', repo], {
+    input: Buffer.concat([fetch, fetch, Buffer.from('0000')]), env: { ...GIT_ENV, GIT_PROTOCOL: 'version=2' },
+  });
+  assert.equal(r.status, 0, r.stderr.toString());
+  const text = r.stdout.toString('latin1');
+  const counts = [...text.matchAll(/\x01PACK\0\0\0\x02([\s\S]{4})/g)].map(m => Buffer.from(m[1]!, 'latin1').readUInt32BE(0));
+  const expected = git(repo, ['rev-list', '--objects', 'main']).split('\n').filter(Boolean).length;
+  assert.deepEqual(counts, [expected, expected]);
+});

@@ -89,12 +89,20 @@ function toBand1(framed: Buffer): Buffer {
 }
 
 export class Session {
-  readonly walk: ObjectWalk;
+  walk: ObjectWalk;
   marks = new Uint8Array(1024);
 
   constructor(readonly repo: Repository, readonly policy: UploadPackPolicy, readonly refs: RefSnapshot,
     readonly input: PacketSource, readonly out: Response, readonly options: UploadPackOptions) {
     this.walk = new ObjectWalk(repo.odb);
+  }
+
+  /** Forgets every mark and walk state, as git does between the commands of one v2 connection. */
+  reset(): void {
+    this.walk = new ObjectWalk(this.repo.odb);
+    this.marks = new Uint8Array(1024);
+    this.out.sidebandAll = false;
+    this.out.packStarted = false;
   }
 
   get odb() {

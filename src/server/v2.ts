@@ -48,6 +48,7 @@ export async function serveV2(s: Session): Promise<void> {
   do {
     const req = await readCommandRequest(s.input, o.limits);
     if (!req) return;
+    s.reset();
     await runCommand(s, req);
     await s.out.drain();
   } while (!o.statelessRpc);
