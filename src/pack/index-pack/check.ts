@@ -6,7 +6,6 @@
 import { CorruptError } from '../../core/errors.js';
 import { hexBytesToOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { checkObject, type FsckOptions } from '../../object/fsck.js';
-import { TreeCursor } from '../../object/tree.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, typeName } from '../../object/type.js';
 import type { SharedIdIndex } from './id-index.js';
 import type { ObjectTable } from './tables.js';
@@ -19,6 +18,8 @@ export interface ReferenceList {
 }
 
 const TREE_LINE = 5 + 40 + 1;
+/** Slots of the recently checked references (a direct-mapped cache). */
+const RECENT_SLOTS = 1 << 14;
 const PARENT = Buffer.from('parent ');
 
 export class ObjectChecker {
@@ -27,6 +28,11 @@ export class ObjectChecker {
   private count = 0;
   private slots = new Int32Array(2048).fill(-1);
   private readonly scratch = new Uint8Array(OID_BYTES);
+  // A tree delta mostly repeats its base's entries, and bases are checked just before their
+  // deltas, so most references were checked moments ago: remembering the last one per slot
+  // answers them without a trip to the index.
+  private readonly recentIds = new Uint8Array(RECENT_SLOTS * OID_BYTES);
+  private readonly recentTypes = new Uint8Array(RECENT_SLOTS);
 
   constructor(private readonly options: FsckOptions, private readonly where: string,
     private readonly index: SharedIdIndex, private table: ObjectTable) {}
@@ -50,11 +56,18 @@ export class ObjectChecker {
   }
 
   private treeReferences(content: Uint8Array): void {
-    const cur = new TreeCursor(content, 0, content.length, this.where);
-    while (cur.next()) {
-      const kind = cur.mode & 0o170000;
+    // fsck has accepted the tree's layout: "<octal mode> <name>\0<20-byte id>" repeated.
+    const end = content.length;
+    let p = 0;
+    while (p < end) {
+      let mode = 0, c: number;
+      while ((c = content[p++]!) !== 0x20) mode = mode * 8 + (c - 0x30);
+      const nul = content.indexOf(0, p);
+      if (nul < 0 || nul + 1 + OID_BYTES > end) return;
+      p = nul + 1 + OID_BYTES;
+      const kind = mode & 0o170000;
       if (kind === 0o160000) continue; // gitlinks name commits of another repository
-      this.add(content, cur.oidOffset, kind === 0o040000 ? OBJ_TREE : OBJ_BLOB);
+      this.add(content, nul + 1, kind === 0o040000 ? OBJ_TREE : OBJ_BLOB);
     }
   }
 
@@ -78,6 +91,20 @@ export class ObjectChecker {
   }
 
   private add(buf: Uint8Array, off: number, type: number): void {
+    const slot = ((buf[off + 2]! << 8) | buf[off + 3]!) & (RECENT_SLOTS - 1);
+    const recent = this.recentIds, at = slot * OID_BYTES;
+    if (this.recentTypes[slot] === type) {
+      let i = 0;
+      while (i < OID_BYTES && recent[at + i] === buf[off + i]) i++;
+      if (i === OID_BYTES) return;
+    }
+    this.record(buf, off, type);
+    for (let i = 0; i < OID_BYTES; i++) recent[at + i] = buf[off + i]!;
+    this.recentTypes[slot] = type;
+  }
+
+  /** Checks a reference in the index, or keeps it (once) for the end. */
+  private record(buf: Uint8Array, off: number, type: number): void {
     const obj = this.index.find(buf, off);
     if (obj >= 0) {
       const have = this.table.realType[obj]!;
@@ -111,7 +138,7 @@ export class ObjectChecker {
       t.set(this.types);
       this.types = t;
     }
-    this.ids.set(buf.subarray(off, off + OID_BYTES), k * OID_BYTES);
+    for (let i = 0; i < OID_BYTES; i++) this.ids[k * OID_BYTES + i] = buf[off + i]!;
     this.types[k] = type;
     this.slots[s] = k;
   }
