@@ -73,10 +73,18 @@ test('isomorphic-git clones over smart HTTP', async () => {
   assert.equal(git(dir, ['fsck', '--full', '--no-dangling']).trim(), '');
 });
 
-const jgit = spawnSync('jgit', ['version'], { encoding: 'utf8' });
+// Debian's jgit script leaves jars its Main needs (LFS, the Apache HTTP connection) off the class
+// path; JGIT_CLASSPATH is the script's own way to add them.
+const JGIT_ENV: NodeJS.ProcessEnv = {
+  ...GIT_ENV,
+  JGIT_CLASSPATH: ['org.eclipse.jgit.lfs', 'gson', 'org.eclipse.jgit.http.apache', 'httpclient', 'httpcore', 'commons-logging',
+    'commons-codec', 'org.eclipse.jgit', 'args4j', 'jsch', 'jzlib', 'javaewah', 'commons-compress', 'org.eclipse.jgit.archive']
+    .map(j => `/usr/share/java/${j}.jar`).filter(f => fs.existsSync(f)).join(':'),
+};
+const jgit = spawnSync('jgit', ['version'], { encoding: 'utf8', env: JGIT_ENV });
 test('JGit clones over git://', { skip: jgit.status === 0 ? false : 'jgit is not installed (apt-get install jgit-cli)' }, async () => {
   const dir = path.join(work, 'jgit');
-  await run('jgit', ['clone', `${gitBase}/project.git`, dir], { env: GIT_ENV, timeout: 120_000 });
+  await run('jgit', ['clone', `${gitBase}/project.git`, dir], { env: JGIT_ENV, timeout: 120_000 });
   assert.equal(git(dir, ['fsck', '--full', '--no-dangling']).trim(), '');
   assert.equal(git(dir, ['rev-parse', 'HEAD']), git(repo, ['rev-parse', 'main']));
   assert.equal(refs(dir, ['refs/remotes/origin/main', 'refs/remotes/origin/maint']),
