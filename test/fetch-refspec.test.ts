@@ -1,0 +1,60 @@
+// Fetch refspecs as git reads them: forced and negative specs, patterns with text after the `*`,
+// abbreviated sources (main -> refs/heads/main), destinations without refs/, the v2 ref prefixes
+// they ask for, and refusal of names git's rules reject. The end-to-end behaviour is compared
+// with git in fetch.test.ts; these pin the edge cases.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkRemoteRefNames, mapRefs, parseRefspec, refPrefixes } from '../src/client/refspec.js';
+
+const A = 'a'.repeat(40), B = 'b'.repeat(40), C = 'c'.repeat(40);
+const REFS = [
+  { name: 'HEAD', oid: A, symrefTarget: 'refs/heads/main' },
+  { name: 'refs/heads/main', oid: A },
+  { name: 'refs/heads/topic/x', oid: B },
+  { name: 'refs/heads/wip', oid: C },
+  { name: 'refs/tags/v1', oid: B, peeled: C },
+];
+
+test('parsing: force, negative, patterns and plain names', () => {
+  assert.deepEqual(parseRefspec('+refs/heads/*:refs/remotes/origin/*'),
+    { force: true, negative: false, pattern: true, src: 'refs/heads/*', dst: 'refs/remotes/origin/*', text: '+refs/heads/*:refs/remotes/origin/*' });
+  assert.equal(parseRefspec('^refs/heads/wip').negative, true);
+  assert.equal(parseRefspec('main').dst, '');
+  assert.equal(parseRefspec('main:').dst, '');
+  for (const [bad, why] of [
+    ['refs/heads/*:refs/x', /a pattern must have \* on both sides/],
+    ['refs/*/*:refs/x/*', /more than one \*/],
+    ['^refs/heads/a:refs/b', /a negative refspec has no destination/],
+    ['refs/heads/a:refs/heads/../x', /the destination contains '\.\.'/],
+    ['refs/heads/a b:x', /the source contains the forbidden character ' '/],
+  ] as const) assert.throws(() => parseRefspec(bad), why, bad);
+});
+
+test('mapping: patterns, negatives, abbreviations and plain destinations', () => {
+  const map = (specs: string[]) => mapRefs(REFS, specs.map(parseRefspec)).map((m) => `${m.remote.name}>${m.local}${m.force ? '+' : ''}`);
+  assert.deepEqual(map(['+refs/heads/*:refs/remotes/o/*']), [
+    'refs/heads/main>refs/remotes/o/main+', 'refs/heads/topic/x>refs/remotes/o/topic/x+', 'refs/heads/wip>refs/remotes/o/wip+']);
+  assert.deepEqual(map(['refs/heads/*:refs/remotes/o/*', '^refs/heads/w*']), [
+    'refs/heads/main>refs/remotes/o/main', 'refs/heads/topic/x>refs/remotes/o/topic/x']);
+  assert.deepEqual(map(['refs/heads/topic/*:refs/t/*-mirror']), ['refs/heads/topic/x>refs/t/x-mirror']);
+  assert.deepEqual(map(['main', 'v1:tags/v1', 'wip:local', 'HEAD:refs/h']), [
+    'refs/heads/main>null', 'refs/tags/v1>refs/tags/v1', 'refs/heads/wip>refs/heads/local', 'HEAD>refs/h']);
+  assert.deepEqual(map([`${B}:refs/pinned`]), [`${B}>refs/pinned`]);
+  assert.throws(() => map(['nope']), /couldn't find remote ref nope/);
+  assert.deepEqual(mapRefs(REFS, [parseRefspec('nope:refs/x')], true), []);
+});
+
+test('v2 ref prefixes: a pattern asks for its fixed part, a name for every way it may be spelled', () => {
+  assert.deepEqual(refPrefixes(['+refs/heads/*:refs/remotes/o/*', '^refs/heads/wip', `${A}:refs/x`].map(parseRefspec)), ['refs/heads/']);
+  assert.deepEqual(refPrefixes([parseRefspec('main')]),
+    ['main', 'refs/main', 'refs/tags/main', 'refs/heads/main', 'refs/remotes/main', 'refs/remotes/main/HEAD']);
+});
+
+test('a listing with a name git refuses is refused whole, symref targets included', () => {
+  checkRemoteRefNames(REFS, 'remote');
+  assert.throws(() => checkRemoteRefNames([...REFS, { name: 'refs/heads/../../config', oid: A }], 'remote'),
+    /remote advertised the invalid ref name "refs\/heads\/\.\.\/\.\.\/config": it contains '\.\.'/);
+  assert.throws(() => checkRemoteRefNames([{ name: 'HEAD', oid: A, symrefTarget: 'refs/heads/.hidden' }], 'remote'),
+    /has a component starting with '\.'/);
+  assert.throws(() => checkRemoteRefNames([{ name: 'config', oid: A }], 'remote'), /is not HEAD and not under refs\//);
+});
