@@ -34,6 +34,8 @@ export const DEFAULT_MAX_DEPTH = 10000;
 /** Per thread, like git's core.deltaBaseCacheLimit (96 MiB shared by its threads). */
 const DEFAULT_CACHE_LIMIT = 32 << 20;
 const FILE_CHUNK = 4 << 20;
+/** Packs with fewer objects are resolved on the calling thread alone. */
+const THREADS_FROM = 2000;
 /** The smallest entry: a one-byte header and an empty zlib stream. */
 const MIN_ENTRY = 9;
 
@@ -85,8 +87,7 @@ export interface PassResult {
 }
 
 export async function runPasses(input: PackInput, options: PassOptions): Promise<PassResult> {
-  const threadCount = Math.max(1, options.threads ?? os.availableParallelism());
-  const threads = new ResolverThreads(threadCount - 1);
+  const threads = new ResolverThreads();
   try {
     return await passes(input, options, threads);
   } finally {
@@ -95,6 +96,7 @@ export async function runPasses(input: PackInput, options: PassOptions): Promise
 }
 
 async function passes(input: PackInput, options: PassOptions, threads: ResolverThreads): Promise<PassResult> {
+  const threadCount = Math.max(1, options.threads ?? os.availableParallelism());
   const name = options.name;
   const fromFile = typeof input === 'string';
   const packPath = fromFile ? input : options.packPath;
@@ -112,7 +114,11 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   let trailing = Buffer.alloc(0);
   let receiving: Progress | null = null;
   const showReceiving = (): void => {
-    if (!progressOn || parser.count < 0) return;
+    if (parser.count < 0) return;
+    // Workers take tens of milliseconds to start: start them as soon as the pack says it is big
+    // enough to use them, so that they are ready when the first pass ends.
+    if (parser.count >= THREADS_FROM && threads.size < threadCount - 1) threads.spawn(threadCount - 1);
+    if (!progressOn) return;
     if (!receiving) {
       // As in git, the throughput starts with the first read after the progress does.
       receiving = new Progress(options.progress?.title ?? (fromFile ? 'Indexing objects' : 'Receiving objects'), parser.count, options.progress);

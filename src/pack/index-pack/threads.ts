@@ -1,6 +1,6 @@
-// The resolver threads: started before the first pass so their ~30 ms start-up overlaps it, given
-// the shared tables once, and ended when the second pass is over. The calling thread resolves tasks
-// too, so N threads means N-1 workers.
+// The resolver threads: started during the first pass (once the pack header shows enough objects)
+// so their ~30 ms start-up overlaps it, given the shared tables once, and ended when the second
+// pass is over. The calling thread resolves tasks too, so N threads means N-1 workers.
 import { Worker } from 'node:worker_threads';
 import { CorruptError, GitError, type ErrorLayer } from '../../core/errors.js';
 import type { ReferenceList } from './check.js';
@@ -10,8 +10,9 @@ import type { WorkerReply } from './worker.js';
 export class ResolverThreads {
   private readonly workers: Worker[] = [];
 
-  constructor(count: number) {
-    for (let i = 0; i < count; i++) {
+  /** Starts workers until there are `count`. */
+  spawn(count: number): void {
+    while (this.workers.length < count) {
       const w = new Worker(new URL('./worker.js', import.meta.url));
       // An idle worker must not keep the process alive if the caller forgets to close().
       w.unref();
