@@ -215,6 +215,24 @@ describe('index-pack refuses malformed packs', () => {
   });
 });
 
+describe('index-pack against the repository', () => {
+  it('refuses an object whose id the repository holds with other content', () => {
+    const dest = path.join(work, 'collide.git');
+    git(work, ['init', '-q', '--bare', dest]);
+    const hello = Buffer.from('hello\n');
+    const id = blobId(hello).toString('hex');
+    // The repository's object under that id says something else (as a collision would).
+    fs.mkdirSync(path.join(dest, 'objects', id.slice(0, 2)));
+    fs.writeFileSync(path.join(dest, 'objects', id.slice(0, 2), id.slice(2)), zlib.deflateSync(Buffer.from('blob 6\0world\n')));
+    const data = pack([whole(BLOB, hello)]);
+    const r = tsgit(dest, ['index-pack', '--stdin'], data);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr.toString(), new RegExp(`SHA1 COLLISION FOUND WITH ${id}`));
+    assert.deepEqual(fs.readdirSync(path.join(dest, 'objects', 'pack')), []);
+    assert.throws(() => git(dest, ['index-pack', '--stdin'], data), /COLLISION/);
+  });
+});
+
 describe('index-pack --strict', () => {
   const tree = (entries: [string, string, Buffer][]) =>
     Buffer.concat(entries.map(([mode, name, id]) => Buffer.concat([Buffer.from(`${mode} ${name}\0`), id])));
