@@ -24,13 +24,19 @@ export function prettifyRefName(name: string): string {
   return name;
 }
 
-export function abbrev(oid: string): string {
-  return oid.slice(0, 7);
+/**
+ * git's automatic abbreviation length (core.abbrev=auto): half the bits needed to count the packed
+ * objects, rounded up, and never under 7. (git may lengthen one further to make it unique, which
+ * at this length practically never happens.)
+ */
+export function abbrevLength(packedObjects: number): number {
+  const msb = packedObjects > 0 ? Math.floor(Math.log2(packedObjects)) : 0;
+  return Math.max(7, Math.ceil((msb + 1) / 2));
 }
 
 /** Formats the lines, with git's column widths (remote names padded to at least 10). */
-export function formatRefLines(lines: readonly RefLine[], columns = Number(process.env.COLUMNS) || 80): string {
-  const summaryWidth = 2 * 7 + 3;
+export function formatRefLines(lines: readonly RefLine[], abbrev = 7, columns = Number(process.env.COLUMNS) || 80): string {
+  const summaryWidth = 2 * abbrev + 3;
   let refWidth = 10;
   for (const l of lines) {
     if (l.widthless || l.remote === 'HEAD') continue;

@@ -17,7 +17,7 @@ import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
 import { fetchPack } from './fetch-pack.js';
-import { abbrev, fetchHeadLine, fetchHeadUrl, formatRefLines, type RefLine } from './fetch-report.js';
+import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatRefLines, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { peeledValue } from './peel.js';
 import { checkRemoteRefNames, mapRefs, parseRefspec, refPrefixes, type MappedRef, type Refspec } from './refspec.js';
@@ -165,6 +165,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (options.prune) lines.push(...prune(refStore, refs, specs, targets));
     let rejected = 0;
     const action = options.reflogAction ?? 'fetch';
+    repo.odb.scanPacks();
+    const abbrev = abbrevLength(repo.odb.packs.reduce((n, p) => n + p.index.count, 0));
     const seen = new Set<string>();
     // As git's store_updated_refs: refs for merging first, each reported as it is stored.
     for (const t of STATUS_ORDER.flatMap((status) => targets.filter((x) => x.status === status))) {
@@ -175,7 +177,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       if (seen.has(t.local)) continue;
       seen.add(t.local);
       const line = updateRef(repo, refStore, t, {
-        force: options.force ?? false, currentBranch: head.symref, bare: repo.workTree === null, shallow: shallowSet, action,
+        force: options.force ?? false, currentBranch: head.symref, bare: repo.workTree === null, shallow: shallowSet, action, abbrev,
       });
       if (line.code === '!') rejected++;
       lines.push(line);
@@ -185,8 +187,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     options.signal?.removeEventListener('abort', onAbort);
 
     const shownLines = lines.filter((l) => l.code !== '=');
-    if (shownLines.length > 0 && (options.report ?? true)) log(`From ${shown}\n${formatRefLines(shownLines)}`);
-    else if (rejected > 0) log(`From ${shown}\n${formatRefLines(shownLines.filter((l) => l.code === '!'))}`);
+    if (shownLines.length > 0 && (options.report ?? true)) log(`From ${shown}\n${formatRefLines(shownLines, abbrev)}`);
+    else if (rejected > 0) log(`From ${shown}\n${formatRefLines(shownLines.filter((l) => l.code === '!'), abbrev)}`);
     return { lines, rejected, objects };
   } catch (e) {
     options.signal?.removeEventListener('abort', onAbort);
@@ -290,7 +292,7 @@ function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly R
 
 /** git's update_local_ref: one ref, with the line that reports it. */
 function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
-  force: boolean; currentBranch: string | null; bare: boolean; shallow: ReadonlySet<string>; action: string;
+  force: boolean; currentBranch: string | null; bare: boolean; shallow: ReadonlySet<string>; action: string; abbrev: number;
 }): RefLine {
   const local = t.local!;
   const remote = t.remote.name;
@@ -320,8 +322,9 @@ function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
     if (remote.startsWith('refs/heads/')) return store('*', '[new branch]', 'storing head');
     return store('*', '[new ref]', 'storing ref');
   }
-  if (isAncestor(repo.odb, current, updated, o.shallow)) return store(' ', `${abbrev(old!)}..${abbrev(newOid)}`, 'fast-forward');
-  if (force) return store('+', `${abbrev(old!)}...${abbrev(newOid)}`, 'forced-update', 'forced update');
+  const short = (oid: string) => oid.slice(0, o.abbrev);
+  if (isAncestor(repo.odb, current, updated, o.shallow)) return store(' ', `${short(old!)}..${short(newOid)}`, 'fast-forward');
+  if (force) return store('+', `${short(old!)}...${short(newOid)}`, 'forced-update', 'forced update');
   return line('!', '[rejected]', 'non-fast-forward');
 }
 
