@@ -96,7 +96,12 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   let session: RemoteSession | null = null;
   let stored: StoredPack | null = null;
   let repo: Repository | null = null;
-  const onAbort = () => session?.abort();
+  // An interrupt takes back what the clone made at once (index-pack may be busy resolving deltas
+  // for a while yet); once the repository is complete, junk.keep() makes this a no-op.
+  const onAbort = () => {
+    session?.abort();
+    junk.remove();
+  };
   options.signal?.addEventListener('abort', onAbort);
   try {
     const gitDir = bare ? target : path.join(target, '.git');

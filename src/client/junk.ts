@@ -41,10 +41,12 @@ export class JunkDirectory {
     this.armed = false;
   }
 
-  /** Removes what the clone made; safe to call more than once, and from a signal handler. */
+  /**
+   * Removes what the clone made, unless keep() was called. Safe to call again: work still running
+   * after an interrupt (index-pack finishing its pack) may have recreated directories.
+   */
   remove(): void {
     if (!this.armed) return;
-    this.armed = false;
     if (this.created) {
       fs.rmSync(this.dir, { recursive: true, force: true });
       return;
