@@ -11,7 +11,7 @@ import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
-import { parseFilterSpec, type FilterSpec } from '../protocol/index.js';
+import { parseFilterSpec } from '../protocol/index.js';
 import { RefStore } from '../refs/index.js';
 import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
