@@ -162,7 +162,7 @@ describe('index-pack on packs made by git', () => {
     for (const kind of ['ofs', 'ref', 'deep']) {
       const dest = path.join(work, `recv-${kind}.git`);
       git(work, ['init', '-q', '--bare', dest]);
-      const r = tsgit(dest, ['index-pack', '--stdin'], fs.readFileSync(packs[kind]!));
+      const r = tsgit(dest, ['index-pack', '--stdin', ...(kind === 'ref' ? ['--strict'] : [])], fs.readFileSync(packs[kind]!));
       assert.equal(r.status, 0, r.stderr.toString());
       const m = /^pack\t([0-9a-f]{40})\n$/.exec(r.stdout.toString());
       assert.ok(m, `stdout: ${JSON.stringify(r.stdout.toString())}`);
@@ -205,9 +205,9 @@ describe('index-pack on packs made by git', () => {
     assert.match(plain.stderr.toString(), /unresolved delta/);
     const before = fs.readdirSync(path.join(mine, 'objects', 'pack')).sort();
 
-    const r = tsgit(mine, ['index-pack', '--stdin', '--fix-thin'], thin);
+    const r = tsgit(mine, ['index-pack', '--stdin', '--fix-thin', '--strict'], thin);
     assert.equal(r.status, 0, r.stderr.toString());
-    const g = git(theirs, ['index-pack', '--stdin', '--fix-thin'], thin);
+    const g = git(theirs, ['index-pack', '--stdin', '--fix-thin', '--strict'], thin);
     const ours = /^pack\t([0-9a-f]{40})$/.exec(r.stdout.toString().trim())![1]!;
     const gits = /^pack\t([0-9a-f]{40})$/.exec(g.trim())![1]!;
     const ourPack = path.join(mine, 'objects', 'pack', `pack-${ours}.pack`);
