@@ -131,7 +131,17 @@ const MIXED: FileSpec[] = [
   { mode: '100644', path: '"caf\\351/na\\357ve"', data: 'latin-1 names\n' },
   { mode: '100644', path: 'unicode-\u00e9\u00e8.txt', data: 'utf-8 name\n' },
   { mode: '100644', path: 'big.txt', data: 'line of text\n'.repeat(50000) },
+  // Incompressible: its zlib stream is longer than a guess based on text would ask for.
+  { mode: '100644', path: 'random.bin', data: noise(200_000) },
 ];
+
+/** Deterministic bytes that do not compress. */
+function noise(n: number): Buffer {
+  const parts: Buffer[] = [];
+  let h = Buffer.from('seed');
+  for (let len = 0; len < n; len += 20) parts.push(h = crypto.createHash('sha1').update(h).digest());
+  return Buffer.concat(parts).subarray(0, n);
+}
 
 test('checkout writes what git writes: files, exec bits, symlinks, submodules, odd names', () => {
   const src = repoWith(MIXED);
@@ -142,7 +152,7 @@ test('checkout writes what git writes: files, exec bits, symlinks, submodules, o
     assert.equal(fs.statSync(path.join(ours, 'bin/run.sh')).mode & 0o100, 0o100);
     const index = readIndexFile(path.join(ours, '.git', 'index'))!;
     assert.deepEqual(index.entries.map(e => e.mode.toString(8)).sort(),
-      ['100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100755', '120000', '120000', '120000', '160000']);
+      ['100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100755', '120000', '120000', '120000', '160000']);
     assert.ok(index.cacheTree && index.cacheTree.entryCount === MIXED.length);
   } finally {
     rmrf(src); rmrf(ours); rmrf(theirs);

@@ -40,7 +40,9 @@ export class BlobReader {
     entryOffset: number, dataOffset: number, size: number): Buffer {
     if (this.scratch.length <= size) this.scratch = Buffer.allocUnsafe(Math.max(size + 1, this.scratch.length * 2));
     const out = this.scratch;
-    let want = compressedBound(size);
+    // Text deflates to well under half its size; asking for the worst case would read several
+    // times the bytes the stream takes. A stream that needs more is read again with the bound.
+    let want = Math.min(compressedBound(size), (size >>> 1) + 1024);
     for (;;) {
       const view = file.read(dataOffset, want);
       const n = this.odb.inflater.tryInflateInto(view.buf, view.pos, view.end, out, 0, size, 'odb',
@@ -49,7 +51,7 @@ export class BlobReader {
       if (dataOffset + (view.end - view.pos) >= file.dataEnd) {
         throw new CorruptError('odb', `${file.path}: entry at offset ${entryOffset}: zlib stream runs past the end of the pack`);
       }
-      want = Math.max(want * 2, view.end - view.pos + 1);
+      want = Math.max(compressedBound(size), view.end - view.pos + 1, want * 2);
     }
   }
 }
