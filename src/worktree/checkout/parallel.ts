@@ -163,7 +163,12 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
     Atomics.add(control, DONE, gitlinks);
     Atomics.store(control, READY, plan.count);
     Atomics.notify(control, READY);
-    drain(new BlobReader(odb), plan, codes, settings, new EntryWriter(plan, stats, null, false), control, report);
+    const blobs = new BlobReader(odb);
+    try {
+      drain(blobs, plan, codes, settings, new EntryWriter(plan, stats, null, false), control, report);
+    } finally {
+      blobs.close();
+    }
   } catch (e) {
     failure = e;
     Atomics.store(control, FAILED, 1);

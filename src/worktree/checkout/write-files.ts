@@ -54,9 +54,13 @@ export function writePlannedFiles(odb: ObjectDatabase, plan: CheckoutPlan, stats
   const writer = new EntryWriter(plan, stats, dirs, force);
   const blobs = new BlobReader(odb);
   const total = which ? which.length : plan.count;
-  for (let k = 0; k < total; k++) {
-    writeEntry(blobs, plan, codes, settings, writer, which ? which[k]! : k);
-    progress?.(k + 1, total);
+  try {
+    for (let k = 0; k < total; k++) {
+      writeEntry(blobs, plan, codes, settings, writer, which ? which[k]! : k);
+      progress?.(k + 1, total);
+    }
+  } finally {
+    blobs.close();
   }
   return { directories: dirs.created };
 }

@@ -23,7 +23,12 @@ parentPort!.once('message', (job: WorkerJob) => {
     if (!odb) throw openError;
     const cols = jobColumns(job);
     const writer = new EntryWriter(cols, new Uint32Array(job.stats), null, false);
-    drain(new BlobReader(odb), cols, job.codes ? new Uint8Array(job.codes) : null, job.settings, writer, control);
+    const blobs = new BlobReader(odb);
+    try {
+      drain(blobs, cols, job.codes ? new Uint8Array(job.codes) : null, job.settings, writer, control);
+    } finally {
+      blobs.close();
+    }
     reply = { ok: true };
   } catch (e) {
     Atomics.store(control, FAILED, 1);
