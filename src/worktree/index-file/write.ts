@@ -6,7 +6,7 @@ import { OID_BYTES } from '../../core/oid.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import { LockFile } from '../../refs/lock.js';
 import {
-  CE_EXTENDED, CE_NAME_MASK, type CacheTreeNode, type IndexEntry, type IndexFile,
+  CE_EXTENDED, CE_NAME_MASK, type CacheTreeNode, type IndexFile,
 } from './entry.js';
 
 const HEADER = 12;
