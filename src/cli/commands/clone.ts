@@ -3,16 +3,12 @@
 //             [-u <upload-pack>] [-q] [--progress] <repository> [<directory>]
 // Messages and progress go to stderr as git prints them; SIGINT, SIGTERM and SIGHUP stop the
 // clone and remove what it created.
-import os from 'node:os';
 import { clone } from '../../client/clone.js';
 import { parseApproxDate } from '../../client/date.js';
-import { formatRemoteProgress, stderrIsSmartTerminal } from '../../client/remote-progress.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { parseFilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
-import { writeAll } from '../output.js';
-import { progressWanted } from '../progress.js';
-import { onInterrupt } from '../../client/interrupt.js';
+import { runRemoteCommand } from '../remote-command.js';
 
 const USAGE = 'usage: tsgit clone [<options>] [--] <repo> [<dir>]';
 
@@ -59,39 +55,22 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.\n${USAGE}`);
   if (rest.length > 2) throw new UsageError(`Too many arguments.\n${USAGE}`);
   if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');
-  const showProgress = progressWanted({ quiet, progress });
-  const terminal = stderrIsSmartTerminal(ctx.env);
-  const stderr = (text: string) => writeAll(2, Buffer.from(text, 'utf8'));
-  const controller = new AbortController();
-  let caught = 0;
-  const release = onInterrupt((signal) => {
-    caught = os.constants.signals[signal];
-    controller.abort();
-  });
-  // Should the event loop ever drain with the clone unfinished, exit as a failure, not as 0.
-  process.exitCode = 128;
-  try {
+  return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     await clone(rest[0]!, {
       cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, depth,
       ...(since !== undefined ? { shallowSince: parseApproxDate(since) } : {}),
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
-      noCheckout, origin, progress: showProgress,
-      ...(showProgress ? { onRemoteProgress: (text: string) => stderr(formatRemoteProgress(text, terminal)) } : {}),
-      log: (message) => { if (!quiet || message.startsWith('warning:')) stderr(message); },
-      signal: controller.signal,
+      noCheckout, origin, progress: run.showProgress,
+      ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
+      log: (message) => { if (!quiet || message.startsWith('warning:')) run.stderr(message); },
+      signal: run.signal,
       transport: uploadPack !== undefined ? { uploadPack } : {},
     });
-  } catch (e) {
-    if (controller.signal.aborted) {
-      // Interrupted during checkout, the repository stays, as git leaves it; say so.
-      if (e instanceof GitError && e.code === 'checkout-failed') stderr(`fatal: ${e.message}\n`);
-      return 128 + caught;
-    }
-    throw e;
-  } finally {
-    release();
-  }
-  return 0;
+    return 0;
+  }, (e, run) => {
+    // Interrupted during checkout, the repository stays, as git leaves it; say so.
+    if (e instanceof GitError && e.code === 'checkout-failed') run.stderr(`fatal: ${e.message}\n`);
+  });
 }
 
 function positive(text: string, option: string): number {

@@ -2,14 +2,10 @@
 //             [-u <upload-pack>] [<remote> [<refspec>...]]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected. SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
-import os from 'node:os';
 import { fetch } from '../../client/fetch.js';
-import { onInterrupt } from '../../client/interrupt.js';
-import { formatRemoteProgress, stderrIsSmartTerminal } from '../../client/remote-progress.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
-import { writeAll } from '../output.js';
-import { progressWanted } from '../progress.js';
+import { runRemoteCommand } from '../remote-command.js';
 
 const USAGE = 'usage: tsgit fetch [<options>] [<repository> [<refspec>...]]';
 
@@ -50,30 +46,14 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     }
   }
   const repo = ctx.repository();
-  const showProgress = progressWanted({ quiet, progress });
-  const terminal = stderrIsSmartTerminal(ctx.env);
-  const stderr = (text: string) => writeAll(2, Buffer.from(text, 'utf8'));
-  const controller = new AbortController();
-  let caught = 0;
-  const release = onInterrupt((signal) => {
-    caught = os.constants.signals[signal];
-    controller.abort();
-  });
-  // Should the event loop ever drain with the fetch unfinished, exit as a failure, not as 0.
-  process.exitCode = 128;
-  try {
+  return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const result = await fetch(repo, {
       cwd: ctx.cwd, env: ctx.env, remote: rest[0], refspecs: rest.slice(1), depth, prune, tags, noTags, force,
-      progress: showProgress, report: !quiet,
-      ...(showProgress ? { onRemoteProgress: (text: string) => stderr(formatRemoteProgress(text, terminal)) } : {}),
-      log: stderr, signal: controller.signal, reflogAction: ['fetch', ...args].join(' '),
+      progress: run.showProgress, report: !quiet,
+      ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
+      log: run.stderr, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),
       transport: uploadPack !== undefined ? { uploadPack } : {},
     });
     return result.rejected > 0 ? 1 : 0;
-  } catch (e) {
-    if (controller.signal.aborted) return 128 + caught;
-    throw e;
-  } finally {
-    release();
-  }
+  });
 }
