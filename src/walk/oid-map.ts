@@ -31,29 +31,11 @@ export class OidMap {
     return (buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!;
   }
 
-  /** Dense index of the id, or -1. */
-  get(buf: Uint8Array, off = 0): number {
-    const h = OidMap.hash(buf, off);
-    const keys = this.keys, slots = this.slots, mask = this.mask;
-    let s = h & mask;
-    for (;;) {
-      const idx = slots[2 * s]!;
-      if (idx < 0) return -1;
-      if (slots[2 * s + 1] === h) {
-        const k = idx * OID_BYTES;
-        let i = 4;
-        while (i < OID_BYTES && keys[k + i] === buf[off + i]) i++;
-        if (i === OID_BYTES) return idx;
-      }
-      s = (s + 1) & mask;
-    }
-  }
+  /** Slot where the id is, or the empty slot where it would go (set by probe()). */
+  private slot = 0;
 
-  /** Dense index of the id, adding it if new: a new id returns ~index (negative), an old one its index. */
-  addOrGet(buf: Uint8Array, off = 0): number {
-    // Linear probing stays short up to three quarters full.
-    if (this.size * 4 >= (this.mask + 1) * 3) this.grow();
-    const h = OidMap.hash(buf, off);
+  /** Dense index of the id, or -1; leaves this.slot at its slot or the free one to fill. */
+  private probe(buf: Uint8Array, off: number, h: number): number {
     const keys = this.keys, slots = this.slots, mask = this.mask;
     let s = h & mask;
     for (;;) {
@@ -63,10 +45,26 @@ export class OidMap {
         const k = idx * OID_BYTES;
         let i = 4;
         while (i < OID_BYTES && keys[k + i] === buf[off + i]) i++;
-        if (i === OID_BYTES) return idx;
+        if (i === OID_BYTES) { this.slot = s; return idx; }
       }
       s = (s + 1) & mask;
     }
+    this.slot = s;
+    return -1;
+  }
+
+  /** Dense index of the id, or -1. */
+  get(buf: Uint8Array, off = 0): number {
+    return this.probe(buf, off, OidMap.hash(buf, off));
+  }
+
+  /** Dense index of the id, adding it if new: a new id returns ~index (negative), an old one its index. */
+  addOrGet(buf: Uint8Array, off = 0): number {
+    // Linear probing stays short up to three quarters full.
+    if (this.size * 4 >= (this.mask + 1) * 3) this.grow();
+    const h = OidMap.hash(buf, off);
+    const found = this.probe(buf, off, h);
+    if (found >= 0) return found;
     const idx = this.size++;
     if ((idx + 1) * OID_BYTES > this.keys.length) {
       const bigger = new Uint8Array(this.keys.length * 2);
@@ -75,8 +73,8 @@ export class OidMap {
     }
     const dst = this.keys, k = idx * OID_BYTES;
     for (let i = 0; i < OID_BYTES; i++) dst[k + i] = buf[off + i]!;
-    slots[2 * s] = idx;
-    slots[2 * s + 1] = h;
+    this.slots[2 * this.slot] = idx;
+    this.slots[2 * this.slot + 1] = h;
     return ~idx;
   }
 
