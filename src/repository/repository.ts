@@ -7,7 +7,7 @@ import { fromHex } from '../core/oid.js';
 import { Config } from '../config/index.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { ObjectDatabase } from '../odb/database.js';
-import { RefStore } from '../refs/index.js';
+import { checkRefPath, RefStore } from '../refs/index.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
 
@@ -59,7 +59,16 @@ export class Repository {
 
   /** Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository. */
   revs(): RevResolver {
-    return new RevResolver(this.odb, { resolveRef: name => this.refs.resolve(name)?.oid ?? null });
+    return new RevResolver(this.odb, { resolveRef: name => this.resolveRef(name) });
+  }
+
+  /**
+   * The id a ref name ends at, as hex; null when there is no such ref or the name is not one refs
+   * can hold (revision lookup tries `dot_path`, `refs/dot_path`, ... and only some can be refs).
+   */
+  resolveRef(name: string): string | null {
+    if (checkRefPath(name) !== null) return null;
+    return this.refs.resolve(name)?.oid ?? null;
   }
 
   close(): void {

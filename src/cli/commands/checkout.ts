@@ -7,7 +7,6 @@ import { UsageError } from '../../core/errors.js';
 import { fromHex, toHex } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
 import { checkRefFormat, RefStore } from '../../refs/index.js';
-import { RevResolver } from '../../rev/resolve.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -40,11 +39,11 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // What to check out: a local branch by name, else any revision naming a commit, else (git's
   // DWIM) a new branch from the one remote-tracking branch of that name.
   const spec = rest[0] ?? 'HEAD';
-  const revs = new RevResolver(repo.odb, { resolveRef: name => safeResolve(refs, name) });
+  const revs = repo.revs();
   let branch: string | null = null;
   let tracking: { remote: string; ref: string } | null = null;
   let commit: Uint8Array;
-  const local = spec !== 'HEAD' ? safeResolve(refs, `refs/heads/${spec}`) : null;
+  const local = spec !== 'HEAD' ? repo.resolveRef(`refs/heads/${spec}`) : null;
   if (local) {
     branch = `refs/heads/${spec}`;
     commit = revs.peel(fromHex(local)!, OBJ_COMMIT, spec);
@@ -101,15 +100,6 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     if (!quiet && spec !== 'HEAD') say(`HEAD is now at ${newHex.slice(0, 7)} ${subject(repo.odb.mustRead(commit).data)}`);
   }
   return 0;
-}
-
-/** A ref's id, or null when it does not exist or is not a name refs can hold (rev lookups try many). */
-function safeResolve(refs: RefStore, name: string): string | null {
-  try {
-    return refs.resolve(name)?.oid ?? null;
-  } catch {
-    return null;
-  }
 }
 
 function say(line: string): void {
