@@ -136,14 +136,8 @@ export class PackBitmap {
     const index = 'index' in pack ? pack.index : PackIndex.load(pack.idxPath);
     const packPath = 'index' in pack ? pack.file.path : pack.packPath;
     const path = bitmapPath ?? packPath.replace(/\.pack$/, '.bitmap');
-    let buf: Buffer;
-    try {
-      buf = fs.readFileSync(path);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw e;
-    }
-    return new PackBitmap(buf, path, index, PackOrder.forIndex(index));
+    const buf = readIfExists(path);
+    return buf && new PackBitmap(buf, path, index, PackOrder.forIndex(index));
   }
 
   /**
@@ -154,14 +148,8 @@ export class PackBitmap {
     const midx = MultiPackIndex.open(packDir);
     if (!midx) return null;
     const path = `${packDir}/multi-pack-index-${toHex(midx.packChecksum())}.bitmap`;
-    let buf: Buffer;
-    try {
-      buf = fs.readFileSync(path);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw e;
-    }
-    return new PackBitmap(buf, path, midx, midx.order());
+    const buf = readIfExists(path);
+    return buf && new PackBitmap(buf, path, midx, midx.order());
   }
 
   /** Builds from bytes already in memory (tests, freshly written bitmaps). */
@@ -321,5 +309,15 @@ export class PackBitmap {
       base = bits;
     }
     return base!;
+  }
+}
+
+/** A file's bytes, or null when it does not exist (a pack without a bitmap is normal). */
+function readIfExists(path: string): Buffer | null {
+  try {
+    return fs.readFileSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
   }
 }
