@@ -9,7 +9,8 @@ import { after, describe, test } from 'node:test';
 import { CorruptError, GitError } from '../src/core/errors.js';
 import { fromHex, toHex } from '../src/core/oid.js';
 import { ObjectDatabase } from '../src/odb/database.js';
-import { typeName } from '../src/object/type.js';
+import { typeName, OBJ_BLOB, OBJ_TREE } from '../src/object/type.js';
+import { compareTreeEntries, serializeTree, TreeCursor, type TreeEntry } from '../src/object/tree.js';
 import { git, gitBuf, makeRepo, rmrf, tmpDir } from './helpers.js';
 import { makeDelta, objectId, writePack } from './pack-builder.js';
 
@@ -125,6 +126,42 @@ describe('object database reads what git wrote', () => {
     const gitDir = path.join(borrower, 'b.git');
     assert.equal(fs.readdirSync(path.join(gitDir, 'objects/pack')).length, 0, 'the borrower has no objects of its own');
     assertSameAsGit(gitDir);
+  });
+});
+
+describe('writing', () => {
+  test('loose objects tsgit writes are read by git and pass fsck', () => {
+    const dir = makeRepo(2);
+    cleanup.push(dir);
+    const odb = new ObjectDatabase(path.join(dir, '.git/objects'));
+    const data = Buffer.from('written by tsgit\n');
+    const id = odb.writeLoose(OBJ_BLOB, data);
+    assert.equal(toHex(id), git(dir, ['hash-object', '--stdin'], data).trim());
+    assert.ok(odb.writeLoose(OBJ_BLOB, data).equals(id), 'writing it again gives the same id');
+    odb.close();
+    assert.equal(git(dir, ['cat-file', 'blob', toHex(id)]), data.toString());
+    git(dir, ['fsck', '--full', '--strict']);
+    assert.deepEqual(fs.readdirSync(path.join(dir, '.git/objects', toHex(id).slice(0, 2))).filter(n => n.startsWith('tmp')), [], 'no temporary file left');
+  });
+
+  test('trees re-serialised from their parsed, re-sorted entries are byte-identical', () => {
+    const dir = deltaRepo(10);
+    cleanup.push(dir);
+    const odb = new ObjectDatabase(path.join(dir, '.git/objects'));
+    let trees = 0;
+    for (const line of git(dir, ['rev-list', '--objects', '--all']).trim().split('\n')) {
+      const id = fromHex(line.slice(0, 40))!;
+      const o = odb.read(id)!;
+      if (o.type !== OBJ_TREE) continue;
+      const entries: TreeEntry[] = [];
+      const cur = new TreeCursor(o.data);
+      while (cur.next()) entries.push({ mode: cur.mode, name: cur.nameBytes(), oid: o.data.subarray(cur.oidOffset, cur.oidOffset + 20) });
+      entries.reverse().sort(compareTreeEntries);
+      assert.ok(serializeTree(entries).equals(o.data), `tree ${line.slice(0, 40)}`);
+      trees++;
+    }
+    odb.close();
+    assert.ok(trees > 20, `only ${trees} trees`);
   });
 });
 

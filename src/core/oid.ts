@@ -73,5 +73,4 @@ export function compareOid(a: Uint8Array, aOff: number, b: Uint8Array, bOff: num
 }
 
 /** The all-zero id git uses for "no object". */
-export const ZERO_OID = new Uint8Array(OID_BYTES);
 export const ZERO_HEX = '0'.repeat(OID_HEX);

@@ -84,10 +84,6 @@ export class ObjectWalk {
     return idx;
   }
 
-  oidOffset(index: number): number {
-    return index * OID_BYTES;
-  }
-
   private hex(index: number): string {
     return toHex(this.ids.keys, index * OID_BYTES);
   }
