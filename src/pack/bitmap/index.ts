@@ -4,7 +4,8 @@
 // a commit's XOR chain into a Bitset of pack positions, which PackOrder maps to and from index
 // positions. Writing: buildPackBitmap() takes every commit of a pack, selectBitmapCommits() picks
 // git's commits, PackReachability fills their bitsets, and writeBitmap() lays out the file that
-// writeBitmapFile() installs beside the pack.
+// writeBitmapFile() installs beside the pack. Using: BitmapWalk answers "reachable from these tips and not
+// from those" with a bitmap, as git's prepare_bitmap_walk() does.
 export { Bitset } from './bitset.js';
 export { EwahBitmap, encodeEwah, encodeEwahXor, ewahWordCount } from './ewah.js';
 export { PackOrder, type ReversibleIndex } from './pack-order.js';
@@ -18,3 +19,4 @@ export { PackReachability, type ReadObject } from './reachability.js';
 export { readPackTypes } from './pack-types.js';
 export { writeBitmap, writeBitmapFile, typeBitmapsFrom, type BitmapEntry, type BitmapWriteInput } from './write.js';
 export { buildPackBitmap, type BuildBitmapOptions } from './build.js';
+export { BitmapWalk, type BitmapObjects, type BitmappedPack, type ExtraObject, type ReachableOptions } from './walk.js';

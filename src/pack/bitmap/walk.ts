@@ -1,0 +1,144 @@
+// The objects reachable from some tips and not from others, answered with a pack's reachability
+// bitmap as git's prepare_bitmap_walk() answers it: tips are peeled (the tags themselves belong to
+// the result), the exclude side is computed first and then serves as "already seen" for the
+// include side, and the answer is include AND NOT exclude. Commits with stored bitmaps cost one OR;
+// only what lies between a tip and its nearest bitmapped ancestors is walked (find-objects.ts).
+import { CorruptError } from '../../core/errors.js';
+import { OID_BYTES } from '../../core/oid.js';
+import { OBJ_TAG } from '../../object/type.js';
+import type { PackHandle } from '../../odb/database.js';
+import type { Repository } from '../../repository/repository.js';
+import type { PackIndex } from '../idx/read.js';
+import type { PackFile } from '../pack-file.js';
+import { Bitset } from './bitset.js';
+import { findObjects, ObjectTable } from './find-objects.js';
+import type { PackOrder } from './pack-order.js';
+import { PackBitmap } from './read.js';
+
+/** The pack a bitmap describes, with what reading it by position needs. */
+export interface BitmappedPack {
+  readonly handle: PackHandle;
+  readonly file: PackFile;
+  readonly index: PackIndex;
+  readonly order: PackOrder;
+  readonly bitmap: PackBitmap;
+}
+
+export interface ExtraObject {
+  oid: Uint8Array;
+  /** OBJ_COMMIT..OBJ_TAG */
+  type: number;
+  /** pack_name_hash of the path the walk met it at; 0 for commits, root trees and unnamed tips. */
+  nameHash: number;
+}
+
+export interface BitmapObjects {
+  readonly pack: BitmappedPack;
+  /** Set bits = pack positions (pack/offset order, as in the .bitmap) of objects to include. */
+  readonly positions: Bitset;
+  /** Included objects outside the bitmapped pack, in the order git's walk met them. */
+  readonly extra: readonly ExtraObject[];
+  count(): number;
+}
+
+export interface ReachableOptions {
+  /** false: only commits matter (rev-list without --objects); trees and blobs are not walked. */
+  objects?: boolean;
+}
+
+export class BitmapWalk {
+  private constructor(private readonly repo: Repository, readonly pack: BitmappedPack) {}
+
+  /** null when the repository has no usable bitmap (no .bitmap, or it does not match its pack). */
+  static open(repo: Repository): BitmapWalk | null {
+    const r = BitmapWalk.tryOpen(repo);
+    return r instanceof BitmapWalk ? r : null;
+  }
+
+  /**
+   * Like open(), but says why a bitmap that exists cannot be used: the CorruptError for it, so a
+   * command can report it (git prints an error and walks instead). null when there is no bitmap.
+   */
+  static tryOpen(repo: Repository): BitmapWalk | CorruptError | null {
+    // git takes the first pack in its pack order (newest first) that has a bitmap.
+    for (const handle of repo.odb.packs) {
+      let bitmap: PackBitmap | null;
+      try {
+        bitmap = PackBitmap.open(handle);
+      } catch (e) {
+        if (e instanceof CorruptError) return e;
+        throw e;
+      }
+      if (!bitmap) continue;
+      return new BitmapWalk(repo, { handle, file: handle.file, index: handle.index, order: bitmap.order, bitmap });
+    }
+    return null;
+  }
+
+  /** Objects reachable from include and not from exclude. */
+  reachable(include: readonly Uint8Array[], exclude: readonly Uint8Array[], options: ReachableOptions = {}): BitmapObjects {
+    const table = new ObjectTable(this.repo.odb, this.pack.bitmap);
+    const objects = options.objects ?? true;
+    const haves = exclude.length ? findObjects(table, roots(table, exclude), { seen: null, missingOk: true, objects }) : null;
+    table.resetWalk();
+    const wants = findObjects(table, roots(table, include), { seen: haves, missingOk: false, objects });
+    if (haves) wants.andNot(haves);
+    return splitResult(this.pack, table, wants);
+  }
+
+  /**
+   * Whether git would answer with the bitmap: it walks instead when there are excluded tips and none
+   * of them (nor what their tags point to) is in the bitmapped pack (in_bitmapped_pack()).
+   */
+  coversExcludes(exclude: readonly Uint8Array[]): boolean {
+    if (!exclude.length) return true;
+    const table = new ObjectTable(this.repo.odb, this.pack.bitmap);
+    return roots(table, exclude).some(idx => table.packPosition(idx) >= 0);
+  }
+}
+
+/**
+ * git's object_list for one side: each tip, then what it peels to, every one prepended, so the
+ * list runs backwards. Tips are interned; unknown ids are refused.
+ */
+function roots(table: ObjectTable, tips: readonly Uint8Array[]): number[] {
+  const out: number[] = [];
+  for (const tip of tips) {
+    let idx = table.intern(tip, 0);
+    table.typeOf(idx);
+    while (table.types[idx] === OBJ_TAG) {
+      out.push(idx);
+      idx = table.peel(idx);
+      table.typeOf(idx);
+    }
+    out.push(idx);
+  }
+  return out.reverse();
+}
+
+function splitResult(pack: BitmappedPack, table: ObjectTable, bits: Bitset): BitmapObjects {
+  const n = pack.bitmap.count;
+  const extra: ExtraObject[] = [];
+  for (let e = 0; e < table.ext.length; e++) {
+    if (!bits.has(n + e)) continue;
+    const idx = table.ext[e]!;
+    extra.push({ oid: table.ids.keys.slice(idx * OID_BYTES, idx * OID_BYTES + OID_BYTES), type: table.extType[e]!, nameHash: table.extHash[e]! });
+  }
+  const positions = packBits(bits, n);
+  return { pack, positions, extra, count: () => positions.count() + extra.length };
+}
+
+/** The bits below `n` (the pack's positions), without the extended ones above. */
+function packBits(bits: Bitset, n: number): Bitset {
+  const out = new Bitset(n);
+  const words = Math.min(out.words.length, bits.words.length);
+  out.words.set(bits.words.subarray(0, words));
+  if (n % 32) {
+    const last = n >>> 5;
+    if (last < out.words.length) out.words[last]! &= (1 << (n % 32)) - 1;
+    out.words.fill(0, last + 1);
+  } else {
+    out.words.fill(0, n >>> 5);
+  }
+  return out;
+}
