@@ -6,10 +6,12 @@ import type { Repository } from '../../repository/repository.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
+import { revListWithBitmap, type BitmapTip } from '../rev-list-bitmap.js';
 
 export default function revList(ctx: CommandContext, args: string[]): number {
   let objects = false, count = false, names = true, maxCount = -1;
-  let negate = false;
+  let negate = false, useBitmap = false;
+  const tips: BitmapTip[] = [];
   const repo = ctx.repository();
   const walk = new ObjectWalk(repo.odb);
   walk.setShallow(repo.shallowCommits());
@@ -19,6 +21,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     const id = revs.tryResolve(spec);
     if (!id) throw fatal(`ambiguous argument '${spec}': unknown revision or path not in the working tree.`);
     walk.add(id, spec, exclude);
+    tips.push({ id, exclude });
     anyTip = true;
   };
   for (let i = 0; i < args.length; i++) {
@@ -28,11 +31,12 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     else if (a === '--no-object-names') names = false;
     else if (a === '--object-names') names = true;
     else if (a === '--not') negate = !negate;
-    else if (a === '--all' || a === '--branches' || a === '--tags') { addRefs(repo, walk, a, negate); anyTip = true; }
+    else if (a === '--all' || a === '--branches' || a === '--tags') { addRefs(repo, walk, a, negate, tips); anyTip = true; }
     else if (a === '-n' || a === '--max-count') maxCount = parseCount(args[++i], a);
     else if (a.startsWith('--max-count=')) maxCount = parseCount(a.slice(12), '--max-count');
     else if (/^-[0-9]+$/.test(a)) maxCount = Number(a.slice(1));
-    else if (a === '--use-bitmap-index' || a === '--in-commit-order') { /* same output without them */ }
+    else if (a === '--use-bitmap-index') useBitmap = true;
+    else if (a === '--in-commit-order') { /* same output without it */ }
     else if (a === '--') break;
     else if (a.startsWith('-')) throw new UsageError(`unrecognized argument: ${a}`);
     else if (a.includes('...')) throw fatal(`symmetric differences ('${a}') are not supported`);
@@ -45,6 +49,10 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   }
   if (!anyTip) throw new UsageError('usage: tsgit rev-list [<options>] <commit>... [--] [<path>...]');
   const out = new Output();
+  if (useBitmap && revListWithBitmap(repo, tips, { objects, count, maxCount }, out)) {
+    out.flush();
+    return 0;
+  }
   const hex = Buffer.allocUnsafe(41);
   hex[40] = 0x0a;
   let shown = 0;
@@ -89,13 +97,17 @@ function parseCount(v: string | undefined, opt: string): number {
 }
 
 /** --all: every ref, then HEAD (git's order); --branches and --tags: those namespaces. */
-function addRefs(repo: Repository, walk: ObjectWalk, which: string, exclude: boolean): void {
+function addRefs(repo: Repository, walk: ObjectWalk, which: string, exclude: boolean, tips: BitmapTip[]): void {
   const prefix = which === '--branches' ? 'refs/heads/' : which === '--tags' ? 'refs/tags/' : 'refs/';
   for (const ref of repo.refs.list(prefix)) {
     walk.add(Buffer.from(ref.oid, 'hex'), ref.name, exclude);
+    tips.push({ id: Buffer.from(ref.oid, 'hex'), exclude });
   }
   if (which === '--all') {
     const head = repo.refs.resolve('HEAD');
-    if (head) walk.add(Buffer.from(head.oid, 'hex'), 'HEAD', exclude);
+    if (head) {
+      walk.add(Buffer.from(head.oid, 'hex'), 'HEAD', exclude);
+      tips.push({ id: Buffer.from(head.oid, 'hex'), exclude });
+    }
   }
 }
