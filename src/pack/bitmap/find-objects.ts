@@ -57,8 +57,9 @@ export class ObjectTable {
   readonly ext: number[] = [];
   readonly extType: number[] = [];
   readonly extHash: number[] = [];
-  /** Name of each tag met while peeling (for its name hash). */
+  /** Name of each tag met while peeling (for its name hash), and what it points to. */
   readonly tagName = new Map<number, string>();
+  private readonly tagTarget = new Map<number, number>();
 
   constructor(readonly odb: ObjectDatabase, readonly bitmap: PackBitmap) {}
 
@@ -144,11 +145,15 @@ export class ObjectTable {
 
   /** The object a tag points to (interned), remembering the tag's name. */
   peel(idx: number): number {
+    const known = this.tagTarget.get(idx);
+    if (known !== undefined) return known;
     const o = this.read(idx, OBJ_TAG);
     if (!o) throw new NotFoundError('pack', `bad object ${this.hex(idx)}`);
     const t = parseTag(o.data, () => `tag ${this.hex(idx)}`);
     this.tagName.set(idx, t.name);
-    return this.intern(t.object, 0, t.type);
+    const target = this.intern(t.object, 0, t.type);
+    this.tagTarget.set(idx, target);
+    return target;
   }
 
   /** Reads a commit's tree, parents and date once; false when it is missing (and that is allowed). */
