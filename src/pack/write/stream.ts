@@ -44,6 +44,30 @@ export class PackStream {
     return this.waiting.length > 0;
   }
 
+  /**
+   * Appends up to `length` bytes that `read(buf, pos, n)` puts straight into the chunk being filled,
+   * so a copy from a file lands in the chunk without passing through another buffer. Stops after
+   * handing over a chunk the sink asked to wait for (call drain() before going on), so a slow
+   * receiver never has more than one wait outstanding. Returns how many bytes were appended.
+   */
+  writeFrom(length: number, read: (buf: Buffer, pos: number, n: number) => void): number {
+    let done = 0;
+    while (done < length && this.waiting.length === 0) {
+      const n = Math.min(length - done, this.buf.length - this.fill);
+      read(this.buf, this.fill, n);
+      this.fill += n;
+      done += n;
+      if (this.fill === this.buf.length) this.emit();
+    }
+    this.offset += done;
+    return done;
+  }
+
+  /** A sink asked to wait: drain() before writing more. */
+  get mustWait(): boolean {
+    return this.waiting.length > 0;
+  }
+
   /** Waits for every sink write that asked to be waited for. */
   async drain(): Promise<void> {
     while (this.waiting.length) {

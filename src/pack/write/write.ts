@@ -12,13 +12,14 @@ import zlib from 'node:zlib';
 import { CorruptError, GitError, NotFoundError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
-import type { ObjectDatabase, PackHandle } from '../../odb/database.js';
+import type { ObjectDatabase } from '../../odb/database.js';
 import type { OidMap } from '../../walk/oid-map.js';
-import { PackOrder } from '../bitmap/pack-order.js';
-import type { ByteView } from '../pack-file.js';
+import type { ByteView, PackFile } from '../pack-file.js';
 import { EntryHeader } from '../entry-header.js';
 import { crc32 } from './crc32.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
+import { PackLayout, type StoredPack } from './pack-layout.js';
+import type { PackPrefix } from './reuse.js';
 import { PackStream, type ChunkSink, type PackStreamOptions } from './stream.js';
 
 /** What to write: ids by dense index, and the indices to write in order. */
@@ -33,6 +34,14 @@ export interface PackContents {
    * front to back beats seeking through it.
    */
   storageOrderFrom?: number;
+  /**
+   * Where objects are already known to be stored: positions[i] is the pack position in `layout` of
+   * the object with index i, or -1. The writer then looks up only the others, instead of scanning
+   * every pack's .idx for the objects it sends.
+   */
+  stored?: { layout: PackLayout; positions: Int32Array };
+  /** The receiver has the object at .idx position `indexPos` of `file`, which is not in `ids`. */
+  receiverHasStored?(file: PackFile, indexPos: number): boolean;
 }
 
 export interface ProgressMeter {
@@ -51,6 +60,8 @@ export interface PackWriteOptions extends PackStreamOptions {
   signal?: AbortSignal;
   /** zlib level for objects compressed afresh (git's pack.compression, default -1). */
   compression?: number;
+  /** Objects written first, right after the header (verbatim pack reuse). */
+  prefix?: PackPrefix;
 }
 
 export interface PackWriteStats {
@@ -60,6 +71,8 @@ export interface PackWriteStats {
   reusedDeltas: number;
   /** Objects deflated afresh. */
   compressed: number;
+  /** Objects the prefix wrote (git's "pack-reused"). */
+  packReused: number;
   bytes: number;
   checksum: Buffer;
 }
@@ -72,10 +85,16 @@ const NOT_WRITTEN = -1;
 const IN_PROGRESS = -2;
 
 interface PackSlot {
-  handle: PackHandle;
-  order: PackOrder | null;
-  /** Entry offsets in pack order. */
-  offsets: Float64Array | null;
+  pack: StoredPack;
+  layout: PackLayout | null;
+}
+
+/** A reused delta's base that is not among the objects this writer sends. */
+interface OutsideBase {
+  /** Its entry offset in the pack, when the prefix writes it; -1 when the receiver has it (thin pack). */
+  offset: number;
+  /** Its .idx position in the delta's pack, for its id. */
+  indexPos: number;
 }
 
 export async function writePack(odb: ObjectDatabase, contents: PackContents, sink: ChunkSink,
@@ -87,7 +106,8 @@ class PackWriter {
   private readonly ids: OidMap;
   private readonly n: number;
   private readonly slots: PackSlot[] = [];
-  private readonly slotOf = new Map<PackHandle, number>();
+  /** Slot number by .pack path (one pack may be open through more than one handle). */
+  private readonly slotOf = new Map<string, number>();
   /** Per object index: pack slot (-1 loose), entry offset, entry end, plan, header length, base. */
   private readonly slot: Int32Array;
   private readonly offset: Float64Array;
@@ -99,6 +119,7 @@ class PackWriter {
   private readonly base: Int32Array;
   /** Position of the object in its pack's .idx (for its CRC). */
   private readonly idxPos: Int32Array;
+  private readonly outsideBase = new Map<number, OutsideBase>();
   private order: Int32Array;
   private readonly sending: Uint8Array;
   private readonly written: Float64Array;
@@ -130,12 +151,14 @@ class PackWriter {
   }
 
   async run(): Promise<PackWriteStats> {
+    const prefix = this.options.prefix;
     this.count();
     const head = Buffer.alloc(12);
     head.write('PACK', 0, 'latin1');
     head.writeUInt32BE(2, 4);
-    head.writeUInt32BE(this.n, 8);
+    head.writeUInt32BE(this.n + (prefix?.count ?? 0), 8);
     this.stream.write(head);
+    if (prefix) await prefix.write(this.stream, this.options.signal);
     const order = this.order;
     for (let i = 0; i < this.n; i++) {
       if (this.options.signal?.aborted) throw aborted();
@@ -144,7 +167,8 @@ class PackWriter {
     }
     this.compressMeter?.stop();
     const checksum = await this.stream.finish();
-    return { ...this.stats, bytes: this.stream.offset, checksum };
+    const packReused = prefix?.count ?? 0;
+    return { ...this.stats, total: this.stats.total + packReused, packReused, bytes: this.stream.offset, checksum };
   }
 
   /**
@@ -152,39 +176,64 @@ class PackWriter {
    * pack in offset order, so their headers are read front to back.
    */
   private count(): void {
-    const meter = this.options.progress?.('Counting objects', this.n);
+    // git shows no counting when nothing is left to count (all reused, or nothing to send).
+    const meter = this.n > 0 ? this.options.progress?.('Counting objects', this.n) : undefined;
     const order = this.order, keys = () => this.ids.keys;
     const found = new Uint8Array(this.ids.size);
-    // Each pack's .idx is scanned once for the objects being sent (cheaper than a lookup each).
-    const objectAt: Int32Array[] = [];
-    for (const handle of allPacks(this.odb)) {
-      const index = handle.index;
-      let at: Int32Array | null = null;
-      for (let ip = 0; ip < index.count; ip++) {
-        const idx = this.ids.get(index.buf, index.oidAt(ip));
-        if (idx < 0 || !this.sending[idx] || found[idx]) continue;
-        found[idx] = 1;
-        if (!at) {
-          at = new Int32Array(index.count).fill(-1);
-          objectAt[this.slotFor(handle)] = at;
-        }
-        at[ip] = idx;
-        this.slot[idx] = this.slotOf.get(handle)!;
-        this.offset[idx] = index.offset(ip);
-      }
-    }
     const stored = new Int32Array(this.n);
     let k = 0;
-    for (let s = 0; s < this.slots.length; s++) {
-      const at = objectAt[s]!;
-      const toIndex = this.orderOf(s).positionToIndex;
-      for (let pos = 0; pos < toIndex.length; pos++) {
-        const ip = toIndex[pos]!;
-        const idx = at[ip]!;
-        if (idx < 0) continue;
-        this.planPacked(idx, s, ip, pos);
+    const known = this.contents.stored;
+    if (known) {
+      // Objects whose pack positions are given are planned in position order.
+      const s = this.slotFor(known.layout.pack, known.layout);
+      const byPosition: number[] = [];
+      for (let i = 0; i < this.n; i++) {
+        const idx = order[i]!;
+        if (known.positions[idx]! >= 0 && !found[idx]) {
+          found[idx] = 1;
+          byPosition.push(idx);
+        }
+      }
+      byPosition.sort((a, b) => known.positions[a]! - known.positions[b]!);
+      const toIndex = known.layout.order.positionToIndex;
+      for (const idx of byPosition) {
+        const pos = known.positions[idx]!;
+        this.slot[idx] = s;
+        this.offset[idx] = known.layout.offset(pos);
+        this.planPacked(idx, s, toIndex[pos]!, pos);
         stored[k++] = idx;
         if ((k & 4095) === 0) meter?.update(k);
+      }
+    } else {
+      // Each pack's .idx is scanned once for the objects being sent (cheaper than a lookup each).
+      const objectAt: Int32Array[] = [];
+      for (const handle of allPacks(this.odb)) {
+        const index = handle.index;
+        let at: Int32Array | null = null;
+        for (let ip = 0; ip < index.count; ip++) {
+          const idx = this.ids.get(index.buf, index.oidAt(ip));
+          if (idx < 0 || !this.sending[idx] || found[idx]) continue;
+          found[idx] = 1;
+          if (!at) {
+            at = new Int32Array(index.count).fill(-1);
+            objectAt[this.slotFor(handle)] = at;
+          }
+          at[ip] = idx;
+          this.slot[idx] = this.slotFor(handle);
+          this.offset[idx] = index.offset(ip);
+        }
+      }
+      for (let s = 0; s < this.slots.length; s++) {
+        const at = objectAt[s]!;
+        const toIndex = this.layoutOf(s).order.positionToIndex;
+        for (let pos = 0; pos < toIndex.length; pos++) {
+          const ip = toIndex[pos]!;
+          const idx = at[ip]!;
+          if (idx < 0) continue;
+          this.planPacked(idx, s, ip, pos);
+          stored[k++] = idx;
+          if ((k & 4095) === 0) meter?.update(k);
+        }
       }
     }
     // What no pack holds is loose (or in a pack that appeared since the scan).
@@ -198,7 +247,7 @@ class PackWriter {
         const ip = where.pack.index.find(keys(), idx * OID_BYTES);
         this.slot[idx] = s;
         this.offset[idx] = where.offset;
-        this.planPacked(idx, s, ip, this.orderOf(s).indexToPosition[ip]!);
+        this.planPacked(idx, s, ip, this.layoutOf(s).order.indexToPosition[ip]!);
       } else {
         this.slot[idx] = -1;
         this.plan[idx] = PLAN_COMPRESS;
@@ -213,34 +262,28 @@ class PackWriter {
     if (this.toCompress > 0) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
   }
 
-  private slotFor(handle: PackHandle): number {
-    let s = this.slotOf.get(handle);
+  private slotFor(pack: StoredPack, layout: PackLayout | null = null): number {
+    let s = this.slotOf.get(pack.file.path);
     if (s === undefined) {
       s = this.slots.length;
-      this.slots.push({ handle, order: null, offsets: null });
-      this.slotOf.set(handle, s);
+      this.slots.push({ pack, layout });
+      this.slotOf.set(pack.file.path, s);
     }
     return s;
   }
 
-  private orderOf(s: number): PackOrder {
+  private layoutOf(s: number): PackLayout {
     const slot = this.slots[s]!;
-    if (!slot.order) {
-      slot.order = PackOrder.forIndex(slot.handle.index);
-      const index = slot.handle.index, toIndex = slot.order.positionToIndex;
-      slot.offsets = new Float64Array(toIndex.length);
-      for (let pos = 0; pos < toIndex.length; pos++) slot.offsets[pos] = index.offset(toIndex[pos]!);
-    }
-    return slot.order;
+    return slot.layout ??= PackLayout.of(slot.pack);
   }
 
   /** Plans the object at .idx position `ip`, pack position `pos` of slot `s`. */
   private planPacked(idx: number, s: number, ip: number, pos: number): void {
-    const slot = this.slots[s]!;
-    const pack = slot.handle, offsets = slot.offsets!;
+    const layout = this.layoutOf(s);
+    const pack = layout.pack;
     const offset = this.offset[idx]!;
     this.idxPos[idx] = ip;
-    this.end[idx] = pos + 1 < offsets.length ? offsets[pos + 1]! : pack.file.dataEnd;
+    this.end[idx] = layout.end(pos);
     const view = pack.file.read(offset, MAX_ENTRY_HEADER);
     const h = this.header;
     if (!h.parse(view.buf, view.pos, view.end, offset, 'pack', pack.file.path)) {
@@ -255,9 +298,9 @@ class PackWriter {
     const index = pack.index;
     let basePos: number;
     if (h.type === OBJ_OFS_DELTA) {
-      const at = positionOf(offsets, h.baseOffset);
+      const at = layout.positionOf(h.baseOffset);
       if (at < 0) throw new CorruptError('pack', `${pack.file.path}: delta at offset ${offset} names base offset ${h.baseOffset}, where no entry starts`);
-      basePos = slot.order!.positionToIndex[at]!;
+      basePos = layout.order.positionToIndex[at]!;
     } else {
       basePos = index.find(view.buf, h.baseOidPos);
     }
@@ -266,13 +309,22 @@ class PackWriter {
       : this.ids.get(view.buf, h.baseOidPos);
     const usable = baseIndex >= 0 && (this.sending[baseIndex] ||
       (this.options.thin && this.contents.receiverHas?.(baseIndex) === true));
-    if (!usable) {
-      this.plan[idx] = PLAN_COMPRESS;
-      this.toCompress++;
+    if (usable) {
+      this.plan[idx] = PLAN_DELTA;
+      this.base[idx] = baseIndex;
       return;
     }
-    this.plan[idx] = PLAN_DELTA;
-    this.base[idx] = baseIndex;
+    if (baseIndex < 0 && basePos >= 0) {
+      const baseOffset = index.offset(basePos);
+      const inPrefix = this.options.prefix?.has(pack.file, baseOffset) === true;
+      if (inPrefix || (this.options.thin && this.contents.receiverHasStored?.(pack.file, basePos) === true)) {
+        this.plan[idx] = PLAN_DELTA;
+        this.outsideBase.set(idx, { offset: inPrefix ? baseOffset : -1, indexPos: basePos });
+        return;
+      }
+    }
+    this.plan[idx] = PLAN_COMPRESS;
+    this.toCompress++;
   }
 
   /**
@@ -310,10 +362,14 @@ class PackWriter {
         this.stats.reused++;
         if (this.plan[idx] === PLAN_COPY) return this.copyFrom(idx, view, this.offset[idx]!);
         const b = this.base[idx]!;
-        const baseAt = this.sending[b] ? this.written[b]! : -1;
+        const outside = b < 0 ? this.outsideBase.get(idx)! : null;
+        const { index, file } = this.slots[this.slot[idx]!]!.pack;
+        const baseAt = !outside ? (this.sending[b] ? this.written[b]! : -1)
+          : outside.offset >= 0 ? this.options.prefix!.writtenAt(file, outside.offset) : -1;
+        const baseId = outside ? { ids: index.buf, offset: index.oidAt(outside.indexPos) } : { ids: this.ids.keys, offset: b * OID_BYTES };
         const len = baseAt >= 0 && this.options.ofsDelta
           ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, this.deltaSize[idx]!, { distance: at - baseAt })
-          : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, { ids: this.ids.keys, offset: b * OID_BYTES });
+          : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, baseId);
         this.stream.write(this.scratch, 0, len);
         this.stats.deltas++;
         this.stats.reusedDeltas++;
@@ -341,7 +397,7 @@ class PackWriter {
     const inView = Math.min(end, start + view.end - view.pos);
     // A delta's header may itself run past the view, in which case copying starts after it.
     let wait = from < inView && this.stream.write(view.buf, view.pos + (from - start), view.pos + (inView - start));
-    const file = this.slots[this.slot[idx]!]!.handle.file;
+    const file = this.slots[this.slot[idx]!]!.pack.file;
     for (let p = Math.max(from, inView); p < end;) {
       const v = file.read(p, 1);
       const n = Math.min(end - p, v.end - v.pos);
@@ -356,7 +412,7 @@ class PackWriter {
    * record none); null when it does not. An entry that fits one window is read once for both.
    */
   private storedEntry(idx: number): ByteView | null {
-    const pack = this.slots[this.slot[idx]!]!.handle;
+    const pack = this.slots[this.slot[idx]!]!.pack;
     const start = this.offset[idx]!, end = this.end[idx]!;
     const view = pack.file.read(start, 1);
     const expected = pack.index.crc(this.idxPos[idx]!);
@@ -379,22 +435,10 @@ class PackWriter {
 }
 
 /** Every pack of the database and of its alternates, in the order lookups search them. */
-function allPacks(odb: ObjectDatabase): PackHandle[] {
-  const out = [...odb.packs];
+function allPacks(odb: ObjectDatabase): StoredPack[] {
+  const out: StoredPack[] = [...odb.packs];
   for (const alt of odb.alternates) out.push(...allPacks(alt));
   return out;
-}
-
-/** Pack position of the entry at `offset` in the sorted `offsets`, or -1. */
-function positionOf(offsets: Float64Array, offset: number): number {
-  let lo = 0, hi = offsets.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const o = offsets[mid]!;
-    if (o === offset) return mid;
-    if (o < offset) lo = mid + 1; else hi = mid;
-  }
-  return -1;
 }
 
 /** `order` with its tail (from `from`) rearranged into `stored` order (storage order, loose last). */

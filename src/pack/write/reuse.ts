@@ -1,0 +1,253 @@
+// Verbatim pack reuse, as git's pack-bitmap.c (reuse_partial_packfile_from_bitmap) and
+// pack-objects.c (write_reused_pack*) do it: the objects a bitmap says to send that sit in the
+// bitmapped pack are copied from its stored bytes into the output, in pack order, right after the
+// pack header, before anything else is written.
+//
+// Choosing: the leading 64-bit words of the wanted bits that are all set are taken whole (their
+// deltas can only point back into them); after that an object is taken when it is whole, or when
+// it is a delta whose base comes earlier in the pack and was taken too. A delta whose base is not
+// taken is left to the ordinary writer, which may still send it as a delta against that base.
+//
+// Writing: consecutive taken entries are one copy from the pack file straight into the output's
+// chunks, in large reads. The entries not taken leave gaps, which shift what follows; an OFS_DELTA
+// whose base lies before a gap gets a new header with the shortened distance (or a REF_DELTA
+// header when the receiver does not understand OFS_DELTA). The shifts are remembered as chunks
+// (source offset, source minus output offset), so a base's output offset is one binary search.
+import fs from 'node:fs';
+import { CorruptError, GitError } from '../../core/errors.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
+import { Bitset } from '../bitmap/bitset.js';
+import { EntryHeader } from '../entry-header.js';
+import type { PackFile } from '../pack-file.js';
+import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
+import type { PackLayout } from './pack-layout.js';
+import type { PackStream } from './stream.js';
+
+/** How much is copied between two looks at the receiver's back-pressure. */
+const COPY_STEP = 1 << 20;
+
+/** Objects written into the pack before the writer's own, which its deltas may name as bases. */
+export interface PackPrefix {
+  /** How many objects write() puts into the pack. */
+  readonly count: number;
+  /** Writes them; the stream stands right after the pack header. */
+  write(stream: PackStream, signal?: AbortSignal): Promise<void>;
+  /** Whether write() puts the entry stored at `offset` of `file` into the pack. */
+  has(file: PackFile, offset: number): boolean;
+  /** After write(): the output offset of an entry has() said yes to. */
+  writtenAt(file: PackFile, offset: number): number;
+}
+
+export interface ReuseOptions {
+  /** The receiver understands OFS_DELTA; without it every reused OFS_DELTA becomes a REF_DELTA. */
+  ofsDelta: boolean;
+}
+
+export class PackReuse implements PackPrefix {
+  private taken = 0;
+  /** Length of the entry header deltaBase() parsed last. */
+  private headerLength = 0;
+  private readonly header = new EntryHeader();
+  private readonly scratch = Buffer.allocUnsafe(MAX_ENTRY_HEADER);
+  /** Start (source offset) of each stretch of the output with one shift, and that shift. */
+  private chunkSource: number[] = [];
+  private chunkShift: number[] = [];
+
+  private constructor(readonly layout: PackLayout, readonly reused: Bitset, private readonly wholeWordBits: number,
+    private readonly options: ReuseOptions) {}
+
+  get count(): number {
+    return this.taken;
+  }
+
+  /** Chooses which of `wanted` (pack positions of `layout`) can be copied as stored. */
+  static select(layout: PackLayout, wanted: Bitset, options: ReuseOptions): PackReuse {
+    const n = layout.count;
+    const w = wanted.words;
+    const maxWords = Math.floor(n / 64) * 2;
+    let words = 0;
+    while (words < maxWords && words + 1 < w.length && w[words] === 0xffffffff && w[words + 1] === 0xffffffff) words += 2;
+    const reused = new Bitset(n);
+    reused.words.fill(0xffffffff, 0, words);
+    const reuse = new PackReuse(layout, reused, words * 32, options);
+    for (let i = words; i < w.length; i++) {
+      let v = w[i]!;
+      while (v !== 0) {
+        const low = v & -v;
+        v ^= low;
+        const pos = i * 32 + 31 - Math.clz32(low);
+        if (pos >= n) return reuse.counted();
+        if (reuse.baseTaken(pos)) reused.add(pos);
+      }
+    }
+    return reuse.counted();
+  }
+
+  private counted(): PackReuse {
+    this.taken = this.reused.count();
+    return this;
+  }
+
+  /** The wanted positions left for the ordinary writer. */
+  rest(wanted: Bitset): Bitset {
+    return wanted.clone().andNot(this.reused);
+  }
+
+  /** Whether the entry at `pos` is whole or a delta whose base is earlier and already taken. */
+  private baseTaken(pos: number): boolean {
+    const basePos = this.deltaBase(pos);
+    if (basePos === -1) return true;
+    return basePos >= 0 && basePos < pos && this.reused.has(basePos);
+  }
+
+  /**
+   * Parses the entry header at `pos` into this.header. Returns -1 for a whole object, the base's
+   * pack position for a delta, or -2 when the base cannot be found in this pack (the ordinary
+   * writer then deals with it, and reports a corrupt pack in detail).
+   */
+  private deltaBase(pos: number): number {
+    const { pack } = this.layout;
+    const offset = this.layout.offset(pos);
+    const view = pack.file.read(offset, MAX_ENTRY_HEADER);
+    const h = this.header;
+    if (!h.parse(view.buf, view.pos, view.end, offset, 'pack', pack.file.path)) {
+      throw new CorruptError('pack', `${pack.file.path}: entry header at offset ${offset} is truncated`);
+    }
+    this.headerLength = h.dataPos - view.pos;
+    if (h.type === OBJ_OFS_DELTA) {
+      const at = this.layout.positionOf(h.baseOffset);
+      return at < 0 ? -2 : at;
+    }
+    if (h.type === OBJ_REF_DELTA) {
+      const ip = pack.index.find(view.buf, h.baseOidPos);
+      return ip < 0 ? -2 : this.layout.order.indexToPosition[ip]!;
+    }
+    return -1;
+  }
+
+  async write(stream: PackStream, signal?: AbortSignal): Promise<void> {
+    const { layout } = this;
+    const file = layout.pack.file;
+    const fd = fs.openSync(file.path, 'r');
+    try {
+      const copier = new Copier(stream, fd, file.path, signal);
+      const verbatimFrom = this.options.ofsDelta ? Math.min(this.wholeWordBits, layout.count) : 0;
+      if (verbatimFrom > 0) {
+        // Whole leading words: one copy, at the offsets they have in the pack.
+        this.record(layout.offset(0), stream.offset);
+        await copier.add(layout.offset(0), layout.end(verbatimFrom - 1));
+      }
+      const w = this.reused.words;
+      for (let i = verbatimFrom >>> 5; i < w.length; i++) {
+        let v = w[i]!;
+        while (v !== 0) {
+          const low = v & -v;
+          v ^= low;
+          await this.writeOne(copier, i * 32 + 31 - Math.clz32(low));
+        }
+      }
+      await copier.flush();
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private async writeOne(copier: Copier, pos: number): Promise<void> {
+    const { layout } = this;
+    const src = layout.offset(pos), end = layout.end(pos);
+    const out = copier.outputOffset;
+    this.record(src, out);
+    // With no gap before it, an entry keeps every distance it had.
+    if (src === out && this.options.ofsDelta) return copier.add(src, end);
+    const basePos = this.deltaBase(pos);
+    const h = this.header;
+    if (basePos < 0 || h.type !== OBJ_OFS_DELTA) return copier.add(src, end);
+    const baseOut = this.outputOf(layout.offset(basePos));
+    let len: number;
+    if (!this.options.ofsDelta) {
+      const index = layout.pack.index;
+      len = writeEntryHeader(this.scratch, OBJ_REF_DELTA, h.size,
+        { ids: index.buf, offset: index.oidAt(layout.order.positionToIndex[basePos]!) });
+    } else {
+      if (out - baseOut === src - h.baseOffset) return copier.add(src, end);
+      len = writeEntryHeader(this.scratch, OBJ_OFS_DELTA, h.size, { distance: out - baseOut });
+    }
+    await copier.flush();
+    copier.writeHeader(this.scratch, len);
+    await copier.add(src + this.headerLength, end);
+  }
+
+  /** Notes that the entry at source offset `src` goes to output offset `out`. */
+  private record(src: number, out: number): void {
+    const n = this.chunkShift.length;
+    if (n > 0 && this.chunkShift[n - 1] === src - out) return;
+    this.chunkSource.push(src);
+    this.chunkShift.push(src - out);
+  }
+
+  /** Output offset of a reused entry's source offset. */
+  private outputOf(src: number): number {
+    const starts = this.chunkSource;
+    let lo = 0, hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid]! <= src) lo = mid + 1; else hi = mid;
+    }
+    if (lo === 0) throw new GitError('pack', 'internal', `reused entry at offset ${src} precedes every copied entry`);
+    return src - this.chunkShift[lo - 1]!;
+  }
+
+  has(file: PackFile, offset: number): boolean {
+    if (file.path !== this.layout.pack.file.path) return false;
+    const pos = this.layout.positionOf(offset);
+    return pos >= 0 && this.reused.has(pos);
+  }
+
+  writtenAt(_file: PackFile, offset: number): number {
+    return this.outputOf(offset);
+  }
+}
+
+/** Gathers adjacent source ranges into one copy and feeds them into the stream in large reads. */
+class Copier {
+  private from = 0;
+  private to = 0;
+
+  constructor(private readonly stream: PackStream, private readonly fd: number, private readonly path: string,
+    private readonly signal: AbortSignal | undefined) {}
+
+  /** Where the next byte added will land in the output. */
+  get outputOffset(): number {
+    return this.stream.offset + (this.to - this.from);
+  }
+
+  async add(from: number, to: number): Promise<void> {
+    if (from !== this.to) {
+      await this.flush();
+      this.from = from;
+    }
+    this.to = to;
+    if (this.to - this.from >= COPY_STEP) await this.flush();
+  }
+
+  writeHeader(header: Uint8Array, length: number): void {
+    this.stream.write(header, 0, length);
+  }
+
+  async flush(): Promise<void> {
+    const { fd, path, stream } = this;
+    while (this.from < this.to) {
+      if (this.signal?.aborted) throw new GitError('pack', 'aborted', 'pack writing stopped: the receiver went away');
+      if (stream.mustWait) await stream.drain();
+      let at = this.from;
+      this.from += stream.writeFrom(Math.min(this.to - this.from, COPY_STEP), (buf, pos, len) => {
+        for (let done = 0; done < len;) {
+          const got = fs.readSync(fd, buf, pos + done, len - done, at + done);
+          if (got === 0) throw new CorruptError('pack', `${path}: unexpected end of file copying ${len} bytes at offset ${at}`);
+          done += got;
+        }
+        at += len;
+      });
+    }
+  }
+}
