@@ -23,6 +23,8 @@ export interface PackRequest {
   readonly haves: readonly number[];
   readonly filter: FilterSpec | null;
   readonly includeTag: boolean;
+  /** The client is shallow or deepens: its boundary cuts the history (bitmaps cannot answer that). */
+  readonly shallow: boolean;
 }
 
 /** A filter reduced to two limits: combine: takes the tightest of each. */

@@ -18,6 +18,10 @@ export interface UploadPackPolicy {
   unborn: 'advertise' | 'allow' | 'ignore';
   /** zlib level for objects compressed afresh. */
   compression: number;
+  /** pack.useBitmaps: answer fetches from reachability bitmaps when the repository has them. */
+  useBitmaps: boolean;
+  /** pack.allowPackReuse: copy the bitmapped pack's entries verbatim when they are sent. */
+  allowPackReuse: boolean;
   /** For the per-filter settings (uploadpackfilter.*). */
   config: Config | null;
 }
@@ -39,6 +43,8 @@ export function readPolicy(config: Config | null): UploadPackPolicy {
     keepAlive: config?.getInt('uploadpack', null, 'keepalive') ?? 5,
     unborn,
     compression: config?.getInt('pack', null, 'compression') ?? config?.getInt('core', null, 'compression') ?? -1,
+    useBitmaps: config?.getBool('pack', null, 'usebitmaps') ?? true,
+    allowPackReuse: config?.getBool('pack', null, 'allowpackreuse') ?? true,
     config,
   };
 }

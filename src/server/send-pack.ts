@@ -1,10 +1,14 @@
 // The pack part of a response (upload-pack.c's create_pack_file): enumerate, then write the pack
 // straight into side-band packets as it is produced, with git's progress lines on band 2 and a
 // keep-alive while a long enumeration has nothing to say. Without side-band the pack bytes go out
-// raw and progress is dropped, as git does.
+// raw and progress is dropped, as git does. With a reachability bitmap the enumeration is bitmap
+// arithmetic and most of the pack is copied verbatim from the bitmapped pack; when the bitmap
+// cannot answer (or cannot be read) the walk does, as git falls back.
 import { encodeSideband, SIDEBAND_MAX_DATA, writeLength, FLUSH_PKT, type SidebandMode } from '../protocol/index.js';
-import { writePack } from '../pack/write/write.js';
+import type { PackReuse } from '../pack/write/reuse.js';
+import { writePack, type PackContents } from '../pack/write/write.js';
 import { enumerateObjects, type PackRequest } from './enumerate.js';
+import { enumerateWithBitmap, type BitmapPack } from './enumerate-bitmap.js';
 import { ServerProgress } from './progress.js';
 import type { Session } from './session.js';
 
@@ -28,10 +32,18 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
   out.packStarted = true;
   try {
     const enumerating = emit ? new ServerProgress('Enumerating objects', 0, emit) : null;
-    const contents = enumerateObjects(s, req, count => {
-      if (enumerating) enumerating.update(count);
-      else if (mode && keepAliveMs > 0 && Date.now() - out.lastWrite >= keepAliveMs) out.write(KEEPALIVE, true);
-    });
+    const bitmap = bitmapEnumeration(s, req, opts);
+    let contents: PackContents, prefix: PackReuse | undefined;
+    if (bitmap) {
+      enumerating?.update(bitmap.count);
+      contents = bitmap.contents;
+      prefix = bitmap.reuse ?? undefined;
+    } else {
+      contents = enumerateObjects(s, req, count => {
+        if (enumerating) enumerating.update(count);
+        else if (mode && keepAliveMs > 0 && Date.now() - out.lastWrite >= keepAliveMs) out.write(KEEPALIVE, true);
+      });
+    }
     enumerating?.stop();
     // Inflated trees are not read again: let their memory go before the pack is written.
     s.odb.cache.clear();
@@ -50,8 +62,9 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
       progress: emit ? (title, total) => new ServerProgress(title, total, emit) : undefined,
       signal: s.options.signal,
       compression: s.policy.compression,
+      prefix,
     });
-    emit?.(`Total ${stats.total} (delta ${stats.deltas}), reused ${stats.reused} (delta ${stats.reusedDeltas}), pack-reused 0\n`);
+    emit?.(`Total ${stats.total} (delta ${stats.deltas}), reused ${stats.reused} (delta ${stats.reusedDeltas}), pack-reused ${stats.packReused}\n`);
     if (mode) out.write(FLUSH_PKT, true);
     await out.drain();
   } catch (e) {
@@ -60,5 +73,17 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
       await out.drain().catch(() => undefined);
     }
     throw e;
+  }
+}
+
+/**
+ * The bitmap's answer, or null to walk. A bitmap that turns out unreadable is not the client's
+ * problem: the walk answers instead, and the client hears nothing of it.
+ */
+function bitmapEnumeration(s: Session, req: PackRequest, opts: SendPackOptions): BitmapPack | null {
+  try {
+    return enumerateWithBitmap(s, req, { ofsDelta: opts.ofsDelta });
+  } catch {
+    return null;
   }
 }

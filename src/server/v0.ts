@@ -70,6 +70,7 @@ export async function serveV0(s: Session): Promise<void> {
   const sideband = hasCapability(caps, 'side-band-64k') ? 'side-band-64k' : hasCapability(caps, 'side-band') ? 'side-band' : null;
   await sendPack(s, {
     wants, haves: [...negotiation.haves, ...extraHaves], filter: req.filter, includeTag: hasCapability(caps, 'include-tag'),
+    shallow: wantsShallowInfo(req),
   }, {
     sideband, progress: !hasCapability(caps, 'no-progress'),
     ofsDelta: hasCapability(caps, 'ofs-delta'), thin: hasCapability(caps, 'thin-pack'),

@@ -150,6 +150,7 @@ async function fetch(s: Session, args: string[], where: string): Promise<void> {
   s.out.write(formatPackfileHeader());
   await sendPack(s, {
     wants, haves: [...negotiation.haves, ...extraHaves], filter: req.filter, includeTag: req.includeTag,
+    shallow: wantsShallowInfo(req),
   }, { sideband: 'side-band-64k', progress: !req.noProgress, ofsDelta: req.ofsDelta, thin: req.thinPack });
 }
 

@@ -1,0 +1,173 @@
+// The objects a fetch sends, answered with the repository's reachability bitmap instead of a walk
+// (pack-objects' get_object_list_from_bitmap): wants and haves become bitmaps, the objects to send
+// are wants minus haves, blob:none masks out the blob type bitmap, and include-tag adds the tags of
+// what is sent. Of those, the ones stored in the bitmapped pack that can be copied as they are
+// (pack/write/reuse.ts) go out verbatim; the rest are planned by the ordinary pack writer, told
+// where each is stored and which delta bases the receiver has.
+//
+// Like git, bitmaps are not used for shallow requests or a shallow repository, nor for filters the
+// type bitmaps cannot answer, nor when none of the haves is in the bitmapped pack; any of these,
+// or a bitmap that cannot be read, returns null and the caller walks.
+import { parseTag } from '../object/tag.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
+import { Bitset, BitmapWalk, type BitmapObjects, type BitmappedPack } from '../pack/bitmap/index.js';
+import { writeOrder } from '../pack/write/order.js';
+import { PackLayout } from '../pack/write/pack-layout.js';
+import { PackReuse } from '../pack/write/reuse.js';
+import type { PackContents } from '../pack/write/write.js';
+import type { PackFile } from '../pack/pack-file.js';
+import { OidMap } from '../walk/oid-map.js';
+import type { PackRequest } from './enumerate.js';
+import type { Session } from './session.js';
+
+export interface BitmapPack {
+  /** Objects copied verbatim from the bitmapped pack (null: pack reuse is off). */
+  readonly reuse: PackReuse | null;
+  /** Everything else, for the ordinary writer. */
+  readonly contents: PackContents;
+  /** All objects sent. */
+  readonly count: number;
+}
+
+export interface BitmapPackOptions {
+  /** The client understands OFS_DELTA (reused deltas otherwise become REF_DELTAs). */
+  readonly ofsDelta: boolean;
+}
+
+/** Whether a request can be answered with bitmaps at all (before any bitmap is read). */
+export function bitmapsApply(s: Session, req: PackRequest): boolean {
+  if (!s.policy.useBitmaps || req.shallow) return false;
+  if (req.filter && req.filter.kind !== 'blob:none') return false;
+  return s.repo.shallowCommits().length === 0;
+}
+
+/** The pack's contents from the bitmap, or null when the request must be walked. */
+export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPackOptions): BitmapPack | null {
+  if (!bitmapsApply(s, req)) return null;
+  const bitmaps = BitmapWalk.open(s.repo);
+  if (!bitmaps) return null;
+  const wants = req.wants.map(i => s.oid(i));
+  const haves = req.haves.map(i => s.oid(i));
+  if (!bitmaps.coversExcludes(haves)) return null;
+  const found = bitmaps.reachable(wants, haves);
+  // Filters and include-tag change the positions: work on a copy of what the walk returned.
+  const result: BitmapObjects = { ...found, positions: found.positions.clone() };
+  const { pack } = result;
+  const filtering = req.filter !== null;
+  const extras: { oid: Uint8Array; type: number }[] = [...result.extra];
+  if (filtering) dropBlobs(result, extras, wants);
+  if (req.includeTag) addTags(s, result, extras);
+  const layout = new PackLayout(pack.handle, pack.order);
+  const reuse = s.policy.allowPackReuse ? PackReuse.select(layout, result.positions, { ofsDelta: opts.ofsDelta }) : null;
+  const rest = reuse && reuse.count > 0 ? reuse.rest(result.positions) : result.positions;
+  let haveBits: Bitset | null | undefined;
+  const receiverHas = (file: PackFile, indexPos: number): boolean => {
+    if (file.path !== pack.file.path || haves.length === 0) return false;
+    // Computed only when a delta's base is outside what is sent: a thin pack may then name it.
+    haveBits ??= bitmaps.reachable(haves, []).positions;
+    const pos = pack.order.indexToPosition[indexPos]!;
+    // A partial clone may lack the blobs of commits it has, so they are no base for it there.
+    return haveBits.has(pos) && !(filtering && pack.bitmap.typeBitmaps.blobs.has(pos));
+  };
+  return {
+    reuse: reuse && reuse.count > 0 ? reuse : null,
+    contents: restContents(s, pack, layout, rest, extras, receiverHas),
+    count: result.positions.count() + extras.length,
+  };
+}
+
+/** blob:none: no blobs but those the client named itself (git's filter_bitmap_blob_none). */
+function dropBlobs(result: BitmapObjects, extras: { oid: Uint8Array; type: number }[], wants: Uint8Array[]): void {
+  const { pack, positions } = result;
+  const named = new Bitset(pack.bitmap.count);
+  const namedExtra = new Set<string>();
+  for (const w of wants) {
+    const pos = pack.bitmap.position(w);
+    if (pos >= 0) named.add(pos);
+    else namedExtra.add(Buffer.from(w).toString('hex'));
+  }
+  positions.andNot(pack.bitmap.typeBitmaps.blobs.clone().andNot(named));
+  for (let i = extras.length - 1; i >= 0; i--) {
+    if (extras[i]!.type === OBJ_BLOB && !namedExtra.has(Buffer.from(extras[i]!.oid).toString('hex'))) extras.splice(i, 1);
+  }
+}
+
+/**
+ * include-tag: every annotated tag (and the tags it points through) whose peeled object is sent,
+ * as pack-objects' add_ref_tag does.
+ */
+function addTags(s: Session, result: BitmapObjects, extras: { oid: Uint8Array; type: number }[]): void {
+  const { pack, positions } = result;
+  const extraIds = new Set(extras.map(e => Buffer.from(e.oid).toString('hex')));
+  const sent = (hex: string): boolean => {
+    const pos = pack.bitmap.position(Buffer.from(hex, 'hex'));
+    return pos >= 0 ? positions.has(pos) : extraIds.has(hex);
+  };
+  for (const r of s.refs.refs) {
+    if (!r.name.startsWith('refs/tags/') || r.peeled === undefined || !sent(r.peeled)) continue;
+    for (let hex = r.oid; !sent(hex);) {
+      const id = Buffer.from(hex, 'hex');
+      const pos = pack.bitmap.position(id);
+      if (pos >= 0) positions.add(pos);
+      else {
+        extras.push({ oid: id, type: OBJ_TAG });
+        extraIds.add(hex);
+      }
+      const tag = parseTag(s.odb.mustRead(id, 0, OBJ_TAG).data, () => `tag ${hex}`);
+      const next = Buffer.from(tag.object).toString('hex');
+      if (s.odb.info(tag.object)?.type !== OBJ_TAG) break;
+      hex = next;
+    }
+  }
+}
+
+/**
+ * The objects left for the ordinary writer: the pack positions not reused, in git's bitmap
+ * traversal order (commits, trees, blobs, tags, each by position), then the objects outside the
+ * pack; put in git's write order, with each one's pack position known.
+ */
+function restContents(s: Session, pack: BitmappedPack, layout: PackLayout, rest: Bitset,
+  extras: readonly { oid: Uint8Array; type: number }[], receiverHasStored: (file: PackFile, indexPos: number) => boolean): PackContents {
+  const n = rest.count() + extras.length;
+  const ids = new OidMap(n);
+  const types = new Uint8Array(n);
+  const positions = new Int32Array(n);
+  const objects = new Int32Array(n);
+  let k = 0;
+  const index = pack.index, toIndex = pack.order.positionToIndex;
+  const typeBitmaps = pack.bitmap.typeBitmaps;
+  for (const [type, bits] of [[OBJ_COMMIT, typeBitmaps.commits], [OBJ_TREE, typeBitmaps.trees],
+    [OBJ_BLOB, typeBitmaps.blobs], [OBJ_TAG, typeBitmaps.tags]] as const) {
+    bits.clone().and(rest).forEach(pos => {
+      const idx = ~ids.addOrGet(index.buf, index.oidAt(toIndex[pos]!));
+      types[idx] = type;
+      positions[idx] = pos;
+      objects[k++] = idx;
+    });
+  }
+  for (const e of extras) {
+    const got = ids.addOrGet(e.oid, 0);
+    if (got >= 0) continue;
+    const idx = ~got;
+    types[idx] = e.type;
+    positions[idx] = -1;
+    objects[k++] = idx;
+  }
+  const tagged = taggedObjects(s, ids);
+  const { order, restFrom } = writeOrder(objects.subarray(0, k), idx => types[idx]!, idx => tagged.has(idx));
+  return { ids, order, storageOrderFrom: restFrom, stored: { layout, positions }, receiverHasStored };
+}
+
+/** Indices in `ids` of objects a tag ref names or peels to (they lead git's write order). */
+function taggedObjects(s: Session, ids: OidMap): Set<number> {
+  const out = new Set<number>();
+  for (const r of s.refs.refs) {
+    if (!r.name.startsWith('refs/tags/')) continue;
+    for (const hex of [r.oid, r.peeled]) {
+      if (hex === undefined) continue;
+      const idx = ids.get(Buffer.from(hex, 'hex'), 0);
+      if (idx >= 0) out.add(idx);
+    }
+  }
+  return out;
+}
