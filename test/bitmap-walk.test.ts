@@ -89,6 +89,14 @@ test('the objects BitmapWalk finds are the ones git rev-list --objects lists', (
     for (const c of CASES) {
       const res = walk.reachable(ids(c.include), ids(c.exclude));
       assert.deepEqual(listed(res), expected(c.include, c.exclude, walk), `${c.include.join(' ')} --not ${c.exclude.join(' ')}`);
+      if (!c.exclude.length) {
+        assert.equal(res.excluded, null);
+        continue;
+      }
+      const excluded: string[] = [];
+      res.excluded!.forEach(pos => excluded.push(toHex(res.pack.bitmap.oidAt(pos))));
+      const packed = revList(c.exclude).filter(id => res.pack.index.find(fromHex(id)!) >= 0);
+      assert.deepEqual(excluded.sort(), packed, `what ${c.exclude.join(' ')} reach in the pack`);
     }
   } finally {
     r.close();

@@ -38,6 +38,11 @@ export interface BitmapObjects {
   readonly positions: Bitset;
   /** Included objects outside the bitmapped pack, in the order git's walk met them. */
   readonly extra: readonly ExtraObject[];
+  /**
+   * Pack positions of everything reachable from the excluded tips (what the receiver of a fetch
+   * has, so a thin pack may use it as delta bases); null without excluded tips.
+   */
+  readonly excluded: Bitset | null;
   count(): number;
 }
 
@@ -83,7 +88,7 @@ export class BitmapWalk {
     table.resetWalk();
     const wants = findObjects(table, roots(table, include), { seen: haves, missingOk: false, objects });
     if (haves) wants.andNot(haves);
-    return splitResult(this.pack, table, wants);
+    return splitResult(this.pack, table, wants, haves);
   }
 
   /**
@@ -116,7 +121,7 @@ function roots(table: ObjectTable, tips: readonly Uint8Array[]): number[] {
   return out.reverse();
 }
 
-function splitResult(pack: BitmappedPack, table: ObjectTable, bits: Bitset): BitmapObjects {
+function splitResult(pack: BitmappedPack, table: ObjectTable, bits: Bitset, excluded: Bitset | null): BitmapObjects {
   const n = pack.bitmap.count;
   const extra: ExtraObject[] = [];
   for (let e = 0; e < table.ext.length; e++) {
@@ -125,7 +130,7 @@ function splitResult(pack: BitmappedPack, table: ObjectTable, bits: Bitset): Bit
     extra.push({ oid: table.ids.keys.slice(idx * OID_BYTES, idx * OID_BYTES + OID_BYTES), type: table.extType[e]!, nameHash: table.extHash[e]! });
   }
   const positions = packBits(bits, n);
-  return { pack, positions, extra, count: () => positions.count() + extra.length };
+  return { pack, positions, extra, excluded: excluded && packBits(excluded, n), count: () => positions.count() + extra.length };
 }
 
 /** The bits below `n` (the pack's positions), without the extended ones above. */
