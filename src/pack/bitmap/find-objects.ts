@@ -213,8 +213,10 @@ export function findObjects(table: ObjectTable, roots: readonly number[], opts: 
         continue;
       }
     }
-    notMapped.unshift(r);
+    notMapped.push(r);
   }
+  // git prepends each to its not_mapped list: the walk sees them in reverse.
+  notMapped.reverse();
   base ??= new Bitset(bitmap.count);
   if (!notMapped.length) return base;
   const pending: number[] = [];
