@@ -40,9 +40,10 @@ export interface BitmapObjects {
   readonly extra: readonly ExtraObject[];
   /**
    * Pack positions of everything reachable from the excluded tips (what the receiver of a fetch
-   * has, so a thin pack may use it as delta bases); null without excluded tips.
+   * has, so a thin pack may use it as delta bases); null without excluded tips. Optional so that
+   * callers may build filtered copies of an answer without it.
    */
-  readonly excluded: Bitset | null;
+  readonly excluded?: Bitset | null;
   count(): number;
 }
 
