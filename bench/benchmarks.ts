@@ -12,6 +12,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import path from 'node:path';
+import { ensureBitmapCorpus } from './bitmap-corpus.js';
 import type { CorpusName } from './corpus.js';
 
 export type Issue = 'foundation' | 'index-pack' | 'serve' | 'clone' | 'checkout' | 'bitmaps';
@@ -201,7 +202,49 @@ export const BENCHMARKS: Benchmark[] = [
     setup: (ctx) => startCloneDaemon(ctx),
     cleanup: (ctx) => stopCloneDaemon(ctx),
   },
+  {
+    // The full clone's request of upload-pack-full-clone, served from the bitmapped copy of the
+    // corpus (bench/bitmap-corpus.ts, linked as {scratch}/repo.git) with bitmaps on for both tools
+    // (git's pack.useBitmaps default): counting is bitmap arithmetic, the pack is copied verbatim.
+    name: 'upload-pack-full-clone-bitmap',
+    issue: 'bitmaps',
+    corpus: 'large',
+    cwd: '{scratch}/repo.git',
+    stdin: '{scratch}/clone-request',
+    tsgit: ['upload-pack', '--stateless-rpc', '.'],
+    git: ['upload-pack', '--stateless-rpc', '.'],
+    setup: (ctx) => { linkBitmapCorpus(ctx); writeCloneRequest(ctx); },
+  },
+  {
+    // A fetch by a clone 100 first-parent commits behind HEAD: want HEAD, have HEAD~100, with git
+    // 2.39's fetch capabilities (thin pack, include-tag), from the bitmapped copy.
+    name: 'upload-pack-fetch-100-behind-bitmap',
+    issue: 'bitmaps',
+    corpus: 'large',
+    cwd: '{scratch}/repo.git',
+    stdin: '{scratch}/fetch-request',
+    tsgit: ['upload-pack', '--stateless-rpc', '.'],
+    git: ['upload-pack', '--stateless-rpc', '.'],
+    setup: (ctx) => writeFetchRequest(ctx, linkBitmapCorpus(ctx), 100),
+  },
 ];
+
+/** {scratch}/repo.git: a link to the bitmapped copy of the corpus, built on first use. */
+function linkBitmapCorpus(ctx: BenchContext): string {
+  const link = path.join(ctx.scratch, 'repo.git');
+  if (!fs.existsSync(link)) fs.symlinkSync(ensureBitmapCorpus(ctx.gitDir), link);
+  return link;
+}
+
+/** A fetch's request: want HEAD, have HEAD~behind (first parents), as git 2.39's fetch asks. */
+function writeFetchRequest(ctx: BenchContext, gitDir: string, behind: number): void {
+  const file = path.join(ctx.scratch, 'fetch-request');
+  if (fs.existsSync(file)) return;
+  const [want, have] = execFileSync('git', ['rev-parse', 'HEAD', `HEAD~${behind}`], { cwd: gitDir }).toString().trim().split('\n');
+  const caps = ' multi_ack_detailed no-done side-band-64k thin-pack include-tag ofs-delta deepen-since deepen-not agent=git/2.39.5';
+  const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`;
+  fs.writeFileSync(file, `${pkt(`want ${want}${caps}\n`)}0000${pkt(`have ${have}\n`)}${pkt('done\n')}`);
+}
 
 /** {scratch}/wt: a clone of the corpus without a checkout, as `git clone -n` leaves it. */
 function cloneWithoutCheckout(ctx: BenchContext): void {

@@ -60,14 +60,11 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   const layout = new PackLayout(pack.handle, pack.order);
   const reuse = s.policy.allowPackReuse ? PackReuse.select(layout, result.positions, { ofsDelta: opts.ofsDelta }) : null;
   const rest = reuse && reuse.count > 0 ? reuse.rest(result.positions) : result.positions;
-  let haveBits: Bitset | null | undefined;
   const receiverHas = (file: PackFile, indexPos: number): boolean => {
-    if (file.path !== pack.file.path || haves.length === 0) return false;
-    // Computed only when a delta's base is outside what is sent: a thin pack may then name it.
-    haveBits ??= bitmaps.reachable(haves, []).positions;
+    if (!found.excluded || file.path !== pack.file.path) return false;
     const pos = pack.order.indexToPosition[indexPos]!;
     // A partial clone may lack the blobs of commits it has, so they are no base for it there.
-    return haveBits.has(pos) && !(filtering && pack.bitmap.typeBitmaps.blobs.has(pos));
+    return found.excluded.has(pos) && !(filtering && pack.bitmap.typeBitmaps.blobs.has(pos));
   };
   return {
     reuse: reuse && reuse.count > 0 ? reuse : null,
@@ -130,6 +127,7 @@ function restContents(s: Session, pack: BitmappedPack, layout: PackLayout, rest:
   extras: readonly { oid: Uint8Array; type: number }[], receiverHasStored: (file: PackFile, indexPos: number) => boolean): PackContents {
   const n = rest.count() + extras.length;
   const ids = new OidMap(n);
+  if (n === 0) return { ids, order: new Int32Array(0) };
   const types = new Uint8Array(n);
   const positions = new Int32Array(n);
   const objects = new Int32Array(n);

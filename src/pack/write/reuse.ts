@@ -18,7 +18,6 @@ import { CorruptError, GitError } from '../../core/errors.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { Bitset } from '../bitmap/bitset.js';
 import { EntryHeader } from '../entry-header.js';
-import type { PackFile } from '../pack-file.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
 import type { PackLayout } from './pack-layout.js';
 import type { PackStream } from './stream.js';
@@ -26,16 +25,12 @@ import type { PackStream } from './stream.js';
 /** How much is copied between two looks at the receiver's back-pressure. */
 const COPY_STEP = 1 << 20;
 
-/** Objects written into the pack before the writer's own, which its deltas may name as bases. */
+/** Objects written into the pack before the writer's own. */
 export interface PackPrefix {
   /** How many objects write() puts into the pack. */
   readonly count: number;
   /** Writes them; the stream stands right after the pack header. */
   write(stream: PackStream, signal?: AbortSignal): Promise<void>;
-  /** Whether write() puts the entry stored at `offset` of `file` into the pack. */
-  has(file: PackFile, offset: number): boolean;
-  /** After write(): the output offset of an entry has() said yes to. */
-  writtenAt(file: PackFile, offset: number): number;
 }
 
 export interface ReuseOptions {
@@ -195,16 +190,6 @@ export class PackReuse implements PackPrefix {
     }
     if (lo === 0) throw new GitError('pack', 'internal', `reused entry at offset ${src} precedes every copied entry`);
     return src - this.chunkShift[lo - 1]!;
-  }
-
-  has(file: PackFile, offset: number): boolean {
-    if (file.path !== this.layout.pack.file.path) return false;
-    const pos = this.layout.positionOf(offset);
-    return pos >= 0 && this.reused.has(pos);
-  }
-
-  writtenAt(_file: PackFile, offset: number): number {
-    return this.outputOf(offset);
   }
 }
 

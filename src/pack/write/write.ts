@@ -60,7 +60,8 @@ export interface PackWriteOptions extends PackStreamOptions {
   signal?: AbortSignal;
   /** zlib level for objects compressed afresh (git's pack.compression, default -1). */
   compression?: number;
-  /** Objects written first, right after the header (verbatim pack reuse). */
+  /** Objects written first, right after the header (verbatim pack reuse); deltas here never
+   * name them as bases, as git's do not. */
   prefix?: PackPrefix;
 }
 
@@ -89,13 +90,6 @@ interface PackSlot {
   layout: PackLayout | null;
 }
 
-/** A reused delta's base that is not among the objects this writer sends. */
-interface OutsideBase {
-  /** Its entry offset in the pack, when the prefix writes it; -1 when the receiver has it (thin pack). */
-  offset: number;
-  /** Its .idx position in the delta's pack, for its id. */
-  indexPos: number;
-}
 
 export async function writePack(odb: ObjectDatabase, contents: PackContents, sink: ChunkSink,
   options: PackWriteOptions): Promise<PackWriteStats> {
@@ -119,7 +113,9 @@ class PackWriter {
   private readonly base: Int32Array;
   /** Position of the object in its pack's .idx (for its CRC). */
   private readonly idxPos: Int32Array;
-  private readonly outsideBase = new Map<number, OutsideBase>();
+  /** For a reused delta whose base is outside the id table but which the receiver has: the
+   * base's .idx position in the delta's pack, for its id. */
+  private readonly outsideBase = new Map<number, number>();
   private order: Int32Array;
   private readonly sending: Uint8Array;
   private readonly written: Float64Array;
@@ -314,14 +310,10 @@ class PackWriter {
       this.base[idx] = baseIndex;
       return;
     }
-    if (baseIndex < 0 && basePos >= 0) {
-      const baseOffset = index.offset(basePos);
-      const inPrefix = this.options.prefix?.has(pack.file, baseOffset) === true;
-      if (inPrefix || (this.options.thin && this.contents.receiverHasStored?.(pack.file, basePos) === true)) {
-        this.plan[idx] = PLAN_DELTA;
-        this.outsideBase.set(idx, { offset: inPrefix ? baseOffset : -1, indexPos: basePos });
-        return;
-      }
+    if (baseIndex < 0 && basePos >= 0 && this.options.thin && this.contents.receiverHasStored?.(pack.file, basePos) === true) {
+      this.plan[idx] = PLAN_DELTA;
+      this.outsideBase.set(idx, basePos);
+      return;
     }
     this.plan[idx] = PLAN_COMPRESS;
     this.toCompress++;
@@ -362,11 +354,9 @@ class PackWriter {
         this.stats.reused++;
         if (this.plan[idx] === PLAN_COPY) return this.copyFrom(idx, view, this.offset[idx]!);
         const b = this.base[idx]!;
-        const outside = b < 0 ? this.outsideBase.get(idx)! : null;
-        const { index, file } = this.slots[this.slot[idx]!]!.pack;
-        const baseAt = !outside ? (this.sending[b] ? this.written[b]! : -1)
-          : outside.offset >= 0 ? this.options.prefix!.writtenAt(file, outside.offset) : -1;
-        const baseId = outside ? { ids: index.buf, offset: index.oidAt(outside.indexPos) } : { ids: this.ids.keys, offset: b * OID_BYTES };
+        const baseAt = b >= 0 && this.sending[b] ? this.written[b]! : -1;
+        const index = this.slots[this.slot[idx]!]!.pack.index;
+        const baseId = b >= 0 ? { ids: this.ids.keys, offset: b * OID_BYTES } : { ids: index.buf, offset: index.oidAt(this.outsideBase.get(idx)!) };
         const len = baseAt >= 0 && this.options.ofsDelta
           ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, this.deltaSize[idx]!, { distance: at - baseAt })
           : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, baseId);
