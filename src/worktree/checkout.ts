@@ -8,16 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
-import { toHex } from '../core/oid.js';
+import { OID_BYTES, toHex } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
 import { planConversions } from './checkout/conversions.js';
 import { planCheckout } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
-import { indexEntry, newStatTable } from './checkout/stat-table.js';
+import { newStatTable, STAT_FIELDS } from './checkout/stat-table.js';
 import { WriterThreads, writeInParallel } from './checkout/parallel.js';
 import { writePlannedFiles, type WriteSettings } from './checkout/write-files.js';
-import type { IndexEntry, IndexFile } from './index-file/entry.js';
 import { IndexLock } from './index-file/write.js';
 
 export interface CheckoutOptions {
@@ -36,7 +35,6 @@ export interface CheckoutResult {
   /** Index entries written (files, symlinks and submodule directories). */
   entries: number;
   directories: number;
-  index: IndexFile;
   /** Attribute lines git would warn about. */
   warnings: string[];
 }
@@ -121,18 +119,13 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
       ? await writeInParallel(repo.odb, plan, stats, codes, write, parallel, options.progress)
       : writePlannedFiles(repo.odb, plan, stats, null, codes, write, force, options.progress);
     pool = null;
-    const entries = new Array<IndexEntry>(plan.count);
-    for (let i = 0; i < plan.count; i++) entries[i] = indexEntry(plan, stats, i);
-    const index: IndexFile = {
-      version: indexVersion(config, env),
-      entries,
-      cacheTree: plan.cacheTree,
-      extensions: [],
-      timestampSec: 0,
-      timestampNsec: 0,
-    };
-    lock.commit(index);
-    return { entries: plan.count, directories: result.directories, index, warnings: conversions?.warnings ?? [] };
+    // Straight from the columns: an entry object per file would cost more than the plan itself.
+    lock.commitStream(indexVersion(config, env), plan.count, (out) => {
+      for (let i = 0; i < plan.count; i++) {
+        out.add(stats, i * STAT_FIELDS, plan.modes[i]!, plan.oids, i * OID_BYTES, plan.paths, plan.pathStart[i]!, plan.pathStart[i + 1]!);
+      }
+    }, { cacheTree: plan.cacheTree, extensions: [] });
+    return { entries: plan.count, directories: result.directories, warnings: conversions?.warnings ?? [] };
   } finally {
     lock?.rollback();
     // Threads that never got their job (a refusal, an error) are stopped.

@@ -1,7 +1,7 @@
 // Writing the index: entries (version 2, or 3 when an entry needs extended flags, or 4 when asked),
 // the TREE extension, other extensions handed back as read, and the SHA-1 trailer, through
 // `index.lock` and a rename so that readers see the old index or the new one, never a mix.
-import { sha1 } from '../../core/hash.js';
+import crypto from 'node:crypto';
 import { OID_BYTES } from '../../core/oid.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import { LockFile } from '../../refs/lock.js';
@@ -35,71 +35,127 @@ export function smudgeRacyEntries(index: IndexFile): number {
   return smudged;
 }
 
-/** The bytes of an index file. The version is raised to 3 if an entry has extended flags. */
-export function serializeIndex(index: IndexFile): Buffer {
-  let version: number = index.version;
-  const entries = index.entries;
-  if (version === 2 && entries.some(e => e.extendedFlags !== 0)) version = 3;
-  let size = HEADER + OID_BYTES;
-  for (const e of entries) {
-    const nameOffset = STAT_AND_ID + (e.extendedFlags ? 4 : 2);
-    size += version === 4 ? nameOffset + 5 + e.path.length + 1 : (nameOffset + e.path.length + 8) & ~7;
-  }
-  const tree = index.cacheTree ? serializeCacheTree(index.cacheTree) : null;
-  if (tree) size += 8 + tree.length;
-  for (const x of index.extensions) size += 8 + x.data.length;
+/** Bytes an IndexStream gathers before handing them on. */
+const BLOCK = 256 * 1024;
 
-  const out = Buffer.alloc(size);
-  out.write('DIRC', 0, 'latin1');
-  out.writeUInt32BE(version, 4);
-  out.writeUInt32BE(entries.length, 8);
-  let pos = HEADER;
-  let prev: Uint8Array = new Uint8Array(0);
-  for (const e of entries) {
-    const start = pos;
-    out.writeUInt32BE(e.ctimeSec >>> 0, pos);
-    out.writeUInt32BE(e.ctimeNsec >>> 0, pos + 4);
-    out.writeUInt32BE(e.mtimeSec >>> 0, pos + 8);
-    out.writeUInt32BE(e.mtimeNsec >>> 0, pos + 12);
-    out.writeUInt32BE(e.dev >>> 0, pos + 16);
-    out.writeUInt32BE(e.ino >>> 0, pos + 20);
-    out.writeUInt32BE(e.mode >>> 0, pos + 24);
-    out.writeUInt32BE(e.uid >>> 0, pos + 28);
-    out.writeUInt32BE(e.gid >>> 0, pos + 32);
-    out.writeUInt32BE(e.size >>> 0, pos + 36);
-    out.set(e.oid.subarray(0, OID_BYTES), pos + 40);
-    let flags = e.flags | Math.min(e.path.length, CE_NAME_MASK);
-    if (e.extendedFlags) flags |= CE_EXTENDED;
-    out.writeUInt16BE(flags, pos + 60);
-    pos += 62;
-    if (e.extendedFlags) {
-      out.writeUInt16BE(e.extendedFlags, pos);
+/**
+ * An index file encoded entry by entry and handed to `sink` a block at a time, hashed as it goes,
+ * so that a checkout of 100k files writes its index straight from its columns without building
+ * an entry object (or the whole file) first. Entries must come sorted; the stat fields are in
+ * the order of the index less the mode: ctime s/ns, mtime s/ns, dev, ino, uid, gid, size. The
+ * bytes handed to the sink are only valid during the call (the block is reused).
+ */
+export class IndexStream {
+  private buf = Buffer.alloc(BLOCK);
+  private pos = HEADER;
+  private readonly hash = crypto.createHash('sha1');
+  private prev = Buffer.alloc(0);
+  private prevLen = 0;
+
+  /** `version` 3 is needed (and only allowed) when some entry has extended flags. */
+  constructor(private readonly sink: (bytes: Uint8Array) => void, private readonly version: 2 | 3 | 4, count: number) {
+    this.buf.write('DIRC', 0, 'latin1');
+    this.buf.writeUInt32BE(version, 4);
+    this.buf.writeUInt32BE(count, 8);
+  }
+
+  add(stat: ArrayLike<number>, statAt: number, mode: number, oid: Uint8Array, oidAt: number,
+    path: Uint8Array, pathStart: number, pathEnd: number, flags = 0, extendedFlags = 0): void {
+    const len = pathEnd - pathStart;
+    this.room(STAT_AND_ID + 4 + 5 + len + 8);
+    const out = this.buf;
+    const start = this.pos;
+    let pos = start;
+    for (let k = 0; k < 6; k++, pos += 4) out.writeUInt32BE(stat[statAt + k]! >>> 0, pos);
+    out.writeUInt32BE(mode >>> 0, pos);
+    pos += 4;
+    for (let k = 6; k < 9; k++, pos += 4) out.writeUInt32BE(stat[statAt + k]! >>> 0, pos);
+    out.set(oid.subarray(oidAt, oidAt + OID_BYTES), pos);
+    pos += OID_BYTES;
+    let f = flags | Math.min(len, CE_NAME_MASK);
+    if (extendedFlags) {
+      if (this.version < 3) throw new RangeError('extended flags need index version 3 or later');
+      f |= CE_EXTENDED;
+    }
+    out.writeUInt16BE(f, pos);
+    pos += 2;
+    if (extendedFlags) {
+      out.writeUInt16BE(extendedFlags, pos);
       pos += 2;
     }
-    if (version === 4) {
+    if (this.version === 4) {
+      const prev = this.prev;
       let common = 0;
-      const max = Math.min(prev.length, e.path.length);
-      while (common < max && prev[common] === e.path[common]) common++;
-      pos = writeVarint(out, pos, prev.length - common);
-      out.set(e.path.subarray(common), pos);
-      pos += e.path.length - common + 1; // and the NUL, already zero
-      prev = e.path;
+      const max = Math.min(this.prevLen, len);
+      while (common < max && prev[common] === path[pathStart + common]) common++;
+      pos = writeVarint(out, pos, this.prevLen - common);
+      out.set(path.subarray(pathStart + common, pathEnd), pos);
+      pos += len - common;
+      out[pos++] = 0;
+      if (prev.length < len) this.prev = Buffer.alloc(Math.max(len, prev.length * 2));
+      this.prev.set(path.subarray(pathStart, pathEnd));
+      this.prevLen = len;
     } else {
-      out.set(e.path, pos);
-      pos = start + ((pos - start + e.path.length + 8) & ~7);
+      out.set(path.subarray(pathStart, pathEnd), pos);
+      const end = start + ((pos - start + len + 8) & ~7);
+      out.fill(0, pos + len, end);
+      pos = end;
     }
+    this.pos = pos;
   }
-  if (tree) pos = writeExtension(out, pos, 'TREE', tree);
-  for (const x of index.extensions) pos = writeExtension(out, pos, x.signature, x.data);
-  out.set(sha1(out.subarray(0, pos)), pos);
-  return out.subarray(0, pos + OID_BYTES);
+
+  /** Writes the extensions and the trailing checksum. */
+  finish(extensions: readonly { signature: string; data: Uint8Array }[]): void {
+    for (const x of extensions) {
+      this.room(8);
+      this.buf.write(x.signature, this.pos, 'latin1');
+      this.buf.writeUInt32BE(x.data.length, this.pos + 4);
+      this.pos += 8;
+      this.flush();
+      this.hash.update(x.data);
+      this.sink(x.data);
+    }
+    this.flush();
+    this.sink(this.hash.digest());
+  }
+
+  /** Makes room for `n` more bytes in the block. */
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    this.flush();
+    if (n > this.buf.length) this.buf = Buffer.alloc(n);
+  }
+
+  private flush(): void {
+    if (!this.pos) return;
+    const bytes = this.buf.subarray(0, this.pos);
+    this.hash.update(bytes);
+    this.sink(bytes);
+    this.pos = 0;
+  }
 }
 
-function writeExtension(out: Buffer, pos: number, signature: string, data: Uint8Array): number {
-  out.write(signature, pos, 'latin1');
-  out.writeUInt32BE(data.length, pos + 4);
-  out.set(data, pos + 8);
-  return pos + 8 + data.length;
+/** The extensions an index carries: TREE from the cache-tree, then the others as read. */
+function extensionsOf(index: Pick<IndexFile, 'cacheTree' | 'extensions'>): { signature: string; data: Uint8Array }[] {
+  const tree = index.cacheTree ? [{ signature: 'TREE', data: serializeCacheTree(index.cacheTree) }] : [];
+  return [...tree, ...index.extensions];
+}
+
+/** The bytes of an index file. The version is raised to 3 if an entry has extended flags. */
+export function serializeIndex(index: IndexFile): Buffer {
+  let version = index.version;
+  const entries = index.entries;
+  if (version === 2 && entries.some(e => e.extendedFlags !== 0)) version = 3;
+  const parts: Uint8Array[] = [];
+  const out = new IndexStream(bytes => parts.push(Buffer.from(bytes)), version, entries.length);
+  const stat = new Array<number>(9);
+  for (const e of entries) {
+    stat[0] = e.ctimeSec; stat[1] = e.ctimeNsec; stat[2] = e.mtimeSec; stat[3] = e.mtimeNsec;
+    stat[4] = e.dev; stat[5] = e.ino; stat[6] = e.uid; stat[7] = e.gid; stat[8] = e.size;
+    out.add(stat, 0, e.mode, e.oid, 0, e.path, 0, e.path.length, e.flags, e.extendedFlags);
+  }
+  out.finish(extensionsOf(index));
+  return Buffer.concat(parts);
 }
 
 /** git's encode_varint (offset encoding: each continuation byte stands for one more than it says). */
@@ -140,6 +196,18 @@ export class IndexLock {
   commit(index: IndexFile): void {
     smudgeRacyEntries(index);
     this.lock.write(serializeIndex(index));
+    this.lock.commit();
+  }
+
+  /**
+   * Writes an index of `count` entries that `fill` adds to the stream in order (their stat data
+   * just taken, so nothing is smudged), then the extensions, and renames it into place.
+   */
+  commitStream(version: 2 | 3 | 4, count: number, fill: (out: IndexStream) => void,
+    extensions: Pick<IndexFile, 'cacheTree' | 'extensions'>): void {
+    const out = new IndexStream(bytes => this.lock.write(bytes), version, count);
+    fill(out);
+    out.finish(extensionsOf(extensions));
     this.lock.commit();
   }
 
