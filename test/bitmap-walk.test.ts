@@ -189,13 +189,24 @@ test('bitmaps tsgit writes give the same answers', () => {
   }
 });
 
-test('no bitmap, or a bitmap of another pack: no bitmap walk', () => {
+test('no bitmap, or only a bitmap of another pack: no bitmap walk; a broken one is passed over', () => {
   const copy = `${repo.dir}-nobitmap`;
   fs.cpSync(repo.dir, copy, { recursive: true });
   try {
     const dir = path.join(copy, 'objects', 'pack');
     const bitmap = fs.readdirSync(dir).find(f => f.endsWith('.bitmap'))!;
     const other = fs.readdirSync(dir).find(f => f.endsWith('.pack') && !bitmap.startsWith(f.slice(0, -5)))!;
+    // A broken bitmap on the other pack, which comes first (newest), is passed over for the good one.
+    const later = new Date(Date.now() + 3600_000);
+    fs.utimesSync(path.join(dir, other), later, later);
+    fs.writeFileSync(path.join(dir, other.replace(/\.pack$/, '.bitmap')), fs.readFileSync(path.join(dir, bitmap)).subarray(0, 100));
+    const r0 = new Repository(copy, null);
+    try {
+      const w = BitmapWalk.open(r0);
+      assert.ok(w && w.pack.file.path.endsWith(bitmap.replace(/\.bitmap$/, '.pack')), 'the readable bitmap is used');
+    } finally {
+      r0.close();
+    }
     fs.renameSync(path.join(dir, bitmap), path.join(dir, other.replace(/\.pack$/, '.bitmap')));
     const r = new Repository(copy, null);
     try {

@@ -62,23 +62,26 @@ export class BitmapWalk {
   }
 
   /**
-   * Like open(), but says why a bitmap that exists cannot be used: the CorruptError for it, so a
-   * command can report it (git prints an error and walks instead). null when there is no bitmap.
+   * Like open(), but says why no bitmap can be used when one exists: the CorruptError of the first
+   * unreadable one, so a command can report it (git prints an error and walks instead). null when
+   * there is no bitmap at all.
    */
   static tryOpen(repo: Repository): BitmapWalk | CorruptError | null {
-    // git takes the first pack in its pack order (newest first) that has a bitmap.
+    // git takes the first pack in its pack order (newest first) whose bitmap it can read.
+    let broken: CorruptError | null = null;
     for (const handle of repo.odb.packs) {
       let bitmap: PackBitmap | null;
       try {
         bitmap = PackBitmap.open(handle);
       } catch (e) {
-        if (e instanceof CorruptError) return e;
-        throw e;
+        if (!(e instanceof CorruptError)) throw e;
+        broken ??= e;
+        continue;
       }
       if (!bitmap) continue;
       return new BitmapWalk(repo, { handle, file: handle.file, index: handle.index, order: bitmap.order, bitmap });
     }
-    return null;
+    return broken;
   }
 
   /** Objects reachable from include and not from exclude. */
