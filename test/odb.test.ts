@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import { CorruptError, GitError } from '../src/core/errors.js';
 import { fromHex, toHex } from '../src/core/oid.js';
 import { ObjectDatabase } from '../src/odb/database.js';
+import { DeltaBaseCache, RECYCLE, SPECULATIVE } from '../src/odb/delta-base-cache.js';
 import { typeName, OBJ_BLOB, OBJ_TREE } from '../src/object/type.js';
 import { compareTreeEntries, serializeTree, TreeCursor, type TreeEntry } from '../src/object/tree.js';
 import { git, gitBuf, makeRepo, rmrf, tmpDir } from './helpers.js';
@@ -126,6 +127,73 @@ describe('object database reads what git wrote', () => {
     const gitDir = path.join(borrower, 'b.git');
     assert.equal(fs.readdirSync(path.join(gitDir, 'objects/pack')).length, 0, 'the borrower has no objects of its own');
     assertSameAsGit(gitDir);
+  });
+});
+
+describe('delta-base cache', () => {
+  test('a small cache that evicts and recycles all the time still returns every object exactly', () => {
+    const dir = deltaRepo();
+    cleanup.push(dir);
+    const gitDir = path.join(dir, '.git');
+    git(dir, ['repack', '-adq', '--depth=50', '--window=50']);
+    const expected = gitObjects(gitDir);
+    // Bases of the 12 KB file are big enough for recycled buffers; 64 KiB holds only a few.
+    const odb = new ObjectDatabase(path.join(gitDir, 'objects'), new DeltaBaseCache(64 * 1024));
+    try {
+      const ids = [...expected.keys()];
+      const kept: [string, Buffer][] = [];
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[(i * 7919 + round * 31) % ids.length]!;
+          const want = expected.get(id)![1];
+          const t = odb.read(fromHex(id)!, 0, true)!;
+          assert.ok(t.data.equals(want), `transient read of ${id}`);
+          // Kept reads must survive later reads that recycle evicted buffers.
+          if (i % 3 === round) kept.push([id, odb.read(fromHex(id)!)!.data]);
+        }
+      }
+      for (const [id, data] of kept) assert.ok(data.equals(expected.get(id)![1]), `kept read of ${id} was overwritten`);
+    } finally {
+      odb.close();
+    }
+  });
+
+  test('entries come back until evicted, least recently used first, speculative ones within their own budget', () => {
+    const limit = 60 * 4096;
+    const cache = new DeltaBaseCache(limit);
+    const model = new Map<string, number>(); // key -> fill byte, in recency order
+    const touch = (k: string, v: number) => { model.delete(k); model.set(k, v); };
+    let bytes = 0;
+    for (let i = 0; i < 3000; i++) {
+      const pack = i % 3, offset = ((i * 2654435761) >>> 0) % 97 * 1000 + 12;
+      const key = `${pack}:${offset}`;
+      if (i % 2) {
+        const hit = cache.get(pack, offset, false);
+        assert.equal(hit === undefined, !model.has(key), `presence of ${key} at step ${i}`);
+        if (hit) {
+          assert.equal(hit.data[0], model.get(key), `content of ${key}`);
+          touch(key, model.get(key)!);
+        }
+      } else if (!model.has(key)) {
+        const data = cache.take(4096);
+        data.fill(i & 0xff);
+        cache.set(pack, offset, 3, data.subarray(0, 4096), RECYCLE);
+        touch(key, i & 0xff);
+        bytes += 4096;
+        while (bytes > limit) { model.delete(model.keys().next().value!); bytes -= 4096; }
+      }
+    }
+    // Speculative entries get a sixth of the limit, the most recent ones kept; the total stays
+    // within the limit, so they take the place of the least recently used bases.
+    assert.equal(model.size, limit / 4096, 'the cache is full of bases');
+    for (let i = 0; i < 30; i++) cache.set(9, 12 + i, 2, Buffer.alloc(4096, 1), SPECULATIVE);
+    const speculative = Math.floor(limit / 6 / 4096);
+    for (let i = 0; i < 30; i++) assert.equal(!!cache.get(9, 12 + i, false), i >= 30 - speculative, `speculative entry ${i}`);
+    let k = 0;
+    for (const key of model.keys()) {
+      const [pack, offset] = key.split(':').map(Number) as [number, number];
+      assert.equal(!!cache.get(pack, offset, false), k++ >= speculative, `base ${key}, ${k}th least recently used`);
+    }
   });
 });
 

@@ -7,11 +7,11 @@ import { CorruptError, NotFoundError } from '../core/errors.js';
 import { OID_BYTES, compareOid, toHex } from '../core/oid.js';
 import { Inflater } from '../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
-import { applyDelta } from '../pack/delta.js';
+import { applyDelta, readDeltaSizes } from '../pack/delta.js';
 import { EntryHeader } from '../pack/entry-header.js';
 import { PackIndex } from '../pack/idx/read.js';
 import { PackFile } from '../pack/pack-file.js';
-import { DeltaBaseCache } from './delta-base-cache.js';
+import { DeltaBaseCache, RECYCLE, SPECULATIVE } from './delta-base-cache.js';
 import { LooseObjects } from './loose.js';
 
 /** git refuses nothing by depth when reading, but a cycle must not loop forever. */
@@ -61,6 +61,7 @@ export class ObjectDatabase {
   private readonly header = new EntryHeader();
   private packDirStamp = -1;
   private deltaScratch = Buffer.allocUnsafe(64 * 1024);
+  private resultScratch = Buffer.allocUnsafe(0);
   /** Set by locate(): where the last found object lives. */
   private foundPack: PackHandle | null = null;
   private foundPos = -1;
@@ -177,13 +178,18 @@ export class ObjectDatabase {
     return this.locatePacked(oid, off) || this.locate(oid, off) !== null;
   }
 
-  /** Reads an object, or returns null if it does not exist anywhere. */
-  read(oid: Uint8Array, off = 0): RawObject | null {
+  /**
+   * Reads an object, or returns null if it does not exist anywhere. With `transient`, the data may
+   * live in a buffer this database reuses: it is valid only until the next read (cat-file's batch
+   * output copies each object out at once, and allocating millions of results cost more than
+   * reading them).
+   */
+  read(oid: Uint8Array, off = 0, transient = false): RawObject | null {
     // The common case, a hit in one of our packs, allocates no location record.
-    if (this.locatePacked(oid, off)) return this.readPacked(this.foundPack!, this.foundPack!.index.offset(this.foundPos));
+    if (this.locatePacked(oid, off)) return this.readPacked(this.foundPack!, this.foundPack!.index.offset(this.foundPos), transient);
     const where = this.locate(oid, off);
     if (!where) return null;
-    if (where.pack) return where.db.readPacked(where.pack, where.offset);
+    if (where.pack) return where.db.readPacked(where.pack, where.offset, transient);
     return where.db.loose.read(oid, off);
   }
 
@@ -237,23 +243,40 @@ export class ObjectDatabase {
     }
   }
 
-  /** Reads the object stored at `offset` of `pack`, resolving its delta chain. */
-  readPacked(pack: PackHandle, offset: number): RawObject {
+  /** A reused buffer of at least `size` bytes for transient results. */
+  private resultBuffer(size: number): Buffer {
+    if (this.resultScratch.length < size) this.resultScratch = Buffer.allocUnsafeSlow(Math.max(size, this.resultScratch.length * 2));
+    return this.resultScratch;
+  }
+
+  /**
+   * Reads the object stored at `offset` of `pack`, resolving its delta chain. With `transient`,
+   * the result is valid only until the next read (see read()).
+   */
+  readPacked(pack: PackHandle, offset: number, transient = false): RawObject {
     const chain = this.chain;
     chain.length = 0;
     let cur = offset;
     let base: RawObject | null = null;
-    const h = this.header;
+    const h = this.header, cache = this.cache;
     for (;;) {
-      const hit = this.cache.get(pack.number, cur);
+      // A cached object handed to a caller that keeps it must never be recycled by the cache.
+      const hit = cache.get(pack.number, cur, !transient && cur === offset);
       if (hit) { base = { type: hit.type, data: hit.data }; break; }
       const buf = this.entryAt(pack, cur);
       const dataOffset = this.dataOffset;
       if (h.type < 5) {
-        const out = Buffer.allocUnsafe(h.size + 1);
+        const top = chain.length === 0;
+        // Intermediate results are bases by definition. A tree at the top of a chain is kept too, as
+        // a likely base: walks read the newest version of a directory first, and older versions are
+        // deltas against it.
+        const keep = !top || h.type === OBJ_TREE;
+        const recycle = !top || transient;
+        const out = keep && recycle ? cache.take(h.size + 1)
+          : top && transient ? this.resultBuffer(h.size + 1) : Buffer.allocUnsafe(h.size + 1);
         this.inflateAt(pack, cur, dataOffset, h.size, out);
         base = { type: h.type as ObjectTypeCode, data: out.subarray(0, h.size) };
-        if (chain.length || base.type === OBJ_TREE) this.cache.set(pack.number, cur, base.type, base.data);
+        if (keep) cache.set(pack.number, cur, base.type, base.data, (recycle ? RECYCLE : 0) | (top ? SPECULATIVE : 0));
         break;
       }
       chain.push(cur, dataOffset, h.size);
@@ -286,11 +309,15 @@ export class ObjectDatabase {
       const entryOffset = chain[i]!, dataOffset = chain[i + 1]!, size = chain[i + 2]!;
       if (this.deltaScratch.length <= size) this.deltaScratch = Buffer.allocUnsafe(Math.max(size + 1, this.deltaScratch.length * 2));
       this.inflateAt(pack, entryOffset, dataOffset, size, this.deltaScratch);
-      const data = applyDelta(base!.data, this.deltaScratch, 0, size, 'odb', this.entryLabel);
+      const resultSize = readDeltaSizes(this.deltaScratch, 0, size, 'odb', this.entryLabel).resultSize;
+      const top = i === 0;
+      const keep = !top || base!.type === OBJ_TREE;
+      const recycle = !top || transient;
+      const out = keep && recycle ? cache.take(resultSize)
+        : top && transient ? this.resultBuffer(resultSize) : Buffer.allocUnsafe(resultSize);
+      const data = applyDelta(base!.data, this.deltaScratch, 0, size, 'odb', this.entryLabel, out);
       base = { type: base!.type, data };
-      // Intermediate results are bases by definition. A tree at the top of a chain is kept too: walks
-      // read the newest version of a directory first, and older versions are deltas against it.
-      if (i > 0 || base.type === OBJ_TREE) this.cache.set(pack.number, entryOffset, base.type, data);
+      if (keep) cache.set(pack.number, entryOffset, base.type, data, (recycle ? RECYCLE : 0) | (top ? SPECULATIVE : 0));
     }
     return base!;
   }
@@ -303,7 +330,7 @@ export class ObjectDatabase {
     const size = this.deltaResultSize(pack, offset);
     let cur = offset;
     for (let depth = 0; depth <= MAX_CHAIN; depth++) {
-      const hit = this.cache.get(pack.number, cur);
+      const hit = this.cache.get(pack.number, cur, false);
       if (hit) return { type: hit.type, size };
       const buf = this.entryAt(pack, cur);
       if (h.type < 5) return { type: h.type as ObjectTypeCode, size };

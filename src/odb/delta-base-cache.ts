@@ -1,9 +1,19 @@
 // Delta bases kept inflated, bounded in bytes (git's core.deltaBaseCacheLimit is 96 MiB).
-// Each pack has its own map from entry offset to a slot number: offsets below 2^31 are small
-// integers to V8, which hashes them far faster than a combined (pack, offset) double. Slots live in
-// parallel arrays with an intrusive recency list (older/newer slot links), so a hit or an eviction
-// is O(1) and caching a base allocates no object. (Evicting by iterating a Map from its front was
-// O(n): V8 keeps deleted entries as holes until a rehash, and every eviction walked them.)
+// Entries are found through an open-addressing table keyed by (pack number, entry offset) in typed
+// arrays, and live in parallel arrays with an intrusive recency list (older/newer slot links), so
+// a hit or an eviction is O(1) and caching a base allocates no object.
+//
+// Reading every object of a big pack resolves millions of deltas, and allocating each inflated base
+// afresh cost more than a third of the time (allocation, page faults, garbage collection). So the
+// cache also recycles: take() hands out buffers in size classes, and a base that came from take()
+// and was never given to a caller goes back to a free list of its class when evicted. Sizes are
+// accounted by class capacity, so the bound stays a bound on memory.
+//
+// Objects cached only because they may become bases (a tree read at the top of its chain: walks
+// read a directory's newest version first, older versions are deltas against it) are kept in a
+// second recency list with a sixth of the budget. A walk needs only the last few versions of each
+// directory; in one list they filled the whole budget (and a third of rev-list's memory) with trees
+// never used again, while every base that cat-file's random reads rely on got evicted sooner.
 import type { ObjectTypeCode } from '../object/type.js';
 
 export interface CachedBase {
@@ -14,61 +24,152 @@ export interface CachedBase {
 export const DEFAULT_DELTA_BASE_CACHE_LIMIT = 96 * 1024 * 1024;
 
 const NONE = -1;
+/** Buffers below this come from Node's shared pool, which is already cheap; they are not recycled. */
+const MIN_CLASS_BYTES = 4096;
+/** Size classes per doubling: capacities at most 19% above the size asked for. */
+const STEPS = 4;
+
+/** set() flags: the buffer came from take() and nobody else holds it, so it may be reused. */
+export const RECYCLE = 1;
+/** set() flags: not a base yet, only likely to become one; kept within a smaller budget. */
+export const SPECULATIVE = 2;
+
+/** The size class of a buffer of at least `size` bytes (size >= MIN_CLASS_BYTES). */
+function sizeClass(size: number): number {
+  const k = 31 - Math.clz32(size - 1); // 2^k < size <= 2^(k+1)
+  const step = Math.ceil((size / 2 ** k - 1) * STEPS); // 1..STEPS
+  return k * STEPS + step;
+}
+
+function classCapacity(c: number): number {
+  const k = Math.floor((c - 1) / STEPS), step = c - k * STEPS;
+  return Math.ceil(2 ** k * (1 + step / STEPS));
+}
 
 export class DeltaBaseCache {
-  private maps: Map<number, number>[] = [];
   private data: (Buffer | null)[] = [];
   private types = new Uint8Array(1024);
   private packOf = new Int32Array(1024);
   private offsetOf = new Float64Array(1024);
+  /** Bytes the slot counts against the limit (its buffer's class capacity, or its length). */
+  private cost = new Float64Array(1024);
+  /** Size class of a recyclable buffer, or 0 when the buffer is not ours to reuse. */
+  private classOf = new Uint8Array(1024);
   private older = new Int32Array(1024);
   private newer = new Int32Array(1024);
-  private free: number[] = [];
-  private oldest = NONE;
-  private newest = NONE;
+  /** Which recency list a slot is on: 0 bases, 1 speculative. */
+  private listOf = new Uint8Array(1024);
+  private freeSlots: number[] = [];
+  private oldest = [NONE, NONE];
+  private newest = [NONE, NONE];
   private bytes = 0;
+  private speculativeBytes = 0;
+  /** Open-addressing index: table[i] is a slot number + 1, 0 when empty; linear probing. */
+  private table = new Int32Array(2048);
+  private count = 0;
+  /** Recycled buffers by size class, and their total capacity. */
+  private freeBuffers: Buffer[][] = [];
+  private freeBytes = 0;
   /** Returned by get(); valid until the next call. */
   private readonly hit: CachedBase = { type: 1, data: Buffer.alloc(0) };
 
   constructor(private readonly limit = DEFAULT_DELTA_BASE_CACHE_LIMIT) {}
 
-  /** The cached base, or undefined. The returned record is reused by the next get(). */
-  get(pack: number, offset: number): CachedBase | undefined {
-    const slot = this.maps[pack]?.get(offset);
-    if (slot === undefined) return undefined;
-    if (slot !== this.newest) {
+  private static hash(pack: number, offset: number): number {
+    // Offsets of neighbouring entries differ in their low bits; multiply to spread them.
+    return Math.imul((offset % 0x40000000) ^ (pack << 24) ^ Math.floor(offset / 0x40000000), 0x9e3779b1) >>> 0;
+  }
+
+  /** Slot of (pack, offset), or NONE; sets this.at to its table position or the empty one. */
+  private at = 0;
+  private find(pack: number, offset: number): number {
+    const table = this.table, mask = table.length - 1;
+    let i = DeltaBaseCache.hash(pack, offset) & mask;
+    for (;;) {
+      const s = table[i]! - 1;
+      if (s < 0) break;
+      if (this.offsetOf[s] === offset && this.packOf[s] === pack) { this.at = i; return s; }
+      i = (i + 1) & mask;
+    }
+    this.at = i;
+    return NONE;
+  }
+
+  /**
+   * The cached base, or undefined. The returned record is reused by the next get(). With `keep`,
+   * the caller may hold the data past the next cache call (it will not be recycled).
+   */
+  get(pack: number, offset: number, keep = true): CachedBase | undefined {
+    const slot = this.find(pack, offset);
+    if (slot === NONE) return undefined;
+    if (slot !== this.newest[this.listOf[slot]!]) {
       this.unlink(slot);
       this.append(slot);
     }
+    if (keep) this.classOf[slot] = 0;
     this.hit.type = this.types[slot] as ObjectTypeCode;
     this.hit.data = this.data[slot]!;
     return this.hit;
   }
 
-  set(pack: number, offset: number, type: ObjectTypeCode, data: Buffer): void {
-    const map = this.maps[pack] ??= new Map();
-    if (data.length > this.limit / 4 || map.has(offset)) return;
+  /**
+   * A buffer of at least `size` bytes for a base that will be cached with set(..., recycle true),
+   * reusing an evicted base's buffer when one of the right size class is free.
+   */
+  take(size: number): Buffer {
+    if (size < MIN_CLASS_BYTES) return Buffer.allocUnsafe(size);
+    const c = sizeClass(size);
+    const list = this.freeBuffers[c];
+    const buf = list?.pop();
+    if (buf) {
+      this.freeBytes -= buf.length;
+      return buf;
+    }
+    return Buffer.allocUnsafeSlow(classCapacity(c));
+  }
+
+  /**
+   * Caches `data`. `flags` may hold RECYCLE (data is a view of a buffer from take() that nobody
+   * else keeps, so it may be reused once evicted) and SPECULATIVE.
+   */
+  set(pack: number, offset: number, type: ObjectTypeCode, data: Buffer, flags = 0): void {
+    // take() gave a buffer of its own only for sizes of MIN_CLASS_BYTES and up (smaller ones share Node's pool).
+    const whole = flags & RECYCLE && data.length >= MIN_CLASS_BYTES ? data.buffer.byteLength : 0;
+    const cost = whole || data.length;
+    const list = flags & SPECULATIVE ? 1 : 0;
+    const speculativeLimit = this.limit / 6;
+    if (cost > (list ? speculativeLimit : this.limit / 4) || this.find(pack, offset) !== NONE) return;
     const slot = this.allocSlot();
     this.data[slot] = data;
     this.types[slot] = type;
     this.packOf[slot] = pack;
     this.offsetOf[slot] = offset;
-    map.set(offset, slot);
+    this.cost[slot] = cost;
+    this.classOf[slot] = whole ? sizeClass(whole) : 0;
+    this.listOf[slot] = list;
+    this.table[this.at] = slot + 1;
+    if (++this.count * 2 > this.table.length) this.rehash(this.table.length * 2);
     this.append(slot);
-    this.bytes += data.length;
-    while (this.bytes > this.limit && this.oldest !== NONE) this.evict(this.oldest);
+    this.bytes += cost;
+    if (list) this.speculativeBytes += cost;
+    while (this.speculativeBytes > speculativeLimit) this.evict(this.oldest[1]!);
+    while (this.bytes > this.limit) this.evict(this.oldest[0] !== NONE ? this.oldest[0]! : this.oldest[1]!);
   }
 
   clear(): void {
-    this.maps = [];
     this.data = [];
-    this.free = [];
-    this.oldest = this.newest = NONE;
-    this.bytes = 0;
+    this.freeSlots = [];
+    this.oldest = [NONE, NONE];
+    this.newest = [NONE, NONE];
+    this.bytes = this.speculativeBytes = 0;
+    this.table = new Int32Array(2048);
+    this.count = 0;
+    this.freeBuffers = [];
+    this.freeBytes = 0;
   }
 
   private allocSlot(): number {
-    const reused = this.free.pop();
+    const reused = this.freeSlots.pop();
     if (reused !== undefined) return reused;
     const slot = this.data.length;
     this.data.push(null);
@@ -77,31 +178,77 @@ export class DeltaBaseCache {
       this.types = grow(this.types, new Uint8Array(n));
       this.packOf = grow(this.packOf, new Int32Array(n));
       this.offsetOf = grow(this.offsetOf, new Float64Array(n));
+      this.cost = grow(this.cost, new Float64Array(n));
+      this.classOf = grow(this.classOf, new Uint8Array(n));
       this.older = grow(this.older, new Int32Array(n));
       this.newer = grow(this.newer, new Int32Array(n));
+      this.listOf = grow(this.listOf, new Uint8Array(n));
     }
     return slot;
   }
 
   private evict(slot: number): void {
     this.unlink(slot);
-    this.maps[this.packOf[slot]!]!.delete(this.offsetOf[slot]!);
-    this.bytes -= this.data[slot]!.length;
+    this.find(this.packOf[slot]!, this.offsetOf[slot]!);
+    this.removeAt(this.at);
+    this.bytes -= this.cost[slot]!;
+    if (this.listOf[slot]) this.speculativeBytes -= this.cost[slot]!;
+    const c = this.classOf[slot]!;
+    // Free buffers are bounded too: beyond a quarter of the limit they are left to the collector.
+    if (c && this.freeBytes + this.cost[slot]! <= this.limit / 4) {
+      const data = this.data[slot]!;
+      (this.freeBuffers[c] ??= []).push(Buffer.from(data.buffer, 0, data.buffer.byteLength));
+      this.freeBytes += this.cost[slot]!;
+    }
     this.data[slot] = null;
-    this.free.push(slot);
+    this.freeSlots.push(slot);
+  }
+
+  /** Empties table position i, moving later entries of its probe run back (no tombstones). */
+  private removeAt(i: number): void {
+    const table = this.table, mask = table.length - 1;
+    this.count--;
+    let hole = i;
+    let j = i;
+    for (;;) {
+      j = (j + 1) & mask;
+      const s = table[j]! - 1;
+      if (s < 0) break;
+      const home = DeltaBaseCache.hash(this.packOf[s]!, this.offsetOf[s]!) & mask;
+      // The entry at j may fill the hole if its home is not cyclically within (hole, j].
+      if (hole <= j ? home <= hole || home > j : home <= hole && home > j) {
+        table[hole] = table[j]!;
+        hole = j;
+      }
+    }
+    table[hole] = 0;
+  }
+
+  private rehash(size: number): void {
+    const old = this.table;
+    const table = this.table = new Int32Array(size);
+    const mask = size - 1;
+    for (let i = 0; i < old.length; i++) {
+      const s = old[i]! - 1;
+      if (s < 0) continue;
+      let j = DeltaBaseCache.hash(this.packOf[s]!, this.offsetOf[s]!) & mask;
+      while (table[j]) j = (j + 1) & mask;
+      table[j] = s + 1;
+    }
   }
 
   private unlink(slot: number): void {
-    const o = this.older[slot]!, n = this.newer[slot]!;
-    if (o !== NONE) this.newer[o] = n; else this.oldest = n;
-    if (n !== NONE) this.older[n] = o; else this.newest = o;
+    const o = this.older[slot]!, n = this.newer[slot]!, list = this.listOf[slot]!;
+    if (o !== NONE) this.newer[o] = n; else this.oldest[list] = n;
+    if (n !== NONE) this.older[n] = o; else this.newest[list] = o;
   }
 
   private append(slot: number): void {
-    this.older[slot] = this.newest;
+    const list = this.listOf[slot]!, newest = this.newest[list]!;
+    this.older[slot] = newest;
     this.newer[slot] = NONE;
-    if (this.newest !== NONE) this.newer[this.newest] = slot; else this.oldest = slot;
-    this.newest = slot;
+    if (newest !== NONE) this.newer[newest] = slot; else this.oldest[list] = slot;
+    this.newest[list] = slot;
   }
 }
 

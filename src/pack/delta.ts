@@ -5,6 +5,8 @@ import { CorruptError, type ErrorLayer } from '../core/errors.js';
 
 /** A copy instruction of one byte yields at most 64 KiB; no delta can produce more per byte. */
 const MAX_RESULT_PER_DELTA_BYTE = 0x10000;
+/** Runs shorter than this are copied byte by byte; longer ones through a view and set() (memcpy). */
+const COPY_BY_HAND = 32;
 
 export interface DeltaSizes {
   baseSize: number;
@@ -60,15 +62,16 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, start: number, e
       if (off + size > baseSize || w + size > resultSize) {
         throw new CorruptError(layer, `${where()}: delta copies ${size} bytes from base offset ${off} out of bounds`);
       }
-      // Short runs are copied by hand: a view per instruction costs more than the bytes.
-      if (size < 32) for (let i = 0; i < size; i++) result[w + i] = base[off + i]!;
+      // Short runs are copied by hand: below ~32 bytes a view per instruction costs more than the bytes.
+      if (size < COPY_BY_HAND) for (let i = 0; i < size; i++) result[w + i] = base[off + i]!;
       else result.set(base.subarray(off, off + size), w);
       w += size;
     } else if (op !== 0) {
       if (p + op > end || w + op > resultSize) {
         throw new CorruptError(layer, `${where()}: delta insert of ${op} bytes runs past the end`);
       }
-      for (let i = 0; i < op; i++) result[w + i] = delta[p + i]!;
+      if (op < COPY_BY_HAND) for (let i = 0; i < op; i++) result[w + i] = delta[p + i]!;
+      else result.set(delta.subarray(p, p + op), w);
       p += op;
       w += op;
     } else {
