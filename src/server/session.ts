@@ -131,8 +131,9 @@ export class Session {
     return this.walk.ids.keys.slice(idx * OID_BYTES, idx * OID_BYTES + OID_BYTES);
   }
 
+  /** Whether the object is here: an index lookup, without reading its header as typeOf() does. */
   exists(idx: number): boolean {
-    return this.typeOf(idx) !== 0;
+    return this.walk.types[idx] !== 0 || this.odb.has(this.walk.ids.keys, idx * OID_BYTES);
   }
 
   /** The object's type code, or 0 when it does not exist here. */

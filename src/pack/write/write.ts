@@ -173,7 +173,8 @@ class PackWriter {
    */
   private count(): void {
     // git shows no counting when nothing is left to count (all reused, or nothing to send).
-    const meter = this.n > 0 ? this.options.progress?.('Counting objects', this.n) : undefined;
+    if (this.n === 0) return;
+    const meter = this.options.progress?.('Counting objects', this.n);
     const order = this.order, keys = () => this.ids.keys;
     const found = new Uint8Array(this.ids.size);
     const stored = new Int32Array(this.n);
