@@ -10,7 +10,8 @@
 // or a bitmap that cannot be read, returns null and the caller walks.
 import { parseTag } from '../object/tag.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
-import { Bitset, BitmapWalk, type BitmapObjects, type BitmappedPack } from '../pack/bitmap/index.js';
+import { Bitset } from '../pack/bitmap/bitset.js';
+import { BitmapWalk, type BitmapObjects, type BitmappedPack } from '../pack/bitmap/walk.js';
 import { writeOrder } from '../pack/write/order.js';
 import { PackLayout } from '../pack/write/pack-layout.js';
 import { PackReuse } from '../pack/write/reuse.js';
