@@ -157,7 +157,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         }),
       });
       stored = fetched.pack;
-      objects = stored.result.objects;
+      objects = stored.objects;
       await session.close(session.version === 2);
       session = null;
       if (options.signal?.aborted) throw interrupted();

@@ -136,7 +136,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         }),
       });
       stored.push(result.pack);
-      objects += result.pack.result.objects;
+      objects += result.pack.objects;
       updateShallow(repo.gitDir, result.shallows, result.unshallows);
       await s.close(s.version === 2);
     };

@@ -4,7 +4,7 @@
 // once the refs are written. A partial clone's pack gets a .promisor listing the refs it was
 // fetched for, which is what tells git that objects it lacks may be fetched later.
 import fs from 'node:fs';
-import { indexPack, type IndexPackResult } from '../pack/index-pack/index.js';
+import { indexPack } from '../pack/index-pack/index.js';
 import type { Repository } from '../repository/repository.js';
 
 export interface StorePackOptions {
@@ -23,8 +23,12 @@ export interface StorePackOptions {
   readonly promisorRefs?: readonly { name: string; oid: string }[];
 }
 
+/**
+ * What is left of the pack once stored. It holds nothing of index-pack's tables, so that their
+ * memory is free again before checkout starts.
+ */
 export interface StoredPack {
-  readonly result: IndexPackResult;
+  readonly objects: number;
   /** Removes the .keep (call after the refs point at the pack's objects). */
   unlock(): void;
 }
@@ -42,10 +46,11 @@ export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array
   }
   // The pack directory changed under the open repository: let it see the new pack.
   repo.odb.scanPacks();
+  const keep = result.keepCreated ? result.keepPath : null;
   return {
-    result,
+    objects: result.objects,
     unlock: () => {
-      if (result.keepCreated && result.keepPath) fs.rmSync(result.keepPath, { force: true });
+      if (keep) fs.rmSync(keep, { force: true });
     },
   };
 }

@@ -12,16 +12,21 @@ import type { ObjectTable } from './tables.js';
 /** Per-object cost of a resolution beyond its bytes, in byte-equivalents (inflate and call overhead). */
 const OBJECT_COST = 4096;
 
+/** The links, in SharedArrayBuffers every resolver thread reads. */
 export interface DeltaLinks {
+  /**
+   * OFS_DELTA children by base, as compressed rows: children[childStart[b]..childStart[b+1]).
+   * childStart has a row for each REF_DELTA too, for the bases --fix-thin may append.
+   */
   childStart: SharedArrayBuffer;
   children: SharedArrayBuffer;
+  /** REF_DELTAs sorted by base id: their object numbers, and the base ids in the same order. */
   refObjects: SharedArrayBuffer;
   refIds: SharedArrayBuffer;
   refCount: number;
+  /** Object numbers of the bases to start from, biggest subtree first. */
   tasks: SharedArrayBuffer;
   taskCount: number;
-  /** Rows in childStart beyond the parsed objects, for bases --fix-thin may append. */
-  spare: number;
 }
 
 /**
@@ -30,8 +35,7 @@ export interface DeltaLinks {
  */
 export function linkDeltas(table: ObjectTable, count: number, parser: PackParser, checkAll = false): DeltaLinks {
   const ofsCount = parser.ofsCount;
-  const spare = parser.refCount;
-  const rows = count + spare;
+  const rows = count + parser.refCount;
   const childStart = new Int32Array(new SharedArrayBuffer((rows + 1) * 4));
   const types = table.type, bases = table.base;
   for (let i = 0; i < count; i++) if (types[i] === OBJ_OFS_DELTA) childStart[bases[i]! + 1]!++;
@@ -69,7 +73,7 @@ export function linkDeltas(table: ObjectTable, count: number, parser: PackParser
   return {
     childStart: childStart.buffer as SharedArrayBuffer, children: children.buffer as SharedArrayBuffer,
     refObjects: refObjects.buffer as SharedArrayBuffer, refIds: refIds.buffer as SharedArrayBuffer, refCount,
-    tasks: tasks.buffer as SharedArrayBuffer, taskCount: roots.length, spare,
+    tasks: tasks.buffer as SharedArrayBuffer, taskCount: roots.length,
   };
 }
 

@@ -1,9 +1,10 @@
 // The first pass over a pack, run as bytes arrive: for each entry, parse its header, inflate it to
 // find where its zlib stream ends (the format records no compressed length), CRC32 its raw bytes,
 // SHA-1 whole objects (header and content in one buffer, one call), and remember each delta's
-// base (an object number for OFS_DELTA, an id for REF_DELTA), its result size, and its inflated
-// data (kept in the delta arena for the second pass). The pack's own SHA-1 is computed over the
-// bytes as they are parsed and compared with the trailer.
+// base (an object number for OFS_DELTA, an id for REF_DELTA) and its result size. The inflated
+// delta itself is not kept: the second pass inflates it again from the pack file, as git does, so
+// memory stays bounded by the object count rather than by the pack's size. The pack's own SHA-1
+// is computed over the bytes as they are parsed and compared with the trailer.
 //
 // The parser is a state machine over a PackWindow: step() consumes whatever the window holds and
 // says up to which pack offset it needs bytes before it can go on, so the same code serves a file
@@ -19,9 +20,8 @@ import { Inflater } from '../../core/zlib.js';
 import { OBJ_OFS_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../delta.js';
 import { EntryHeader } from '../entry-header.js';
-import type { DeltaArena } from './arena.js';
 import { crc32 } from './crc32.js';
-import { MAX_RESULT, NOT_KEPT, type ObjectTable } from './tables.js';
+import { MAX_RESULT, type ObjectTable } from './tables.js';
 import type { PackWindow } from './window.js';
 
 const PACK_HEADER = 12;
@@ -31,8 +31,6 @@ const CHUNK = 1 << 20;
 /** Room for an entry header: a 10-byte size varint and a 20-byte base id or 10-byte offset. */
 const MAX_ENTRY_HEADER = 32;
 
-const DEFAULT_ARENA_SLACK = 128 << 20;
-
 const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '];
 
 export interface ParserOptions {
@@ -40,8 +38,6 @@ export interface ParserOptions {
   name: string;
   /** Receives pack bytes once they are parsed (to write the .pack of a stream). */
   onData?: (bytes: Uint8Array) => void;
-  /** Inflated delta data may exceed the pack bytes parsed by this much (default 128 MiB). */
-  arenaSlack?: number;
 }
 
 export class PackParser {
@@ -71,8 +67,7 @@ export class PackParser {
   private readonly where = (): string => `${this.options.name}: entry ${this.current} at offset ${this.currentOffset}`;
   private chunk: Buffer | null = null;
 
-  constructor(private readonly window: PackWindow, readonly table: ObjectTable, private readonly arena: DeltaArena,
-    private readonly options: ParserOptions) {}
+  constructor(private readonly window: PackWindow, readonly table: ObjectTable, private readonly options: ParserOptions) {}
 
   get done(): boolean {
     return this.packHash !== null;
@@ -224,14 +219,13 @@ export class PackParser {
     return consumed;
   }
 
-  /** Inflates a delta (into the arena if it has room) to find its end and read its result size. */
+  /** Inflates a delta to find where it ends and to read its result size. */
   private inflateDelta(i: number, off: number, avail: number): number {
     const h = this.header;
     const bytes = this.window.bytes;
     const where = this.where;
     let consumed: number;
     let head: Uint8Array;
-    let keptAt = -1;
     if (h.size > CHUNKED) {
       const first = Buffer.allocUnsafe(32);
       let firstLen = 0;
@@ -244,18 +238,9 @@ export class PackParser {
       }, 'pack', where);
       head = first.subarray(0, firstLen);
     } else {
-      // Keep the arena within the pack's size plus the slack, so memory stays bounded by the input.
-      const fits = this.arena.length + h.size <= this.pos + (this.options.arenaSlack ?? DEFAULT_ARENA_SLACK);
-      const at = fits ? this.arena.reserve(h.size) : -1;
-      if (at >= 0) {
-        consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, this.arena.bytes, at, h.size, 'pack', where);
-        head = this.arena.bytes.subarray(at, at + h.size);
-        keptAt = at;
-      } else {
-        if (this.scratch.length <= h.size) this.scratch = Buffer.allocUnsafe(Math.max(h.size + 1, this.scratch.length * 2));
-        consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, this.scratch, 0, h.size, 'pack', where);
-        head = this.scratch.subarray(0, h.size);
-      }
+      if (this.scratch.length <= h.size) this.scratch = Buffer.allocUnsafe(Math.max(h.size + 1, this.scratch.length * 2));
+      consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, this.scratch, 0, h.size, 'pack', where);
+      head = this.scratch.subarray(0, h.size);
     }
     if (consumed < 0) return -1;
     // The sizes take at most 20 bytes; passing the full length keeps the "a delta this small cannot
@@ -263,8 +248,6 @@ export class PackParser {
     const { resultSize } = readDeltaSizes(head, 0, h.size, 'pack', where);
     if (resultSize > MAX_RESULT) throw new CorruptError('pack', `${where()}: delta declares a ${resultSize}-byte result, larger than tsgit can hold`);
     this.table.resultSize[i] = resultSize;
-    this.table.dataAt[i] = keptAt >= 0 ? keptAt : NOT_KEPT;
-    if (keptAt >= 0) this.arena.length += h.size;
     return consumed;
   }
 

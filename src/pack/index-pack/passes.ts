@@ -5,8 +5,9 @@
 //   3. with fixThin, append the missing REF_DELTA bases from the repository (thin.ts);
 //   4. with strict, confirm every reference of every commit, tree and tag exists (connectivity.ts);
 //   5. check that no object collides with a different object of the same id in the repository.
-// Memory: the tables (about 70 bytes an object), the inflated delta data (the arena), and a window
-// of input; the pack itself stays on disk and the resolvers read base objects from it.
+// Memory: the tables (about 50 bytes an object), the delta links, a window of input, and each
+// resolver thread's bounded cache of bases; the pack itself stays on disk and the resolvers read
+// deltas and base objects from it.
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Readable } from 'node:stream';
@@ -14,7 +15,6 @@ import { CorruptError, GitError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import type { FsckOptions } from '../../object/fsck.js';
 import { Progress, type ProgressOptions } from '../../cli/progress.js';
-import { ARENA_MAX, DeltaArena } from './arena.js';
 import type { ReferenceList } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import { checkCollisions, checkConnectivity, type ObjectLookup } from './connectivity.js';
@@ -31,7 +31,7 @@ export type PackInput = string | Readable | AsyncIterable<Uint8Array>;
 
 /** git refuses no depth when indexing; this bounds the work a hostile chain can ask for. */
 export const DEFAULT_MAX_DEPTH = 10000;
-/** Per thread, like git's core.deltaBaseCacheLimit (96 MiB shared by its threads). */
+/** Bases held by all resolver threads together (git's core.deltaBaseCacheLimit is 96 MiB). */
 const DEFAULT_CACHE_LIMIT = 32 << 20;
 const FILE_CHUNK = 4 << 20;
 /** Packs with fewer objects are resolved on the calling thread alone. */
@@ -57,9 +57,8 @@ export interface PassOptions {
   /** zlib level of appended thin-pack bases (git: core.compression, default 1). */
   compressionLevel?: number;
   maxDepth?: number;
+  /** Bytes of reconstructed bases the resolver threads may hold, all together. */
   cacheLimit?: number;
-  /** Inflated delta data kept beyond the pack's own size (default 128 MiB). */
-  arenaSlack?: number;
   /** Refuses a pack larger than this many bytes (git's --max-input-size). */
   maxInputSize?: number;
   /** Receives the pack's bytes as they are parsed (to write the .pack of a stream). */
@@ -130,10 +129,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const tooLarge = (): GitError => new GitError('pack', 'too-large', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`);
   // A file bounds how many objects it can hold, whatever its header claims.
   const table = new ObjectTable(fromFile ? Math.floor(fileSize / MIN_ENTRY) : MAX_ROWS);
-  const arena = new DeltaArena(ARENA_MAX);
-  parser = new PackParser(window, table, arena, {
-    name, onData: options.onData, arenaSlack: options.arenaSlack,
-  });
+  parser = new PackParser(window, table, { name, onData: options.onData });
   try {
     if (fromFile) {
       if (options.maxInputSize && fileSize > options.maxInputSize) throw tooLarge();
@@ -184,12 +180,12 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const index = new SharedIdIndex(new Int32Array(idSlots), table.ids);
   if (options.strict) for (let i = 0; i < parsedCount; i++) if (!table.isDelta(i)) index.insert(i);
   const control = new Int32Array(new SharedArrayBuffer(16));
+  const useWorkers = threads.size > 0 && links.taskCount > 1;
+  const resolvers = useWorkers ? threads.size + 1 : 1;
   const shared: ResolveShared = {
-    name, packPath, arena: arena.buffer, arenaLength: arena.length, table: table.shared(), count: parsedCount,
-    childStart: links.childStart, children: links.children,
-    refObjects: links.refObjects, refIds: links.refIds, refCount: links.refCount,
-    tasks: links.tasks, taskCount: links.taskCount, idSlots, control: control.buffer as SharedArrayBuffer,
-    maxDepth: Math.min(options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_DEPTH), cacheLimit: options.cacheLimit ?? DEFAULT_CACHE_LIMIT,
+    ...links, name, packPath, table: table.shared(), count: parsedCount, idSlots, control: control.buffer as SharedArrayBuffer,
+    maxDepth: Math.min(options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_DEPTH),
+    cacheLimit: Math.floor((options.cacheLimit ?? DEFAULT_CACHE_LIMIT) / resolvers),
     strict: options.strict ?? null,
   };
   const deltas = parser.ofsCount + parser.refCount;
@@ -198,7 +194,6 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     : null;
   const showResolving = (): void => { resolving?.update(Atomics.load(control, RESOLVED)); };
   const lists: ReferenceList[] = [];
-  const useWorkers = threads.size > 0 && links.taskCount > 1;
   const workersDone = useWorkers ? threads.start(shared) : Promise.resolve([] as ReferenceList[]);
   // Keep a rejected promise from being reported as unhandled while this thread is busy.
   workersDone.catch(() => {});

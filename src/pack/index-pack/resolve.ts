@@ -6,9 +6,9 @@
 // when the bases held exceed the cache limit the oldest are dropped and rebuilt from their chain
 // if needed again (git's prune_base_data/get_base_data).
 //
-// Delta data comes from the arena the first pass filled (or, past its limit, is inflated again
-// from the pack file); base objects are read from the pack file with positional reads, one file
-// descriptor per thread.
+// Delta data and base objects are inflated again from the pack file (positional reads, one file
+// descriptor per thread), as git does: keeping the first pass's inflated deltas would cost memory
+// in proportion to the pack, for a small saving of time.
 //
 // Threads share everything through SharedArrayBuffers: tasks are claimed with an atomic counter,
 // REF_DELTA children with a compare-and-swap on their state (a second claim means two bases with
@@ -23,29 +23,19 @@ import { OBJ_BLOB } from '../../object/type.js';
 import { applyDelta } from '../delta.js';
 import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
-import { NOT_KEPT, ObjectTable, type TableBuffers } from './tables.js';
+import type { DeltaLinks } from './link.js';
+import { ObjectTable, type TableBuffers } from './tables.js';
 
 /** Control words in ResolveShared.control. */
 export const NEXT_TASK = 0, RESOLVED = 1, ABORT = 2;
 
-export interface ResolveShared {
+/** What every thread shares: the tables, the delta links (link.ts) and the control words. */
+export interface ResolveShared extends DeltaLinks {
   name: string;
-  /** The pack file, complete, for reading base objects (and deltas the arena did not keep). */
+  /** The pack file, complete, for reading base objects and deltas. */
   packPath: string;
-  arena: SharedArrayBuffer;
-  arenaLength: number;
   table: TableBuffers;
   count: number;
-  /** OFS_DELTA children by base, as compressed rows: children[childStart[b]..childStart[b+1]). */
-  childStart: SharedArrayBuffer;
-  children: SharedArrayBuffer;
-  /** REF_DELTAs sorted by base id: their object numbers, and the base ids in the same order. */
-  refObjects: SharedArrayBuffer;
-  refIds: SharedArrayBuffer;
-  refCount: number;
-  /** Object numbers of the bases to start from, biggest subtree first. */
-  tasks: SharedArrayBuffer;
-  taskCount: number;
   /** Slots of the shared id index (id-index.ts). */
   idSlots: SharedArrayBuffer;
   control: SharedArrayBuffer;
@@ -71,7 +61,7 @@ const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '].map((p) => Buffer.
 /** Results above this get a buffer of their own instead of one from the pool. */
 const POOLED_MAX = 1 << 20;
 /** Free buffers kept for reuse, in bytes. */
-const POOL_LIMIT = 8 << 20;
+const POOL_LIMIT = 1 << 20;
 
 /**
  * Buffers for delta results, reused: most results are a few kilobytes and live only until their
@@ -107,7 +97,6 @@ export class Resolver {
   table!: ObjectTable;
   readonly checker: ObjectChecker | null;
   private s!: ResolveShared;
-  private arena!: Uint8Array;
   private fd = -1;
   private readBuf: Buffer = Buffer.allocUnsafe(1 << 16);
   private childStart!: Int32Array;
@@ -142,7 +131,6 @@ export class Resolver {
   attach(s: ResolveShared): void {
     this.s = s;
     this.table = new ObjectTable(0, s.table);
-    this.arena = new Uint8Array(s.arena, 0, s.arenaLength);
     this.childStart = new Int32Array(s.childStart);
     this.children = new Int32Array(s.children);
     this.refObjects = new Int32Array(s.refObjects);
@@ -359,11 +347,9 @@ export class Resolver {
     return null;
   }
 
-  /** A delta's data: from the arena, or inflated again into the delta buffer (valid until the next call). */
+  /** A delta's data, inflated from the pack into the delta buffer (valid until the next call). */
   private deltaData(i: number, size: number): Uint8Array {
     const t = this.table;
-    const at = t.dataAt[i]!;
-    if (at !== NOT_KEPT) return this.arena.subarray(at, at + size);
     if (this.deltaBuf.length <= size) this.deltaBuf = allocate(size + 1, () => `${this.s.name}: entry at offset ${t.offset[i]}`);
     const len = this.readCompressed(i);
     this.inflater.inflateInto(this.readBuf, 0, len, this.deltaBuf, 0, size, 'pack', () => `${this.s.name}: entry at offset ${t.offset[i]}`);

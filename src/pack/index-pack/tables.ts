@@ -13,8 +13,6 @@ interface Growable {
 const GrowableSharedArrayBuffer = SharedArrayBuffer as unknown as
   new (length: number, options: { maxByteLength: number }) => SharedArrayBuffer;
 
-/** dataAt of a delta whose data the arena did not keep. */
-export const NOT_KEPT = 0xffffffff;
 /** Deepest delta chain the depth column can record. */
 export const MAX_DEPTH = 0xffff;
 /** Largest delta result (resultSize is 32-bit; no Buffer is larger anyway). */
@@ -24,7 +22,7 @@ export const MAX_RESULT = 0xffffffff;
 export const MAX_ROWS = Math.floor((2 ** 32 - 1) / OID_BYTES) - 1;
 
 const COLUMNS = {
-  offset: 8, headerLength: 1, type: 1, realType: 1, size: 8, resultSize: 4, dataAt: 4,
+  offset: 8, headerLength: 1, type: 1, realType: 1, size: 8, resultSize: 4,
   crc: 4, ids: OID_BYTES, base: 4, depth: 2, state: 1,
 } as const;
 type Column = keyof typeof COLUMNS;
@@ -47,8 +45,6 @@ export class ObjectTable {
   size!: Float64Array;
   /** For a delta: the size of its result, as its data declares (no object we can hold is larger). */
   resultSize!: Uint32Array;
-  /** Where a delta's inflated data sits in the delta arena, or NOT_KEPT (inflate it again). */
-  dataAt!: Uint32Array;
   crc!: Uint32Array;
   ids!: Uint8Array;
   /** Object number of the delta base; -1 for non-deltas and unresolved REF_DELTAs. */
@@ -84,7 +80,6 @@ export class ObjectTable {
     this.realType = new Uint8Array(b.realType, 0, n);
     this.size = new Float64Array(b.size, 0, n);
     this.resultSize = new Uint32Array(b.resultSize, 0, n);
-    this.dataAt = new Uint32Array(b.dataAt, 0, n);
     this.crc = new Uint32Array(b.crc, 0, n);
     this.ids = new Uint8Array(b.ids, 0, n * OID_BYTES);
     this.base = new Int32Array(b.base, 0, n);
