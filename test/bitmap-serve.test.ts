@@ -4,7 +4,8 @@
 // how these tests know the bitmap path was taken. Fetches replayed straight to upload-pack send the
 // same objects as git's upload-pack and as tsgit's walk (with include-tag, with blob:none, with
 // gaps in the pack). Shallow clones, pack.useBitmaps=false and an unreadable bitmap fall back to
-// the walk; objects newer than the bitmap still go out.
+// the walk; objects newer than the bitmap still go out; pack.allowPackReuse=false writes everything
+// through the ordinary writer.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -224,6 +225,15 @@ test('objects newer than the bitmap go out with the reused pack', () => {
   const { dir: clone, progress } = cloneFrom(dir, 'clone-of-stale');
   assertSameRepository(clone, dir);
   assert.ok(packReused(progress) > 0, progress);
+});
+
+test('pack.allowPackReuse=false: every object goes through the writer, the clone is whole', () => {
+  const dir = copyOf('no-reuse.git');
+  git(dir, ['config', 'pack.allowPackReuse', 'false']);
+  const { dir: clone, progress } = cloneFrom(dir, 'clone-no-reuse');
+  assertSameRepository(clone, dir);
+  assert.equal(packReused(progress), 0, progress);
+  assert.match(progress, /reused [1-9]\d* \(delta [1-9]\d*\)/);
 });
 
 test('pack.useBitmaps=false and an unreadable bitmap fall back to the walk', () => {
