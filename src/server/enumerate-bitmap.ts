@@ -22,7 +22,7 @@ import type { PackRequest } from './enumerate.js';
 import type { Session } from './session.js';
 
 export interface BitmapPack {
-  /** Objects copied verbatim from the bitmapped pack (null: pack reuse is off). */
+  /** Objects copied verbatim from the bitmapped pack (null: pack reuse is off, or none can be). */
   readonly reuse: PackReuse | null;
   /** Everything else, for the ordinary writer. */
   readonly contents: PackContents;
@@ -36,7 +36,7 @@ export interface BitmapPackOptions {
 }
 
 /** Whether a request can be answered with bitmaps at all (before any bitmap is read). */
-export function bitmapsApply(s: Session, req: PackRequest): boolean {
+function bitmapsApply(s: Session, req: PackRequest): boolean {
   if (!s.policy.useBitmaps || req.shallow) return false;
   if (req.filter && req.filter.kind !== 'blob:none') return false;
   return s.repo.shallowCommits().length === 0;
@@ -112,9 +112,8 @@ function addTags(s: Session, result: BitmapObjects, extras: { oid: Uint8Array; t
         extraIds.add(hex);
       }
       const tag = parseTag(s.odb.mustRead(id, 0, OBJ_TAG).data, () => `tag ${hex}`);
-      const next = Buffer.from(tag.object).toString('hex');
       if (s.odb.info(tag.object)?.type !== OBJ_TAG) break;
-      hex = next;
+      hex = Buffer.from(tag.object).toString('hex');
     }
   }
 }

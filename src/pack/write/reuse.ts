@@ -126,7 +126,7 @@ export class PackReuse implements PackPrefix {
     const fd = fs.openSync(file.path, 'r');
     try {
       const copier = new Copier(stream, fd, file.path, signal);
-      const verbatimFrom = this.options.ofsDelta ? Math.min(this.wholeWordBits, layout.count) : 0;
+      const verbatimFrom = this.options.ofsDelta ? this.wholeWordBits : 0;
       if (verbatimFrom > 0) {
         // Whole leading words: one copy, at the offsets they have in the pack.
         this.record(layout.offset(0), stream.offset);
@@ -157,15 +157,15 @@ export class PackReuse implements PackPrefix {
     const basePos = this.deltaBase(pos);
     const h = this.header;
     if (basePos < 0 || h.type !== OBJ_OFS_DELTA) return copier.add(src, end);
-    const baseOut = this.outputOf(layout.offset(basePos));
     let len: number;
-    if (!this.options.ofsDelta) {
+    if (this.options.ofsDelta) {
+      const distance = out - this.outputOf(h.baseOffset);
+      if (distance === src - h.baseOffset) return copier.add(src, end);
+      len = writeEntryHeader(this.scratch, OBJ_OFS_DELTA, h.size, { distance });
+    } else {
       const index = layout.pack.index;
       len = writeEntryHeader(this.scratch, OBJ_REF_DELTA, h.size,
         { ids: index.buf, offset: index.oidAt(layout.order.positionToIndex[basePos]!) });
-    } else {
-      if (out - baseOut === src - h.baseOffset) return copier.add(src, end);
-      len = writeEntryHeader(this.scratch, OBJ_OFS_DELTA, h.size, { distance: out - baseOut });
     }
     await copier.flush();
     copier.writeHeader(this.scratch, len);
