@@ -60,8 +60,10 @@ export interface PackWriteOptions extends PackStreamOptions {
   signal?: AbortSignal;
   /** zlib level for objects compressed afresh (git's pack.compression, default -1). */
   compression?: number;
-  /** Objects written first, right after the header (verbatim pack reuse); deltas here never
-   * name them as bases, as git's do not. */
+  /**
+   * Objects written first, right after the header (verbatim pack reuse). The writer's own deltas
+   * never name them as bases, as git's do not.
+   */
   prefix?: PackPrefix;
 }
 
@@ -90,7 +92,6 @@ interface PackSlot {
   layout: PackLayout | null;
 }
 
-
 export async function writePack(odb: ObjectDatabase, contents: PackContents, sink: ChunkSink,
   options: PackWriteOptions): Promise<PackWriteStats> {
   return new PackWriter(odb, contents, sink, options).run();
@@ -113,8 +114,10 @@ class PackWriter {
   private readonly base: Int32Array;
   /** Position of the object in its pack's .idx (for its CRC). */
   private readonly idxPos: Int32Array;
-  /** For a reused delta whose base is outside the id table but which the receiver has: the
-   * base's .idx position in the delta's pack, for its id. */
+  /**
+   * For a reused delta whose base is outside the id table but which the receiver has: the base's
+   * .idx position in the delta's pack, for its id.
+   */
   private readonly outsideBase = new Map<number, number>();
   private order: Int32Array;
   private readonly sending: Uint8Array;
