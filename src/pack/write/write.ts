@@ -7,7 +7,9 @@
 //      copied bytes are checked against the .idx CRC first, as git does when it reuses;
 //      everything else (loose objects, deltas whose base is not available) is compressed once;
 //   3. the SHA-1 trailer.
-// No delta search is done: deltas come only from the packs.
+// No delta search is done: deltas come only from the packs. A prefix (reuse.ts: a bitmapped pack's
+// entries copied verbatim) may go between the header and the writer's own objects; a caller that
+// knows each object's pack position says so, and the .idx scans of step 1 are skipped.
 import zlib from 'node:zlib';
 import { CorruptError, GitError, NotFoundError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
