@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import { CorruptError, GitError } from '../src/core/errors.js';
 import { fromHex, toHex } from '../src/core/oid.js';
 import { ObjectDatabase } from '../src/odb/database.js';
+import { PackIndex } from '../src/pack/idx/read.js';
 import { DeltaBaseCache, RECYCLE, SPECULATIVE } from '../src/odb/delta-base-cache.js';
 import { typeName, OBJ_BLOB, OBJ_TREE } from '../src/object/type.js';
 import { compareTreeEntries, serializeTree, TreeCursor, type TreeEntry } from '../src/object/tree.js';
@@ -127,6 +128,40 @@ describe('object database reads what git wrote', () => {
     const gitDir = path.join(borrower, 'b.git');
     assert.equal(fs.readdirSync(path.join(gitDir, 'objects/pack')).length, 0, 'the borrower has no objects of its own');
     assertSameAsGit(gitDir);
+  });
+});
+
+describe('pack index lookup', () => {
+  test('finds every id and no other when ids are skewed or share their first five bytes', () => {
+    // A v2 index built by hand: one crowded fan-out bucket of clustered ids (interpolation guesses
+    // badly there), runs of ids equal in five or more bytes, and a few ids in other buckets.
+    const ids: Buffer[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const id = Buffer.alloc(20);
+      id[0] = 0x42;
+      id.writeUInt32BE(i < 2000 ? i * 3 : 0xff000000 + i * 977, 1); // clustered low, then a sparse tail
+      id.writeUInt32BE((i * 2654435761) >>> 0, 16);
+      ids.push(id);
+      if (i % 50 === 0) for (let k = 1; k <= 3; k++) { const twin = Buffer.from(id); twin[5 + k] = k; twin[19] ^= k; ids.push(twin); }
+    }
+    for (let b = 0; b < 256; b += 37) { const id = Buffer.alloc(20, b); ids.push(id); }
+    const sorted = [...new Map(ids.map(id => [id.toString('hex'), id])).values()].sort(Buffer.compare);
+    const n = sorted.length;
+    const buf = Buffer.alloc(8 + 1024 + n * 28 + 40);
+    buf.writeUInt32BE(0xff744f63, 0);
+    buf.writeUInt32BE(2, 4);
+    for (let b = 0; b < 256; b++) buf.writeUInt32BE(sorted.filter(id => id[0]! <= b).length, 8 + 4 * b);
+    sorted.forEach((id, i) => { id.copy(buf, 8 + 1024 + 20 * i); buf.writeUInt32BE(12 + i, 8 + 1024 + n * 24 + 4 * i); });
+    const index = new PackIndex(buf, 'crafted.idx');
+    sorted.forEach((id, i) => {
+      assert.equal(index.find(id), i, `id ${id.toString('hex')}`);
+      const near = Buffer.from(id);
+      near[19] ^= 0x80;
+      const at = index.find(near);
+      assert.ok(at === -1 || index.oid(at).equals(near), `a missing neighbour of ${id.toString('hex')} is not found`);
+    });
+    assert.equal(index.find(Buffer.alloc(20, 0x41)), -1);
+    assert.equal(index.find(Buffer.from('42ffffffff' + '00'.repeat(15), 'hex')), -1, 'beyond the last id of a bucket');
   });
 });
 

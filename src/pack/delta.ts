@@ -15,6 +15,10 @@ export interface DeltaSizes {
   pos: number;
 }
 
+/** readDeltaSizes() answers in this one record: it runs twice per delta applied. */
+const sizes: DeltaSizes = { baseSize: 0, resultSize: 0, pos: 0 };
+
+/** The sizes at the start of a delta; the record returned is reused by the next call. */
 export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
   layer: ErrorLayer, where: () => string): DeltaSizes {
   // Two varints, read without a closure: this runs once or twice per delta of a pack.
@@ -34,7 +38,10 @@ export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
   if (resultSize > (end - p) * MAX_RESULT_PER_DELTA_BYTE) {
     throw new CorruptError(layer, `${where()}: delta declares a ${resultSize}-byte result that its ${end - p} instruction bytes cannot produce`);
   }
-  return { baseSize, resultSize, pos: p };
+  sizes.baseSize = baseSize;
+  sizes.resultSize = resultSize;
+  sizes.pos = p;
+  return sizes;
 }
 
 /** Applies the delta in delta[start..end) to `base`, returning a new buffer of the result size. */
