@@ -123,6 +123,9 @@ export class PackReuse implements PackPrefix {
   async write(stream: PackStream, signal?: AbortSignal): Promise<void> {
     const { layout } = this;
     const file = layout.pack.file;
+    // A descriptor of our own reads straight into the output's chunks (PackFile reads through its
+    // windows or a fresh buffer: one copy more). A pack is named by its checksum, so the file at
+    // this path holds the same bytes; a repack that deleted it since it was opened fails the fetch.
     const fd = fs.openSync(file.path, 'r');
     try {
       const copier = new Copier(stream, fd, file.path, signal);
