@@ -61,7 +61,7 @@ const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '].map((p) => Buffer.
 /** Results above this get a buffer of their own instead of one from the pool. */
 const POOLED_MAX = 1 << 20;
 /** Free buffers kept for reuse, in bytes. */
-const POOL_LIMIT = 1 << 20;
+const POOL_LIMIT = 4 << 20;
 
 /**
  * Buffers for delta results, reused: most results are a few kilobytes and live only until their
@@ -174,10 +174,19 @@ export class Resolver {
     const frame = this.frameFor(root);
     const check = this.checker && checkRoot && this.table.realType[root] !== OBJ_BLOB;
     if (!frame && !check) return;
-    const data = this.objectData(root);
+    // A whole object is inflated into a pooled buffer, given back when done with: every task
+    // starts with one, and left to the garbage collector they would pile up (the collector runs by
+    // heap size, and these live outside the heap) to tens of megabytes per thread.
+    const whole = !this.table.isDelta(root);
+    const buf = whole && this.table.size[root]! < POOLED_MAX ? this.pool.take(this.table.size[root]! + 1) : null;
+    const data = whole ? this.inflateOwned(root, buf ?? undefined) : this.objectData(root);
     if (check) this.checker!.check(this.table.realType[root]!, data, this.table.ids, root * OID_BYTES);
-    if (!frame) return;
+    if (!frame) {
+      if (buf) this.pool.give(buf);
+      return;
+    }
     frame.data = data;
+    frame.buf = buf;
     this.hold(frame);
     const stack = this.stack;
     while (stack.length) {
@@ -356,12 +365,12 @@ export class Resolver {
     return this.deltaBuf;
   }
 
-  /** Inflates a non-delta entry into a buffer of its own. */
-  private inflateOwned(i: number): Buffer {
+  /** Inflates a non-delta entry into `out` (at least a byte larger than it), or a buffer of its own. */
+  private inflateOwned(i: number, out?: Buffer): Buffer {
     const t = this.table;
     const size = t.size[i]!;
     const where = () => `${this.s.name}: entry at offset ${t.offset[i]}`;
-    const out = allocate(size + 1, where);
+    out ??= allocate(size + 1, where);
     const len = this.readCompressed(i);
     this.inflater.inflateInto(this.readBuf, 0, len, out, 0, size, 'pack', where);
     return out.subarray(0, size);
