@@ -15,7 +15,6 @@ import type { RefSnapshot } from './refs.js';
 // upload-pack's marks (upload-pack.c keeps the same ones in object flags).
 export const THEY_HAVE = 1;
 export const COMMON_KNOWN = 2;
-export const OUR_REF = 4;
 export const WANTED = 8;
 export const CLIENT_SHALLOW = 16;
 export const SHALLOW = 32;
