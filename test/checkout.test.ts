@@ -159,7 +159,7 @@ test('checkout writes what git writes: files, exec bits, symlinks, submodules, o
   }
 });
 
-test('blobs stored as deltas (offset and ref bases, long chains) check out as git does', () => {
+test('blobs and trees stored as deltas (offset and ref bases, long chains) check out as git does, on one thread or several', () => {
   const src = tmpDir('tsgit-checkout-src-');
   try {
     git(src, ['init', '-q', '-b', 'main', '.']);
@@ -184,9 +184,13 @@ test('blobs stored as deltas (offset and ref bases, long chains) check out as gi
       const branch = `old-${offsets}`;
       git(src, ['branch', '-f', branch, old]);
       git(src, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
-      const { ours, theirs } = compareWithGit(src);
+      // On one thread, and on writer threads, which read blobs where the main thread found them
+      // and go to an object database of their own for a base named by id.
+      for (const config of [[], ['checkout.workers=2', 'checkout.thresholdForParallelism=1']]) {
+        const { ours, theirs } = compareWithGit(src, config);
+        rmrf(ours); rmrf(theirs);
+      }
       git(src, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
-      rmrf(ours); rmrf(theirs);
     }
   } finally {
     rmrf(src);

@@ -12,7 +12,8 @@ import { OID_BYTES, toHex } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
 import { planConversions } from './checkout/conversions.js';
-import { planCheckout } from './checkout/plan.js';
+import { BlobReader } from './checkout/blob-reader.js';
+import { planCheckout, type CheckoutPlan } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { newStatTable, STAT_FIELDS } from './checkout/stat-table.js';
 import { WriterThreads, writeInParallel } from './checkout/parallel.js';
@@ -97,8 +98,18 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
   const lockFile = indexPath(repo.gitDir, env);
   let lock: IndexLock | null = null;
   try {
-    const plan = planCheckout(repo.odb, treeId, root,
-      threads > 1 ? { bigEnough: threshold, onBig: () => { pool = new WriterThreads(threads - 1, repo.odb.objectsDir); } } : {});
+    // Trees through a chunk reader too: the database would keep every tree in its delta-base
+    // cache and its pack windows, 10 MiB for a tree of 100k files, for nothing.
+    const trees = new BlobReader(repo.odb);
+    let plan: CheckoutPlan;
+    try {
+      plan = planCheckout(repo.odb, treeId, root, {
+        readTree: oid => trees.readTree(oid),
+        ...threads > 1 ? { bigEnough: threshold, onBig: () => { pool = new WriterThreads(threads - 1, repo.odb.objectsDir); } } : {},
+      });
+    } finally {
+      trees.close();
+    }
     const settings = readCheckoutSettings(config, repo.gitDir, env);
     const conversions = planConversions(plan, repo.odb, settings);
 

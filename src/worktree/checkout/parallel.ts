@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { CorruptError, GitError, type ErrorLayer } from '../../core/errors.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import type { ObjectDatabase } from '../../odb/database.js';
-import { BlobReader } from './blob-reader.js';
+import { BlobReader, locateBlobs, type PackSource } from './blob-reader.js';
 import { DirectoryCache } from './directories.js';
 import type { CheckoutPlan, EntryColumns } from './plan.js';
 import { EntryWriter } from './write-entry.js';
@@ -29,6 +29,8 @@ export interface WorkerJob {
   paths: SharedArrayBuffer; pathStart: SharedArrayBuffer; nameStart: SharedArrayBuffer; oids: SharedArrayBuffer;
   modes: SharedArrayBuffer; dirOf: SharedArrayBuffer; rawName: SharedArrayBuffer;
   codes: SharedArrayBuffer | null;
+  /** Where each blob is (see BlobLocations). */
+  packs: PackSource[]; packOf: SharedArrayBuffer; offsets: SharedArrayBuffer;
   stats: SharedArrayBuffer;
   control: SharedArrayBuffer;
   settings: WriteSettings;
@@ -131,12 +133,14 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
   settings: WriteSettings, threads: WriterThreads, progress?: (done: number, total: number) => void): Promise<{ directories: number }> {
   if (!(stats.buffer instanceof SharedArrayBuffer)) throw new TypeError('the stat table must be shared');
   const control = new Int32Array(new SharedArrayBuffer(16));
+  const locations = locateBlobs(odb, plan.oids, plan.count, i => plan.modes[i] === MODE_GITLINK);
   const job: WorkerJob = {
     dirPaths: plan.dirs.map(d => d.fsPath),
     count: plan.count,
     paths: share(plan.paths), pathStart: share(plan.pathStart), nameStart: share(plan.nameStart), oids: share(plan.oids),
     modes: share(plan.modes), dirOf: share(plan.dirOf), rawName: share(plan.rawName),
     codes: codes ? share(codes) : null,
+    packs: locations.packs, packOf: locations.packOf.buffer as SharedArrayBuffer, offsets: locations.offsets.buffer as SharedArrayBuffer,
     stats: stats.buffer,
     control: control.buffer as SharedArrayBuffer,
     settings,
@@ -163,7 +167,7 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
     Atomics.add(control, DONE, gitlinks);
     Atomics.store(control, READY, plan.count);
     Atomics.notify(control, READY);
-    const blobs = new BlobReader(odb);
+    const blobs = new BlobReader(odb, locations);
     try {
       drain(blobs, plan, codes, settings, new EntryWriter(plan, stats, null, false), control, report);
     } finally {

@@ -154,12 +154,15 @@ export interface PlanOptions {
   /** Called once, when the plan reaches `bigEnough` entries (to start writer threads early). */
   onBig?: () => void;
   bigEnough?: number;
+  /** Reads a tree (default: the object database). */
+  readTree?: (oid: Uint8Array) => Buffer;
 }
 
 /** Plans the checkout of tree `treeId` into the absolute directory `root`. */
 export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: string, options: PlanOptions = {}): CheckoutPlan {
   let onBig = options.onBig ?? null;
   const bigEnough = options.bigEnough ?? 0;
+  const readTree = options.readTree ?? ((oid: Uint8Array) => odb.mustRead(oid, 0, OBJ_TREE).data);
   const rootBytes = Buffer.byteLength(root);
   const dirs: PlanDir[] = [{ path: new Uint8Array(0), fsPath: root, parent: -1, attributes: null }];
   const cols = new Columns();
@@ -169,7 +172,7 @@ export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: stri
   const walk = (oid: Uint8Array, dirIndex: number, node: CacheTreeNode, depth: number): number => {
     const dir = dirs[dirIndex]!;
     if (depth > MAX_DEPTH) throw unsafePath(dir.path, 'treeTooDeep', `trees nested more than ${MAX_DEPTH} deep`);
-    const data = odb.mustRead(oid, 0, OBJ_TREE).data;
+    const data = readTree(oid);
     const cur = new TreeCursor(data, 0, data.length, `tree ${toHex(oid)}${dir.path.length ? ` ('${displayPath(dir.path)}')` : ''}`);
     const seen: number[] = []; // nameStart, nameEnd, isTree of each entry so far
     // The index rebuilds this tree exactly only if every mode is written canonically and no

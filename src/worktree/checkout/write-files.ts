@@ -28,7 +28,7 @@ export function writeEntry(blobs: BlobReader, cols: EntryColumns, codes: Uint8Ar
   }
   let data: Buffer;
   try {
-    data = blobs.read(cols.oids, i * OID_BYTES);
+    data = blobs.readEntry(cols.oids, i * OID_BYTES, i);
   } catch (err) {
     throw new GitError('worktree', 'bad-object', `cannot check out '${displayPath(entryPath(cols, i))}': ${(err as Error).message}`, { cause: err });
   }

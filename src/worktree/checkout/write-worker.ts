@@ -1,6 +1,7 @@
-// A checkout writer thread (parallel.ts): opens its own object database as soon as it starts,
-// waits for its job, claims chunks of entries until none are left, and answers once with success
-// or the error that stopped it.
+// A checkout writer thread (parallel.ts): waits for its job, claims chunks of entries until none
+// are left, and answers once with success or the error that stopped it. It reads blobs where the
+// job says they are, and opens an object database of its own only for what that does not cover
+// (loose objects, bases in another pack), so a thread does not hold a copy of every pack index.
 import { parentPort, workerData } from 'node:worker_threads';
 import { GitError } from '../../core/errors.js';
 import { ObjectDatabase } from '../../odb/database.js';
@@ -8,22 +9,15 @@ import { BlobReader } from './blob-reader.js';
 import { FAILED, READY, drain, jobColumns, type WorkerJob, type WorkerReply } from './parallel.js';
 import { EntryWriter } from './write-entry.js';
 
-let odb: ObjectDatabase | null = null;
-let openError: unknown = null;
-try {
-  odb = new ObjectDatabase(workerData as string);
-} catch (e) {
-  openError = e;
-}
-
 parentPort!.once('message', (job: WorkerJob) => {
   const control = new Int32Array(job.control);
   let reply: WorkerReply;
+  const opened: ObjectDatabase[] = [];
   try {
-    if (!odb) throw openError;
     const cols = jobColumns(job);
     const writer = new EntryWriter(cols, new Uint32Array(job.stats), null, false);
-    const blobs = new BlobReader(odb);
+    const locations = { packs: job.packs, packOf: new Int32Array(job.packOf), offsets: new Float64Array(job.offsets) };
+    const blobs = new BlobReader(() => opened[opened.push(new ObjectDatabase(workerData as string)) - 1]!, locations);
     try {
       drain(blobs, cols, job.codes ? new Uint8Array(job.codes) : null, job.settings, writer, control);
     } finally {
@@ -41,7 +35,7 @@ parentPort!.once('message', (job: WorkerJob) => {
         : { message: err.stack ?? String(err), code: 'internal', layer: 'worktree' },
     };
   } finally {
-    odb?.close();
+    for (const odb of opened) odb.close();
   }
   parentPort!.postMessage(reply);
   parentPort!.close();
