@@ -8,6 +8,7 @@
 // Like git, bitmaps are not used for shallow requests or a shallow repository, nor for filters the
 // type bitmaps cannot answer, nor when none of the haves is in the bitmapped pack; any of these,
 // or a bitmap that cannot be read, returns null and the caller walks.
+import { CorruptError } from '../core/errors.js';
 import { parseTag } from '../object/tag.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
 import { Bitset } from '../pack/bitmap/bitset.js';
@@ -133,15 +134,20 @@ function restContents(s: Session, pack: BitmappedPack, layout: PackLayout, rest:
   const objects = new Int32Array(n);
   let k = 0;
   const index = pack.index, toIndex = pack.order.positionToIndex;
-  const typeBitmaps = pack.bitmap.typeBitmaps;
-  for (const [type, bits] of [[OBJ_COMMIT, typeBitmaps.commits], [OBJ_TREE, typeBitmaps.trees],
-    [OBJ_BLOB, typeBitmaps.blobs], [OBJ_TAG, typeBitmaps.tags]] as const) {
-    bits.clone().and(rest).forEach(pos => {
+  // One pass over the bits (a fetch leaves a few hundred of hundreds of thousands), sorted by type.
+  const byType: number[][] = [[], [], [], [], []];
+  rest.forEach(pos => {
+    const type = pack.bitmap.typeAt(pos);
+    if (type === 0) throw new CorruptError('pack', `${pack.bitmap.path}: no type bitmap has pack position ${pos}`);
+    byType[type]!.push(pos);
+  });
+  for (const type of [OBJ_COMMIT, OBJ_TREE, OBJ_BLOB, OBJ_TAG]) {
+    for (const pos of byType[type]!) {
       const idx = ~ids.addOrGet(index.buf, index.oidAt(toIndex[pos]!));
       types[idx] = type;
       positions[idx] = pos;
       objects[k++] = idx;
-    });
+    }
   }
   for (const e of extras) {
     const got = ids.addOrGet(e.oid, 0);
