@@ -267,4 +267,18 @@ describe('index-pack --strict', () => {
     const t = tree([['100644', '.git', blobId(blob)]]);
     refuses(pack([whole(BLOB, blob), whole(2, t)]), new RegExp(`fsck error in packed object tree ${typed('tree', t).toString('hex')}: hasDotgit`), ['--strict']);
   });
+
+  it('with --fsck-objects checks the objects but not what they point to, as git does', () => {
+    const blob = Buffer.from('x\n');
+    refuses(pack([whole(BLOB, blob), whole(2, tree([['100644', '.git', blobId(blob)]]))]), /fsck error in packed object tree .*: hasDotgit/, ['--fsck-objects']);
+    // A shallow or partial pack: the tree's blob is deliberately absent.
+    const data = pack([whole(2, tree([['100644', 'file', crypto.randomBytes(20)]]))]);
+    const dir = path.join(work, 'fsck-objects');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'p.pack'), data);
+    const r = tsgit(dir, ['index-pack', '--fsck-objects', '-o', 'mine.idx', 'p.pack']);
+    assert.equal(r.status, 0, r.stderr.toString());
+    git(dir, ['index-pack', '--fsck-objects', '-o', 'git.idx', 'p.pack']);
+    assert.deepEqual(fs.readFileSync(path.join(dir, 'mine.idx')), fs.readFileSync(path.join(dir, 'git.idx')));
+  });
 });

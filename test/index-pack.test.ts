@@ -240,6 +240,20 @@ describe('index-pack on packs made by git', () => {
     assert.ok(fs.readFileSync(result.indexPath).equals(theirs));
   });
 
+  it('stops when its signal aborts once the pack has arrived, leaving nothing behind', async () => {
+    const data = fs.readFileSync(packs.deep!);
+    const controller = new AbortController();
+    async function* arrives() {
+      yield data;
+      controller.abort();
+    }
+    const dest = path.join(work, 'aborted.git');
+    git(work, ['init', '-q', '--bare', dest]);
+    await assert.rejects(indexPack(path.join(dest, 'objects'), Readable.from(arrives()), { threads: 2, signal: controller.signal }),
+      /interrupted while resolving deltas/);
+    assert.deepEqual(fs.readdirSync(path.join(dest, 'objects', 'pack')), []);
+  });
+
   it('shows progress like git with -v', () => {
     const ours = tsgit(work, ['index-pack', '-v', '-o', path.join(work, 'progress.idx'), packs.ofs!]);
     assert.equal(ours.status, 0, ours.stderr.toString());

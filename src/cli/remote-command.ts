@@ -4,8 +4,57 @@
 import os from 'node:os';
 import { onInterrupt } from '../client/interrupt.js';
 import { formatRemoteProgress, stderrIsSmartTerminal } from '../client/remote-progress.js';
+import { UsageError } from '../core/errors.js';
 import { writeAll } from './output.js';
 import { progressWanted } from './progress.js';
+
+/** The options clone and fetch both take, and their positional arguments. */
+export interface RemoteOptions {
+  quiet: boolean;
+  progress: boolean;
+  depth?: number;
+  uploadPack?: string;
+  rest: string[];
+}
+
+/**
+ * Reads clone's or fetch's command line: the options they share here, "--name=value" or
+ * "--name value" for the others, which go to `own` (false: not an option of the command).
+ */
+export function parseRemoteOptions(args: readonly string[], usage: string,
+  own: (name: string, value: () => string) => boolean): RemoteOptions {
+  const o: RemoteOptions = { quiet: false, progress: false, rest: [] };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    const value = (): string => {
+      if (eq > 0) return a.slice(eq + 1);
+      const v = args[++i];
+      if (v === undefined) throw new UsageError(`option '${name}' requires a value\n${usage}`);
+      return v;
+    };
+    switch (name) {
+      case '-q': case '--quiet': o.quiet = true; break;
+      case '--progress': o.progress = true; break;
+      case '--no-progress': o.progress = false; break;
+      case '--depth': {
+        const text = value();
+        const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+        if (!(n > 0)) throw new UsageError(`depth ${text} is not a positive number`);
+        o.depth = n;
+        break;
+      }
+      case '-u': case '--upload-pack': o.uploadPack = value(); break;
+      case '--': o.rest.push(...args.slice(i + 1)); i = args.length; break;
+      default:
+        if (own(name, value)) break;
+        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'\n${usage}`);
+        o.rest.push(a);
+    }
+  }
+  return o;
+}
 
 export interface RemoteRun {
   showProgress: boolean;

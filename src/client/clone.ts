@@ -47,7 +47,10 @@ export interface CloneOptions {
   readonly noCheckout?: boolean;
   /** The remote's name (git's -o); default origin. */
   readonly origin?: string;
-  /** fsck every received object (default true; off for shallow and partial clones). */
+  /**
+   * fsck every received object (default true); and, except for shallow and partial clones, check
+   * that everything they point to arrived.
+   */
   readonly strict?: boolean;
   /** Draw progress meters on stderr. */
   readonly progress?: boolean;
@@ -151,8 +154,8 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
         onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack) => storePack(repository, pack, {
-          fixThin: false, strict: (options.strict ?? true) && !deepen && !filtered, progress: options.progress ?? false,
-          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`,
+          fixThin: false, strict: options.strict ?? true, connectivity: !deepen && !filtered, progress: options.progress ?? false,
+          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal,
           ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
         }),
       });
@@ -222,8 +225,8 @@ async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commi
   const fetched = await fetchPack(session, {
     wants: blobs, negotiator: null, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
     receivePack: (pack) => storePack(repo, pack, {
-      fixThin: false, strict: false, progress: options.progress ?? false,
-      keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, promisorRefs: [],
+      fixThin: false, strict: options.strict ?? true, connectivity: false, progress: options.progress ?? false,
+      keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, promisorRefs: [], signal: options.signal,
     }),
   });
   await session.close(session.version === 2);

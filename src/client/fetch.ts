@@ -40,7 +40,10 @@ export interface FetchOptions {
   readonly noTags?: boolean;
   /** Update even refs whose update is not a fast-forward. */
   readonly force?: boolean;
-  /** fsck every received object (default true; off when deepening or filtering). */
+  /**
+   * fsck every received object (default true); and, unless deepening or filtering, check that
+   * everything they point to is there.
+   */
   readonly strict?: boolean;
   readonly progress?: boolean;
   readonly onRemoteProgress?: (text: string) => void;
@@ -102,7 +105,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   };
   const remoteUrl = parseRemoteUrl(remote.url, options.cwd ?? process.cwd());
   const shown = fetchHeadUrl(remote.url);
-  const strict = (options.strict ?? true) && !deepen && filter === null;
+  const strict = options.strict ?? true;
+  const connectivity = !deepen && filter === null;
 
   const session = await RemoteSession.open(remoteUrl, connectOptions);
   const sessions = [session];
@@ -130,8 +134,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
         warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack) => storePack(repo, pack, {
-          fixThin: true, strict, progress: options.progress ?? false,
-          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`,
+          fixThin: true, strict, connectivity, progress: options.progress ?? false,
+          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal,
           ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
         }),
       });

@@ -10,17 +10,22 @@ import type { Repository } from '../repository/repository.js';
 export interface StorePackOptions {
   /** Complete a thin pack with bases from the repository. */
   readonly fixThin: boolean;
-  /**
-   * Check every object with git's fsck rules and the pack's connectivity. Off for shallow and
-   * partial fetches, whose packs point at commits and blobs that are deliberately absent.
-   */
+  /** Check every object with git's fsck rules. */
   readonly strict: boolean;
+  /**
+   * With strict, also check that everything the objects point to is in the pack or the
+   * repository. Off for shallow and partial fetches, whose packs point at commits and blobs that
+   * are deliberately absent.
+   */
+  readonly connectivity: boolean;
   /** Show "Receiving objects" / "Resolving deltas". */
   readonly progress: boolean;
   /** The .keep text, git's "fetch-pack <pid> on <host>". */
   readonly keepMessage: string;
   /** For a partial clone: the refs the pack was fetched for, written to its .promisor file. */
   readonly promisorRefs?: readonly { name: string; oid: string }[];
+  /** Stops index-pack promptly, even while it resolves deltas. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -37,8 +42,10 @@ export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array
   const result = await indexPack(repo.odb, pack, {
     fixThin: options.fixThin,
     strict: options.strict ? { strict: true } : null,
+    connectivity: options.connectivity,
     keep: options.keepMessage,
     progress: { enabled: options.progress },
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   if (options.promisorRefs) {
     const promisor = result.packPath.replace(/\.pack$/, '.promisor');

@@ -8,50 +8,32 @@ import { parseApproxDate } from '../../client/date.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { parseFilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
-import { runRemoteCommand } from '../remote-command.js';
+import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
 
 const USAGE = 'usage: tsgit clone [<options>] [--] <repo> [<dir>]';
 
 export default async function cloneCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  let bare = false, mirror = false, noTags = false, noCheckout = false, quiet = false, progress = false;
+  let bare = false, mirror = false, noTags = false, noCheckout = false;
   let singleBranch: boolean | undefined;
-  let branch: string | undefined, origin: string | undefined, uploadPack: string | undefined;
-  let depth: number | undefined, since: string | undefined, filter: string | undefined;
-  const rest: string[] = [];
-  const value = (i: number, a: string): string => {
-    const v = args[i];
-    if (v === undefined) throw new UsageError(`option '${a}' requires a value\n${USAGE}`);
-    return v;
-  };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    const inline = eq > 0 ? a.slice(eq + 1) : undefined;
-    const arg = () => inline ?? value(++i, name);
+  let branch: string | undefined, origin: string | undefined;
+  let since: string | undefined, filter: string | undefined;
+  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, USAGE, (name, value) => {
     switch (name) {
       case '--bare': bare = true; break;
       case '--mirror': mirror = true; break;
-      case '-b': case '--branch': branch = arg(); break;
+      case '-b': case '--branch': branch = value(); break;
       case '--single-branch': singleBranch = true; break;
       case '--no-single-branch': singleBranch = false; break;
       case '--no-tags': noTags = true; break;
-      case '--depth': depth = positive(arg(), '--depth'); break;
-      case '--shallow-since': since = arg(); break;
-      case '--filter': filter = arg(); break;
+      case '--shallow-since': since = value(); break;
+      case '--filter': filter = value(); break;
       case '--no-filter': filter = undefined; break;
       case '-n': case '--no-checkout': noCheckout = true; break;
-      case '-o': case '--origin': origin = arg(); break;
-      case '-u': case '--upload-pack': uploadPack = arg(); break;
-      case '-q': case '--quiet': quiet = true; break;
-      case '--progress': progress = true; break;
-      case '--no-progress': progress = false; break;
-      case '--': rest.push(...args.slice(i + 1)); i = args.length; break;
-      default:
-        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'\n${USAGE}`);
-        rest.push(a);
+      case '-o': case '--origin': origin = value(); break;
+      default: return false;
     }
-  }
+    return true;
+  });
   if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.\n${USAGE}`);
   if (rest.length > 2) throw new UsageError(`Too many arguments.\n${USAGE}`);
   if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');
@@ -71,10 +53,4 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
     // Interrupted during checkout, the repository stays, as git leaves it; say so.
     if (e instanceof GitError && e.code === 'checkout-failed') run.stderr(`fatal: ${e.message}\n`);
   });
-}
-
-function positive(text: string, option: string): number {
-  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
-  if (!(n > 0)) throw new UsageError(`${option} ${text} is not a positive number`);
-  return n;
 }

@@ -12,10 +12,10 @@ import { writeAll } from '../output.js';
 import { progressWanted } from '../progress.js';
 import { printPackStats } from './verify-pack.js';
 
-const USAGE = 'usage: tsgit index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--[no-]rev-index] [--verify] [--strict] [--threads=<n>] (<pack-file> | --stdin [--fix-thin] [<pack-file>])';
+const USAGE = 'usage: tsgit index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--[no-]rev-index] [--verify] [--strict | --fsck-objects] [--threads=<n>] (<pack-file> | --stdin [--fix-thin] [<pack-file>])';
 
 export default async function indexPackCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  let stdin = false, fixThin = false, strict = false, verbose = false, quiet = false, progress = false;
+  let stdin = false, fixThin = false, strict = false, fsckObjects = false, verbose = false, quiet = false, progress = false;
   let verify = false, stat = false, statOnly = false, showResolving = false;
   let keep: string | null = null;
   let indexPath: string | undefined;
@@ -33,6 +33,7 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
     } else if (a === '--stdin') stdin = true;
     else if (a === '--fix-thin') fixThin = true;
     else if (a === '--strict' || a.startsWith('--strict=')) strict = true;
+    else if (a === '--fsck-objects' || a.startsWith('--fsck-objects=')) fsckObjects = true;
     else if (a === '-v') verbose = true;
     else if (a === '-q' || a === '--no-progress') quiet = true;
     else if (a === '--progress') progress = true;
@@ -103,7 +104,8 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
   const result = await indexPack(repo ? repo.odb : null, stdin ? stdinStream() : packName!, {
     packPath: stdin ? packName : undefined, indexPath, keep, fixThin, threads, indexVersion, off32Limit, revIndex,
     maxInputSize, compressionLevel: level === -1 ? 6 : level,
-    strict: strict ? { strict: true } : null,
+    strict: strict || fsckObjects ? { strict: true } : null,
+    connectivity: strict,
     progress: { enabled: showProgress, title, resolving: showProgress || showResolving },
   });
   if (!stdin) {

@@ -3,6 +3,8 @@
 // and check_objects). A reference to an object the pack has already yielded is checked at once in
 // the shared id index; the others (objects not resolved yet, or outside the pack) go into this
 // thread's set of pending references, deduplicated, which is checked once the pack is complete.
+// Without an index (git's --fsck-objects: shallow and partial packs point at objects deliberately
+// absent) only the objects themselves are checked.
 import { CorruptError } from '../../core/errors.js';
 import { hexBytesToOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { checkObject, type FsckOptions } from '../../object/fsck.js';
@@ -35,7 +37,7 @@ export class ObjectChecker {
   private readonly recentTypes = new Uint8Array(RECENT_SLOTS);
 
   constructor(private readonly options: FsckOptions, private readonly where: string,
-    private readonly index: SharedIdIndex, private table: ObjectTable) {}
+    private readonly index: SharedIdIndex | null, private table: ObjectTable) {}
 
   /** Follows a table whose views were re-created by growth. */
   rebind(table: ObjectTable): void {
@@ -50,6 +52,7 @@ export class ObjectChecker {
       if (p.severity !== 'error') continue;
       throw new CorruptError('pack', `${this.where}: fsck error in packed object ${typeName(type)} ${toHex(id, idOff)}: ${p.id}: ${p.message}`);
     }
+    if (!this.index) return;
     if (type === OBJ_TREE) this.treeReferences(content);
     else if (type === OBJ_COMMIT) this.commitReferences(content);
     else if (type === OBJ_TAG) this.tagReferences(content);
@@ -105,7 +108,7 @@ export class ObjectChecker {
 
   /** Checks a reference in the index, or keeps it (once) for the end. */
   private record(buf: Uint8Array, off: number, type: number): void {
-    const obj = this.index.find(buf, off);
+    const obj = this.index!.find(buf, off);
     if (obj >= 0) {
       const have = this.table.realType[obj]!;
       if (have !== type) throw mismatch(this.where, buf, off, type, have);

@@ -1,6 +1,7 @@
 // index-pack, in the order its work happens:
-//   store.ts     the pack's bytes in shared memory
+//   window.ts    the bytes of the input not yet parsed
 //   parse.ts     pass 1: entries, zlib ends, CRC32s, ids of whole objects, the pack checksum
+//   tables.ts    per-object columns in shared memory
 //   link.ts      delta bases as object numbers and sorted ids; tasks by subtree size
 //   resolve.ts   pass 2, on every thread (threads.ts, worker.ts): deltas from base to children
 //   thin.ts      --fix-thin: missing bases appended from the repository

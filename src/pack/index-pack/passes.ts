@@ -36,6 +36,8 @@ const DEFAULT_CACHE_LIMIT = 32 << 20;
 const FILE_CHUNK = 4 << 20;
 /** Packs with fewer objects are resolved on the calling thread alone. */
 const THREADS_FROM = 2000;
+/** How long the calling thread resolves before it yields to the event loop, in milliseconds. */
+const SLICE_MS = 50;
 /** The smallest entry: a one-byte header and an empty zlib stream. */
 const MIN_ENTRY = 9;
 
@@ -52,6 +54,11 @@ export interface PassOptions {
   fixThin?: boolean;
   /** Runs git's fsck checks and the connectivity check (index-pack --strict). */
   strict?: FsckOptions | null;
+  /**
+   * With strict, whether to check connectivity too (default true); false checks the objects
+   * alone (git's --fsck-objects), for shallow and partial packs that point at absent objects.
+   */
+  connectivity?: boolean;
   /** The repository's objects: thin-pack bases, connectivity and collision checks. */
   lookup?: ObjectLookup | null;
   /** zlib level of appended thin-pack bases (git: core.compression, default 1). */
@@ -66,6 +73,8 @@ export interface PassOptions {
   /** Writes bytes at an offset of the pack file (--fix-thin appends bases and fixes the header). */
   writeAt?: (bytes: Uint8Array, offset: number) => void;
   progress?: ProgressOptions & { title?: string; resolving?: boolean };
+  /** Stops delta resolution promptly (the CLI's SIGINT); the passes then throw. */
+  signal?: AbortSignal;
 }
 
 export interface PassResult {
@@ -176,9 +185,10 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   // Pass 2.
   const links = linkDeltas(table, parsedCount, parser, !!options.strict);
   // --strict checks references in an id index: whole objects go in now, each delta when resolved.
-  const idSlots = SharedIdIndex.allocate(options.strict ? parsedCount + parser.refCount : 0);
+  const connectivity = !!options.strict && (options.connectivity ?? true);
+  const idSlots = SharedIdIndex.allocate(connectivity ? parsedCount + parser.refCount : 0);
   const index = new SharedIdIndex(new Int32Array(idSlots), table.ids);
-  if (options.strict) for (let i = 0; i < parsedCount; i++) if (!table.isDelta(i)) index.insert(i);
+  if (connectivity) for (let i = 0; i < parsedCount; i++) if (!table.isDelta(i)) index.insert(i);
   const control = new Int32Array(new SharedArrayBuffer(16));
   const useWorkers = threads.size > 0 && links.taskCount > 1;
   const resolvers = useWorkers ? threads.size + 1 : 1;
@@ -186,7 +196,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     ...links, name, packPath, table: table.shared(), count: parsedCount, idSlots, control: control.buffer as SharedArrayBuffer,
     maxDepth: Math.min(options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_DEPTH),
     cacheLimit: Math.floor((options.cacheLimit ?? DEFAULT_CACHE_LIMIT) / resolvers),
-    strict: options.strict ?? null,
+    strict: options.strict ?? null, connectivity,
   };
   const deltas = parser.ofsCount + parser.refCount;
   const resolving = progressOn && deltas > 0 && (options.progress?.resolving ?? true)
@@ -198,12 +208,20 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   // Keep a rejected promise from being reported as unhandled while this thread is busy.
   workersDone.catch(() => {});
   const main = new Resolver(shared, showResolving);
+  // An abort stops every resolver at its next progress flush.
+  const abort = (): void => { Atomics.store(control, ABORT, 1); };
+  options.signal?.addEventListener('abort', abort);
+  if (options.signal?.aborted) abort();
   try {
-    main.run();
+    // This thread resolves in slices and yields in between, so that signals, the abort above and
+    // the caller's timers are served while it works.
+    while (!main.run(Date.now() + SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
   } catch (e) {
-    Atomics.store(control, ABORT, 1);
+    abort();
     await workersDone.catch(() => {});
     throw e;
+  } finally {
+    options.signal?.removeEventListener('abort', abort);
   }
   const timer = resolving ? setInterval(showResolving, 250) : null;
   try {
@@ -211,6 +229,9 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   } finally {
     if (timer) clearInterval(timer);
   }
+  // Their heaps are not needed any more: give them back before the index is sorted and written.
+  await threads.close();
+  if (options.signal?.aborted) throw new GitError('pack', 'interrupted', `${name}: interrupted while resolving deltas`);
   if (main.checker) lists.push(main.checker.references());
 
   // Pass 3.
@@ -239,7 +260,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   }
 
   const sorted = sortByOid(table.ids, count);
-  if (options.strict) {
+  if (connectivity) {
     index.rebind(table.ids);
     checkConnectivity(lists, table, index, options.lookup ?? null, name);
   }

@@ -43,6 +43,8 @@ export interface ResolveShared extends DeltaLinks {
   /** Bytes of reconstructed bases one thread may hold before dropping the oldest. */
   cacheLimit: number;
   strict: FsckOptions | null;
+  /** With strict: also record references for the connectivity check (and keep the id index). */
+  connectivity: boolean;
 }
 
 interface Frame {
@@ -60,6 +62,8 @@ interface Frame {
 const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '].map((p) => Buffer.from(p, 'latin1'));
 /** Results above this get a buffer of their own instead of one from the pool. */
 const POOLED_MAX = 1 << 20;
+/** Deltas resolved between looks at the clock when working to a deadline. */
+const CLOCK_EVERY = 64;
 /** Free buffers kept for reuse, in bytes. */
 const POOL_LIMIT = 4 << 20;
 
@@ -124,7 +128,7 @@ export class Resolver {
   /** `onProgress` runs on this thread every few dozen deltas (the calling thread draws progress). */
   constructor(s: ResolveShared, private readonly onProgress?: () => void) {
     this.attach(s);
-    this.checker = s.strict ? new ObjectChecker(s.strict, s.name, this.index, this.table) : null;
+    this.checker = s.strict ? new ObjectChecker(s.strict, s.name, s.connectivity ? this.index : null, this.table) : null;
   }
 
   /** Points this resolver at (possibly grown) shared state: --fix-thin appends objects and bytes. */
@@ -142,14 +146,25 @@ export class Resolver {
     this.checker?.rebind(this.table);
   }
 
-  /** Claims and resolves tasks until none are left or another thread failed. */
-  run(): void {
+  /**
+   * Claims and resolves tasks until none are left or another thread failed (true), or until the
+   * Date.now() deadline `until` passes (false: the next call goes on where this one stopped).
+   */
+  run(until = Infinity): boolean {
     try {
       for (;;) {
-        if (this.aborted || Atomics.load(this.control, ABORT)) return;
+        if (this.aborted || Atomics.load(this.control, ABORT)) {
+          this.releaseAll();
+          return true;
+        }
+        if (this.stack.length) {
+          if (!this.drain(until)) return false;
+          continue;
+        }
+        if (Date.now() >= until) return false;
         const t = Atomics.add(this.control, NEXT_TASK, 1);
-        if (t >= this.s.taskCount) return;
-        this.resolveFrom(this.tasks[t]!);
+        if (t >= this.s.taskCount) return true;
+        this.start(this.tasks[t]!, true);
       }
     } catch (e) {
       Atomics.store(this.control, ABORT, 1);
@@ -171,6 +186,12 @@ export class Resolver {
    * which --strict checks too unless `checkRoot` is false (bases taken from the repository).
    */
   resolveFrom(root: number, checkRoot = true): void {
+    this.start(root, checkRoot);
+    this.drain(Infinity);
+  }
+
+  /** Checks `root` and puts it on the stack if it has children. */
+  private start(root: number, checkRoot: boolean): void {
     const frame = this.frameFor(root);
     const check = this.checker && checkRoot && this.table.realType[root] !== OBJ_BLOB;
     if (!frame && !check) return;
@@ -188,11 +209,20 @@ export class Resolver {
     frame.data = data;
     frame.buf = buf;
     this.hold(frame);
+  }
+
+  /** Works through the stack; false if the deadline `until` came first. */
+  private drain(until: number): boolean {
     const stack = this.stack;
+    let sinceClock = 0;
     while (stack.length) {
       if (this.aborted) {
         this.releaseAll();
-        return;
+        return true;
+      }
+      if (++sinceClock === CLOCK_EVERY) {
+        sinceClock = 0;
+        if (Date.now() >= until) return false;
       }
       const f = stack[stack.length - 1]!;
       const child = this.nextChild(f);
@@ -215,6 +245,7 @@ export class Resolver {
       this.resultBuf = null;
       this.resultData = null;
     }
+    return true;
   }
 
   /** The next unresolved child of a frame, or -1. */
@@ -261,7 +292,7 @@ export class Resolver {
     t.depth[child] = depth;
     Atomics.store(t.state, child, 1);
     if (this.checker) {
-      this.index.insert(child);
+      if (this.s.connectivity) this.index.insert(child);
       this.checker.check(type, data, t.ids, child * OID_BYTES);
     }
     if (++this.pendingProgress >= 64) this.flush();

@@ -88,7 +88,7 @@ export function appendThinBases(ctx: ThinContext): ThinResult {
       const shared: ResolveShared = { ...ctx.shared, table: table.shared(), count: n };
       if (resolver) resolver.attach(shared);
       else resolver = new Resolver(shared, ctx.onProgress);
-      if (resolver.checker) resolver.index.insert(n - 1);
+      if (resolver.checker && shared.connectivity) resolver.index.insert(n - 1);
       resolver.resolveFrom(n - 1, false);
       resolver.flush();
     }
