@@ -33,6 +33,6 @@ export function ensureBitmapCorpus(gitDir: string): string {
 }
 
 /** Where the bitmapped copy of `gitDir` lives (built or not). */
-export function bitmapCorpusDir(gitDir: string): string {
+function bitmapCorpusDir(gitDir: string): string {
   return gitDir.replace(/\.git$/, '') + '-bitmap.git';
 }
