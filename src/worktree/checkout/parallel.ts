@@ -38,7 +38,9 @@ export interface WorkerJob {
 
 export type WorkerReply = { ok: true } | { ok: false; error: { message: string; code: string; layer: string } };
 
+/** The shared memory under `view` (the plan's columns already live in some), else a copy in some. */
 function share(view: Uint8Array | Uint32Array): SharedArrayBuffer {
+  if (view.buffer instanceof SharedArrayBuffer && view.byteOffset === 0) return view.buffer;
   const sab = new SharedArrayBuffer(view.byteLength);
   new Uint8Array(sab).set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
   return sab;

@@ -75,17 +75,22 @@ export function entryFsPath(plan: EntryColumns, i: number): string | Buffer {
   return Buffer.concat([typeof dir === 'string' ? Buffer.from(dir) : dir, Buffer.from('/'), name]);
 }
 
+/** Shared memory, so that writer threads can be handed the columns without a copy. */
+const sharedBytes = (n: number): Buffer => Buffer.from(new SharedArrayBuffer(n));
+const sharedU32 = (n: number): Uint32Array => new Uint32Array(new SharedArrayBuffer(n * 4));
+const sharedU8 = (n: number): Uint8Array => new Uint8Array(new SharedArrayBuffer(n));
+
 /** Growable columns, doubled as needed. */
 class Columns {
   count = 0;
-  paths = Buffer.allocUnsafe(1 << 16);
+  paths = sharedBytes(1 << 16);
   pathLen = 0;
-  pathStart = new Uint32Array(1024);
-  nameStart = new Uint32Array(1024);
-  oids = Buffer.allocUnsafe(1024 * OID_BYTES);
-  modes = new Uint32Array(1024);
-  dirOf = new Uint32Array(1024);
-  rawName = new Uint8Array(1024);
+  pathStart = sharedU32(1024);
+  nameStart = sharedU32(1024);
+  oids = sharedBytes(1024 * OID_BYTES);
+  modes = sharedU32(1024);
+  dirOf = sharedU32(1024);
+  rawName = sharedU8(1024);
 
   /** Adds entry `src[ns, ne)` in directory `dir` (path `dirPath`) with the id at `src[oidAt]`. */
   add(dirPath: Uint8Array, src: Uint8Array, ns: number, ne: number, oidAt: number, mode: number, dir: number, raw: boolean): void {
@@ -93,7 +98,7 @@ class Columns {
     if (i + 2 > this.modes.length) this.grow();
     const need = this.pathLen + dirPath.length + 1 + ne - ns;
     if (need > this.paths.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(need, this.paths.length * 2));
+      const bigger = sharedBytes(Math.max(need, this.paths.length * 2));
       this.paths.copy(bigger, 0, 0, this.pathLen);
       this.paths = bigger;
     }
@@ -119,12 +124,12 @@ class Columns {
   private grow(): void {
     const n = this.modes.length * 2;
     const widen = <T extends Uint32Array | Uint8Array>(a: T, make: (n: number) => T): T => { const b = make(n); b.set(a); return b; };
-    this.pathStart = widen(this.pathStart, k => new Uint32Array(k + 1));
-    this.nameStart = widen(this.nameStart, k => new Uint32Array(k));
-    this.modes = widen(this.modes, k => new Uint32Array(k));
-    this.dirOf = widen(this.dirOf, k => new Uint32Array(k));
-    this.rawName = widen(this.rawName, k => new Uint8Array(k));
-    const oids = Buffer.allocUnsafe(n * OID_BYTES);
+    this.pathStart = widen(this.pathStart, k => sharedU32(k + 1));
+    this.nameStart = widen(this.nameStart, sharedU32);
+    this.modes = widen(this.modes, sharedU32);
+    this.dirOf = widen(this.dirOf, sharedU32);
+    this.rawName = widen(this.rawName, sharedU8);
+    const oids = sharedBytes(n * OID_BYTES);
     this.oids.copy(oids);
     this.oids = oids;
   }
