@@ -5,9 +5,10 @@
 //
 // Reading every object of a big pack resolves millions of deltas, and allocating each inflated base
 // afresh cost more than a third of the time (allocation, page faults, garbage collection). So the
-// cache also recycles: take() hands out buffers in size classes, and a base that came from take()
-// and was never given to a caller goes back to a free list of its class when evicted. Sizes are
-// accounted by class capacity, so the bound stays a bound on memory.
+// cache also recycles: take() hands out buffers in size classes (small ones carved from shared
+// slabs), and a base that came from take() and was never given to a caller goes back to a free list
+// of its class when evicted. Sizes are accounted by class capacity, so the bound stays a bound on
+// memory.
 //
 // Objects cached only because they may become bases (a tree read at the top of its chain: walks
 // read a directory's newest version first, older versions are deltas against it) are kept in a
@@ -24,8 +25,11 @@ export interface CachedBase {
 export const DEFAULT_DELTA_BASE_CACHE_LIMIT = 96 * 1024 * 1024;
 
 const NONE = -1;
-/** Buffers below this come from Node's shared pool, which is already cheap; they are not recycled. */
-const MIN_CLASS_BYTES = 4096;
+/** Buffers below this come from Node's shared pool; they are not recycled. */
+const MIN_CLASS_BYTES = 64;
+/** Classes below this are carved from shared slabs (an ArrayBuffer each would cost more than the bytes). */
+const SLAB_CLASS_LIMIT = 4096;
+const SLAB_BYTES = 64 * 1024;
 /** Size classes per doubling: capacities at most 19% above the size asked for. */
 const STEPS = 4;
 
@@ -48,6 +52,8 @@ function classCapacity(c: number): number {
 
 export class DeltaBaseCache {
   private data: (Buffer | null)[] = [];
+  /** The whole buffer from take() behind a recyclable slot's data. */
+  private chunks: (Buffer | null)[] = [];
   private types = new Uint8Array(1024);
   private packOf = new Int32Array(1024);
   private offsetOf = new Float64Array(1024);
@@ -70,6 +76,11 @@ export class DeltaBaseCache {
   /** Recycled buffers by size class, and their total capacity. */
   private freeBuffers: Buffer[][] = [];
   private freeBytes = 0;
+  /** Per small class: the slab chunks are carved from, and where its free part starts. */
+  private slabs: (Buffer | undefined)[] = [];
+  private slabUsed: number[] = [];
+  /** The buffer last handed out by take(), which set() with RECYCLE takes back. */
+  private taken: Buffer | null = null;
   /** Returned by get(); valid until the next call. */
   private readonly hit: CachedBase = { type: 1, data: Buffer.alloc(0) };
 
@@ -113,34 +124,43 @@ export class DeltaBaseCache {
   }
 
   /**
-   * A buffer of at least `size` bytes for a base that will be cached with set(..., recycle true),
-   * reusing an evicted base's buffer when one of the right size class is free.
+   * A buffer of at least `size` bytes for a base that the next set() caches with RECYCLE, reusing
+   * an evicted base's buffer when one of the right size class is free.
    */
   take(size: number): Buffer {
     if (size < MIN_CLASS_BYTES) return Buffer.allocUnsafe(size);
     const c = sizeClass(size);
-    const list = this.freeBuffers[c];
-    const buf = list?.pop();
+    const buf = this.freeBuffers[c]?.pop();
     if (buf) {
       this.freeBytes -= buf.length;
-      return buf;
+      return this.taken = buf;
     }
-    return Buffer.allocUnsafeSlow(classCapacity(c));
+    const cap = classCapacity(c);
+    if (cap >= SLAB_CLASS_LIMIT) return this.taken = Buffer.allocUnsafeSlow(cap);
+    let slab = this.slabs[c], used = this.slabUsed[c] ?? 0;
+    if (!slab || used + cap > slab.length) {
+      slab = this.slabs[c] = Buffer.allocUnsafeSlow(SLAB_BYTES - SLAB_BYTES % cap);
+      used = 0;
+    }
+    this.slabUsed[c] = used + cap;
+    return this.taken = slab.subarray(used, used + cap);
   }
 
   /**
-   * Caches `data`. `flags` may hold RECYCLE (data is a view of a buffer from take() that nobody
-   * else keeps, so it may be reused once evicted) and SPECULATIVE.
+   * Caches `data`. `flags` may hold RECYCLE (data is the start of the buffer the last take() gave,
+   * which nobody else keeps, so it may be reused once evicted) and SPECULATIVE.
    */
   set(pack: number, offset: number, type: ObjectTypeCode, data: Buffer, flags = 0): void {
-    // take() gave a buffer of its own only for sizes of MIN_CLASS_BYTES and up (smaller ones share Node's pool).
-    const whole = flags & RECYCLE && data.length >= MIN_CLASS_BYTES ? data.buffer.byteLength : 0;
+    const taken = this.taken;
+    this.taken = null;
+    const whole = flags & RECYCLE && taken && taken.buffer === data.buffer && taken.byteOffset === data.byteOffset ? taken.length : 0;
     const cost = whole || data.length;
     const list = flags & SPECULATIVE ? 1 : 0;
     const speculativeLimit = this.limit / 6;
     if (cost > (list ? speculativeLimit : this.limit / 4) || this.find(pack, offset) !== NONE) return;
     const slot = this.allocSlot();
     this.data[slot] = data;
+    this.chunks[slot] = whole ? taken : null;
     this.types[slot] = type;
     this.packOf[slot] = pack;
     this.offsetOf[slot] = offset;
@@ -158,6 +178,7 @@ export class DeltaBaseCache {
 
   clear(): void {
     this.data = [];
+    this.chunks = [];
     this.freeSlots = [];
     this.oldest = [NONE, NONE];
     this.newest = [NONE, NONE];
@@ -166,6 +187,9 @@ export class DeltaBaseCache {
     this.count = 0;
     this.freeBuffers = [];
     this.freeBytes = 0;
+    this.slabs = [];
+    this.slabUsed = [];
+    this.taken = null;
   }
 
   private allocSlot(): number {
@@ -173,6 +197,7 @@ export class DeltaBaseCache {
     if (reused !== undefined) return reused;
     const slot = this.data.length;
     this.data.push(null);
+    this.chunks.push(null);
     if (slot >= this.types.length) {
       const n = this.types.length * 2;
       this.types = grow(this.types, new Uint8Array(n));
@@ -196,11 +221,11 @@ export class DeltaBaseCache {
     const c = this.classOf[slot]!;
     // Free buffers are bounded too: beyond a quarter of the limit they are left to the collector.
     if (c && this.freeBytes + this.cost[slot]! <= this.limit / 4) {
-      const data = this.data[slot]!;
-      (this.freeBuffers[c] ??= []).push(Buffer.from(data.buffer, 0, data.buffer.byteLength));
+      (this.freeBuffers[c] ??= []).push(this.chunks[slot]!);
       this.freeBytes += this.cost[slot]!;
     }
     this.data[slot] = null;
+    this.chunks[slot] = null;
     this.freeSlots.push(slot);
   }
 

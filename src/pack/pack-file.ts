@@ -14,6 +14,8 @@ import type { PackIndex } from './idx/read.js';
 
 const WINDOW = 16 * 1024;
 const SLOTS = 16384;
+/** Reads that do not fit a window go to one reused buffer up to this size, a new one beyond. */
+const SPILL_MAX = 8 * 1024 * 1024;
 
 export interface ByteView {
   buf: Buffer;
@@ -33,6 +35,7 @@ export class PackFile {
   private slotWindow = new Float64Array(SLOTS).fill(-1);
   private slotBuf: (Buffer | undefined)[] = new Array(SLOTS);
   private readonly view: ByteView = { buf: Buffer.alloc(0), pos: 0, end: 0 };
+  private spill = Buffer.alloc(0);
 
   constructor(readonly path: string, readonly index: PackIndex) {
     this.fd = fs.openSync(path, 'r');
@@ -82,7 +85,9 @@ export class PackFile {
       return v;
     }
     const len = Math.min(want, this.dataEnd - offset);
-    const buf = Buffer.allocUnsafe(len);
+    // The view is valid only until the next call, so one buffer serves every big read.
+    if (len > this.spill.length && len <= SPILL_MAX) this.spill = Buffer.allocUnsafeSlow(Math.min(SPILL_MAX, Math.max(len, 2 * this.spill.length)));
+    const buf = len <= SPILL_MAX ? this.spill : Buffer.allocUnsafe(len);
     this.readExact(buf, len, offset);
     v.buf = buf;
     v.pos = 0;
