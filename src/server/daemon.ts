@@ -6,7 +6,8 @@
 import net from 'node:net';
 import { formatErr, PktLineDecoder } from '../protocol/index.js';
 import { daemonSegments, realRoot, resolveRepository } from './resolve-repository.js';
-import { sanitizeProtocol, spawnUploadPack, stopChild } from './spawn.js';
+import { sanitizeProtocol } from './protocol-value.js';
+import { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 
 export interface DaemonOptions {
   root: string;
@@ -16,6 +17,10 @@ export interface DaemonOptions {
   /** Most connections served at once (default 64); more are refused with an ERR line. */
   maxConnections?: number;
   log?: (message: string) => void;
+  /** Workers to serve requests with (shared; its owner closes it). */
+  pool?: WorkerPool;
+  /** Without `pool`: how the daemon's own pool, closed with the server, is sized and recycled. */
+  workers?: WorkerPoolOptions;
 }
 
 export interface DaemonRequest {
@@ -48,6 +53,7 @@ export function createDaemon(options: DaemonOptions): net.Server {
   const root = realRoot(options.root);
   const idleMs = (options.idleTimeout ?? 60) * 1000;
   const log = options.log ?? (() => undefined);
+  const pool = options.pool ?? new WorkerPool(options.workers);
   let open = 0;
   const server = net.createServer(socket => {
     open++;
@@ -83,7 +89,7 @@ export function createDaemon(options: DaemonOptions): net.Server {
       if (req.service !== 'git-upload-pack') return refuse(`service not enabled: ${req.service}`);
       const repo = resolveRepository(root, daemonSegments(req.path), { exportAll: options.exportAll ?? false });
       if (typeof repo === 'string') return refuse(`access denied or repository not exported: ${req.path}`);
-      const child = spawnUploadPack(repo.gitDir, { timeout: idleMs / 1000, protocol: req.protocol });
+      const child = pool.run({ gitDir: repo.gitDir, timeout: idleMs / 1000, protocol: req.protocol });
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
       child.stdin!.on('error', () => undefined);
@@ -92,12 +98,13 @@ export function createDaemon(options: DaemonOptions): net.Server {
       child.stdout!.pipe(socket);
       socket.resume();
       let stopped = false;
-      socket.on('close', () => { stopped = true; stopChild(child); });
+      socket.on('close', () => { stopped = true; child.stop(); });
       child.on('close', (code, signal) => {
         if (code !== 0 && !stopped && stderr) log(`${repo.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
         socket.end();
       });
     }
   });
+  if (!options.pool) server.on('close', () => { void pool.close(); });
   return server;
 }

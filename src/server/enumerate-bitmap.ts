@@ -12,7 +12,7 @@ import { CorruptError } from '../core/errors.js';
 import { parseTag } from '../object/tag.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
 import { Bitset } from '../pack/bitmap/bitset.js';
-import { BitmapWalk, type BitmapObjects, type BitmappedPack } from '../pack/bitmap/walk.js';
+import type { BitmapObjects, BitmappedPack } from '../pack/bitmap/walk.js';
 import { writeOrder } from '../pack/write/order.js';
 import { PackLayout } from '../pack/write/pack-layout.js';
 import { PackReuse } from '../pack/write/reuse.js';
@@ -21,6 +21,7 @@ import type { PackFile } from '../pack/pack-file.js';
 import { OidMap } from '../walk/oid-map.js';
 import type { PackRequest } from './enumerate.js';
 import type { Session } from './session.js';
+import { bitmapWalk } from './bitmap-cache.js';
 
 export interface BitmapPack {
   /** Objects copied verbatim from the bitmapped pack (null: pack reuse is off, or none can be). */
@@ -46,7 +47,7 @@ function bitmapsApply(s: Session, req: PackRequest): boolean {
 /** The pack's contents from the bitmap, or null when the request must be walked. */
 export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPackOptions): BitmapPack | null {
   if (!bitmapsApply(s, req)) return null;
-  const bitmaps = BitmapWalk.open(s.repo);
+  const bitmaps = bitmapWalk(s.repo);
   if (!bitmaps) return null;
   const wants = req.wants.map(i => s.oid(i));
   const haves = req.haves.map(i => s.oid(i));

@@ -7,12 +7,12 @@
 // Authorization is the embedder's: `authorize` sees each request with the repository it names.
 // Bodies may be gzip-encoded; their size (after inflating) and idle time are bounded.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ChildProcess } from 'node:child_process';
 import zlib from 'node:zlib';
 import { formatServiceHeader } from '../protocol/index.js';
 import { realRoot, resolveRepository, urlSegments, type ResolvedRepository } from './resolve-repository.js';
-import { sanitizeProtocol, spawnUploadPack, stopChild } from './spawn.js';
+import { sanitizeProtocol } from './protocol-value.js';
 import { DEFAULT_MAX_INPUT_BYTES } from './upload-pack.js';
+import { WorkerPool, type UploadPackJob, type WorkerPoolOptions } from './worker-pool.js';
 
 export type AuthorizeResult = boolean | { status: number; headers?: Record<string, string>; message?: string };
 
@@ -38,9 +38,19 @@ export interface HttpHandlerOptions {
   idleTimeout?: number;
   /** Receives upload-pack's stderr and failures (default: ignored). */
   log?: (message: string) => void;
+  /** Workers to serve requests with (shared with other handlers; its owner closes it). */
+  pool?: WorkerPool;
+  /** Without `pool`: how the handler's own pool is sized and recycled. */
+  workers?: WorkerPoolOptions;
 }
 
-export type UploadPackHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+export interface UploadPackHandler {
+  (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
+  /** The workers serving this handler's requests. */
+  readonly pool: WorkerPool;
+  /** Ends the handler's own pool (a shared one is left to its owner). */
+  close(): Promise<void>;
+}
 
 const NO_CACHE = {
   'Expires': 'Fri, 01 Jan 1980 00:00:00 GMT',
@@ -53,13 +63,15 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_INPUT_BYTES;
   const idle = options.idleTimeout ?? 60;
   const log = options.log ?? (() => undefined);
-  return (req, res, next) => {
+  const pool = options.pool ?? new WorkerPool(options.workers);
+  const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
     handle(req, res, next).catch(e => {
       log(`upload-pack handler: ${(e as Error).message}`);
       if (!res.headersSent) plain(res, 500, 'internal error\n');
       else res.destroy();
     });
   };
+  return Object.assign(handler, { pool, close: () => (options.pool ? Promise.resolve() : pool.close()) });
 
   async function handle(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> {
     let url = req.url ?? '/';
@@ -109,7 +121,7 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
   }
 
   async function advertise(res: ServerResponse, repository: ResolvedRepository, protocol: string | undefined): Promise<void> {
-    const child = spawnUploadPack(repository.gitDir, { advertiseRefs: true, statelessRpc: true, timeout: idle, protocol });
+    const child = pool.run({ gitDir: repository.gitDir, advertiseRefs: true, statelessRpc: true, timeout: idle, protocol });
     child.stdin!.end();
     res.writeHead(200, { ...NO_CACHE, 'Content-Type': 'application/x-git-upload-pack-advertisement' });
     // A v2 answer starts with "version 2" and carries no service line (as http-backend does it).
@@ -127,7 +139,7 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
       req.resume();
       return plain(res, 413, `request body larger than ${maxBytes} bytes\n`, { Connection: 'close' });
     }
-    const child = spawnUploadPack(repository.gitDir, { statelessRpc: true, timeout: idle, protocol });
+    const child = pool.run({ gitDir: repository.gitDir, statelessRpc: true, timeout: idle, protocol });
     const body = encoding === 'gzip' || encoding === 'x-gzip' ? req.pipe(zlib.createGunzip()) : req;
     let received = 0;
     let refused = false;
@@ -136,7 +148,7 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
       if (received > maxBytes) {
         refused = true;
         body.destroy();
-        stopChild(child);
+        child.stop();
         if (!res.headersSent) plain(res, 413, `request body larger than ${maxBytes} bytes\n`, { Connection: 'close' });
         req.destroy();
         return;
@@ -149,7 +161,7 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
     body.on('end', () => child.stdin!.end());
     body.on('error', (e: Error) => {
       refused = true;
-      stopChild(child);
+      child.stop();
       if (!res.headersSent) plain(res, 400, `bad request body: ${e.message}\n`);
       else res.destroy();
     });
@@ -158,10 +170,10 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
   }
 
   /**
-   * Copies the child's output into the response, killing the child if the client goes away. The
+   * Copies upload-pack's output into the response, stopping it if the client goes away. The
    * status line waits for upload-pack's first byte, so a body refused meanwhile can still get 413.
    */
-  function relay(child: ChildProcess, res: ServerResponse, repository: ResolvedRepository, refused = () => false): Promise<void> {
+  function relay(child: UploadPackJob, res: ServerResponse, repository: ResolvedRepository, refused = () => false): Promise<void> {
     return new Promise(resolve => {
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
@@ -169,7 +181,7 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
       const gone = () => {
         if (res.writableFinished) return;
         stopped = true;
-        stopChild(child);
+        child.stop();
       };
       res.on('close', gone);
       child.stdout!.on('data', (d: Buffer) => {
@@ -180,7 +192,6 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
           res.once('drain', () => child.stdout!.resume());
         }
       });
-      child.on('error', e => log(`${repository.name}: cannot start upload-pack: ${e.message}`));
       child.on('close', (code, signal) => {
         res.off('close', gone);
         if (code !== 0 && !stopped && stderr) log(`${repository.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);

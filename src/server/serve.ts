@@ -6,6 +6,7 @@ import path from 'node:path';
 import { isGitDirectory } from '../repository/discover.js';
 import { createDaemon } from './daemon.js';
 import { createUploadPackHandler, type HttpHandlerOptions } from './http.js';
+import { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 
 export interface ServeOptions {
   root: string;
@@ -18,29 +19,41 @@ export interface ServeOptions {
   idleTimeout?: number;
   log?: (message: string) => void;
   authorize?: HttpHandlerOptions['authorize'];
+  /** The upload-pack workers both transports share (default: as many as CPUs). */
+  workers?: WorkerPoolOptions;
 }
 
 export interface RunningServer {
   readonly httpUrl: string;
   readonly gitUrl: string | null;
+  /** The upload-pack workers serving both transports. */
+  readonly pool: WorkerPool;
   close(): Promise<void>;
 }
 
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
+  const pool = new WorkerPool(options.workers);
   const handler = createUploadPackHandler({
-    root: options.root, exportAll: options.exportAll, idleTimeout: options.idleTimeout, log: options.log, authorize: options.authorize,
+    root: options.root, exportAll: options.exportAll, idleTimeout: options.idleTimeout, log: options.log, authorize: options.authorize, pool,
   });
   const httpServer = http.createServer((req, res) => handler(req, res));
-  const httpPort = await listen(httpServer, host, options.port ?? 8080);
+  let httpPort: number;
+  try {
+    httpPort = await listen(httpServer, host, options.port ?? 8080);
+  } catch (e) {
+    await pool.close();
+    throw e;
+  }
   let daemon: net.Server | null = null;
   let gitPort: number | null = null;
   if (options.gitPort !== null) {
-    daemon = createDaemon({ root: options.root, exportAll: options.exportAll, idleTimeout: options.idleTimeout, log: options.log });
+    daemon = createDaemon({ root: options.root, exportAll: options.exportAll, idleTimeout: options.idleTimeout, log: options.log, pool });
     try {
       gitPort = await listen(daemon, host, options.gitPort ?? 9418);
     } catch (e) {
       httpServer.close();
+      await pool.close();
       throw e;
     }
   }
@@ -48,9 +61,11 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   return {
     httpUrl: `http://${shown}:${httpPort}`,
     gitUrl: gitPort === null ? null : `git://${shown}:${gitPort}`,
+    pool,
     close: async () => {
       httpServer.closeAllConnections();
-      await Promise.all([close(httpServer), daemon ? close(daemon) : undefined]);
+      // Stopping the workers ends the git:// connections they serve, so the daemon can close.
+      await Promise.all([close(httpServer), daemon ? close(daemon) : undefined, pool.close()]);
     },
   };
 }

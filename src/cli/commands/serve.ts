@@ -1,15 +1,17 @@
 // tsgit serve [--host 127.0.0.1] [--port 8080] [--git-port 9418 | --no-git-daemon] [--export-all]
-// [--timeout N] <root>: serves every repository under <root> over smart HTTP and git://, printing
-// the clone URLs, until interrupted.
+// [--timeout N] [--workers N] <root>: serves every repository under <root> over smart HTTP and
+// git://, printing the clone URLs, until interrupted. Requests run in a pool of N upload-pack worker
+// processes (default: one per CPU).
 import { UsageError } from '../../core/errors.js';
 import { listRepositories, serve } from '../../server/serve.js';
 import type { CommandContext } from '../context.js';
 import path from 'node:path';
 
-const USAGE = 'usage: tsgit serve [--host <addr>] [--port <n>] [--git-port <n> | --no-git-daemon] [--export-all] [--timeout <s>] <root>';
+const USAGE = 'usage: tsgit serve [--host <addr>] [--port <n>] [--git-port <n> | --no-git-daemon] [--export-all] [--timeout <s>] [--workers <n>] <root>';
 
 export default async function serveCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let host = '127.0.0.1', port = 8080, gitPort: number | null = 9418, exportAll = false, timeout = 60;
+  let workers: number | undefined;
   let root: string | null = null;
   const number = (name: string, v: string | undefined) => {
     if (v === undefined || !/^[0-9]+$/.test(v) || Number(v) > 65535) throw new UsageError(`${name} needs a number\n${USAGE}`);
@@ -26,6 +28,10 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
     else if (name === '--no-git-daemon') gitPort = null;
     else if (name === '--export-all') exportAll = true;
     else if (name === '--timeout') timeout = number('--timeout', value());
+    else if (name === '--workers') {
+      workers = number('--workers', value());
+      if (workers === 0) throw new UsageError(`--workers needs at least 1\n${USAGE}`);
+    }
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
     else if (root === null) root = a;
     else throw new UsageError(USAGE);
@@ -33,7 +39,7 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
   if (root === null || !host) throw new UsageError(USAGE);
   root = path.resolve(ctx.cwd, root);
   const server = await serve({
-    root, host, port, gitPort, exportAll, idleTimeout: timeout,
+    root, host, port, gitPort, exportAll, idleTimeout: timeout, workers: { size: workers },
     log: message => process.stderr.write(`tsgit serve: ${message}\n`),
   });
   const repos = listRepositories(root, exportAll);

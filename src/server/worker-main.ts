@@ -1,0 +1,102 @@
+// An upload-pack worker: a long-lived process started by worker-pool.ts that serves one request at
+// a time, framed (worker-frames.ts) over its stdin and stdout, with the repositories it served kept
+// open (worker-repos.ts) so that the next request finds the .idx read, packed-refs parsed and the
+// bitmap opened. It ends when its stdin does (the pool retiring it, or the server gone).
+import { once } from 'node:events';
+import { GitError } from '../core/errors.js';
+import { uploadPack } from './upload-pack.js';
+import {
+  FRAME_EXIT, FRAME_INPUT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR,
+  FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest,
+} from './worker-frames.js';
+import { WarmRepositories } from './worker-repos.js';
+
+/** Client bytes queued beyond this stop reading stdin until upload-pack catches up. */
+const INPUT_HIGH_WATER = 1024 * 1024;
+
+const repos = new WarmRepositories();
+let input: InputQueue | null = null;
+let requests: Promise<void> = Promise.resolve();
+
+const decoder = new FrameDecoder('upload-pack worker stdin',
+  (_type, bytes) => input?.push(bytes),
+  (type, payload) => {
+    if (type === FRAME_INPUT_END) input?.end();
+    else if (type === FRAME_REQUEST) {
+      const req = JSON.parse(payload.toString('utf8')) as WorkerRequest;
+      const queue = input = new InputQueue();
+      requests = requests.then(() => serve(req, queue));
+    } else throw new GitError('server', 'bad-frame', `upload-pack worker: unexpected frame '${String.fromCharCode(type)}'`);
+  });
+
+process.stdin.on('data', (chunk: Buffer) => decoder.push(chunk));
+process.stdin.on('end', () => { void requests.then(() => repos.close()); });
+
+async function serve(req: WorkerRequest, queue: InputQueue): Promise<void> {
+  let code = 0;
+  try {
+    await uploadPack(repos.get(req.gitDir), {
+      input: queue,
+      output: send,
+      protocol: req.protocol,
+      statelessRpc: req.statelessRpc, advertiseRefs: req.advertiseRefs, timeout: req.timeout,
+      source: 'upload-pack input',
+    });
+  } catch (e) {
+    code = 128;
+    const message = e instanceof Error ? e.message : String(e);
+    write(frame(FRAME_STDERR, Buffer.from(`fatal: ${message}\n`)));
+  }
+  // Client bytes after the request was answered belong to nobody: drop them.
+  if (input === queue) input = null;
+  process.stdin.resume();
+  const exit: WorkerExit = { code, rss: process.memoryUsage.rss() };
+  await write(frame(FRAME_EXIT, Buffer.from(JSON.stringify(exit))));
+}
+
+function send(chunk: Buffer): void | Promise<void> {
+  if (chunk.length < 16 * 1024) return write(frame(FRAME_OUTPUT, chunk));
+  write(frameHeader(FRAME_OUTPUT, chunk.length));
+  return write(chunk);
+}
+
+function write(b: Buffer): void | Promise<void> {
+  if (process.stdout.write(b)) return;
+  return once(process.stdout, 'drain').then(() => undefined);
+}
+
+/** The client's bytes of the current request, as the async iterable upload-pack reads. */
+class InputQueue implements AsyncIterable<Uint8Array> {
+  private chunks: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private wake: (() => void) | null = null;
+
+  push(bytes: Buffer): void {
+    // The decoder hands out views of stdin's chunk; keep a copy only as long as it is queued.
+    this.chunks.push(Buffer.from(bytes));
+    this.queued += bytes.length;
+    if (this.queued > INPUT_HIGH_WATER) process.stdin.pause();
+    this.wake?.();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      const chunk = this.chunks.shift();
+      if (chunk) {
+        this.queued -= chunk.length;
+        if (this.queued <= INPUT_HIGH_WATER) process.stdin.resume();
+        yield chunk;
+        continue;
+      }
+      if (this.ended) return;
+      await new Promise<void>(resolve => { this.wake = resolve; });
+      this.wake = null;
+    }
+  }
+}

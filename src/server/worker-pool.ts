@@ -1,0 +1,326 @@
+// Served requests run in a pool of long-lived upload-pack workers (worker-main.ts), one request per
+// worker at a time. What one process per request gave is kept: a crash or OOM ends a worker, not
+// the server; up to `size` workers (the CPU count) run at once; and a client that goes away has its
+// worker killed, which frees everything it held (a fresh one is started when next needed). What a
+// new process paid per request (node start-up, module loading, reading the .idx, parsing
+// packed-refs, opening the bitmap) is paid once per worker and repository instead. Workers are
+// replaced after `maxRequests` requests or once their RSS passes `maxRss`, so memory cannot creep.
+//
+// A request is handed out as an UploadPackJob, shaped like the ChildProcess it replaces: stdin for
+// the client's bytes, stdout for upload-pack's, stderr for its diagnostics, and 'close' with an
+// exit code or signal once stdout has been read to its end.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import type net from 'node:net';
+import os from 'node:os';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import {
+  FRAME_EXIT, FRAME_INPUT, FRAME_INPUT_END, FRAME_REQUEST, FRAME_STDERR,
+  FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest,
+} from './worker-frames.js';
+
+const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
+
+export interface WorkerPoolOptions {
+  /** Most workers (and so requests served) at once; default: the number of CPUs. */
+  size?: number;
+  /** Requests a worker serves before it is replaced (default 500). */
+  maxRequests?: number;
+  /** A worker whose RSS is above this many bytes after a request is replaced (default 1 GiB). */
+  maxRss?: number;
+}
+
+export interface WorkerInfo {
+  readonly pid: number;
+  /** Requests it finished. */
+  readonly served: number;
+  readonly busy: boolean;
+}
+
+export interface WorkerPoolStats {
+  /** Workers started since the pool was made. */
+  readonly started: number;
+  /** Requests waiting for a worker. */
+  readonly queued: number;
+  readonly workers: readonly WorkerInfo[];
+}
+
+export class WorkerPool {
+  readonly size: number;
+  private readonly maxRequests: number;
+  private readonly maxRss: number;
+  private readonly workers = new Set<Worker>();
+  private readonly queue: UploadPackJob[] = [];
+  private started = 0;
+  private closed = false;
+
+  constructor(options: WorkerPoolOptions = {}) {
+    this.size = Math.max(1, options.size ?? os.availableParallelism());
+    this.maxRequests = Math.max(1, options.maxRequests ?? 500);
+    this.maxRss = options.maxRss ?? 1024 * 1024 * 1024;
+  }
+
+  /** Runs upload-pack for `req` as soon as a worker is free. */
+  run(req: WorkerRequest): UploadPackJob {
+    const job = new UploadPackJob(req, this);
+    if (this.closed) {
+      job.finish(null, 'SIGTERM', 'the server is closing');
+      return job;
+    }
+    this.queue.push(job);
+    this.pump();
+    return job;
+  }
+
+  stats(): WorkerPoolStats {
+    return {
+      started: this.started,
+      queued: this.queue.length,
+      workers: [...this.workers].map(w => ({ pid: w.proc.pid ?? -1, served: w.served, busy: w.job !== null })),
+    };
+  }
+
+  /** Ends every worker (busy ones are killed) and refuses what is still queued. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.finish(null, 'SIGTERM', 'the server is closing');
+    const exits = [...this.workers].map(w => w.exited);
+    for (const w of this.workers) {
+      if (w.job) w.proc.kill('SIGKILL');
+      else w.proc.stdin!.end();
+    }
+    await Promise.all(exits);
+  }
+
+  /** @internal A job given up by its caller: out of the queue, or its worker killed. */
+  cancel(job: UploadPackJob, worker: Worker | null): void {
+    const q = this.queue.indexOf(job);
+    if (q >= 0) this.queue.splice(q, 1);
+    if (worker) {
+      this.workers.delete(worker);
+      worker.job = null;
+      worker.proc.kill('SIGKILL');
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.queue.length && !this.closed) {
+      const job = this.queue[0]!;
+      const worker = this.idleWorker(job.request.gitDir) ?? (this.workers.size < this.size ? this.startWorker() : null);
+      if (!worker) return;
+      this.queue.shift();
+      worker.start(job);
+    }
+  }
+
+  /** An idle worker, preferring one that last served the same repository, then the most recent. */
+  private idleWorker(gitDir: string): Worker | null {
+    let best: Worker | null = null;
+    for (const w of this.workers) {
+      if (w.job) continue;
+      if (!best || (w.gitDir === gitDir) > (best.gitDir === gitDir) ||
+        ((w.gitDir === gitDir) === (best.gitDir === gitDir) && w.lastUsed > best.lastUsed)) best = w;
+    }
+    return best;
+  }
+
+  private startWorker(): Worker {
+    this.started++;
+    const w = new Worker(this);
+    this.workers.add(w);
+    return w;
+  }
+
+  /** @internal Called by a worker that answered its request. */
+  released(w: Worker, exit: WorkerExit): void {
+    if (w.served >= this.maxRequests || exit.rss > this.maxRss || this.closed) {
+      this.workers.delete(w);
+      w.proc.stdin!.end();
+    }
+    this.pump();
+  }
+
+  /** @internal Called when a worker process is gone, whatever the reason. */
+  gone(w: Worker): void {
+    this.workers.delete(w);
+    this.pump();
+  }
+}
+
+/** One worker process and the job it serves, if any. */
+class Worker {
+  readonly proc: ChildProcess;
+  readonly exited: Promise<void>;
+  job: UploadPackJob | null = null;
+  gitDir: string | null = null;
+  served = 0;
+  lastUsed = 0;
+
+  constructor(private readonly pool: WorkerPool) {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.GIT_DIR;
+    delete env.GIT_OBJECT_DIRECTORY;
+    delete env.GIT_PROTOCOL;
+    this.proc = spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const decoder = new FrameDecoder(`upload-pack worker ${this.proc.pid}`,
+      (_type, bytes) => this.job?.output(bytes),
+      (type, payload) => {
+        if (type === FRAME_STDERR) this.job?.stderr.push(payload);
+        else if (type === FRAME_EXIT) this.answered(JSON.parse(payload.toString('utf8')) as WorkerExit);
+      });
+    this.proc.stdout!.on('data', (chunk: Buffer) => {
+      try {
+        decoder.push(chunk);
+      } catch (e) {
+        this.job?.stderr.push(Buffer.from(`${(e as Error).message}\n`));
+        this.proc.kill('SIGKILL');
+      }
+    });
+    // Whatever the worker prints itself (a crash's stack, a warning) goes with its request's diagnostics.
+    this.proc.stderr!.on('data', (d: Buffer) => this.job?.stderr.push(d));
+    this.proc.stdin!.on('error', () => undefined);
+    let ended = false;
+    const end = (code: number | null, signal: NodeJS.Signals | null, why?: string) => {
+      if (ended) return;
+      ended = true;
+      this.job?.finish(code ?? null, signal, why);
+      this.job = null;
+      this.pool.gone(this);
+    };
+    this.exited = new Promise(resolve => {
+      this.proc.on('exit', (code, signal) => { end(code, signal); resolve(); });
+      this.proc.on('error', e => { end(1, null, `cannot start an upload-pack worker: ${e.message}`); resolve(); });
+    });
+    this.idle(true);
+  }
+
+  start(job: UploadPackJob): void {
+    this.job = job;
+    this.gitDir = job.request.gitDir;
+    this.idle(false);
+    this.proc.stdin!.write(frame(FRAME_REQUEST, Buffer.from(JSON.stringify(job.request))));
+    job.attach(this);
+  }
+
+  /** Sends client bytes; `done` runs once the pipe takes more. */
+  input(bytes: Buffer, done: () => void): void {
+    this.proc.stdin!.write(frameHeader(FRAME_INPUT, bytes.length));
+    if (this.proc.stdin!.write(bytes)) done();
+    else this.proc.stdin!.once('drain', done);
+  }
+
+  inputEnd(): void {
+    this.proc.stdin!.write(frame(FRAME_INPUT_END));
+  }
+
+  pauseOutput(pause: boolean): void {
+    if (pause) this.proc.stdout!.pause();
+    else this.proc.stdout!.resume();
+  }
+
+  private answered(exit: WorkerExit): void {
+    const job = this.job;
+    this.job = null;
+    this.served++;
+    this.lastUsed = Date.now();
+    // The next request must not find output paused by this one's reader.
+    this.proc.stdout!.resume();
+    this.idle(true);
+    job?.finish(exit.code, null);
+    this.pool.released(this, exit);
+  }
+
+  /** An idle worker does not keep the server's process alive (nor does a busy one's absence). */
+  private idle(yes: boolean): void {
+    for (const h of [this.proc, this.proc.stdin, this.proc.stdout, this.proc.stderr] as (ChildProcess | net.Socket)[]) {
+      if (yes) h.unref();
+      else h.ref();
+    }
+  }
+}
+
+/** One request to upload-pack, as its caller sees it. */
+export class UploadPackJob extends EventEmitter {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  private worker: Worker | null = null;
+  /** What stdin wants done once a worker is attached. */
+  private pending: (() => void) | null = null;
+  private finished = false;
+  private stopped = false;
+
+  constructor(readonly request: WorkerRequest, private readonly pool: WorkerPool) {
+    super();
+    this.stdout = new Readable({ read: () => this.worker?.pauseOutput(false) });
+    this.stderr = new Readable({ read: () => undefined });
+    this.stdin = new Writable({
+      write: (chunk: Buffer, _enc, done) => this.whenAttached(() => {
+        if (this.finished || !this.worker) return done();
+        this.worker.input(chunk, done);
+      }),
+      final: done => this.whenAttached(() => {
+        if (!this.finished && this.worker) this.worker.inputEnd();
+        done();
+      }),
+    });
+  }
+
+  /** The worker process serving this request; null while it waits for one. */
+  get pid(): number | null {
+    return this.worker?.proc.pid ?? null;
+  }
+
+  /** The client went away: stop serving it now (its worker is killed, a new one started when needed). */
+  stop(): void {
+    if (this.finished) return;
+    this.stopped = true;
+    const w = this.worker;
+    this.finish(null, 'SIGKILL');
+    this.pool.cancel(this, w);
+  }
+
+  /** @internal */
+  attach(w: Worker): void {
+    this.worker = w;
+    const p = this.pending;
+    this.pending = null;
+    p?.();
+  }
+
+  /** @internal */
+  output(bytes: Buffer): void {
+    if (this.finished) return;
+    if (!this.stdout.push(bytes)) this.worker?.pauseOutput(true);
+  }
+
+  /** @internal The request is over: `code` from upload-pack, or the signal that ended its worker. */
+  finish(code: number | null, signal: NodeJS.Signals | null, why?: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.worker = null;
+    const p = this.pending;
+    this.pending = null;
+    p?.();
+    if (why) this.stderr.push(Buffer.from(`${why}\n`));
+    this.stderr.push(null);
+    this.stdin.destroy();
+    const close = () => this.emit('close', code, signal);
+    if (this.stopped) {
+      // Nobody reads the rest: drop it rather than wait for a reader that is gone.
+      this.stdout.destroy();
+      process.nextTick(close);
+      return;
+    }
+    this.stdout.push(null);
+    if (this.stdout.readableEnded) process.nextTick(close);
+    else this.stdout.once('end', close);
+  }
+
+  private whenAttached(fn: () => void): void {
+    if (this.worker || this.finished) fn();
+    else this.pending = fn;
+  }
+}
