@@ -135,6 +135,23 @@ class Columns {
   }
 }
 
+/** A stack of number triples, reused by every tree of a walk rather than an array per tree. */
+class Triples {
+  items = new Int32Array(3 * 256);
+  top = 0;
+
+  push(a: number, b: number, c: number): void {
+    if (this.top + 3 > this.items.length) {
+      const bigger = new Int32Array(this.items.length * 2);
+      bigger.set(this.items);
+      this.items = bigger;
+    }
+    this.items[this.top++] = a;
+    this.items[this.top++] = b;
+    this.items[this.top++] = c;
+  }
+}
+
 function joinPath(dir: Uint8Array, name: Uint8Array): Buffer {
   return dir.length ? Buffer.concat([dir, Buffer.from('/'), name]) : Buffer.from(name);
 }
@@ -172,14 +189,17 @@ export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: stri
   const dirs: PlanDir[] = [{ path: new Uint8Array(0), fsPath: root, parent: -1, attributes: null }];
   const cols = new Columns();
   const cacheTree: CacheTreeNode = { name: new Uint8Array(0), entryCount: 0, oid: null, children: [] };
+  const seen = new Triples();
 
   /** Returns how many index entries the tree holds; sets `node` (valid only if the index can rebuild the tree). */
   const walk = (oid: Uint8Array, dirIndex: number, node: CacheTreeNode, depth: number): number => {
     const dir = dirs[dirIndex]!;
     if (depth > MAX_DEPTH) throw unsafePath(dir.path, 'treeTooDeep', `trees nested more than ${MAX_DEPTH} deep`);
     const data = readTree(oid);
-    const cur = new TreeCursor(data, 0, data.length, `tree ${toHex(oid)}${dir.path.length ? ` ('${displayPath(dir.path)}')` : ''}`);
-    const seen: number[] = []; // nameStart, nameEnd, isTree of each entry so far
+    const cur = new TreeCursor(data, 0, data.length, () => `tree ${toHex(oid)}${dir.path.length ? ` ('${displayPath(dir.path)}')` : ''}`);
+    // nameStart, nameEnd, isTree of each entry so far: seen[base..] (subtrees use the stack above
+    // and leave it as they found it).
+    const base = seen.top;
     // The index rebuilds this tree exactly only if every mode is written canonically and no
     // subtree is empty; otherwise the cache-tree must not claim this tree's id.
     let faithful = true;
@@ -197,20 +217,20 @@ export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: stri
       const text = MODE_TEXT.get(mode)!;
       if (ns - 1 - entryStart !== text.length || !sameBytes(data, entryStart, text)) faithful = false;
       entryStart = cur.oidOffset + OID_BYTES;
-      const n = seen.length;
-      if (n) {
-        const order = compareTreeOrder(data, seen[n - 3]!, seen[n - 2]!, seen[n - 1] === 1, ns, ne, isTree);
-        const here = (): Buffer => joinPath(dir.path, data.subarray(ns, ne));
-        if (order === 0) throw unsafePath(here(), 'duplicateEntries', 'the tree has two entries of this name');
-        if (order > 0) throw unsafePath(here(), 'treeNotSorted', 'the tree is not sorted, so it may hide duplicate names');
+      const n = seen.top;
+      if (n > base) {
+        const stack = seen.items;
+        const order = compareTreeOrder(data, stack[n - 3]!, stack[n - 2]!, stack[n - 1] === 1, ns, ne, isTree);
+        if (order === 0) throw unsafePath(joinPath(dir.path, data.subarray(ns, ne)), 'duplicateEntries', 'the tree has two entries of this name');
+        if (order > 0) throw unsafePath(joinPath(dir.path, data.subarray(ns, ne)), 'treeNotSorted', 'the tree is not sorted, so it may hide duplicate names');
         if (isTree) {
           // A file "a" sorts before "a-b", and a tree "a" after it (as "a/"): look back past
           // the names that start with "a" and a byte below '/'.
           const len = ne - ns;
-          for (let k = n - 3; k >= 0; k -= 3) {
-            const ks = seen[k]!, ke = seen[k + 1]!;
+          for (let k = n - 3; k >= base; k -= 3) {
+            const ks = stack[k]!, ke = stack[k + 1]!;
             if (ke - ks < len || compareTreeOrder(data, ks, ks + len, false, ns, ne, false) !== 0) break;
-            if (ke - ks === len) throw unsafePath(here(), 'duplicateEntries', 'the tree has a file and a directory of this name');
+            if (ke - ks === len) throw unsafePath(joinPath(dir.path, data.subarray(ns, ne)), 'duplicateEntries', 'the tree has a file and a directory of this name');
             if (data[ks + len]! >= 0x2f) break;
           }
         }
@@ -251,6 +271,7 @@ export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: stri
           `a symbolic link whose name a case-insensitive or normalizing filesystem reads as the directory '${displayPath(clash.dir)}'`);
       }
     }
+    seen.top = base;
     node.children.sort((a, b) => compareCacheTreeNames(a.name, b.name));
     node.entryCount = faithful ? entryCount : -1;
     node.oid = faithful ? Buffer.from(oid.subarray(0, OID_BYTES)) : null;
