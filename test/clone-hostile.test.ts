@@ -4,7 +4,8 @@
 //   - a server that stops in the middle of the pack (a proxy in front of git daemon cuts it);
 //   - a server that advertises refs/heads/../../config (v0 and v2);
 //   - a repository the daemon does not have;
-//   - SIGINT while the pack is arriving (a proxy stalls it), into a new and an existing directory.
+//   - SIGINT while the pack is arriving (a proxy stalls it), into a new and an existing directory;
+//   - a shallow clone of a commit whose tree breaks fsck's rules (object checks without connectivity).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -159,6 +160,28 @@ describe('hostile servers', () => {
       ws.untouched();
       rmrf(ws.dir);
     }
+  });
+
+  test('a shallow clone still checks every object, though not what lies beyond the boundary', async () => {
+    const repo = path.join(root, 'dotgit.git');
+    const git = (args: string[], input?: string) => {
+      const r = spawnSync('git', args, { cwd: repo, env: GIT_ENV, input });
+      assert.equal(r.status, 0, String(r.stderr));
+      return String(r.stdout).trim();
+    };
+    fs.mkdirSync(repo);
+    git(['init', '-q', '--bare']);
+    const blob = git(['hash-object', '-w', '--stdin'], 'x\n');
+    const first = git(['commit-tree', git(['mktree'], `100644 blob ${blob}\tfile\n`), '-m', 'first']);
+    const bad = git(['mktree'], `100644 blob ${blob}\t.git\n`);
+    git(['update-ref', 'refs/heads/main', git(['commit-tree', bad, '-p', first, '-m', 'second'])]);
+    git(['symbolic-ref', 'HEAD', 'refs/heads/main']);
+    const ws = workspace();
+    const r = await runAsync(process.execPath, [TSGIT, 'clone', '--depth', '1', daemon.url('dotgit.git'), ws.target], ws.dir, clientEnv(scratch, 2));
+    assert.equal(r.status, 128, r.stderr);
+    assert.match(r.stderr, new RegExp(`fsck error in packed object tree ${bad}: hasDotgit`));
+    ws.untouched();
+    rmrf(ws.dir);
   });
 
   test('a fetch cut off mid-pack changes no ref and leaves no temporary pack', async () => {
