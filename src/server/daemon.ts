@@ -9,6 +9,9 @@ import { daemonSegments, realRoot, resolveRepository } from './resolve-repositor
 import { sanitizeProtocol } from './protocol-value.js';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 
+/** How long upload-pack may take to finish after its client hung up before its worker is killed. */
+const STOP_GRACE_MS = 250;
+
 export interface DaemonOptions {
   root: string;
   exportAll?: boolean;
@@ -98,7 +101,7 @@ export function createDaemon(options: DaemonOptions): net.Server {
       child.stdout!.pipe(socket);
       socket.resume();
       let stopped = false;
-      socket.on('close', () => { stopped = true; child.stop(); });
+      socket.on('close', () => { stopped = true; child.stop(STOP_GRACE_MS); });
       child.on('close', (code, signal) => {
         if (code !== 0 && !stopped && stderr) log(`${repo.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
         socket.end();

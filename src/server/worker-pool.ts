@@ -87,6 +87,8 @@ export class WorkerPool {
     for (const job of this.queue.splice(0)) job.finish(null, 'SIGTERM', 'the server is closing');
     const exits = [...this.workers].map(w => w.exited);
     for (const w of this.workers) {
+      // Awaiting an exit needs the process referenced, which an idle worker is not.
+      w.idle(false);
       if (w.job) w.proc.kill('SIGKILL');
       else w.proc.stdin!.end();
     }
@@ -233,7 +235,7 @@ class Worker {
   }
 
   /** An idle worker does not keep the server's process alive (nor does a busy one's absence). */
-  private idle(yes: boolean): void {
+  idle(yes: boolean): void {
     for (const h of [this.proc, this.proc.stdin, this.proc.stdout, this.proc.stderr] as (ChildProcess | net.Socket)[]) {
       if (yes) h.unref();
       else h.ref();
@@ -273,10 +275,21 @@ export class UploadPackJob extends EventEmitter {
     return this.worker?.proc.pid ?? null;
   }
 
-  /** The client went away: stop serving it now (its worker is killed, a new one started when needed). */
-  stop(): void {
+  /**
+   * The client went away: stop serving it (its worker is killed, a new one started when needed).
+   * With `graceMs`, upload-pack first sees the end of its input and may finish within that time,
+   * keeping its worker: a git:// client hangs up as soon as it has read the last byte, which can
+   * be before upload-pack has said it is done.
+   */
+  stop(graceMs = 0): void {
     if (this.finished) return;
     this.stopped = true;
+    if (graceMs > 0 && this.worker) {
+      this.stdin.end();
+      const t = setTimeout(() => this.stop(), graceMs);
+      this.once('close', () => clearTimeout(t));
+      return;
+    }
     const w = this.worker;
     this.finish(null, 'SIGKILL');
     this.pool.cancel(this, w);
@@ -292,7 +305,7 @@ export class UploadPackJob extends EventEmitter {
 
   /** @internal */
   output(bytes: Buffer): void {
-    if (this.finished) return;
+    if (this.finished || this.stopped) return;
     if (!this.stdout.push(bytes)) this.worker?.pauseOutput(true);
   }
 

@@ -1,0 +1,301 @@
+// `tsgit serve` with its pool of long-lived upload-pack workers, with git-core as the client on
+// loopback: sequential requests reuse one warm worker; what git changes in the served repository
+// between fetches (new commits as loose objects, new and deleted refs, packed-refs, a bitmapped
+// repack) is what the next fetch sees; a client hanging up mid-pack and a worker killed from outside
+// leave the pool serving; workers are recycled after their request budget.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
+import { serve, type RunningServer } from '../src/server/serve.js';
+
+const run = promisify(execFile);
+
+let work: string;
+let root: string;
+let served: string;
+let editor: string;
+
+before(() => {
+  work = tmpDir('tsgit-serve-workers-');
+  root = path.join(work, 'root');
+  fs.mkdirSync(root);
+  served = path.join(root, 'project.git');
+  fs.renameSync(makeRepo(20, { bare: true }), served);
+  git(served, ['repack', '-adbq']);
+  editor = path.join(work, 'editor');
+  git(work, ['clone', '-q', served, editor]);
+});
+
+after(() => rmrf(work));
+
+/** git run without blocking the event loop the server in this process needs. */
+async function gitAsync(cwd: string, args: string[]): Promise<string> {
+  return (await run('git', args, { cwd, env: GIT_ENV, maxBuffer: 1 << 28 })).stdout;
+}
+
+function serverRefs(): string {
+  return git(served, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags']);
+}
+
+/** The client's view of the server's refs after a fetch, renamed back to the server's names. */
+function fetchedRefs(clone: string): string {
+  return git(clone, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin', 'refs/tags'])
+    .split('\n').filter(l => l && !l.endsWith('/HEAD'))
+    .map(l => l.replace(' refs/remotes/origin/', ' refs/heads/'))
+    .sort((a, b) => (a.split(' ')[1]! < b.split(' ')[1]! ? -1 : 1)).join('\n') + '\n';
+}
+
+function commitInEditor(message: string): void {
+  fs.writeFileSync(path.join(editor, `${message}.txt`), `${message}\n`);
+  git(editor, ['add', '.']);
+  git(editor, ['commit', '-qm', message]);
+}
+
+async function withServer(options: Parameters<typeof serve>[0]['workers'], fn: (s: RunningServer) => Promise<void>): Promise<void> {
+  const s = await serve({ root, port: 0, gitPort: 0, exportAll: true, workers: options });
+  try {
+    await fn(s);
+  } finally {
+    await s.close();
+  }
+}
+
+async function waitFor(what: string, cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (cond()) return;
+    await new Promise(r => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * A git:// client may hang up before upload-pack has told the pool it is done; the request ends
+ * within the daemon's grace period.
+ */
+async function settled(s: RunningServer): Promise<void> {
+  await waitFor('every request to end', () => s.pool.stats().workers.every(w => !w.busy));
+}
+
+/** Files under objects/pack that the pool's workers hold open although they were deleted (Linux). */
+function deletedPacksHeld(s: RunningServer): string[] {
+  const held: string[] = [];
+  for (const w of s.pool.stats().workers) {
+    const fds = `/proc/${w.pid}/fd`;
+    if (!fs.existsSync(fds)) continue;
+    for (const fd of fs.readdirSync(fds)) {
+      let target = '';
+      try {
+        target = fs.readlinkSync(path.join(fds, fd));
+      } catch {
+        continue;
+      }
+      if (target.includes('/objects/pack/') && target.endsWith(' (deleted)')) held.push(target);
+    }
+  }
+  return held;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('sequential fetches over HTTP and git:// are served by one warm worker and see every change made in between', async () => {
+  await withServer({ size: 3 }, async s => {
+    const viaGit = path.join(work, 'seq-git');
+    const viaHttp = path.join(work, 'seq-http');
+    await gitAsync(work, ['clone', '-q', `${s.gitUrl}/project.git`, viaGit]);
+    await gitAsync(work, ['clone', '-q', `${s.httpUrl}/project.git`, viaHttp]);
+    let lateCommit = '';
+    // Each step: what changes, the change, and a ref git leaves out of the advertisement.
+    const steps: [string, () => void, string?][] = [
+      ['new commits, pushed as loose objects', () => {
+        commitInEditor('loose-1');
+        commitInEditor('loose-2');
+        git(editor, ['push', '-q', 'origin', 'main']);
+      }],
+      ['a new branch and an annotated tag', () => {
+        commitInEditor('topic');
+        git(editor, ['push', '-q', 'origin', 'HEAD:refs/heads/topic']);
+        git(editor, ['tag', '-a', '-m', 'release', 'v1', 'HEAD~1']);
+        git(editor, ['push', '-q', 'origin', 'v1']);
+      }],
+      ['a branch whose commit is not written yet (git hides it)', () => {
+        const commit = git(served, ['cat-file', 'commit', 'main']).replace(/\n\n[^]*$/, '\n\nwritten later\n');
+        lateCommit = commit;
+        const id = git(served, ['hash-object', '-t', 'commit', '--stdin'], commit).trim();
+        fs.writeFileSync(path.join(served, 'refs', 'heads', 'late'), `${id}\n`);
+      }, 'refs/heads/late'],
+      ['that commit written as a loose object', () => {
+        git(served, ['hash-object', '-w', '-t', 'commit', '--stdin'], lateCommit);
+      }],
+      ['refs packed, a branch deleted', () => {
+        git(served, ['pack-refs', '--all']);
+        git(served, ['branch', '-D', 'topic']);
+      }],
+      ['a bitmapped repack after more commits', () => {
+        commitInEditor('after-repack');
+        git(editor, ['push', '-q', 'origin', 'main']);
+        git(served, ['repack', '-adbq']);
+      }],
+      ['main rewound and a branch recreated at a new commit', () => {
+        git(served, ['update-ref', 'refs/heads/main', 'main~2']);
+        commitInEditor('topic-2');
+        git(editor, ['push', '-q', '-f', 'origin', 'HEAD:refs/heads/topic']);
+        git(served, ['repack', '-adbq']);
+      }],
+    ];
+    for (const [what, change, hidden] of steps) {
+      change();
+      const expected = serverRefs().split('\n').filter(l => !hidden || !l.endsWith(` ${hidden}`)).join('\n');
+      for (const clone of [viaGit, viaHttp]) {
+        await gitAsync(clone, ['fetch', '-q', '--prune', '--tags', '-f', 'origin']);
+        assert.equal(fetchedRefs(clone), expected, `${what}: ${path.basename(clone)} sees the server's refs`);
+      }
+      assert.deepEqual(deletedPacksHeld(s), [], `${what}: the worker holds no pack that was removed`);
+    }
+    for (const clone of [viaGit, viaHttp]) git(clone, ['fsck', '--full', '--strict']);
+    const stats = s.pool.stats();
+    assert.equal(stats.started, 1, 'one worker served every sequential request');
+    // Two clones, then per step one git:// fetch and two HTTP requests (info/refs, POST) or more.
+    assert.ok(stats.workers[0]!.served >= 3 + steps.length * 3, `served ${stats.workers[0]!.served}`);
+  });
+});
+
+/** Reads the git:// advertisement, asks for `want`, and hangs up after `bytes` of the answer. */
+async function hangUpMidPack(url: string, bytes: number): Promise<number> {
+  const { hostname, port, pathname } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  const pkt = (s: string) => Buffer.from((s.length + 4).toString(16).padStart(4, '0') + s, 'latin1');
+  socket.write(pkt(`git-upload-pack ${pathname}\0host=${hostname}\0`));
+  let got = Buffer.alloc(0);
+  let received = 0;
+  let asked = false;
+  return new Promise((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('data', (d: Buffer) => {
+      if (!asked) {
+        got = Buffer.concat([got, d]);
+        if (!got.includes('0000')) return;
+        const head = got.toString('latin1', 4, 44);
+        socket.write(Buffer.concat([pkt(`want ${head} side-band-64k\n`), Buffer.from('0000'), pkt('done\n')]));
+        asked = true;
+        return;
+      }
+      received += d.length;
+      if (received >= bytes) {
+        socket.destroy();
+        resolve(received);
+      }
+    });
+  });
+}
+
+/** POSTs a v0 want for the advertised HEAD over smart HTTP and hangs up after `bytes` of the answer. */
+async function hangUpMidPackHttp(url: string, head: string, bytes: number, onFirstBytes: () => void): Promise<void> {
+  const pkt = (s: string) => (s.length + 4).toString(16).padStart(4, '0') + s;
+  const body = pkt(`want ${head} side-band-64k\n`) + '0000' + pkt('done\n');
+  await new Promise<void>((resolve, reject) => {
+    const req = http.request(`${url}/git-upload-pack`, {
+      method: 'POST', headers: { 'Content-Type': 'application/x-git-upload-pack-request' },
+    }, res => {
+      let received = 0;
+      res.on('data', (d: Buffer) => {
+        if (received === 0) onFirstBytes();
+        received += d.length;
+        if (received >= bytes) {
+          req.destroy();
+          resolve();
+        }
+      });
+      res.on('end', () => reject(new Error(`the whole answer came (${received} bytes) before hanging up`)));
+    });
+    req.on('error', e => (req.destroyed ? undefined : reject(e)));
+    req.end(body);
+  });
+}
+
+test('a client hanging up mid-pack has its worker killed, and the next clone is served', async () => {
+  const big = path.join(root, 'big.git');
+  const src = makeRepo(1);
+  try {
+    // Incompressible content, so the pack is far larger than the socket and pipe buffers.
+    fs.writeFileSync(path.join(src, 'noise.bin'), crypto.randomBytes(24 * 1024 * 1024));
+    git(src, ['add', 'noise.bin']);
+    git(src, ['commit', '-qm', 'noise']);
+    git(work, ['clone', '-q', '--bare', src, big]);
+  } finally {
+    rmrf(src);
+  }
+  await withServer({ size: 2 }, async s => {
+    await hangUpMidPack(`${s.gitUrl}/big.git`, 256 * 1024);
+    const servingPid = s.pool.stats().workers.find(w => w.busy)?.pid;
+    assert.ok(servingPid !== undefined, 'the request is still being served when its client hangs up');
+    // Stopped promptly: it finishes within the grace period (and keeps its worker) or is killed.
+    await waitFor('the abandoned request to end', () => s.pool.stats().workers.every(w => !w.busy));
+    await waitFor('the abandoned worker to be idle or gone', () =>
+      s.pool.stats().workers.some(w => w.pid === servingPid) || !alive(servingPid!));
+    // Over HTTP the response's end is the request's: a client gone before it has its worker killed.
+    let killed = -1;
+    await hangUpMidPackHttp(`${s.httpUrl}/big.git`, git(big, ['rev-parse', 'main']).trim(), 256 * 1024,
+      () => { killed = s.pool.stats().workers.find(w => w.busy)?.pid ?? -1; });
+    assert.ok(killed > 0, 'a worker was serving the HTTP request');
+    const started = s.pool.stats().started;
+    await waitFor('the abandoned HTTP request to end', () => s.pool.stats().workers.every(w => !w.busy));
+    await waitFor(`worker ${killed} to be killed`, () => !alive(killed));
+    assert.equal(s.pool.stats().workers.length, 0, 'the killed worker left the pool');
+    const clone = path.join(work, 'after-hangup');
+    await gitAsync(work, ['clone', '-q', '--bare', `${s.gitUrl}/big.git`, clone]);
+    assert.equal(git(clone, ['rev-parse', 'main']), git(big, ['rev-parse', 'main']));
+    git(clone, ['fsck', '--full']);
+    const now = s.pool.stats();
+    assert.equal(now.started, started + 1, 'a fresh worker served the next clone');
+    assert.notEqual(now.workers[0]!.pid, killed);
+  });
+  rmrf(big);
+});
+
+test('a worker killed with SIGKILL is replaced', async () => {
+  await withServer({ size: 1 }, async s => {
+    const out = await gitAsync(work, ['ls-remote', `${s.gitUrl}/project.git`]);
+    assert.match(out, /refs\/heads\/main/);
+    await settled(s);
+    const [first] = s.pool.stats().workers;
+    assert.ok(first && !first.busy);
+    process.kill(first.pid, 'SIGKILL');
+    await waitFor('the killed worker to leave the pool', () => s.pool.stats().workers.length === 0);
+    const clone = path.join(work, 'after-kill');
+    await gitAsync(work, ['clone', '-q', `${s.httpUrl}/project.git`, clone]);
+    assert.equal(git(clone, ['rev-parse', 'origin/main']), git(served, ['rev-parse', 'main']));
+    const stats = s.pool.stats();
+    assert.equal(stats.started, 2);
+    assert.notEqual(stats.workers[0]!.pid, first.pid);
+  });
+});
+
+test('a worker is replaced after maxRequests requests', async () => {
+  await withServer({ size: 1, maxRequests: 2 }, async s => {
+    const pids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await gitAsync(work, ['ls-remote', `${s.gitUrl}/project.git`]);
+      await settled(s);
+      pids.push(s.pool.stats().workers[0]?.pid ?? -1);
+    }
+    assert.equal(s.pool.stats().started, 2);
+    assert.ok(pids[0]! > 0, 'the first request leaves its worker in the pool');
+    assert.equal(pids[1], -1, 'the second request uses up its budget: the worker is retired');
+    assert.ok(pids[2]! > 0 && pids[2] !== pids[0], 'a new worker serves the third');
+    await waitFor('the retired worker to exit', () => !alive(pids[0]!));
+  });
+});
