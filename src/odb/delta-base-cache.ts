@@ -130,10 +130,14 @@ export class DeltaBaseCache {
   take(size: number): Buffer {
     if (size < MIN_CLASS_BYTES) return Buffer.allocUnsafe(size);
     const c = sizeClass(size);
-    const buf = this.freeBuffers[c]?.pop();
-    if (buf) {
-      this.freeBytes -= buf.length;
-      return this.taken = buf;
+    // A free buffer up to one doubling bigger will do: evicted sizes rarely match requested ones
+    // exactly, and every buffer not reused is garbage the collector reaches late (RSS).
+    for (let k = c; k <= c + STEPS; k++) {
+      const buf = this.freeBuffers[k]?.pop();
+      if (buf) {
+        this.freeBytes -= buf.length;
+        return this.taken = buf;
+      }
     }
     const cap = classCapacity(c);
     if (cap >= SLAB_CLASS_LIMIT) return this.taken = Buffer.allocUnsafeSlow(cap);

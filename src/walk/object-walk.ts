@@ -55,6 +55,8 @@ export class ObjectWalk {
   private start: number[] = [];
   private limited = false;
   private pathBuf = new Uint8Array(4096);
+  /** processTree's tree bytes by depth: each level keeps its tree while its subtrees are read. */
+  private treeBufs: Buffer[] = [];
 
   constructor(private readonly odb: ObjectDatabase) {}
 
@@ -88,8 +90,13 @@ export class ObjectWalk {
     return toHex(this.ids.keys, index * OID_BYTES);
   }
 
+  /**
+   * Reads an object for parsing on the spot: the data is valid only until the next read (the odb
+   * reuses its buffers, and a walk reads half a million trees: allocating each cost more than
+   * inflating it).
+   */
   private read(index: number, type: number) {
-    const o = this.odb.read(this.ids.keys, index * OID_BYTES);
+    const o = this.odb.read(this.ids.keys, index * OID_BYTES, true);
     if (!o) throw new NotFoundError('walk', `missing ${type ? typeName(type) : 'object'} ${this.hex(index)}`);
     if (type && o.type !== type) {
       throw new CorruptError('walk', `object ${this.hex(index)} is a ${typeName(o.type)}, not a ${typeName(type)}`);
@@ -286,8 +293,11 @@ export class ObjectWalk {
     }
     this.flags[idx]! |= SHOWN;
     visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.pathBuf, pathLen);
-    const data = this.read(idx, OBJ_TREE).data;
-    const cur = new TreeCursor(data, 0, data.length, () => `tree ${this.hex(idx)}`);
+    const read = this.read(idx, OBJ_TREE).data;
+    let data = this.treeBufs[depth];
+    if (!data || data.length < read.length) data = this.treeBufs[depth] = Buffer.allocUnsafeSlow(Math.max(4096, read.length * 2));
+    data.set(read);
+    const cur = new TreeCursor(data, 0, read.length, () => `tree ${this.hex(idx)}`);
     while (cur.next()) {
       if (cur.isGitlink()) continue;
       const isTree = cur.isTree();
@@ -316,7 +326,8 @@ export class ObjectWalk {
     const stack = [idx];
     while (stack.length) {
       const t = stack.pop()!;
-      const o = this.odb.read(this.ids.keys, t * OID_BYTES);
+      // Transient: the tree is parsed before the next read.
+      const o = this.odb.read(this.ids.keys, t * OID_BYTES, true);
       if (!o) continue; // git tolerates missing uninteresting trees (the client may not have them)
       const cur = new TreeCursor(o.data, 0, o.data.length, () => `tree ${this.hex(t)}`);
       while (cur.next()) {
