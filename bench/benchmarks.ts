@@ -43,6 +43,11 @@ export interface Benchmark {
 const CLONE_PORT = 39418;
 const CLONES = 8;
 
+/** serve-20-sequential-fetches-bitmap: its port, how many fetches, and how far behind each is. */
+const FETCH_PORT = 39419;
+const FETCHES = 20;
+const FETCH_BEHIND = 100;
+
 // The clone benchmarks' git daemon: started before and stopped after every measured clone, on a
 // port derived from this process's id, serving the corpus through a symlink named repo.git.
 const DAEMON_PORT = 20000 + (process.pid % 20000);
@@ -227,7 +232,93 @@ export const BENCHMARKS: Benchmark[] = [
     git: ['upload-pack', '--stateless-rpc', '.'],
     setup: (ctx) => writeFetchRequest(ctx, linkBitmapCorpus(ctx), 100),
   },
+  {
+    // Twenty git clients, one after the other, each fetching HEAD when 100 first-parent commits
+    // behind, over git:// from the bitmapped copy: `tsgit serve` (its warm upload-pack workers)
+    // against git daemon (an upload-pack process per fetch). As in serve-8-concurrent-clones the
+    // measured command is the server, from start to the driver's SIGTERM after the last fetch:
+    // CPU and RSS are the server's with its upload-packs, wall includes the clients' time.
+    name: 'serve-20-sequential-fetches-bitmap',
+    issue: 'bitmaps',
+    corpus: 'large',
+    cwd: '{scratch}',
+    tsgit: ['serve', '--port', '0', '--git-port', String(FETCH_PORT), '--export-all', '{gitDir}/..'],
+    git: ['-c', `alias.serve-fetches=!git daemon --reuseaddr --export-all --listen=127.0.0.1 --port=${FETCH_PORT} --base-path={gitDir}/.. {gitDir}/.. || true`, 'serve-fetches'],
+    setup: (ctx, tool) => startFetchDriver(ctx, tool),
+    cleanup: (ctx, tool) => checkFetchDriver(ctx, tool),
+  },
 ];
+
+/**
+ * {scratch}/behind.git: the bitmapped corpus's history up to HEAD~100 only (fetched by id once), so
+ * that a repository borrowing its objects really lacks the last 100 commits.
+ */
+function behindBase(ctx: BenchContext, corpus: string): { base: string; behind: string } {
+  const base = path.join(ctx.scratch, 'behind.git');
+  const behind = execFileSync('git', ['rev-parse', `HEAD~${FETCH_BEHIND}`], { cwd: corpus }).toString().trim();
+  if (!fs.existsSync(path.join(base, 'refs', 'heads', 'main'))) {
+    freshRepo(base);
+    execFileSync('git', ['fetch', '-q', '--upload-pack=git -c uploadpack.allowAnySHA1InWant=true upload-pack', corpus, `${behind}:refs/heads/main`],
+      { cwd: base, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+  }
+  return { base, behind };
+}
+
+/**
+ * Starts, in the background, the clients of serve-20-sequential-fetches-bitmap: once the server
+ * listens, FETCHES fresh clients (each borrowing behind.git's objects, main at HEAD~100) fetch main
+ * one after the other; their results are written down and the server on the port is stopped.
+ */
+function startFetchDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
+  const corpus = linkBitmapCorpus(ctx);
+  const { base, behind } = behindBase(ctx, corpus);
+  const url = `git://127.0.0.1:${FETCH_PORT}/${path.basename(fs.realpathSync(corpus))}`;
+  const result = path.join(ctx.scratch, `fetches-${tool}.json`);
+  fs.rmSync(result, { force: true });
+  const driver = `
+    const { execFileSync } = require('node:child_process');
+    const fs = require('node:fs');
+    const net = require('node:net');
+    const [url, scratch, base, behind, result, port, n] = process.argv.slice(1);
+    const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+    const listening = () => new Promise(r => { const s = net.connect(+port, '127.0.0.1', () => { s.destroy(); r(true); }); s.on('error', () => r(false)); });
+    (async () => {
+      const deadline = Date.now() + 60000;
+      while (!(await listening())) { if (Date.now() > deadline) break; await new Promise(r => setTimeout(r, 50)); }
+      const fetches = [];
+      try {
+      for (let i = 0; i < +n; i++) {
+        const dir = scratch + '/fetch-' + i + '.git';
+        fs.rmSync(dir, { recursive: true, force: true });
+        execFileSync('git', ['init', '-q', '--bare', dir], { env });
+        fs.writeFileSync(dir + '/objects/info/alternates', base + '/objects\\n');
+        fs.writeFileSync(dir + '/refs/heads/main', behind + '\\n');
+        const started = Date.now();
+        let error = null, head = null;
+        try {
+          execFileSync('git', ['fetch', '-q', url, '+refs/heads/main:refs/heads/main'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+          head = execFileSync('git', ['rev-parse', 'refs/heads/main'], { cwd: dir, env }).toString().trim();
+        } catch (e) { error = String(e.message).slice(0, 500); }
+        fetches.push({ ok: !error, head, error, ms: Date.now() - started });
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      } catch (e) { fetches.push({ ok: false, head: null, error: 'driver: ' + e.message, ms: 0 }); }
+      fs.writeFileSync(result, JSON.stringify(fetches));
+      const ss = execFileSync('ss', ['-ltnpH', 'sport = :' + port]).toString();
+      for (const m of ss.matchAll(/pid=(\\d+)/g)) process.kill(+m[1], 'SIGTERM');
+    })();`;
+  const child = spawn(process.execPath, ['-e', driver, url, ctx.scratch, base, behind, result, String(FETCH_PORT), String(FETCHES)], { detached: true, stdio: 'ignore' });
+  child.unref();
+}
+
+function checkFetchDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
+  const result = path.join(ctx.scratch, `fetches-${tool}.json`);
+  const fetches = JSON.parse(fs.readFileSync(result, 'utf8')) as { ok: boolean; head: string | null; error: string | null; ms: number }[];
+  const bad = fetches.filter(f => !f.ok || f.head !== ctx.head);
+  if (bad.length > 0) throw new Error(`${tool}: ${bad.length} of ${fetches.length} fetches failed: ${bad[0]!.error ?? `main at ${bad[0]!.head}`}`);
+  const ms = fetches.map(f => f.ms).sort((a, b) => a - b);
+  process.stderr.write(`${tool}: ${fetches.length} fetches, median ${ms[ms.length >> 1]} ms each (client wall)\n`);
+}
 
 /** {scratch}/repo.git: a link to the bitmapped copy of the corpus, built on first use. */
 function linkBitmapCorpus(ctx: BenchContext): string {
