@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { GitError } from '../core/errors.js';
 import { uploadPack } from './upload-pack.js';
 import {
-  FRAME_EXIT, FRAME_INPUT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR,
+  FRAME_EXIT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR,
   FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest,
 } from './worker-frames.js';
 import { WarmRepositories } from './worker-repos.js';
