@@ -233,6 +233,27 @@ export const BENCHMARKS: Benchmark[] = [
     setup: (ctx) => writeFetchRequest(ctx, linkBitmapCorpus(ctx), 100),
   },
   {
+    // Counting reachable objects from the bitmap alone (git's `rev-list --use-bitmap-index`): open
+    // the .bitmap, OR the tips' bitmaps, count bits; on the bitmapped copy of large.
+    name: 'rev-list-count-bitmap',
+    issue: 'bitmaps',
+    corpus: 'large',
+    cwd: '{scratch}/repo.git',
+    tsgit: ['rev-list', '--use-bitmap-index', '--count', '--objects', '--all'],
+    git: ['rev-list', '--use-bitmap-index', '--count', '--objects', '--all'],
+    setup: (ctx) => { linkBitmapCorpus(ctx); },
+  },
+  {
+    // Listing every reachable object from the bitmap (ids in pack order, no paths).
+    name: 'rev-list-objects-bitmap',
+    issue: 'bitmaps',
+    corpus: 'large',
+    cwd: '{scratch}/repo.git',
+    tsgit: ['rev-list', '--use-bitmap-index', '--objects', '--all'],
+    git: ['rev-list', '--use-bitmap-index', '--objects', '--all'],
+    setup: (ctx) => { linkBitmapCorpus(ctx); },
+  },
+  {
     // Twenty git clients, one after the other, each fetching HEAD when 100 first-parent commits
     // behind, over git:// from the bitmapped copy: `tsgit serve` (its warm upload-pack workers)
     // against git daemon (an upload-pack process per fetch). As in serve-8-concurrent-clones the
