@@ -250,10 +250,14 @@ export class ObjectWalk {
     }
   }
 
-  /** Step 3: every commit, then tags and tip trees/blobs, then each commit's tree. */
-  enumerate(visitor: ObjectVisitor): void {
+  /**
+   * Step 3: every commit, then tags and tip trees/blobs, then each commit's tree. With `maxCount`
+   * (git's -n) only the first commits are shown and only their trees are listed; edges still come
+   * from the whole limited walk, as git marks them before it starts counting.
+   */
+  enumerate(visitor: ObjectVisitor, maxCount = -1): void {
     this.prepare(true);
-    const list = this.walkCommits();
+    let list = this.walkCommits();
     // Edges: uninteresting parents of shown commits; everything in their trees is excluded.
     for (let i = 0; i < list.length; i++) {
       const ps = this.parents[list[i]!]!;
@@ -265,6 +269,7 @@ export class ObjectWalk {
         }
       }
     }
+    if (maxCount >= 0 && maxCount < list.length) list = list.subarray(0, maxCount);
     const keys = () => this.ids.keys;
     for (let i = 0; i < list.length; i++) visitor.commit?.(keys(), list[i]! * OID_BYTES, list[i]!);
     const show = visitor.object;

@@ -85,7 +85,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
       }
       out.byte(0x0a);
     },
-  });
+  }, maxCount);
   if (count) out.ascii(`${shown}\n`);
   out.flush();
   return 0;
