@@ -25,6 +25,7 @@ import { selectBitmapCommits } from '../src/pack/bitmap/select.js';
 import { writeBitmapFile } from '../src/pack/bitmap/write.js';
 import { packNameHash, packNameHashOf } from '../src/pack/name-hash.js';
 import { ObjectWalk } from '../src/walk/object-walk.js';
+import { FastImport, mainLine } from './fast-import-history.js';
 import { GIT_ENV, git, gitBuf, rmrf, tmpDir } from './helpers.js';
 
 let repo = '';
@@ -39,38 +40,12 @@ function buildRepo(n: number, packs = 1): string {
   const dir = tmpDir('tsgit-bitmap-');
   git(dir, ['init', '-q', '--bare', '-b', 'main', '.']);
   const marks = path.join(dir, 'marks');
-  let lines: string[] = [];
-  let mark = 0, time = 1700000000;
-  const data = (s: string) => [`data ${Buffer.byteLength(s)}`, s];
-  const commit = (ref: string, parents: number[], files: [string, string][]) => {
-    const m = ++mark;
-    lines.push(`commit ${ref}`, `mark :${m}`, `committer C O Mitter <c@example.com> ${time += 60} +0000`, ...data(`commit ${m}\n`));
-    if (parents[0]) lines.push(`from :${parents[0]}`);
-    for (const p of parents.slice(1)) lines.push(`merge :${p}`);
-    for (const [p, body] of files) lines.push(`M 100644 inline ${p}`, ...data(body));
-    return m;
-  };
-  const flush = () => {
-    lines.push('');
-    git(dir, ['fast-import', '--quiet', `--export-marks=${marks}`, `--import-marks-if-exists=${marks}`], lines.join('\n'));
-    lines = [];
+  const fi = new FastImport(dir);
+  mainLine(fi, n, 40, i => {
+    if (i % Math.ceil(n / packs) !== 0 && i !== n) return;
+    fi.flush([], [`--export-marks=${marks}`, `--import-marks-if-exists=${marks}`]);
     if (packs > 1) git(dir, ['repack', '-dq']);
-  };
-  let main = 0;
-  for (let i = 1; i <= n; i++) {
-    if (i % 40 === 0) {
-      let side = main;
-      for (let k = 0; k < 3; k++) side = commit(`refs/heads/side${i}`, [side], [[`side/s${i}/f${k}.txt`, `side ${i} ${k}\n`]]);
-      main = commit('refs/heads/main', [main, side], [[`merged/m${i}.txt`, 'merge\n']]);
-    } else {
-      main = commit('refs/heads/main', main ? [main] : [], [
-        [`d${i % 5}/e${i % 3}/f${i % 7}.txt`, `contents ${i}\n`.repeat(1 + (i % 4))],
-        ['same/copy.txt', `shared ${i % 10}\n`],
-        [`alias${i % 2}.txt`, `shared ${i % 10}\n`],
-      ]);
-    }
-    if (i % Math.ceil(n / packs) === 0 || i === n) flush();
-  }
+  });
   fs.rmSync(marks);
   git(dir, ['tag', '-a', '-m', 'release', 'v1', 'main~30']);
   git(dir, ['tag', '-a', '-m', 'nested', 'v1-signed', 'v1']);
