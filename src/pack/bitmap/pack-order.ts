@@ -45,9 +45,7 @@ export class PackOrder {
       throw new CorruptError('pack', `${path}: reverse index belongs to another pack (checksum differs from ${index.path})`);
     }
     if (!rev.verifyChecksum()) throw new CorruptError('pack', `${path}: reverse index checksum mismatch`);
-    const toIndex = new Uint32Array(index.count);
-    for (let pos = 0; pos < toIndex.length; pos++) toIndex[pos] = rev.indexPosition(pos);
-    return PackOrder.fromPositions(toIndex, path);
+    return PackOrder.fromPositions(rev.positions(), path);
   }
 
   /** From the index position of each pack position; checks that it is a permutation. */

@@ -2,9 +2,12 @@
 // belongs to. See write.ts for the layout.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import { CorruptError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import { RIDX_HEADER, RIDX_MAGIC, RIDX_SHA1, RIDX_VERSION } from './write.js';
+
+const LITTLE_ENDIAN = os.endianness() === 'LE';
 
 export class ReverseIndex {
   readonly count: number;
@@ -30,6 +33,18 @@ export class ReverseIndex {
   /** Index position of the object at pack position `i` (objects in offset order). */
   indexPosition(i: number): number {
     return this.buf.readUInt32BE(RIDX_HEADER + i * 4);
+  }
+
+  /** Every index position in pack order (on little-endian hosts one byte swap of a copy). */
+  positions(): Uint32Array {
+    const bytes = Buffer.from(this.buf.subarray(RIDX_HEADER, RIDX_HEADER + this.count * 4));
+    if (LITTLE_ENDIAN && bytes.byteOffset % 4 === 0 && bytes.length > 0) {
+      bytes.swap32();
+      return new Uint32Array(bytes.buffer, bytes.byteOffset, this.count);
+    }
+    const out = new Uint32Array(this.count);
+    for (let i = 0; i < out.length; i++) out[i] = this.indexPosition(i);
+    return out;
   }
 
   /** The checksum of the pack this reverse index describes. */
