@@ -36,6 +36,20 @@ export const DEFAULT_OFF32_LIMIT = 0x7fffffff;
  */
 export function writeIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uint8Array,
   options: IdxWriteOptions = {}): Buffer {
+  const chunks: Buffer[] = [];
+  streamIdx(objects, sorted, packHash, options, (chunk) => chunks.push(Buffer.from(chunk)));
+  return Buffer.concat(chunks);
+}
+
+/** Bytes handed to `write` at a time by streamIdx. */
+const CHUNK = 64 * 1024;
+
+/**
+ * Serialises an index as writeIdx does, but hands it to `write` in slices of at most 64 KiB (each
+ * slice is reused once `write` returns), so a large pack's index never exists whole in memory.
+ */
+export function streamIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uint8Array,
+  options: IdxWriteOptions, write: (chunk: Uint8Array) => void): void {
   const n = objects.count;
   const { ids, crcs, offsets } = objects;
   const limit = options.off32Limit ?? DEFAULT_OFF32_LIMIT;
@@ -48,32 +62,36 @@ export function writeIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uint
   const version = needLarge(lastOffset) ? 2 : (options.version ?? 2);
   if (version !== 1 && version !== 2) throw new GitError('pack', 'bad-option', `bad pack index version ${version}`);
 
-  let large = 0;
-  if (version === 2) for (let i = 0; i < n; i++) if (needLarge(offsets[i]!)) large++;
-  const size = version === 2
-    ? 8 + 1024 + n * (OID_BYTES + 8) + large * 8 + 40
-    : 1024 + n * (OID_BYTES + 4) + 40;
-  const out = Buffer.allocUnsafe(size);
-  const view = new DataView(out.buffer, out.byteOffset, out.length);
+  const out = Buffer.allocUnsafe(CHUNK);
+  const hash = crypto.createHash('sha1');
   let p = 0;
+  const flush = (): void => {
+    if (p === 0) return;
+    const slice = out.subarray(0, p);
+    hash.update(slice);
+    write(slice);
+    p = 0;
+  };
+  const u32 = (v: number): void => {
+    if (p + 4 > CHUNK) flush();
+    out.writeUInt32BE(v >>> 0, p);
+    p += 4;
+  };
+
   if (version === 2) {
-    view.setUint32(0, V2_MAGIC);
-    view.setUint32(4, 2);
-    p = 8;
+    u32(V2_MAGIC);
+    u32(2);
   }
   // Fan-out: entry b counts the ids whose first byte is at most b.
   let k = 0;
   for (let b = 0; b < 256; b++) {
     while (k < n && ids[sorted[k]! * OID_BYTES]! === b) k++;
-    view.setUint32(p, k);
-    p += 4;
+    u32(k);
   }
   for (let i = 0; i < n; i++) {
     const at = sorted[i]! * OID_BYTES;
-    if (version === 1) {
-      view.setUint32(p, offsets[sorted[i]!]!);
-      p += 4;
-    }
+    if (version === 1) u32(offsets[sorted[i]!]!);
+    if (p + OID_BYTES > CHUNK) flush();
     for (let j = 0; j < OID_BYTES; j++) out[p + j] = ids[at + j]!;
     p += OID_BYTES;
     if (options.strict && i > 0 && oidEquals(ids, at, ids, sorted[i - 1]! * OID_BYTES)) {
@@ -81,25 +99,25 @@ export function writeIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uint
     }
   }
   if (version === 2) {
-    for (let i = 0; i < n; i++, p += 4) view.setUint32(p, crcs[sorted[i]!]!);
-    let next = 0;
-    for (let i = 0; i < n; i++, p += 4) {
+    for (let i = 0; i < n; i++) u32(crcs[sorted[i]!]!);
+    let large = 0;
+    for (let i = 0; i < n; i++) {
       const off = offsets[sorted[i]!]!;
-      view.setUint32(p, needLarge(off) ? (0x80000000 | next++) >>> 0 : off);
+      u32(needLarge(off) ? 0x80000000 | large++ : off);
     }
-    for (let i = 0; i < n && next > 0; i++) {
+    for (let i = 0; i < n && large > 0; i++) {
       const off = offsets[sorted[i]!]!;
       if (!needLarge(off)) continue;
-      view.setUint32(p, Math.floor(off / 2 ** 32));
-      view.setUint32(p + 4, off % 2 ** 32);
-      p += 8;
-      next--;
+      u32(Math.floor(off / 2 ** 32));
+      u32(off % 2 ** 32);
+      large--;
     }
   }
+  if (p + OID_BYTES > CHUNK) flush();
   out.set(packHash.subarray(0, OID_BYTES), p);
   p += OID_BYTES;
-  crypto.createHash('sha1').update(out.subarray(0, p)).digest().copy(out, p);
-  return out;
+  flush();
+  write(hash.digest());
 }
 
 /**

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { GitError } from '../../core/errors.js';
 import { toHex } from '../../core/oid.js';
 import { writeAll } from '../../cli/output.js';
-import { writeIdx } from '../idx/write.js';
+import { streamIdx } from '../idx/write.js';
 import { writeRev } from '../rev/write.js';
 import type { ObjectLookup } from './connectivity.js';
 import { runPasses, type PackInput, type PassOptions, type PassResult } from './passes.js';
@@ -101,15 +101,17 @@ export async function indexPack(objects: ObjectStore | string | null, input: Pac
       : null;
 
     const t = result.table;
-    const idx = writeIdx({ count: result.count, ids: t.ids, crcs: t.crc, offsets: t.offset }, result.sorted, result.packHash, {
-      version: options.indexVersion, off32Limit: options.off32Limit, strict: !!options.strict,
-    });
-    const tmpIdx = writeTemp(path.dirname(indexPath), 'tmp_idx_', idx);
+    const tmpIdx = tempName(path.dirname(indexPath), 'tmp_idx_');
     cleanup.push(tmpIdx);
+    writeNew(tmpIdx, (fd) => streamIdx({ count: result.count, ids: t.ids, crcs: t.crc, offsets: t.offset }, result.sorted, result.packHash, {
+      version: options.indexVersion, off32Limit: options.off32Limit, strict: !!options.strict,
+    }, (chunk) => writeAll(fd, chunk)));
     let tmpRev: string | null = null;
     if (revPath) {
-      tmpRev = writeTemp(path.dirname(revPath), 'tmp_rev_', writeRev(result.sorted, t.offset, result.packHash));
+      tmpRev = tempName(path.dirname(revPath), 'tmp_rev_');
       cleanup.push(tmpRev);
+      const rev = writeRev(result.sorted, t.offset, result.packHash);
+      writeNew(tmpRev, (fd) => writeAll(fd, rev));
     }
 
     let keepPath: string | null = null;
@@ -155,19 +157,15 @@ function tempName(dir: string, prefix: string): string {
   return path.join(dir, prefix + crypto.randomBytes(6).toString('hex'));
 }
 
-function writeTemp(dir: string, prefix: string, data: Uint8Array): string {
-  const file = tempName(dir, prefix);
+/** Creates `file` (which must not exist), fills it through `fill` and syncs it. */
+function writeNew(file: string, fill: (fd: number) => void): void {
   const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o444);
   try {
-    writeAll(fd, data);
+    fill(fd);
     fs.fsyncSync(fd);
-  } catch (e) {
+  } finally {
     fs.closeSync(fd);
-    fs.rmSync(file, { force: true });
-    throw e;
   }
-  fs.closeSync(fd);
-  return file;
 }
 
 function writeAt(fd: number, data: Uint8Array, position: number): void {

@@ -13,7 +13,11 @@ export class ResolverThreads {
   /** Starts workers until there are `count`. */
   spawn(count: number): void {
     while (this.workers.length < count) {
-      const w = new Worker(new URL('./worker.js', import.meta.url));
+      // A small young generation: the resolver's garbage is short-lived (entry headers, small
+      // objects), and a 16 MiB semi-space per thread would be held for nothing.
+      const w = new Worker(new URL('./worker.js', import.meta.url), {
+        resourceLimits: { maxYoungGenerationSizeMb: 4 },
+      });
       // An idle worker must not keep the process alive if the caller forgets to close().
       w.unref();
       this.workers.push(w);
