@@ -51,6 +51,19 @@ function hfsIgnorable(cp: number): boolean {
     (cp >= 0x206a && cp <= 0x206f) || cp === 0xfeff;
 }
 
+// The helpers below are module functions, not closures made per call: they run for every path
+// component of every checkout (112k names in a wide tree), and per-call closures were ~24 MiB of
+// garbage there.
+
+function isContinuation(buf: Uint8Array, j: number, end: number): boolean {
+  return j < end && (buf[j]! & 0xc0) === 0x80;
+}
+
+/** buf[k] inside the name, 0 past its end (names hold no NUL, which problemOf checks first). */
+function byteAt(buf: Uint8Array, k: number, end: number): number {
+  return k < end ? buf[k]! : 0;
+}
+
 /**
  * Decodes one UTF-8 sequence at buf[i] (git's pick_one_utf8_char: no overlongs, surrogates,
  * U+FFFE/U+FFFF or code points past U+10FFFF). Returns (codePoint * 8 + byteLength), 0 at the end
@@ -59,21 +72,20 @@ function hfsIgnorable(cp: number): boolean {
 function decodeUtf8(buf: Uint8Array, i: number, end: number): number {
   if (i >= end) return 0;
   const b0 = buf[i]!;
-  const cont = (k: number): boolean => i + k < end && (buf[i + k]! & 0xc0) === 0x80;
   if (b0 < 0x80) return b0 * 8 + 1;
   if ((b0 & 0xe0) === 0xc0) {
-    if (!cont(1) || (b0 & 0xfe) === 0xc0) return -1;
+    if (!isContinuation(buf, i + 1, end) || (b0 & 0xfe) === 0xc0) return -1;
     return (((b0 & 0x1f) << 6) | (buf[i + 1]! & 0x3f)) * 8 + 2;
   }
   if ((b0 & 0xf0) === 0xe0) {
-    if (!cont(1) || !cont(2)) return -1;
+    if (!isContinuation(buf, i + 1, end) || !isContinuation(buf, i + 2, end)) return -1;
     const b1 = buf[i + 1]!, b2 = buf[i + 2]!;
     if ((b0 === 0xe0 && (b1 & 0xe0) === 0x80) || (b0 === 0xed && (b1 & 0xe0) === 0xa0) ||
       (b0 === 0xef && b1 === 0xbf && (b2 & 0xfe) === 0xbe)) return -1;
     return (((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f)) * 8 + 3;
   }
   if ((b0 & 0xf8) === 0xf0) {
-    if (!cont(1) || !cont(2) || !cont(3)) return -1;
+    if (!isContinuation(buf, i + 1, end) || !isContinuation(buf, i + 2, end) || !isContinuation(buf, i + 3, end)) return -1;
     const b1 = buf[i + 1]!;
     if ((b0 === 0xf0 && (b1 & 0xf0) === 0x80) || (b0 === 0xf4 && b1 > 0x8f) || b0 > 0xf4) return -1;
     return (((b0 & 0x07) << 18) | ((b1 & 0x3f) << 12) | ((buf[i + 2]! & 0x3f) << 6) | (buf[i + 3]! & 0x3f)) * 8 + 4;
@@ -88,23 +100,28 @@ function decodeUtf8(buf: Uint8Array, i: number, end: number): number {
  * "dangerous" is the safe side).
  */
 function isHfsDot(buf: Uint8Array, start: number, end: number, needle: Uint8Array): boolean {
-  let i = start;
-  const next = (): number => {
-    for (;;) {
-      const packed = decodeUtf8(buf, i, end);
-      if (packed <= 0) return 0;
-      i += packed & 7;
-      const cp = packed >>> 3;
-      if (!hfsIgnorable(cp)) return cp;
-    }
-  };
-  if (next() !== DOT) return false;
+  hfsAt = start;
+  if (nextHfs(buf, end) !== DOT) return false;
   for (let k = 0; k < needle.length; k++) {
-    const c = next();
+    const c = nextHfs(buf, end);
     if (c > 127 || lower(c) !== needle[k]) return false;
   }
-  const c = next();
+  const c = nextHfs(buf, end);
   return c === 0 || c === SLASH;
+}
+
+/** Where nextHfs reads next: isHfsDot's cursor (these functions are synchronous, never re-entered). */
+let hfsAt = 0;
+
+/** The next code point HFS+ does not ignore, 0 at the end or at malformed UTF-8. */
+function nextHfs(buf: Uint8Array, end: number): number {
+  for (;;) {
+    const packed = decodeUtf8(buf, hfsAt, end);
+    if (packed <= 0) return 0;
+    hfsAt += packed & 7;
+    const cp = packed >>> 3;
+    if (!hfsIgnorable(cp)) return cp;
+  }
 }
 
 // ---- NTFS ----------------------------------------------------------------------------------------
@@ -117,20 +134,19 @@ function isHfsDot(buf: Uint8Array, start: number, end: number, needle: Uint8Arra
  * `.gitmodules` below), since a nested repository's `.git` need not have been first.
  */
 function isNtfsDotGit(buf: Uint8Array, start: number, end: number): boolean {
-  const at = (k: number): number => (k < end ? buf[k]! : 0);
   let i = start;
-  const c0 = at(i++);
+  const c0 = byteAt(buf, i++, end);
   if (c0 === DOT) {
-    if (lower(at(i++)) !== 0x67 || lower(at(i++)) !== 0x69 || lower(at(i++)) !== 0x74) return false;
+    if (lower(byteAt(buf, i++, end)) !== 0x67 || lower(byteAt(buf, i++, end)) !== 0x69 || lower(byteAt(buf, i++, end)) !== 0x74) return false;
   } else if (lower(c0) === 0x67) {
-    if (lower(at(i++)) !== 0x69 || lower(at(i++)) !== 0x74 || at(i++) !== TILDE) return false;
-    const n = at(i++);
+    if (lower(byteAt(buf, i++, end)) !== 0x69 || lower(byteAt(buf, i++, end)) !== 0x74 || byteAt(buf, i++, end) !== TILDE) return false;
+    const n = byteAt(buf, i++, end);
     if (n < 0x31 || n > 0x34) return false;
   } else {
     return false;
   }
   for (;;) {
-    const c = at(i++);
+    const c = byteAt(buf, i++, end);
     if (c === 0 || c === BACKSLASH || c === SLASH || c === COLON) return true;
     if (c !== DOT && c !== SPACE) return false;
   }
@@ -152,26 +168,25 @@ function onlyDotsAndSpaces(buf: Uint8Array, i: number, end: number): boolean {
  * (up to six letters of the hashed stem, `~`, a digit 1-9, more digits, eight characters in all).
  */
 function isNtfsDot(buf: Uint8Array, start: number, end: number, file: DotFile): boolean {
-  const at = (k: number): number => (k < end ? buf[k]! : 0);
   const name = file.name, prefix = file.shortPrefix;
-  if (at(start) === DOT) {
+  if (byteAt(buf, start, end) === DOT) {
     let k = 0;
-    while (k < name.length && lower(at(start + 1 + k)) === name[k]) k++;
+    while (k < name.length && lower(byteAt(buf, start + 1 + k, end)) === name[k]) k++;
     if (k === name.length) return onlyDotsAndSpaces(buf, start + 1 + k, end);
   }
   let k = 0;
-  while (k < 6 && lower(at(start + k)) === name[k]) k++;
-  if (k === 6 && at(start + 6) === TILDE && at(start + 7) >= 0x31 && at(start + 7) <= 0x34) {
+  while (k < 6 && lower(byteAt(buf, start + k, end)) === name[k]) k++;
+  if (k === 6 && byteAt(buf, start + 6, end) === TILDE && byteAt(buf, start + 7, end) >= 0x31 && byteAt(buf, start + 7, end) <= 0x34) {
     return onlyDotsAndSpaces(buf, start + 8, end);
   }
   let sawTilde = false;
   for (let i = 0; i < 8; i++) {
-    const c = at(start + i);
+    const c = byteAt(buf, start + i, end);
     if (c === 0) return false;
     if (sawTilde) {
       if (c < 0x30 || c > 0x39) return false;
     } else if (c === TILDE) {
-      const d = at(start + ++i);
+      const d = byteAt(buf, start + ++i, end);
       if (d < 0x31 || d > 0x39) return false;
       sawTilde = true;
     } else if (i >= 6 || c & 0x80 || lower(c) !== prefix[i]) {
@@ -182,21 +197,19 @@ function isNtfsDot(buf: Uint8Array, start: number, end: number, file: DotFile): 
 }
 
 /**
- * Runs `test` on every part of the name that follows a backslash: on Windows `a\.git` is the
- * directory `.git` inside `a`. git's fsck does this for the NTFS rules on every platform.
+ * Whether any part of the name after a backslash is `file` (null: `.git`) to NTFS: on Windows
+ * `a\.git` is the directory `.git` inside `a`. git's fsck does this on every platform.
  */
-function anyAfterBackslash(buf: Uint8Array, start: number, end: number,
-  test: (buf: Uint8Array, start: number, end: number) => boolean): boolean {
+function anyAfterBackslash(buf: Uint8Array, start: number, end: number, file: DotFile | null): boolean {
   for (let i = indexOfIn(buf, BACKSLASH, start, end); i >= 0; i = indexOfIn(buf, BACKSLASH, i + 1, end)) {
-    if (test(buf, i + 1, end)) return true;
+    if (file ? isNtfsDot(buf, i + 1, end, file) : isNtfsDotGit(buf, i + 1, end)) return true;
   }
   return false;
 }
 
 function matchesDotFile(buf: Uint8Array, start: number, end: number, file: DotFile): boolean {
   const e = nameEnd(buf, start, end);
-  const ntfs = (b: Uint8Array, s: number, x: number): boolean => isNtfsDot(b, s, x, file);
-  return isHfsDot(buf, start, e, file.name) || ntfs(buf, start, e) || anyAfterBackslash(buf, start, e, ntfs);
+  return isHfsDot(buf, start, e, file.name) || isNtfsDot(buf, start, e, file) || anyAfterBackslash(buf, start, e, file);
 }
 
 // ---- public API ----------------------------------------------------------------------------------
@@ -219,7 +232,7 @@ function withString(match: Matcher): {
 /** The name is `.git` to NTFS or HFS+, alone or after a backslash (`.GIT`, `git~1`, `.git.`, `.g\u200cit`, `a\.git`). */
 export const isDotGit = withString((buf, start, end) => {
   const e = nameEnd(buf, start, end);
-  return isHfsDot(buf, start, e, GIT) || isNtfsDotGit(buf, start, e) || anyAfterBackslash(buf, start, e, isNtfsDotGit);
+  return isHfsDot(buf, start, e, GIT) || isNtfsDotGit(buf, start, e) || anyAfterBackslash(buf, start, e, null);
 });
 
 /** The name is `.gitmodules` to NTFS or HFS+ (`.GITMODULES`, `gitmod~1`, `gi7eba~9`, `.gitmodules::$DATA`). */
