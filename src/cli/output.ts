@@ -2,6 +2,7 @@
 // lines (rev-list --objects, cat-file --batch) collect them in one buffer and write it in large
 // chunks; writeSync keeps ordering with stderr simple and needs no stream back-pressure.
 import fs from 'node:fs';
+import { OID_BYTES, writeHex } from '../core/oid.js';
 
 const CHUNK = 1 << 20;
 
@@ -32,6 +33,29 @@ export class Output {
   byte(b: number): void {
     if (this.len >= this.buf.length) this.flush();
     this.buf[this.len++] = b;
+  }
+
+  /** An object id as 40 hex digits, written straight into the buffer. */
+  hex(oid: Uint8Array, offset: number): void {
+    if (this.len + 2 * OID_BYTES > this.buf.length) this.flush();
+    writeHex(oid, offset, this.buf, this.len);
+    this.len += 2 * OID_BYTES;
+  }
+
+  /** data[start..end) up to its first newline (git prints names that way), without a view of it. */
+  lineOf(data: Uint8Array, start: number, end: number): void {
+    if (this.len + end - start > this.buf.length) {
+      this.flush();
+      if (end - start > this.buf.length) { const nl = data.subarray(start, end).indexOf(0x0a); this.range(data, start, nl < 0 ? end : start + nl); return; }
+    }
+    const buf = this.buf;
+    let len = this.len;
+    for (let i = start; i < end; i++) {
+      const c = data[i]!;
+      if (c === 0x0a) break;
+      buf[len++] = c;
+    }
+    this.len = len;
   }
 
   /** data[start..end), without making a view of it. */

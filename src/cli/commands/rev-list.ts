@@ -1,7 +1,7 @@
 // tsgit rev-list [--objects] [--all] [--count] [--not] [-n N] [--no-object-names] <revs>:
 // commits in git's date order, then (with --objects) tags, trees and blobs with their paths.
 import { UsageError } from '../../core/errors.js';
-import { OID_BYTES, writeHex } from '../../core/oid.js';
+import { OID_BYTES } from '../../core/oid.js';
 import type { Repository } from '../../repository/repository.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -53,14 +53,12 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     out.flush();
     return 0;
   }
-  const hex = Buffer.allocUnsafe(41);
-  hex[40] = 0x0a;
   let shown = 0;
   if (!objects) {
     let list = walk.commits();
     if (maxCount >= 0) list = list.subarray(0, maxCount);
     if (count) out.ascii(`${list.length}\n`);
-    else for (let i = 0; i < list.length; i++) { writeHex(walk.ids.keys, list[i]! * OID_BYTES, hex, 0); out.bytes(hex); }
+    else for (let i = 0; i < list.length; i++) { out.hex(walk.ids.keys, list[i]! * OID_BYTES); out.byte(0x0a); }
     out.flush();
     return 0;
   }
@@ -68,20 +66,16 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     commit(ids, off) {
       shown++;
       if (count) return;
-      writeHex(ids, off, hex, 0);
-      out.bytes(hex);
+      out.hex(ids, off);
+      out.byte(0x0a);
     },
     object(_type, ids, off, path, pathLength) {
       shown++;
       if (count) return;
-      writeHex(ids, off, hex, 0);
-      out.range(hex, 0, 40);
+      out.hex(ids, off);
       if (names) {
         out.byte(0x20);
-        // git prints the name up to its first newline.
-        let end = 0;
-        while (end < pathLength && path[end] !== 0x0a) end++;
-        out.range(path, 0, end);
+        out.lineOf(path, 0, pathLength);
       }
       out.byte(0x0a);
     },
