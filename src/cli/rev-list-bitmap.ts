@@ -4,14 +4,11 @@
 // then the objects outside the bitmapped pack in the order the walk met them. Whenever git would
 // not use the bitmap (none, a --max-count it cannot honour, no excluded tip in the bitmapped pack,
 // nothing included), the caller walks instead, as git does.
-import { OID_BYTES, writeHex } from '../core/oid.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
 import { Bitset } from '../pack/bitmap/bitset.js';
 import { BitmapWalk, type BitmapObjects } from '../pack/bitmap/walk.js';
 import type { Repository } from '../repository/repository.js';
 import type { Output } from './output.js';
-
-const LINE = OID_BYTES * 2 + 1;
 
 export interface BitmapTip {
   id: Uint8Array;
@@ -46,12 +43,10 @@ export function revListWithBitmap(repo: Repository, tips: readonly BitmapTip[], 
   }
   const types = opts.objects ? [OBJ_COMMIT, OBJ_TREE, OBJ_BLOB, OBJ_TAG] : [OBJ_COMMIT];
   for (const type of types) printOfType(res, typeBits(res, type), out);
-  const hex = Buffer.allocUnsafe(LINE);
-  hex[LINE - 1] = 0x0a;
   for (const e of res.extra) {
     if (!types.includes(e.type)) continue;
-    writeHex(e.oid, 0, hex, 0);
-    out.bytes(hex);
+    out.hex(e.oid, 0);
+    out.byte(0x0a);
   }
   return true;
 }
@@ -71,7 +66,7 @@ function countOf(res: BitmapObjects, objects: boolean): number {
 
 /**
  * Prints the id of every object of the answer that `type` has, in pack order. Hundreds of thousands of
- * lines: ids go from the index straight into a chunk of lines, with no call per object.
+ * lines: ids go from the index straight into the output buffer, as hex.
  */
 function printOfType(res: BitmapObjects, type: Bitset, out: Output): void {
   const { index, bitmap } = res.pack;
@@ -79,22 +74,14 @@ function printOfType(res: BitmapObjects, type: Bitset, out: Output): void {
   const ids = index.buf;
   const a = res.positions.words, t = type.words;
   const n = Math.min(a.length, t.length);
-  const chunk = Buffer.allocUnsafe(LINE * 4096);
-  let len = 0;
   for (let i = 0; i < n; i++) {
     let v = a[i]! & t[i]!;
     const base = i * 32;
     while (v !== 0) {
       const low = v & -v;
-      writeHex(ids, index.oidAt(toIndex[base + 31 - Math.clz32(low)]!), chunk, len);
-      chunk[len + LINE - 1] = 0x0a;
-      len += LINE;
-      if (len === chunk.length) {
-        out.bytes(chunk);
-        len = 0;
-      }
+      out.hex(ids, index.oidAt(toIndex[base + 31 - Math.clz32(low)]!));
+      out.byte(0x0a);
       v ^= low;
     }
   }
-  out.range(chunk, 0, len);
 }
