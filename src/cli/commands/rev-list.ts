@@ -93,15 +93,14 @@ function parseCount(v: string | undefined, opt: string): number {
 /** --all: every ref, then HEAD (git's order); --branches and --tags: those namespaces. */
 function addRefs(repo: Repository, walk: ObjectWalk, which: string, exclude: boolean, tips: BitmapTip[]): void {
   const prefix = which === '--branches' ? 'refs/heads/' : which === '--tags' ? 'refs/tags/' : 'refs/';
-  for (const ref of repo.refs.list(prefix)) {
-    walk.add(Buffer.from(ref.oid, 'hex'), ref.name, exclude);
-    tips.push({ id: Buffer.from(ref.oid, 'hex'), exclude });
-  }
+  const add = (hex: string, name: string) => {
+    const id = Buffer.from(hex, 'hex');
+    walk.add(id, name, exclude);
+    tips.push({ id, exclude });
+  };
+  for (const ref of repo.refs.list(prefix)) add(ref.oid, ref.name);
   if (which === '--all') {
     const head = repo.refs.resolve('HEAD');
-    if (head) {
-      walk.add(Buffer.from(head.oid, 'hex'), 'HEAD', exclude);
-      tips.push({ id: Buffer.from(head.oid, 'hex'), exclude });
-    }
+    if (head) add(head.oid, 'HEAD');
   }
 }
