@@ -51,6 +51,8 @@ export interface InstalledPack {
   hash: string;
   /** objects/pack/pack-<hash> without an extension. */
   base: string;
+  /** The bytes of the .idx written, so the caller need not read them back. */
+  idx: Buffer;
 }
 
 /**
@@ -65,7 +67,7 @@ export function installPack(packDir: string, written: WrittenPack,
   const t = r.table;
   const idx = writeIdx({ count: r.count, ids: t.ids, crcs: t.crc, offsets: t.offset }, r.sorted, r.packHash);
   const rev = writeRev(r.sorted, t.offset, r.packHash);
-  const installed = { hash, base };
+  const installed = { hash, base, idx };
   fs.renameSync(written.tmpPack, `${base}.pack`);
   placeFile(`${base}.rev`, rev, 0o444);
   beforeIndex?.(installed, idx);

@@ -96,7 +96,7 @@ export async function repack(odb: ObjectDatabase, refs: RefStore, options: Repac
       result.bitmap = true;
     });
     result.packHash = installed.hash;
-    packed.push(PackIndex.load(`${installed.base}.idx`));
+    packed.push(new PackIndex(installed.idx, `${installed.base}.idx`));
   }
   if (options.deleteRedundant) {
     const newName = result.packHash ? `pack-${result.packHash}` : '';
