@@ -5,7 +5,7 @@
 // lost, since -d removes only loose objects a pack holds, so a staged blob simply stays loose.
 import { fromHex, OID_BYTES, toHex } from '../../core/oid.js';
 import { parseTag } from '../../object/tag.js';
-import { OBJ_COMMIT, OBJ_TAG } from '../../object/type.js';
+import { OBJ_TAG } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import type { RefStore } from '../../refs/store.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
@@ -42,14 +42,10 @@ export function enumerateForRepack(odb: ObjectDatabase, refs: RefStore, extraTip
 
   let objects = new Int32Array(1024);
   let n = 0;
-  let types = new Uint8Array(1024);
   let nameHash = new Uint32Array(1024);
-  const add = (idx: number, type: number, hash: number, ids: Uint8Array, off: number) => {
-    if (idx >= types.length) {
-      types = ensureCapacity(types, idx + 1);
-      nameHash = ensureCapacity(nameHash, idx + 1);
-    }
-    types[idx] = type;
+  // Types are not kept here: the walk's own types array has each object's.
+  const add = (idx: number, hash: number, ids: Uint8Array, off: number) => {
+    if (idx >= nameHash.length) nameHash = ensureCapacity(nameHash, idx + 1);
     nameHash[idx] = hash;
     if (skip?.(ids, off)) return;
     if (n === objects.length) objects = ensureCapacity(objects, n + 1);
@@ -57,9 +53,9 @@ export function enumerateForRepack(odb: ObjectDatabase, refs: RefStore, extraTip
     if ((n & 1023) === 0) onCount?.(n);
   };
   walk.enumerate({
-    commit: (ids, off, index) => add(index, OBJ_COMMIT, 0, ids, off),
-    object: (type, ids, off, path, len) =>
-      add(ids === walk.ids.keys ? off / OID_BYTES : walk.ids.get(ids, off), type, packNameHash(path, 0, len), ids, off),
+    commit: (ids, off, index) => add(index, 0, ids, off),
+    object: (_type, ids, off, path, len) =>
+      add(ids === walk.ids.keys ? off / OID_BYTES : walk.ids.get(ids, off), packNameHash(path, 0, len), ids, off),
   });
   onCount?.(n);
 
@@ -69,13 +65,13 @@ export function enumerateForRepack(odb: ObjectDatabase, refs: RefStore, extraTip
     let idx = walk.ids.get(id, 0);
     while (idx >= 0) {
       tagged.add(idx);
-      if (types[idx] !== OBJ_TAG) break;
+      if (walk.types[idx] !== OBJ_TAG) break;
       const tag = parseTag(odb.mustRead(walk.ids.keys, idx * OID_BYTES, OBJ_TAG).data, () => `tag ${toHex(walk.ids.keys, idx * OID_BYTES)}`);
       idx = walk.ids.get(tag.object, 0);
     }
   }
   const list = objects.subarray(0, n);
-  const { order, restFrom } = writeOrder(list, idx => types[idx]!, idx => tagged.has(idx));
+  const { order, restFrom } = writeOrder(list, idx => walk.types[idx]!, idx => tagged.has(idx));
   return { walk, contents: { ids: walk.ids, order, storageOrderFrom: restFrom }, nameHash, objects: list };
 }
 
