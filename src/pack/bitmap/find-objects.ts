@@ -135,8 +135,9 @@ export class ObjectTable {
     return t;
   }
 
-  read(idx: number, type: number): RawObject | null {
-    const o = this.odb.read(this.ids.keys, idx * OID_BYTES);
+  /** `transient`: parsed on the spot, so the odb may hand back a buffer it reuses on the next read. */
+  read(idx: number, type: number, transient = false): RawObject | null {
+    const o = this.odb.read(this.ids.keys, idx * OID_BYTES, transient);
     if (o && o.type !== type) {
       throw new CorruptError('pack', `object ${this.hex(idx)} is a ${typeName(o.type)}, not a ${typeName(type)}`);
     }
@@ -147,7 +148,7 @@ export class ObjectTable {
   peel(idx: number): number {
     const known = this.tagTarget.get(idx);
     if (known !== undefined) return known;
-    const o = this.read(idx, OBJ_TAG);
+    const o = this.read(idx, OBJ_TAG, true);
     if (!o) throw new NotFoundError('pack', `bad object ${this.hex(idx)}`);
     const t = parseTag(o.data, () => `tag ${this.hex(idx)}`);
     this.tagName.set(idx, t.name);
@@ -159,7 +160,7 @@ export class ObjectTable {
   /** Reads a commit's tree, parents and date once; false when it is missing (and that is allowed). */
   parseCommitAt(idx: number, missingOk: boolean): boolean {
     if (this.flags[idx]! & PARSED) return true;
-    const o = this.read(idx, OBJ_COMMIT);
+    const o = this.read(idx, OBJ_COMMIT, true);
     if (!o) {
       if (missingOk) return false;
       throw new NotFoundError('pack', `missing commit ${this.hex(idx)}`);
