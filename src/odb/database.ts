@@ -48,6 +48,11 @@ function readTwoVarints(head: Uint8Array, n: number): number {
   return v;
 }
 
+/** set() flags for a cached result: see ObjectDatabase.resultOut() for which buffers may be recycled. */
+function cacheFlags(top: boolean, transient: boolean): number {
+  return (!top || transient ? RECYCLE : 0) | (top ? SPECULATIVE : 0);
+}
+
 /** The largest a zlib stream of `size` bytes gets with ordinary settings (zlib's deflateBound). */
 function compressedBound(size: number): number {
   return size + (size >>> 12) + (size >>> 14) + (size >>> 25) + 32;
@@ -250,6 +255,18 @@ export class ObjectDatabase {
   }
 
   /**
+   * The buffer for an object resolved at one step of a chain (`top`: the object asked for).
+   * `keep`: it goes into the cache. Intermediate results are bases by definition; a tree at the top
+   * of a chain is kept too, as a likely base: walks read the newest version of a directory first,
+   * and older versions are deltas against it. A kept buffer nobody else holds comes from the cache,
+   * which may recycle it; a transient top result goes into the reused result buffer.
+   */
+  private resultOut(size: number, top: boolean, keep: boolean, transient: boolean): Buffer {
+    if (keep && (!top || transient)) return this.cache.take(size);
+    return top && transient ? this.resultBuffer(size) : Buffer.allocUnsafe(size);
+  }
+
+  /**
    * Reads the object stored at `offset` of `pack`, resolving its delta chain. With `transient`,
    * the result is valid only until the next read (see read()).
    */
@@ -266,17 +283,11 @@ export class ObjectDatabase {
       const buf = this.entryAt(pack, cur);
       const dataOffset = this.dataOffset;
       if (h.type < 5) {
-        const top = chain.length === 0;
-        // Intermediate results are bases by definition. A tree at the top of a chain is kept too, as
-        // a likely base: walks read the newest version of a directory first, and older versions are
-        // deltas against it.
-        const keep = !top || h.type === OBJ_TREE;
-        const recycle = !top || transient;
-        const out = keep && recycle ? cache.take(h.size + 1)
-          : top && transient ? this.resultBuffer(h.size + 1) : Buffer.allocUnsafe(h.size + 1);
+        const top = chain.length === 0, keep = !top || h.type === OBJ_TREE;
+        const out = this.resultOut(h.size + 1, top, keep, transient);
         this.inflateAt(pack, cur, dataOffset, h.size, out);
         base = { type: h.type as ObjectTypeCode, data: out.subarray(0, h.size) };
-        if (keep) cache.set(pack.number, cur, base.type, base.data, (recycle ? RECYCLE : 0) | (top ? SPECULATIVE : 0));
+        if (keep) cache.set(pack.number, cur, base.type, base.data, cacheFlags(top, transient));
         break;
       }
       chain.push(cur, dataOffset, h.size);
@@ -310,14 +321,11 @@ export class ObjectDatabase {
       if (this.deltaScratch.length <= size) this.deltaScratch = Buffer.allocUnsafe(Math.max(size + 1, this.deltaScratch.length * 2));
       this.inflateAt(pack, entryOffset, dataOffset, size, this.deltaScratch);
       const resultSize = readDeltaSizes(this.deltaScratch, 0, size, 'odb', this.entryLabel).resultSize;
-      const top = i === 0;
-      const keep = !top || base!.type === OBJ_TREE;
-      const recycle = !top || transient;
-      const out = keep && recycle ? cache.take(resultSize)
-        : top && transient ? this.resultBuffer(resultSize) : Buffer.allocUnsafe(resultSize);
+      const top = i === 0, keep = !top || base!.type === OBJ_TREE;
+      const out = this.resultOut(resultSize, top, keep, transient);
       const data = applyDelta(base!.data, this.deltaScratch, 0, size, 'odb', this.entryLabel, out);
       base = { type: base!.type, data };
-      if (keep) cache.set(pack.number, entryOffset, base.type, data, (recycle ? RECYCLE : 0) | (top ? SPECULATIVE : 0));
+      if (keep) cache.set(pack.number, entryOffset, base.type, data, cacheFlags(top, transient));
     }
     return base!;
   }
