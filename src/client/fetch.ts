@@ -169,7 +169,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (options.prune) lines.push(...prune(refStore, refs, specs, targets));
     let rejected = 0;
     const action = options.reflogAction ?? 'fetch';
-    repo.odb.scanPacks();
+    // storePack() has already shown the odb each new pack.
     const abbrev = abbrevLength(repo.odb.packs.reduce((n, p) => n + p.index.count, 0));
     const seen = new Set<string>();
     // As git's store_updated_refs: refs for merging first, each reported as it is stored.
