@@ -281,4 +281,12 @@ describe('index-pack --strict', () => {
     git(dir, ['index-pack', '--fsck-objects', '-o', 'git.idx', 'p.pack']);
     assert.deepEqual(fs.readFileSync(path.join(dir, 'mine.idx')), fs.readFileSync(path.join(dir, 'git.idx')));
   });
+
+  it('with badTree ignored, a tree that cannot be parsed yields no references (and the check ends)', async () => {
+    const dir = path.join(work, 'bad-tree-ignored');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'p.pack'), pack([whole(2, Buffer.from('100644file'))]));
+    const result = await indexPack(null, path.join(dir, 'p.pack'), { strict: { strict: true, levels: { badTree: 'ignore' } }, threads: 1 });
+    assert.equal(result.objects, 1);
+  });
 });

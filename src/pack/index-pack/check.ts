@@ -59,12 +59,14 @@ export class ObjectChecker {
   }
 
   private treeReferences(content: Uint8Array): void {
-    // fsck has accepted the tree's layout: "<octal mode> <name>\0<20-byte id>" repeated.
+    // "<octal mode> <name>\0<20-byte id>" repeated. fsck has normally refused a tree of any other
+    // layout, but the caller's levels may ignore badTree: stop at the first malformed entry.
     const end = content.length;
     let p = 0;
     while (p < end) {
-      let mode = 0, c: number;
-      while ((c = content[p++]!) !== 0x20) mode = mode * 8 + (c - 0x30);
+      let mode = 0, c = 0;
+      while (p < end && (c = content[p++]!) !== 0x20) mode = mode * 8 + (c - 0x30);
+      if (c !== 0x20) return;
       const nul = content.indexOf(0, p);
       if (nul < 0 || nul + 1 + OID_BYTES > end) return;
       p = nul + 1 + OID_BYTES;
