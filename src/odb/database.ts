@@ -198,9 +198,9 @@ export class ObjectDatabase {
     return where.db.loose.read(oid, off);
   }
 
-  /** Reads an object that must exist (and, if given, be of `type`). */
-  mustRead(oid: Uint8Array, off = 0, type?: ObjectTypeCode): RawObject {
-    const o = this.read(oid, off);
+  /** Reads an object that must exist (and, if given, be of `type`); `transient` as for read(). */
+  mustRead(oid: Uint8Array, off = 0, type?: ObjectTypeCode, transient = false): RawObject {
+    const o = this.read(oid, off, transient);
     if (!o) throw new NotFoundError('odb', `object ${toHex(oid, off)} not found in ${this.objectsDir}`);
     if (type && o.type !== type) {
       throw new CorruptError('odb', `object ${toHex(oid, off)} is a ${typeName(o.type)}, not a ${typeName(type)}`);

@@ -1,6 +1,6 @@
 // tsgit cat-file: -t, -s, -e, -p, <type> <object>, and the batch modes (--batch, --batch-check,
 // with an optional format, --batch-all-objects, --buffer), printing exactly what git prints.
-import { NotFoundError, UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { fromHex, OID_BYTES, toHex } from '../../core/oid.js';
 import { formatMode, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE, typeCode, typeName } from '../../object/type.js';
@@ -126,8 +126,7 @@ function batchOne(odb: ObjectDatabase, out: Output, fmt: CompiledFormat, content
   let type = 0, size = 0, data: Buffer | null = null;
   if (contents) {
     // Transient: the data is copied to the output before the next read reuses its buffer.
-    const o = odb.read(id, 0, true);
-    if (!o) throw new NotFoundError('odb', `object ${hex} not found in ${odb.objectsDir}`);
+    const o = odb.mustRead(id, 0, undefined, true);
     type = o.type; size = o.data.length; data = o.data;
   } else if (fmt.needsInfo) {
     const info = odb.info(id)!;
