@@ -161,29 +161,8 @@ export const BENCHMARKS: Benchmark[] = [
     setup: (ctx, tool) => startCloneDriver(ctx, tool),
     cleanup: (ctx, tool) => checkCloneDriver(ctx, tool),
   },
-  {
-    // Filling the work tree of a `clone -n` from HEAD, the last step of clone: each tool checks out
-    // into its own fresh clone (objects hard-linked from the corpus), so both start from no index
-    // and an empty directory. For git that is its initial checkout (unpack_trees + check_updates).
-    name: 'checkout-large',
-    issue: 'checkout',
-    corpus: 'large',
-    cwd: '{scratch}/wt',
-    tsgit: ['checkout', '-q'],
-    git: ['checkout', '-q'],
-    setup: (ctx) => cloneWithoutCheckout(ctx),
-    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'wt'), { recursive: true, force: true }),
-  },
-  {
-    name: 'checkout-wide',
-    issue: 'checkout',
-    corpus: 'wide',
-    cwd: '{scratch}/wt',
-    tsgit: ['checkout', '-q'],
-    git: ['checkout', '-q'],
-    setup: (ctx) => cloneWithoutCheckout(ctx),
-    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'wt'), { recursive: true, force: true }),
-  },
+  checkoutBenchmark('checkout-large', 'large'),
+  checkoutBenchmark('checkout-wide', 'wide'),
   {
     // A full clone (with checkout) from git daemon on loopback; the daemon serves the corpus
     // (without bitmaps, so its own counting is part of both tools' wall time).
@@ -356,6 +335,24 @@ function writeFetchRequest(ctx: BenchContext, gitDir: string, behind: number): v
   const caps = ' multi_ack_detailed no-done side-band-64k thin-pack include-tag ofs-delta deepen-since deepen-not agent=git/2.39.5';
   const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`;
   fs.writeFileSync(file, `${pkt(`want ${want}${caps}\n`)}0000${pkt(`have ${have}\n`)}${pkt('done\n')}`);
+}
+
+/**
+ * Filling the work tree of a `clone -n` from HEAD, the last step of clone: each tool checks out
+ * into its own fresh clone (objects hard-linked from the corpus), so both start from no index
+ * and an empty directory. For git that is its initial checkout (unpack_trees + check_updates).
+ */
+function checkoutBenchmark(name: string, corpus: CorpusName): Benchmark {
+  return {
+    name,
+    issue: 'checkout',
+    corpus,
+    cwd: '{scratch}/wt',
+    tsgit: ['checkout', '-q'],
+    git: ['checkout', '-q'],
+    setup: (ctx) => cloneWithoutCheckout(ctx),
+    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'wt'), { recursive: true, force: true }),
+  };
 }
 
 /** {scratch}/wt: a clone of the corpus without a checkout, as `git clone -n` leaves it. */
