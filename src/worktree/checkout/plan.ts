@@ -6,6 +6,7 @@
 // directories in typed arrays) rather than an object each: a checkout of 100k files then costs
 // a few allocations, and the columns can be handed to worker threads as they are.
 import { isUtf8 } from 'node:buffer';
+import type { GitError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { MODE_BLOB, MODE_EXEC, MODE_SYMLINK, MODE_TREE, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE } from '../../object/type.js';
@@ -156,6 +157,12 @@ function joinPath(dir: Uint8Array, name: Uint8Array): Buffer {
   return dir.length ? Buffer.concat([dir, Buffer.from('/'), name]) : Buffer.from(name);
 }
 
+/** The refusal of the entry named by data[start, end) in `dir`: its path is built only on failure. */
+function entryProblem(dir: Uint8Array, data: Uint8Array, start: number, end: number,
+  rule: string, detail: string): GitError {
+  return unsafePath(joinPath(dir, data.subarray(start, end)), rule, detail);
+}
+
 function join(dir: string | Buffer, name: Buffer, utf8: boolean): string | Buffer {
   if (typeof dir === 'string' && utf8) return `${dir}/${name.toString('utf8')}`;
   return Buffer.concat([typeof dir === 'string' ? Buffer.from(dir) : dir, Buffer.from('/'), name]);
@@ -211,7 +218,7 @@ export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: stri
       checkComponent(data, ns, ne, cur.mode, dir.path);
       const mode = canonicalMode(cur.mode);
       if (mode < 0) {
-        throw unsafePath(joinPath(dir.path, data.subarray(ns, ne)), 'badFilemode', `mode ${cur.mode.toString(8)} is not a file, link, directory or submodule`);
+        throw entryProblem(dir.path, data, ns, ne, 'badFilemode', `mode ${cur.mode.toString(8)} is not a file, link, directory or submodule`);
       }
       const isTree = mode === MODE_TREE;
       const text = MODE_TEXT.get(mode)!;
@@ -221,8 +228,8 @@ export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: stri
       if (n > base) {
         const stack = seen.items;
         const order = compareTreeOrder(data, stack[n - 3]!, stack[n - 2]!, stack[n - 1] === 1, ns, ne, isTree);
-        if (order === 0) throw unsafePath(joinPath(dir.path, data.subarray(ns, ne)), 'duplicateEntries', 'the tree has two entries of this name');
-        if (order > 0) throw unsafePath(joinPath(dir.path, data.subarray(ns, ne)), 'treeNotSorted', 'the tree is not sorted, so it may hide duplicate names');
+        if (order === 0) throw entryProblem(dir.path, data, ns, ne, 'duplicateEntries', 'the tree has two entries of this name');
+        if (order > 0) throw entryProblem(dir.path, data, ns, ne, 'treeNotSorted', 'the tree is not sorted, so it may hide duplicate names');
         if (isTree) {
           // A file "a" sorts before "a-b", and a tree "a" after it (as "a/"): look back past
           // the names that start with "a" and a byte below '/'.
@@ -230,14 +237,14 @@ export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: stri
           for (let k = n - 3; k >= base; k -= 3) {
             const ks = stack[k]!, ke = stack[k + 1]!;
             if (ke - ks < len || compareTreeOrder(data, ks, ks + len, false, ns, ne, false) !== 0) break;
-            if (ke - ks === len) throw unsafePath(joinPath(dir.path, data.subarray(ns, ne)), 'duplicateEntries', 'the tree has a file and a directory of this name');
+            if (ke - ks === len) throw entryProblem(dir.path, data, ns, ne, 'duplicateEntries', 'the tree has a file and a directory of this name');
             if (data[ks + len]! >= 0x2f) break;
           }
         }
       }
       seen.push(ns, ne, isTree ? 1 : 0);
       if (rootBytes + dir.path.length + 2 + ne - ns >= PATH_MAX) {
-        throw unsafePath(joinPath(dir.path, data.subarray(ns, ne)), 'pathTooLong', `the path is longer than ${PATH_MAX - 1} bytes with the work tree's`);
+        throw entryProblem(dir.path, data, ns, ne, 'pathTooLong', `the path is longer than ${PATH_MAX - 1} bytes with the work tree's`);
       }
       const utf8 = validUtf8(data, ns, ne);
       if (isTree) {
