@@ -9,7 +9,7 @@ import { writeAll } from './output.js';
 import { progressWanted } from './progress.js';
 
 /** The options clone and fetch both take, and their positional arguments. */
-export interface RemoteOptions {
+interface RemoteOptions {
   quiet: boolean;
   progress: boolean;
   depth?: number;
