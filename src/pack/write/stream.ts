@@ -41,7 +41,7 @@ export class PackStream {
       start += n;
       if (this.fill === this.buf.length) this.emit();
     }
-    return this.waiting.length > 0;
+    return this.mustWait;
   }
 
   /**
