@@ -67,13 +67,11 @@ export class PackOrder {
     const n = index.count;
     // Offsets split into 32-bit halves (the high half is non-zero only past 4 GiB).
     const low = new Uint32Array(n);
-    const high = new Uint32Array(n);
-    let anyHigh = 0;
+    let high: Uint32Array | null = null;
     for (let i = 0; i < n; i++) {
       const off = index.offset(i);
       low[i] = off >>> 0;
-      high[i] = Math.floor(off / 2 ** 32);
-      anyHigh |= high[i]!;
+      if (off >= 2 ** 32) (high ??= new Uint32Array(n))[i] = Math.floor(off / 2 ** 32);
     }
     // A least-significant-digit radix sort in 16-bit digits: linear, and without .rev files
     // (git 2.39's repack writes none) this runs on every open of a bitmap, so it must be cheap;
@@ -83,7 +81,7 @@ export class PackOrder {
     let spare = new Uint32Array(n);
     const counts = new Uint32Array(0x10001);
     const passes: [Uint32Array, number][] = [[low, 0], [low, 16]];
-    if (anyHigh !== 0) passes.push([high, 0], [high, 16]);
+    if (high) passes.push([high, 0], [high, 16]);
     for (const [keys, shift] of passes) {
       counts.fill(0);
       for (let k = 0; k < n; k++) counts[((keys[toIndex[k]!]! >>> shift) & 0xffff) + 1]!++;
