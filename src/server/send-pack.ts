@@ -6,6 +6,7 @@
 // cannot answer (or cannot be read) the walk does, as git falls back.
 import { encodeSideband, SIDEBAND_MAX_DATA, writeLength, FLUSH_PKT, type SidebandMode } from '../protocol/index.js';
 import type { PackReuse } from '../pack/write/reuse.js';
+import { GitError } from '../core/errors.js';
 import { writePack, type PackContents } from '../pack/write/write.js';
 import { enumerateObjects, type PackRequest } from './enumerate.js';
 import { enumerateWithBitmap, type BitmapPack } from './enumerate-bitmap.js';
@@ -83,7 +84,9 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
 function bitmapEnumeration(s: Session, req: PackRequest, opts: SendPackOptions): BitmapPack | null {
   try {
     return enumerateWithBitmap(s, req, { ofsDelta: opts.ofsDelta });
-  } catch {
-    return null;
+  } catch (e) {
+    // An unreadable or stale bitmap is answered by the walk, as git does; a bug is not hidden.
+    if (e instanceof GitError) return null;
+    throw e;
   }
 }
