@@ -100,27 +100,24 @@ function decodeUtf8(buf: Uint8Array, i: number, end: number): number {
  * "dangerous" is the safe side).
  */
 function isHfsDot(buf: Uint8Array, start: number, end: number, needle: Uint8Array): boolean {
-  hfsAt = start;
-  if (nextHfs(buf, end) !== DOT) return false;
-  for (let k = 0; k < needle.length; k++) {
-    const c = nextHfs(buf, end);
-    if (c > 127 || lower(c) !== needle[k]) return false;
-  }
-  const c = nextHfs(buf, end);
-  return c === 0 || c === SLASH;
-}
-
-/** Where nextHfs reads next: isHfsDot's cursor (these functions are synchronous, never re-entered). */
-let hfsAt = 0;
-
-/** The next code point HFS+ does not ignore, 0 at the end or at malformed UTF-8. */
-function nextHfs(buf: Uint8Array, end: number): number {
-  for (;;) {
-    const packed = decodeUtf8(buf, hfsAt, end);
-    if (packed <= 0) return 0;
-    hfsAt += packed & 7;
-    const cp = packed >>> 3;
-    if (!hfsIgnorable(cp)) return cp;
+  // k is the position in `.<needle>` being matched: -1 the dot, then needle's bytes, then the end.
+  let at = start;
+  for (let k = -1; ; k++) {
+    let cp: number;
+    for (;;) {
+      const packed = decodeUtf8(buf, at, end);
+      if (packed <= 0) { cp = 0; break; }
+      at += packed & 7;
+      cp = packed >>> 3;
+      if (!hfsIgnorable(cp)) break;
+    }
+    if (k < 0) {
+      if (cp !== DOT) return false;
+    } else if (k < needle.length) {
+      if (cp > 127 || lower(cp) !== needle[k]) return false;
+    } else {
+      return cp === 0 || cp === SLASH;
+    }
   }
 }
 
