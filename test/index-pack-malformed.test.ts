@@ -71,8 +71,11 @@ let real: Buffer;
 before(() => {
   work = tmpDir('tsgit-index-pack-bad-');
   const repo = makeRepo(8);
-  real = gitBuf(repo, ['pack-objects', '-q', '--all', '--stdout', '--delta-base-offset'], '');
-  rmrf(repo);
+  try {
+    real = gitBuf(repo, ['pack-objects', '-q', '--all', '--stdout', '--delta-base-offset'], '');
+  } finally {
+    rmrf(repo);
+  }
 });
 
 after(() => rmrf(work));
@@ -273,8 +276,12 @@ describe('index-pack --strict', () => {
 
   it('accepts a complete pack', () => {
     const repo = makeRepo(4);
-    const data = gitBuf(repo, ['pack-objects', '-q', '--all', '--stdout'], '');
-    rmrf(repo);
+    let data: Buffer;
+    try {
+      data = gitBuf(repo, ['pack-objects', '-q', '--all', '--stdout'], '');
+    } finally {
+      rmrf(repo);
+    }
     const dest = path.join(work, 'strict-ok.git');
     git(work, ['init', '-q', '--bare', dest]);
     const r = tsgit(dest, ['index-pack', '--strict', '--stdin'], data);
