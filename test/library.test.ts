@@ -8,7 +8,7 @@ import type net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import * as tsgit from '../src/index.js';
-import { git, gitBuf, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
+import { closeHandler, git, gitBuf, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
 import { runAsync } from './transport-servers.js';
 
 let work: string;
@@ -78,13 +78,7 @@ test('createUploadPackHandler serves git clone, and clone from it makes the repo
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    // Keeps this process's event loop alive while the pool closes: see the todo test below.
-    const guard = setInterval(() => undefined, 1000);
-    try {
-      await handler.close();
-    } finally {
-      clearInterval(guard);
-    }
+    await closeHandler(handler);
   }
 });
 
