@@ -2,7 +2,7 @@
 // byte (contents, exec bits, symlinks, submodule directories, names that are not UTF-8, converted
 // line endings), git must find the work tree clean from the index's stat data alone, and the
 // index must equal git's apart from stat data.
-import { test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -14,11 +14,20 @@ import { checkoutTree } from '../src/worktree/checkout.js';
 import { readIndexFile } from '../src/worktree/index-file/read.js';
 import { GIT_ENV, git, gitBuf, rmrf, tmpDir, tsgit } from './helpers.js';
 
+/** Every directory a test here makes, removed after it whatever its outcome. */
+const made: string[] = [];
+function scratch(prefix?: string): string {
+  const dir = tmpDir(prefix);
+  made.push(dir);
+  return dir;
+}
+afterEach(() => { for (const dir of made.splice(0)) rmrf(dir); });
+
 type FileSpec = { mode: string; data: string | Buffer; path: string } | { mode: '160000'; oid: string; path: string };
 
 /** A repository on branch main with one commit holding `files` (paths may use C-style quoting). */
 function repoWith(files: FileSpec[]): string {
-  const dir = tmpDir('tsgit-checkout-src-');
+  const dir = scratch('tsgit-checkout-src-');
   git(dir, ['init', '-q', '-b', 'main', '.']);
   const parts: Buffer[] = [Buffer.from('commit refs/heads/main\ncommitter C O Mitter <c@example.com> 1700000000 +0000\ndata 2\nm\n')];
   for (const f of files) {
@@ -35,7 +44,7 @@ function repoWith(files: FileSpec[]): string {
 }
 
 function cloneNoCheckout(src: string, config: string[] = []): string {
-  const dir = tmpDir('tsgit-checkout-wt-');
+  const dir = scratch('tsgit-checkout-wt-');
   git(dir, ['clone', '-q', '-n', ...config.flatMap(c => ['-c', c]), src, '.']);
   return dir;
 }
@@ -145,107 +154,90 @@ function noise(n: number): Buffer {
 
 test('checkout writes what git writes: files, exec bits, symlinks, submodules, odd names', () => {
   const src = repoWith(MIXED);
-  const { ours, theirs } = compareWithGit(src);
-  try {
-    assert.ok(fs.lstatSync(path.join(ours, 'modules/sub')).isDirectory());
-    assert.deepEqual(fs.readdirSync(path.join(ours, 'modules/sub')), []);
-    assert.equal(fs.statSync(path.join(ours, 'bin/run.sh')).mode & 0o100, 0o100);
-    const index = readIndexFile(path.join(ours, '.git', 'index'))!;
-    assert.deepEqual(index.entries.map(e => e.mode.toString(8)).sort(),
-      ['100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100755', '120000', '120000', '120000', '160000']);
-    assert.ok(index.cacheTree && index.cacheTree.entryCount === MIXED.length);
-  } finally {
-    rmrf(src); rmrf(ours); rmrf(theirs);
-  }
+  const { ours } = compareWithGit(src);
+  assert.ok(fs.lstatSync(path.join(ours, 'modules/sub')).isDirectory());
+  assert.deepEqual(fs.readdirSync(path.join(ours, 'modules/sub')), []);
+  assert.equal(fs.statSync(path.join(ours, 'bin/run.sh')).mode & 0o100, 0o100);
+  const index = readIndexFile(path.join(ours, '.git', 'index'))!;
+  assert.deepEqual(index.entries.map(e => e.mode.toString(8)).sort(),
+    ['100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100644', '100755', '120000', '120000', '120000', '160000']);
+  assert.ok(index.cacheTree && index.cacheTree.entryCount === MIXED.length);
 });
 
 test('blobs and trees stored as deltas (offset and ref bases, long chains) check out as git does, on one thread or several', () => {
-  const src = tmpDir('tsgit-checkout-src-');
-  try {
-    git(src, ['init', '-q', '-b', 'main', '.']);
-    // Twenty versions of a few files, each growing a little: repack makes each older version a
-    // delta of the next newer one, so the commit twelve back has chains twelve deep.
-    const lines: string[] = [];
-    for (let v = 1; v <= 20; v++) {
-      lines.push('commit refs/heads/main', `committer C <c@example.com> ${1700000000 + v} +0000`, 'data 2', 'v');
-      for (let f = 0; f < 5; f++) {
-        const body = Array.from({ length: 300 + v * 20 }, (_, k) => `file ${f} line ${k} ${k < v * 20 ? `added in ${Math.floor(k / 20)}` : 'same'}`).join('\n') + '\n';
-        lines.push(`M 100644 inline dir${f % 2}/file${f}.txt`, `data ${Buffer.byteLength(body)}`, body);
-      }
+  const src = scratch('tsgit-checkout-src-');
+  git(src, ['init', '-q', '-b', 'main', '.']);
+  // Twenty versions of a few files, each growing a little: repack makes each older version a
+  // delta of the next newer one, so the commit twelve back has chains twelve deep.
+  const lines: string[] = [];
+  for (let v = 1; v <= 20; v++) {
+    lines.push('commit refs/heads/main', `committer C <c@example.com> ${1700000000 + v} +0000`, 'data 2', 'v');
+    for (let f = 0; f < 5; f++) {
+      const body = Array.from({ length: 300 + v * 20 }, (_, k) => `file ${f} line ${k} ${k < v * 20 ? `added in ${Math.floor(k / 20)}` : 'same'}`).join('\n') + '\n';
+      lines.push(`M 100644 inline dir${f % 2}/file${f}.txt`, `data ${Buffer.byteLength(body)}`, body);
     }
-    git(src, ['fast-import', '--quiet'], lines.join('\n') + '\n');
-    const old = git(src, ['rev-parse', 'main~12']).trim();
-    for (const offsets of ['true', 'false']) {
-      git(src, ['-c', `repack.useDeltaBaseOffset=${offsets}`, 'repack', '-adfq', '--depth=50', '--window=20']);
-      const packDir = path.join(src, '.git/objects/pack');
-      const stats = git(src, ['verify-pack', '-v', ...fs.readdirSync(packDir).filter(f => f.endsWith('.idx')).map(f => path.join(packDir, f))]);
-      assert.match(stats, /chain length = 12: [1-9]/, 'the pack has no long delta chains to test');
-      // The old commit's blobs are the deep deltas; check it out (the pack stays as repacked).
-      const branch = `old-${offsets}`;
-      git(src, ['branch', '-f', branch, old]);
-      git(src, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
-      // On one thread, and on writer threads, which read blobs where the main thread found them
-      // and go to an object database of their own for a base named by id.
-      for (const config of [[], ['checkout.workers=2', 'checkout.thresholdForParallelism=1']]) {
-        const { ours, theirs } = compareWithGit(src, config);
-        rmrf(ours); rmrf(theirs);
-      }
-      git(src, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
+  }
+  git(src, ['fast-import', '--quiet'], lines.join('\n') + '\n');
+  const old = git(src, ['rev-parse', 'main~12']).trim();
+  for (const offsets of ['true', 'false']) {
+    git(src, ['-c', `repack.useDeltaBaseOffset=${offsets}`, 'repack', '-adfq', '--depth=50', '--window=20']);
+    const packDir = path.join(src, '.git/objects/pack');
+    const stats = git(src, ['verify-pack', '-v', ...fs.readdirSync(packDir).filter(f => f.endsWith('.idx')).map(f => path.join(packDir, f))]);
+    assert.match(stats, /chain length = 12: [1-9]/, 'the pack has no long delta chains to test');
+    // The old commit's blobs are the deep deltas; check it out (the pack stays as repacked).
+    const branch = `old-${offsets}`;
+    git(src, ['branch', '-f', branch, old]);
+    git(src, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
+    // On one thread, and on writer threads, which read blobs where the main thread found them
+    // and go to an object database of their own for a base named by id.
+    for (const config of [[], ['checkout.workers=2', 'checkout.thresholdForParallelism=1']]) {
+      compareWithGit(src, config);
     }
-  } finally {
-    rmrf(src);
+    git(src, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
   }
 });
 
 test('checkoutTree (the clone step) fills the work tree and index from a commit id', async () => {
   const src = repoWith(MIXED);
   const wt = cloneNoCheckout(src);
-  try {
-    const repo = new Repository(path.join(wt, '.git'), wt);
-    const seen: number[] = [];
-    const head = fromHex(git(wt, ['rev-parse', 'HEAD']).trim())!;
-    const result = await checkoutTree(repo, head, { progress: (n, total) => { seen.push(n); assert.equal(total, MIXED.length); } });
-    repo.close();
-    assert.equal(result.entries, MIXED.length);
-    assert.deepEqual(seen, MIXED.map((_, i) => i + 1));
-    assert.equal(git(wt, ['status', '--porcelain']), '');
-  } finally {
-    rmrf(src); rmrf(wt);
-  }
+  const repo = new Repository(path.join(wt, '.git'), wt);
+  const seen: number[] = [];
+  const head = fromHex(git(wt, ['rev-parse', 'HEAD']).trim())!;
+  const result = await checkoutTree(repo, head, { progress: (n, total) => { seen.push(n); assert.equal(total, MIXED.length); } });
+  repo.close();
+  assert.equal(result.entries, MIXED.length);
+  assert.deepEqual(seen, MIXED.map((_, i) => i + 1));
+  assert.equal(git(wt, ['status', '--porcelain']), '');
 });
 
 test('the cache-tree is left invalid where the index cannot rebuild the tree (empty subtree, mode 100664)', () => {
-  const dir = tmpDir('tsgit-checkout-src-');
-  const wt = tmpDir('tsgit-checkout-wt-');
-  try {
-    git(dir, ['init', '-q', '-b', 'main', '.']);
-    const blob = git(dir, ['hash-object', '-w', '--stdin'], 'x\n').trim();
-    const empty = git(dir, ['hash-object', '-w', '-t', 'tree', '--stdin'], '').trim();
-    const ok = git(dir, ['mktree'], `100644 blob ${blob}\tf\n`).trim();
-    const withEmpty = git(dir, ['mktree', '--missing'], `040000 tree ${empty}\tempty\n100644 blob ${blob}\tf\n`).trim();
-    const old = gitBuf(dir, ['hash-object', '-w', '-t', 'tree', '--literally', '--stdin'],
-      Buffer.concat([Buffer.from('100664 g\0'), Buffer.from(blob, 'hex')])).toString().trim();
-    const root = git(dir, ['mktree'], `040000 tree ${ok}\tclean\n040000 tree ${withEmpty}\thas-empty\n040000 tree ${old}\told-mode\n`).trim();
-    const commit = git(dir, ['commit-tree', root, '-m', 'x']).trim();
-    git(wt, ['init', '-q', '.']);
-    git(wt, ['fetch', '-q', dir, `${commit}:refs/heads/x`]);
-    const r = tsgit(wt, ['checkout', '-q', commit]);
-    assert.equal(r.status, 0, r.stderr.toString());
-    assert.equal(git(wt, ['status', '--porcelain']), '');
-    assert.equal(git(wt, ['ls-files', '-s', 'old-mode/g']).split(' ')[0], '100644');
-    // git write-tree recomputes invalid nodes and reuses valid ones; both must give git's answer.
-    const cacheTree = readIndexFile(path.join(wt, '.git', 'index'))!.cacheTree!;
-    const byName = new Map(cacheTree.children.map(c => [Buffer.from(c.name).toString(), c]));
-    assert.equal(cacheTree.entryCount, -1);
-    assert.equal(byName.get('clean')!.entryCount, 1);
-    assert.equal(byName.get('has-empty')!.entryCount, -1);
-    assert.equal(byName.get('old-mode')!.entryCount, -1);
-    const written = git(wt, ['write-tree']).trim();
-    const expected = git(dir, ['mktree'], `040000 tree ${ok}\tclean\n040000 tree ${ok}\thas-empty\n040000 tree ${git(dir, ['mktree'], `100644 blob ${blob}\tg\n`).trim()}\told-mode\n`).trim();
-    assert.equal(written, expected);
-  } finally {
-    rmrf(dir); rmrf(wt);
-  }
+  const dir = scratch('tsgit-checkout-src-');
+  const wt = scratch('tsgit-checkout-wt-');
+  git(dir, ['init', '-q', '-b', 'main', '.']);
+  const blob = git(dir, ['hash-object', '-w', '--stdin'], 'x\n').trim();
+  const empty = git(dir, ['hash-object', '-w', '-t', 'tree', '--stdin'], '').trim();
+  const ok = git(dir, ['mktree'], `100644 blob ${blob}\tf\n`).trim();
+  const withEmpty = git(dir, ['mktree', '--missing'], `040000 tree ${empty}\tempty\n100644 blob ${blob}\tf\n`).trim();
+  const old = gitBuf(dir, ['hash-object', '-w', '-t', 'tree', '--literally', '--stdin'],
+    Buffer.concat([Buffer.from('100664 g\0'), Buffer.from(blob, 'hex')])).toString().trim();
+  const root = git(dir, ['mktree'], `040000 tree ${ok}\tclean\n040000 tree ${withEmpty}\thas-empty\n040000 tree ${old}\told-mode\n`).trim();
+  const commit = git(dir, ['commit-tree', root, '-m', 'x']).trim();
+  git(wt, ['init', '-q', '.']);
+  git(wt, ['fetch', '-q', dir, `${commit}:refs/heads/x`]);
+  const r = tsgit(wt, ['checkout', '-q', commit]);
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.equal(git(wt, ['status', '--porcelain']), '');
+  assert.equal(git(wt, ['ls-files', '-s', 'old-mode/g']).split(' ')[0], '100644');
+  // git write-tree recomputes invalid nodes and reuses valid ones; both must give git's answer.
+  const cacheTree = readIndexFile(path.join(wt, '.git', 'index'))!.cacheTree!;
+  const byName = new Map(cacheTree.children.map(c => [Buffer.from(c.name).toString(), c]));
+  assert.equal(cacheTree.entryCount, -1);
+  assert.equal(byName.get('clean')!.entryCount, 1);
+  assert.equal(byName.get('has-empty')!.entryCount, -1);
+  assert.equal(byName.get('old-mode')!.entryCount, -1);
+  const written = git(wt, ['write-tree']).trim();
+  const expected = git(dir, ['mktree'], `040000 tree ${ok}\tclean\n040000 tree ${ok}\thas-empty\n040000 tree ${git(dir, ['mktree'], `100644 blob ${blob}\tg\n`).trim()}\told-mode\n`).trim();
+  assert.equal(written, expected);
 });
 
 test('several writer threads give the same work tree and index as git', () => {
@@ -255,32 +247,27 @@ test('several writer threads give the same work tree and index as git', () => {
     if (i % 500 === 0) many.push({ mode: '120000', path: `d${i % 37}/link${i}`, data: `f${i}.txt` });
   }
   const src = repoWith(many);
-  const { ours, theirs } = compareWithGit(src, ['checkout.workers=3', 'checkout.thresholdForParallelism=1']);
-  rmrf(src); rmrf(ours); rmrf(theirs);
+  compareWithGit(src, ['checkout.workers=3', 'checkout.thresholdForParallelism=1']);
 });
 
 test('a failure on a writer thread (a missing blob) stops the checkout and names the path', () => {
   const files: FileSpec[] = Array.from({ length: 400 }, (_, i) => ({ mode: '100644', path: `dir${i % 7}/f${i}`, data: `content ${i}\n` }));
   const src = repoWith(files);
   const wt = cloneNoCheckout(src);
-  try {
-    // A loose copy of the objects (unpack-objects skips what the repository already has), minus one blob.
-    const packDir = path.join(wt, '.git', 'objects', 'pack');
-    const pack = fs.readFileSync(path.join(packDir, fs.readdirSync(packDir).find(f => f.endsWith('.pack'))!));
-    rmrf(packDir);
-    git(wt, ['unpack-objects', '-q'], pack);
-    const victim = git(src, ['rev-parse', 'HEAD:dir3/f150']).trim();
-    fs.rmSync(path.join(wt, '.git', 'objects', victim.slice(0, 2), victim.slice(2)));
-    git(wt, ['config', 'checkout.workers', '2']);
-    git(wt, ['config', 'checkout.thresholdForParallelism', '1']);
-    const r = tsgit(wt, ['checkout']);
-    assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), new RegExp(`cannot check out 'dir3/f150': object ${victim} not found`));
-    assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
-    assert.ok(!fs.existsSync(path.join(wt, '.git', 'index.lock')));
-  } finally {
-    rmrf(src); rmrf(wt);
-  }
+  // A loose copy of the objects (unpack-objects skips what the repository already has), minus one blob.
+  const packDir = path.join(wt, '.git', 'objects', 'pack');
+  const pack = fs.readFileSync(path.join(packDir, fs.readdirSync(packDir).find(f => f.endsWith('.pack'))!));
+  rmrf(packDir);
+  git(wt, ['unpack-objects', '-q'], pack);
+  const victim = git(src, ['rev-parse', 'HEAD:dir3/f150']).trim();
+  fs.rmSync(path.join(wt, '.git', 'objects', victim.slice(0, 2), victim.slice(2)));
+  git(wt, ['config', 'checkout.workers', '2']);
+  git(wt, ['config', 'checkout.thresholdForParallelism', '1']);
+  const r = tsgit(wt, ['checkout']);
+  assert.equal(r.status, 128);
+  assert.match(r.stderr.toString(), new RegExp(`cannot check out 'dir3/f150': object ${victim} not found`));
+  assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
+  assert.ok(!fs.existsSync(path.join(wt, '.git', 'index.lock')));
 });
 
 // ---- end-of-line and ident conversion --------------------------------------------------------------
@@ -329,53 +316,40 @@ const EOL_FILES: FileSpec[] = [
 for (const config of [[], ['core.autocrlf=true'], ['core.autocrlf=input'], ['core.eol=crlf'], ['core.eol=lf', 'core.autocrlf=true']]) {
   test(`eol conversion matches git with ${config.join(' ') || 'default settings'}`, () => {
     const src = repoWith(EOL_FILES);
-    const { ours, theirs } = compareWithGit(src, config, ['mixed.txt', 'v.id']);
-    rmrf(src); rmrf(ours); rmrf(theirs);
+    compareWithGit(src, config, ['mixed.txt', 'v.id']);
   });
 }
 
 test('core.autocrlf=true without any attributes converts text files and leaves binary ones', () => {
   const src = repoWith(EOL_FILES.filter(f => !f.path.endsWith('.gitattributes')));
-  const { ours, theirs } = compareWithGit(src, ['core.autocrlf=true'], ['mixed.txt', 'v.id']);
-  try {
-    assert.equal(fs.readFileSync(path.join(ours, 'plain.txt'), 'latin1'), 'a\r\nb\r\n');
-    assert.equal(fs.readFileSync(path.join(ours, 'nul.txt'), 'latin1'), 'a\0b\n');
-  } finally {
-    rmrf(src); rmrf(ours); rmrf(theirs);
-  }
+  const { ours } = compareWithGit(src, ['core.autocrlf=true'], ['mixed.txt', 'v.id']);
+  assert.equal(fs.readFileSync(path.join(ours, 'plain.txt'), 'latin1'), 'a\r\nb\r\n');
+  assert.equal(fs.readFileSync(path.join(ours, 'nul.txt'), 'latin1'), 'a\0b\n');
 });
 
 test('info/attributes and core.attributesFile count, in git\'s order', () => {
   const src = repoWith(EOL_FILES);
   const ours = cloneNoCheckout(src);
   const theirs = cloneNoCheckout(src);
-  const global = path.join(tmpDir('tsgit-attr-'), 'attributes');
-  try {
-    fs.writeFileSync(global, '*.c text eol=crlf\n*.raw text eol=crlf\n');
-    for (const wt of [ours, theirs]) {
-      fs.mkdirSync(path.join(wt, '.git', 'info'), { recursive: true });
-      fs.writeFileSync(path.join(wt, '.git', 'info', 'attributes'), 'plain.txt eol=crlf\n*.auto -text\n');
-      git(wt, ['config', 'core.attributesFile', global]);
-    }
-    assert.equal(tsgit(ours, ['checkout', '-q']).status, 0);
-    git(theirs, ['checkout', '-q']);
-    assert.deepEqual(snapshot(ours), snapshot(theirs));
-    assert.equal(fs.readFileSync(path.join(ours, 'plain.txt'), 'latin1'), 'a\r\nb\r\n');
-    assert.equal(fs.readFileSync(path.join(ours, 'noattr.c'), 'latin1'), 'one\r\ntwo\r\n');
-  } finally {
-    rmrf(src); rmrf(ours); rmrf(theirs); rmrf(path.dirname(global));
+  const global = path.join(scratch('tsgit-attr-'), 'attributes');
+  fs.writeFileSync(global, '*.c text eol=crlf\n*.raw text eol=crlf\n');
+  for (const wt of [ours, theirs]) {
+    fs.mkdirSync(path.join(wt, '.git', 'info'), { recursive: true });
+    fs.writeFileSync(path.join(wt, '.git', 'info', 'attributes'), 'plain.txt eol=crlf\n*.auto -text\n');
+    git(wt, ['config', 'core.attributesFile', global]);
   }
+  assert.equal(tsgit(ours, ['checkout', '-q']).status, 0);
+  git(theirs, ['checkout', '-q']);
+  assert.deepEqual(snapshot(ours), snapshot(theirs));
+  assert.equal(fs.readFileSync(path.join(ours, 'plain.txt'), 'latin1'), 'a\r\nb\r\n');
+  assert.equal(fs.readFileSync(path.join(ours, 'noattr.c'), 'latin1'), 'one\r\ntwo\r\n');
 });
 
 test('core.symlinks=false writes link text into plain files, as git does', () => {
   const src = repoWith(MIXED);
-  const { ours, theirs } = compareWithGit(src, ['core.symlinks=false']);
-  try {
-    assert.ok(fs.lstatSync(path.join(ours, 'link-rel')).isFile());
-    assert.equal(fs.readFileSync(path.join(ours, 'link-rel'), 'utf8'), 'a/b.txt');
-  } finally {
-    rmrf(src); rmrf(ours); rmrf(theirs);
-  }
+  const { ours } = compareWithGit(src, ['core.symlinks=false']);
+  assert.ok(fs.lstatSync(path.join(ours, 'link-rel')).isFile());
+  assert.equal(fs.readFileSync(path.join(ours, 'link-rel'), 'utf8'), 'a/b.txt');
 });
 
 test('filter= and working-tree-encoding attributes stop the checkout before anything is written', () => {
@@ -386,15 +360,11 @@ test('filter= and working-tree-encoding attributes stop the checkout before anyt
       { mode: '100644', path: 'z/image.psd', data: 'version https://git-lfs.github.com/spec/v1\n' },
     ]);
     const wt = cloneNoCheckout(src);
-    try {
-      const r = tsgit(wt, ['checkout']);
-      assert.equal(r.status, 128);
-      assert.match(r.stderr.toString(), /z\/image\.psd: (filter=lfs|working-tree-encoding=UTF-16LE) is set.*tsgit/);
-      assert.deepEqual(fs.readdirSync(wt), ['.git']);
-      assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
-    } finally {
-      rmrf(src); rmrf(wt);
-    }
+    const r = tsgit(wt, ['checkout']);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr.toString(), /z\/image\.psd: (filter=lfs|working-tree-encoding=UTF-16LE) is set.*tsgit/);
+    assert.deepEqual(fs.readdirSync(wt), ['.git']);
+    assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
   }
 });
 
@@ -403,155 +373,130 @@ test('filter= and working-tree-encoding attributes stop the checkout before anyt
 test('a non-empty work tree is refused without -f; with -f files in the way are replaced', () => {
   const src = repoWith(MIXED);
   const wt = cloneNoCheckout(src);
-  try {
-    fs.writeFileSync(path.join(wt, 'README'), 'mine\n');
-    fs.writeFileSync(path.join(wt, 'untracked'), 'keep me\n');
-    fs.mkdirSync(path.join(wt, 'link-rel'));
-    let r = tsgit(wt, ['checkout']);
-    assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), /not empty.*-f/);
-    assert.equal(fs.readFileSync(path.join(wt, 'README'), 'utf8'), 'mine\n');
-    assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
-    r = tsgit(wt, ['checkout', '-f']);
-    assert.equal(r.status, 0, r.stderr.toString());
-    assert.equal(fs.readFileSync(path.join(wt, 'README'), 'utf8'), 'hello\n');
-    assert.equal(fs.readlinkSync(path.join(wt, 'link-rel')), 'a/b.txt');
-    assert.equal(git(wt, ['status', '--porcelain']), '?? untracked\n');
-  } finally {
-    rmrf(src); rmrf(wt);
-  }
+  fs.writeFileSync(path.join(wt, 'README'), 'mine\n');
+  fs.writeFileSync(path.join(wt, 'untracked'), 'keep me\n');
+  fs.mkdirSync(path.join(wt, 'link-rel'));
+  let r = tsgit(wt, ['checkout']);
+  assert.equal(r.status, 128);
+  assert.match(r.stderr.toString(), /not empty.*-f/);
+  assert.equal(fs.readFileSync(path.join(wt, 'README'), 'utf8'), 'mine\n');
+  assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
+  r = tsgit(wt, ['checkout', '-f']);
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.equal(fs.readFileSync(path.join(wt, 'README'), 'utf8'), 'hello\n');
+  assert.equal(fs.readlinkSync(path.join(wt, 'link-rel')), 'a/b.txt');
+  assert.equal(git(wt, ['status', '--porcelain']), '?? untracked\n');
 });
 
 test('checkout <branch> moves HEAD to the branch; <commit> detaches; a remote branch name makes a tracking branch', () => {
   const src = repoWith(MIXED);
   git(src, ['branch', 'other']);
   const first = git(src, ['rev-parse', 'main']).trim();
-  try {
-    let wt = cloneNoCheckout(src);
-    let r = tsgit(wt, ['checkout', 'main']);
-    assert.equal(r.status, 0, r.stderr.toString());
-    assert.equal(git(wt, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/main');
-    rmrf(wt);
+  let wt = cloneNoCheckout(src);
+  let r = tsgit(wt, ['checkout', 'main']);
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.equal(git(wt, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/main');
 
-    wt = cloneNoCheckout(src);
-    r = tsgit(wt, ['checkout', first]);
-    assert.equal(r.status, 0, r.stderr.toString());
-    assert.match(r.stderr.toString(), new RegExp(`HEAD is now at ${first.slice(0, 7)} m`));
-    assert.equal(git(wt, ['rev-parse', 'HEAD']).trim(), first);
-    assert.throws(() => git(wt, ['symbolic-ref', '-q', 'HEAD']));
-    assert.equal(git(wt, ['status', '--porcelain']), '');
-    rmrf(wt);
+  wt = cloneNoCheckout(src);
+  r = tsgit(wt, ['checkout', first]);
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.match(r.stderr.toString(), new RegExp(`HEAD is now at ${first.slice(0, 7)} m`));
+  assert.equal(git(wt, ['rev-parse', 'HEAD']).trim(), first);
+  assert.throws(() => git(wt, ['symbolic-ref', '-q', 'HEAD']));
+  assert.equal(git(wt, ['status', '--porcelain']), '');
 
-    wt = cloneNoCheckout(src);
-    r = tsgit(wt, ['checkout', 'other']);
-    assert.equal(r.status, 0, r.stderr.toString());
-    assert.match(r.stderr.toString(), /branch 'other' set up to track 'origin\/other'\.\nSwitched to a new branch 'other'/);
-    assert.equal(git(wt, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/other');
-    assert.equal(git(wt, ['config', 'branch.other.merge']).trim(), 'refs/heads/other');
-    assert.equal(git(wt, ['status', '--porcelain']), '');
+  wt = cloneNoCheckout(src);
+  r = tsgit(wt, ['checkout', 'other']);
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.match(r.stderr.toString(), /branch 'other' set up to track 'origin\/other'\.\nSwitched to a new branch 'other'/);
+  assert.equal(git(wt, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/other');
+  assert.equal(git(wt, ['config', 'branch.other.merge']).trim(), 'refs/heads/other');
+  assert.equal(git(wt, ['status', '--porcelain']), '');
 
-    r = tsgit(wt, ['checkout', 'no-such-thing']);
-    assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), /did not match/);
-    rmrf(wt);
-  } finally {
-    rmrf(src);
-  }
+  r = tsgit(wt, ['checkout', 'no-such-thing']);
+  assert.equal(r.status, 128);
+  assert.match(r.stderr.toString(), /did not match/);
 });
 
 test('switching commits updates, adds and removes files, keeps untracked ones, and refuses to lose changes', () => {
   const src = repoWith(MIXED);
-  try {
-    // A second commit on branch two: one file changed, one removed, one added, a dir becomes a file.
-    const work = cloneNoCheckout(src);
-    git(work, ['checkout', '-q', '-b', 'two']);
-    fs.writeFileSync(path.join(work, 'README'), 'changed\n');
-    fs.rmSync(path.join(work, 'empty'));
-    fs.rmSync(path.join(work, 'a/b/c'), { recursive: true });
-    fs.writeFileSync(path.join(work, 'a/b/c'), 'now a file\n');
-    fs.writeFileSync(path.join(work, 'new.txt'), 'new\n');
-    git(work, ['add', '-A']);
-    git(work, ['commit', '-q', '-m', 'two']);
-    git(work, ['push', '-q', 'origin', 'two']);
-    rmrf(work);
+  // A second commit on branch two: one file changed, one removed, one added, a dir becomes a file.
+  const work = cloneNoCheckout(src);
+  git(work, ['checkout', '-q', '-b', 'two']);
+  fs.writeFileSync(path.join(work, 'README'), 'changed\n');
+  fs.rmSync(path.join(work, 'empty'));
+  fs.rmSync(path.join(work, 'a/b/c'), { recursive: true });
+  fs.writeFileSync(path.join(work, 'a/b/c'), 'now a file\n');
+  fs.writeFileSync(path.join(work, 'new.txt'), 'new\n');
+  git(work, ['add', '-A']);
+  git(work, ['commit', '-q', '-m', 'two']);
+  git(work, ['push', '-q', 'origin', 'two']);
 
-    const ours = cloneNoCheckout(src);
-    const theirs = cloneNoCheckout(src);
-    assert.equal(tsgit(ours, ['checkout', '-q', 'main']).status, 0);
-    git(theirs, ['checkout', '-q', 'main']);
-    for (const wt of [ours, theirs]) fs.writeFileSync(path.join(wt, 'untracked'), 'u\n');
-    let r = tsgit(ours, ['checkout', 'two']);
-    assert.equal(r.status, 0, r.stderr.toString());
-    git(theirs, ['checkout', '-q', 'two']);
-    assert.deepEqual(snapshot(ours), snapshot(theirs));
-    assert.equal(git(ours, ['status', '--porcelain']), '?? untracked\n');
-    assert.equal(git(ours, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/two');
+  const ours = cloneNoCheckout(src);
+  const theirs = cloneNoCheckout(src);
+  assert.equal(tsgit(ours, ['checkout', '-q', 'main']).status, 0);
+  git(theirs, ['checkout', '-q', 'main']);
+  for (const wt of [ours, theirs]) fs.writeFileSync(path.join(wt, 'untracked'), 'u\n');
+  let r = tsgit(ours, ['checkout', 'two']);
+  assert.equal(r.status, 0, r.stderr.toString());
+  git(theirs, ['checkout', '-q', 'two']);
+  assert.deepEqual(snapshot(ours), snapshot(theirs));
+  assert.equal(git(ours, ['status', '--porcelain']), '?? untracked\n');
+  assert.equal(git(ours, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/two');
 
-    // Back to main, with a local change to a file main does not touch: it travels along.
-    fs.writeFileSync(path.join(ours, 'bin/run.sh'), '#!/bin/sh\necho local\n');
-    r = tsgit(ours, ['checkout', '-q', 'main']);
-    assert.equal(r.status, 0, r.stderr.toString());
-    assert.equal(fs.readFileSync(path.join(ours, 'README'), 'utf8'), 'hello\n');
-    assert.equal(git(ours, ['status', '--porcelain']), ' M bin/run.sh\n?? untracked\n');
+  // Back to main, with a local change to a file main does not touch: it travels along.
+  fs.writeFileSync(path.join(ours, 'bin/run.sh'), '#!/bin/sh\necho local\n');
+  r = tsgit(ours, ['checkout', '-q', 'main']);
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.equal(fs.readFileSync(path.join(ours, 'README'), 'utf8'), 'hello\n');
+  assert.equal(git(ours, ['status', '--porcelain']), ' M bin/run.sh\n?? untracked\n');
 
-    // A local change to a file the switch would rewrite: refused, nothing changes.
-    fs.writeFileSync(path.join(ours, 'README'), 'local edit\n');
-    const before = snapshot(ours);
-    r = tsgit(ours, ['checkout', 'two']);
-    assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), /Your local changes to the following files would be overwritten by checkout:\n\tREADME\n/);
-    assert.deepEqual(snapshot(ours), before);
-    assert.equal(git(ours, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/main');
+  // A local change to a file the switch would rewrite: refused, nothing changes.
+  fs.writeFileSync(path.join(ours, 'README'), 'local edit\n');
+  const before = snapshot(ours);
+  r = tsgit(ours, ['checkout', 'two']);
+  assert.equal(r.status, 128);
+  assert.match(r.stderr.toString(), /Your local changes to the following files would be overwritten by checkout:\n\tREADME\n/);
+  assert.deepEqual(snapshot(ours), before);
+  assert.equal(git(ours, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/main');
 
-    // An untracked file where the new commit has one: refused too.
-    fs.writeFileSync(path.join(ours, 'README'), 'hello\n');
-    fs.writeFileSync(path.join(ours, 'new.txt'), 'mine\n');
-    r = tsgit(ours, ['checkout', 'two']);
-    assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), /untracked working tree files would be overwritten by checkout:\n\tnew\.txt\n/);
+  // An untracked file where the new commit has one: refused too.
+  fs.writeFileSync(path.join(ours, 'README'), 'hello\n');
+  fs.writeFileSync(path.join(ours, 'new.txt'), 'mine\n');
+  r = tsgit(ours, ['checkout', 'two']);
+  assert.equal(r.status, 128);
+  assert.match(r.stderr.toString(), /untracked working tree files would be overwritten by checkout:\n\tnew\.txt\n/);
 
-    // -f discards local changes and replaces what is in the way.
-    r = tsgit(ours, ['checkout', '-q', '-f', 'two']);
-    assert.equal(r.status, 0, r.stderr.toString());
-    git(theirs, ['checkout', '-q', '-f', 'two']);
-    fs.writeFileSync(path.join(theirs, 'bin/run.sh'), fs.readFileSync(path.join(ours, 'bin/run.sh')));
-    git(theirs, ['checkout', '-q', '-f', 'two']);
-    assert.deepEqual(snapshot(ours), snapshot(theirs));
-    assert.equal(git(ours, ['status', '--porcelain']), '?? untracked\n');
-    rmrf(ours); rmrf(theirs);
-  } finally {
-    rmrf(src);
-  }
+  // -f discards local changes and replaces what is in the way.
+  r = tsgit(ours, ['checkout', '-q', '-f', 'two']);
+  assert.equal(r.status, 0, r.stderr.toString());
+  git(theirs, ['checkout', '-q', '-f', 'two']);
+  fs.writeFileSync(path.join(theirs, 'bin/run.sh'), fs.readFileSync(path.join(ours, 'bin/run.sh')));
+  git(theirs, ['checkout', '-q', '-f', 'two']);
+  assert.deepEqual(snapshot(ours), snapshot(theirs));
+  assert.equal(git(ours, ['status', '--porcelain']), '?? untracked\n');
 });
 
 test('index written by checkout keeps git status from re-reading any file', () => {
   const src = repoWith(MIXED);
   const wt = cloneNoCheckout(src);
-  try {
-    assert.equal(tsgit(wt, ['checkout', '-q']).status, 0);
-    const index = path.join(wt, '.git', 'index');
-    assert.equal(statDirty(wt), '');
-    const before = fs.readFileSync(index);
-    assert.equal(git(wt, ['status', '--porcelain']), '');
-    assert.deepEqual(fs.readFileSync(index), before, 'git status found something to refresh');
-  } finally {
-    rmrf(src); rmrf(wt);
-  }
+  assert.equal(tsgit(wt, ['checkout', '-q']).status, 0);
+  const index = path.join(wt, '.git', 'index');
+  assert.equal(statDirty(wt), '');
+  const before = fs.readFileSync(index);
+  assert.equal(git(wt, ['status', '--porcelain']), '');
+  assert.deepEqual(fs.readFileSync(index), before, 'git status found something to refresh');
 });
 
 test('checkout refuses in a bare repository and with a branch yet to be born', () => {
-  const bare = tmpDir();
-  const empty = tmpDir();
-  try {
-    git(bare, ['init', '-q', '--bare', '.']);
-    let r = tsgit(bare, ['checkout']);
-    assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), /work tree/);
-    git(empty, ['init', '-q', '.'], undefined, GIT_ENV);
-    r = tsgit(empty, ['checkout']);
-    assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), /yet to be born/);
-  } finally {
-    rmrf(bare); rmrf(empty);
-  }
+  const bare = scratch();
+  const empty = scratch();
+  git(bare, ['init', '-q', '--bare', '.']);
+  let r = tsgit(bare, ['checkout']);
+  assert.equal(r.status, 128);
+  assert.match(r.stderr.toString(), /work tree/);
+  git(empty, ['init', '-q', '.'], undefined, GIT_ENV);
+  r = tsgit(empty, ['checkout']);
+  assert.equal(r.status, 128);
+  assert.match(r.stderr.toString(), /yet to be born/);
 });

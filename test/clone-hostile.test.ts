@@ -43,9 +43,12 @@ after(async () => {
   rmrf(scratch);
 });
 
-/** A fresh directory to clone into, and a check that nothing but what we expect is in it afterwards. */
+/**
+ * A fresh directory to clone into (under scratch, so a failed test leaves nothing), and a check
+ * that nothing but what we expect is in it afterwards.
+ */
 function workspace(): { dir: string; target: string; untouched(): void } {
-  const dir = tmpDir('tsgit-hostile-work-');
+  const dir = fs.mkdtempSync(path.join(scratch, 'work-'));
   fs.writeFileSync(path.join(dir, 'marker'), 'x');
   return {
     dir, target: path.join(dir, 'inner', 'clone'),

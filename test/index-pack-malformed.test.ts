@@ -2,13 +2,15 @@
 // object) at fault, and leave no file behind, whether the pack is indexed in place or received
 // with --stdin. The packs are built here byte by byte, so each breaks exactly one rule.
 import assert from 'node:assert/strict';
+import { createHook } from 'node:async_hooks';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { indexPack } from '../src/pack/index-pack/index.js';
-import { git, gitBuf, makeRepo, rmrf, tmpDir, tsgit } from './helpers.js';
+import { GIT_ENV, git, gitBuf, makeRepo, rmrf, TSGIT, tmpDir, tsgit } from './helpers.js';
 
 const BLOB = 3, OFS = 6, REF = 7;
 
@@ -69,8 +71,11 @@ let real: Buffer;
 before(() => {
   work = tmpDir('tsgit-index-pack-bad-');
   const repo = makeRepo(8);
-  real = gitBuf(repo, ['pack-objects', '-q', '--all', '--stdout', '--delta-base-offset'], '');
-  rmrf(repo);
+  try {
+    real = gitBuf(repo, ['pack-objects', '-q', '--all', '--stdout', '--delta-base-offset'], '');
+  } finally {
+    rmrf(repo);
+  }
 });
 
 after(() => rmrf(work));
@@ -146,19 +151,50 @@ describe('index-pack refuses malformed packs', () => {
   });
 
   it('stops every thread when one finds a bad delta', async () => {
+    // Resolver threads start only for packs of THREADS_FROM (2000) objects or more: 1100 bases,
+    // each with one delta, so the work is spread over the threads and one of them meets the bad one.
+    const pairs = 1100, bad = 700, size = 1200;
     const entries: Buffer[] = [];
-    for (let i = 0; i < 200; i++) {
-      const base = Buffer.from(`base object number ${i}\n`.repeat(50));
+    for (let i = 0; i < pairs; i++) {
+      const base = Buffer.from(`base object number ${String(i).padStart(4, '0')}\n`.repeat(50));
+      assert.equal(base.length, size);
       const first = whole(BLOB, base);
-      entries.push(first, ofsDelta(first.length, delta(i === 150 ? base.length + 1 : base.length, base.length + 1, Buffer.from('!'))));
+      entries.push(first, ofsDelta(first.length, delta(i === bad ? base.length + 1 : base.length, base.length + 1, Buffer.from('!'))));
     }
     const data = pack(entries);
-    refuses(data, /delta at offset \d+: delta expects a 1151-byte base, base has 1150/, ['--threads=2']);
+    const message = new RegExp(`delta at offset \\d+: delta expects a ${size + 1}-byte base, base has ${size}`);
     const dir = path.join(work, 'threads');
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'p.pack'), data);
-    await assert.rejects(indexPack(null, path.join(dir, 'p.pack'), { threads: 4 }), /expects a 1151-byte base/);
-    assert.deepEqual(fs.readdirSync(dir), ['p.pack']);
+
+    // In this process: every worker thread index-pack started has ended once its promise settles.
+    const live = new Set<number>();
+    let started = 0;
+    const hook = createHook({
+      init(id, type) { if (type === 'WORKER') { live.add(id); started++; } },
+      destroy(id) { live.delete(id); },
+    }).enable();
+    try {
+      await assert.rejects(indexPack(null, path.join(dir, 'p.pack'), { threads: 4 }), message);
+      // A worker's handle is reported destroyed a tick or two after it exits (the hooks batch
+      // destroys); a thread that is still running never is.
+      const deadline = Date.now() + 2000;
+      while (live.size > 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      hook.disable();
+    }
+    assert.equal(started, 3, 'index-pack should have started 3 worker threads');
+    assert.equal(live.size, 0, `${live.size} worker thread(s) still alive after index-pack failed`);
+    assert.deepEqual(fs.readdirSync(dir), ['p.pack'], 'files left behind');
+
+    // The command ends by itself, promptly: a thread left running would keep it alive.
+    const cli = spawnSync(process.execPath, [TSGIT, 'index-pack', '--threads=4', 'p.pack'], { cwd: dir, env: GIT_ENV, timeout: 30000 });
+    assert.equal(cli.error, undefined, `index-pack did not exit: ${cli.error}`);
+    assert.equal(cli.status, 128, cli.stderr.toString());
+    assert.match(cli.stderr.toString(), message);
+    assert.deepEqual(fs.readdirSync(dir), ['p.pack'], 'files left behind');
+    // The same, in place and with --stdin, and git refuses the pack too.
+    refuses(data, message, ['--threads=2']);
   });
 
   it('refuses a REF_DELTA whose base exists nowhere', () => {
@@ -240,8 +276,12 @@ describe('index-pack --strict', () => {
 
   it('accepts a complete pack', () => {
     const repo = makeRepo(4);
-    const data = gitBuf(repo, ['pack-objects', '-q', '--all', '--stdout'], '');
-    rmrf(repo);
+    let data: Buffer;
+    try {
+      data = gitBuf(repo, ['pack-objects', '-q', '--all', '--stdout'], '');
+    } finally {
+      rmrf(repo);
+    }
     const dest = path.join(work, 'strict-ok.git');
     git(work, ['init', '-q', '--bare', dest]);
     const r = tsgit(dest, ['index-pack', '--strict', '--stdin'], data);

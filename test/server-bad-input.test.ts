@@ -13,12 +13,13 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { closeHandler, git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { createDaemon } from '../src/server/daemon.js';
-import { createUploadPackHandler } from '../src/server/http.js';
+import { createUploadPackHandler, type UploadPackHandler } from '../src/server/http.js';
 
 let work: string;
 let root: string;
+let handler: UploadPackHandler;
 let httpServer: http.Server;
 let daemon: net.Server;
 let base: string;
@@ -56,7 +57,7 @@ before(async () => {
   const outside = path.join(work, 'outside.git');
   fs.renameSync(makeRepo(2, { bare: true }), outside);
   fs.symlinkSync(outside, path.join(root, 'escape.git'));
-  const handler = createUploadPackHandler({ root, exportAll: true, maxRequestBytes: LIMIT, idleTimeout: 20 });
+  handler = createUploadPackHandler({ root, exportAll: true, maxRequestBytes: LIMIT, idleTimeout: 20 });
   httpServer = http.createServer((req, res) => handler(req, res));
   await new Promise<void>(resolve => httpServer.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(httpServer.address() as net.AddressInfo).port}`;
@@ -69,6 +70,7 @@ after(async () => {
   httpServer.closeAllConnections();
   await new Promise(resolve => httpServer.close(resolve));
   await new Promise(resolve => daemon.close(resolve));
+  await closeHandler(handler);
   rmrf(work);
 });
 
@@ -173,6 +175,7 @@ describe('malformed and unauthorised requests', () => {
     } finally {
       server.closeAllConnections();
       await new Promise(resolve => server.close(resolve));
+      await closeHandler(handler);
     }
   });
 });

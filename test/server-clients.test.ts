@@ -11,15 +11,16 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import isogit from 'isomorphic-git';
 import isoHttp from 'isomorphic-git/http/node';
-import { git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
+import { closeHandler, git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
 import { createDaemon } from '../src/server/daemon.js';
-import { createUploadPackHandler } from '../src/server/http.js';
+import { createUploadPackHandler, type UploadPackHandler } from '../src/server/http.js';
 
 const run = promisify(execFile);
 
 let work: string;
 let root: string;
 let repo: string;
+let handler: UploadPackHandler;
 let httpServer: http.Server;
 let daemon: net.Server;
 let httpBase: string;
@@ -35,7 +36,7 @@ before(async () => {
   git(repo, ['tag', 'light', 'main~8']);
   git(repo, ['branch', 'maint', 'main~2']);
   git(repo, ['repack', '-adq']);
-  const handler = createUploadPackHandler({ root, exportAll: true });
+  handler = createUploadPackHandler({ root, exportAll: true });
   httpServer = http.createServer((req, res) => handler(req, res));
   await new Promise<void>(resolve => httpServer.listen(0, '127.0.0.1', resolve));
   httpBase = `http://127.0.0.1:${(httpServer.address() as net.AddressInfo).port}`;
@@ -48,6 +49,7 @@ after(async () => {
   httpServer.closeAllConnections();
   await new Promise(resolve => httpServer.close(resolve));
   await new Promise(resolve => daemon.close(resolve));
+  await closeHandler(handler);
   rmrf(work);
 });
 

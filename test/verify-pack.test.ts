@@ -14,15 +14,18 @@ let idx: string;
 before(() => {
   work = tmpDir('tsgit-verify-pack-');
   const repo = makeRepo(30);
-  // A pack with delta chains, as repack writes it.
-  git(repo, ['repack', '-adq', '--depth=20', '--window=20']);
-  const dir = path.join(repo, '.git', 'objects', 'pack');
-  const name = fs.readdirSync(dir).find((n) => n.endsWith('.pack'))!;
-  pack = path.join(work, 'p.pack');
-  idx = path.join(work, 'p.idx');
-  fs.copyFileSync(path.join(dir, name), pack);
-  fs.copyFileSync(path.join(dir, name.replace(/\.pack$/, '.idx')), idx);
-  rmrf(repo);
+  try {
+    // A pack with delta chains, as repack writes it.
+    git(repo, ['repack', '-adq', '--depth=20', '--window=20']);
+    const dir = path.join(repo, '.git', 'objects', 'pack');
+    const name = fs.readdirSync(dir).find((n) => n.endsWith('.pack'))!;
+    pack = path.join(work, 'p.pack');
+    idx = path.join(work, 'p.idx');
+    fs.copyFileSync(path.join(dir, name), pack);
+    fs.copyFileSync(path.join(dir, name.replace(/\.pack$/, '.idx')), idx);
+  } finally {
+    rmrf(repo);
+  }
 });
 
 after(() => rmrf(work));
