@@ -58,6 +58,13 @@ export interface CloneOptions {
   readonly onRemoteProgress?: (text: string) => void;
   /** "Cloning into ..." and warnings, as git prints them to stderr. */
   readonly log?: (message: string) => void;
+  /**
+   * Runs once the pack is stored, when index-pack's tables (tens of megabytes on a large pack,
+   * outside the JavaScript heap, so nothing urges the garbage collector to free them) have just
+   * become garbage: the CLI collects them there, before the object database and checkout need
+   * memory of their own.
+   */
+  readonly onPackStored?: () => void;
   readonly signal?: AbortSignal;
   readonly env?: NodeJS.ProcessEnv;
   /** Transport settings; they override what the global config says. */
@@ -161,6 +168,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       });
       stored = fetched.pack;
       objects = stored.objects;
+      options.onPackStored?.();
       await session.close(session.version === 2);
       session = null;
       if (options.signal?.aborted) throw interrupted();

@@ -5,7 +5,7 @@
 import { fetch } from '../../client/fetch.js';
 import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
-import { keepYoungGenerationSmall } from './index-pack-young-generation.js';
+import { keepYoungGenerationSmall } from './index-pack-memory.js';
 
 const USAGE = 'usage: tsgit fetch [<options>] [<repository> [<refspec>...]]';
 

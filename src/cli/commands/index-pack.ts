@@ -11,7 +11,7 @@ import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { progressWanted } from '../progress.js';
 import { printPackStats } from './verify-pack.js';
-import { keepYoungGenerationSmall } from './index-pack-young-generation.js';
+import { keepYoungGenerationSmall } from './index-pack-memory.js';
 
 const USAGE = 'usage: tsgit index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--[no-]rev-index] [--verify] [--strict | --fsck-objects] [--threads=<n>] (<pack-file> | --stdin [--fix-thin] [<pack-file>])';
 
