@@ -58,6 +58,13 @@ export interface CloneOptions {
   readonly onRemoteProgress?: (text: string) => void;
   /** "Cloning into ..." and warnings, as git prints them to stderr. */
   readonly log?: (message: string) => void;
+  /**
+   * Runs once index-pack has stored the pack, when its tables (tens of megabytes on a large pack,
+   * outside the JavaScript heap, so nothing urges the garbage collector to free them) have just
+   * become garbage: the CLI collects them there, before the object database reads the new pack's
+   * index and checkout starts.
+   */
+  readonly onPackStored?: () => void;
   readonly signal?: AbortSignal;
   readonly env?: NodeJS.ProcessEnv;
   /** Transport settings; they override what the global config says. */
@@ -155,7 +162,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack) => storePack(repository, pack, {
           fixThin: false, strict: options.strict ?? true, connectivity: !deepen && !filtered, progress: options.progress ?? false,
-          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal,
+          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal, onIndexed: options.onPackStored,
           ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
         }),
       });

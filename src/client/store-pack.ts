@@ -26,6 +26,11 @@ export interface StorePackOptions {
   readonly promisorRefs?: readonly { name: string; oid: string }[];
   /** Stops index-pack promptly, even while it resolves deltas. */
   readonly signal?: AbortSignal;
+  /**
+   * Runs as soon as index-pack is done, when its tables have just become garbage and before the
+   * object database reads the new pack's index (see CloneOptions.onPackStored).
+   */
+  readonly onIndexed?: () => void;
 }
 
 /**
@@ -39,7 +44,8 @@ export interface StoredPack {
 }
 
 export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array>, options: StorePackOptions): Promise<StoredPack> {
-  const result = await indexPack(repo.odb, pack, {
+  // Only what is needed later is kept: nothing may hold the result (and its tables) past onIndexed.
+  const { objects, packPath, keepCreated, keepPath } = await indexPack(repo.odb, pack, {
     fixThin: options.fixThin,
     strict: options.strict ? { strict: true } : null,
     connectivity: options.connectivity,
@@ -47,15 +53,16 @@ export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array
     progress: { enabled: options.progress },
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  options.onIndexed?.();
   if (options.promisorRefs) {
-    const promisor = result.packPath.replace(/\.pack$/, '.promisor');
+    const promisor = packPath.replace(/\.pack$/, '.promisor');
     fs.writeFileSync(promisor, options.promisorRefs.map((r) => `${r.oid} ${r.name}\n`).join(''));
   }
   // The pack directory changed under the open repository: let it see the new pack.
   repo.odb.scanPacks();
-  const keep = result.keepCreated ? result.keepPath : null;
+  const keep = keepCreated ? keepPath : null;
   return {
-    objects: result.objects,
+    objects,
     unlock: () => {
       if (keep) fs.rmSync(keep, { force: true });
     },

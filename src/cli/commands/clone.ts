@@ -9,10 +9,12 @@ import { GitError, UsageError } from '../../core/errors.js';
 import { parseFilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
+import { collectGarbage, keepYoungGenerationSmall } from './index-pack-memory.js';
 
 const USAGE = 'usage: tsgit clone [<options>] [--] <repo> [<dir>]';
 
 export default async function cloneCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  keepYoungGenerationSmall();
   let bare = false, mirror = false, noTags = false, noCheckout = false;
   let singleBranch: boolean | undefined;
   let branch: string | undefined, origin: string | undefined;
@@ -45,6 +47,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       noCheckout, origin, progress: run.showProgress,
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: (message) => { if (!quiet || message.startsWith('warning:')) run.stderr(message); },
+      onPackStored: collectGarbage,
       signal: run.signal,
       transport: uploadPack !== undefined ? { uploadPack } : {},
     });

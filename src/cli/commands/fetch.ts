@@ -5,10 +5,12 @@
 import { fetch } from '../../client/fetch.js';
 import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
+import { keepYoungGenerationSmall } from './index-pack-memory.js';
 
 const USAGE = 'usage: tsgit fetch [<options>] [<repository> [<refspec>...]]';
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  keepYoungGenerationSmall();
   let prune = false, tags = false, noTags = false, force = false;
   const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, USAGE, (name) => {
     switch (name) {

@@ -11,10 +11,12 @@ import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { progressWanted } from '../progress.js';
 import { printPackStats } from './verify-pack.js';
+import { keepYoungGenerationSmall } from './index-pack-memory.js';
 
 const USAGE = 'usage: tsgit index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--[no-]rev-index] [--verify] [--strict | --fsck-objects] [--threads=<n>] (<pack-file> | --stdin [--fix-thin] [<pack-file>])';
 
 export default async function indexPackCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  keepYoungGenerationSmall();
   let stdin = false, fixThin = false, strict = false, fsckObjects = false, verbose = false, quiet = false, progress = false;
   let verify = false, stat = false, statOnly = false, showResolving = false;
   let keep: string | null = null;

@@ -12,10 +12,14 @@ export class SharedIdIndex {
     this.mask = slots.length - 1;
   }
 
-  /** Slots for up to `objects` entries at most half full (inserting more would never end). */
+  /**
+   * Slots for up to `objects` entries, at most three quarters full (inserting more would never
+   * end). Linear probing stays short at that load (about 2.5 slots per hit, 8.5 per miss), and a
+   * fuller table is 4 MiB less on a 700,000-object pack than one kept half empty.
+   */
   static allocate(objects: number): SharedArrayBuffer {
     let n = 1024;
-    while (n < objects * 2) n *= 2;
+    while (n * 3 < objects * 4) n *= 2;
     return new SharedArrayBuffer(n * 4);
   }
 
