@@ -14,7 +14,7 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
 import { Bitset } from '../pack/bitmap/bitset.js';
 import type { BitmapObjects, BitmappedPack } from '../pack/bitmap/walk.js';
 import { writeOrder } from '../pack/write/order.js';
-import { PackLayout } from '../pack/write/pack-layout.js';
+import type { PackLayout } from '../pack/write/pack-layout.js';
 import { PackReuse } from '../pack/write/reuse.js';
 import type { PackContents } from '../pack/write/write.js';
 import type { PackFile } from '../pack/pack-file.js';
@@ -22,7 +22,7 @@ import { OidMap } from '../walk/oid-map.js';
 import type { PackRequest } from './enumerate.js';
 import type { RefSnapshot, ServedRef } from './refs.js';
 import type { Session } from './session.js';
-import { bitmapWalk } from './bitmap-cache.js';
+import { openBitmap } from './bitmap-cache.js';
 
 export interface BitmapPack {
   /** Objects copied verbatim from the bitmapped pack (null: pack reuse is off, or none can be). */
@@ -48,8 +48,9 @@ function bitmapsApply(s: Session, req: PackRequest): boolean {
 /** The pack's contents from the bitmap, or null when the request must be walked. */
 export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPackOptions): BitmapPack | null {
   if (!bitmapsApply(s, req)) return null;
-  const bitmaps = bitmapWalk(s.repo);
-  if (!bitmaps) return null;
+  const opened = openBitmap(s.repo);
+  if (!opened) return null;
+  const { walk: bitmaps, layout } = opened;
   const wants = req.wants.map(i => s.oid(i));
   const haves = req.haves.map(i => s.oid(i));
   if (!bitmaps.coversExcludes(haves)) return null;
@@ -61,7 +62,6 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   const extras: { oid: Uint8Array; type: number }[] = [...result.extra];
   if (filtering) dropBlobs(result, extras, wants);
   if (req.includeTag) addTags(s, result, extras);
-  const layout = new PackLayout(pack.handle, pack.order);
   const reuse = s.policy.allowPackReuse ? PackReuse.select(layout, result.positions, { ofsDelta: opts.ofsDelta }) : null;
   const rest = reuse && reuse.count > 0 ? reuse.rest(result.positions) : result.positions;
   const receiverHas = (file: PackFile, indexPos: number): boolean => {

@@ -11,7 +11,7 @@ import {
   FRAME_EXIT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR, FRAME_WARM,
   FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest, type WorkerWarm,
 } from './worker-frames.js';
-import { bitmapWalk } from './bitmap-cache.js';
+import { openBitmap } from './bitmap-cache.js';
 import { snapshotRefs } from './refs.js';
 import { WarmRepositories } from './worker-repos.js';
 
@@ -70,7 +70,7 @@ async function warm(gitDirs: readonly string[]): Promise<void> {
   for (const gitDir of gitDirs) {
     try {
       const repo = repos.get(gitDir);
-      bitmapWalk(repo);
+      openBitmap(repo);
       snapshotRefs(repo);
     } catch {
       // Not a repository (any more), or unreadable: a request for it says so.
