@@ -237,7 +237,16 @@ export const BENCHMARKS: Benchmark[] = [
     // behind, over git:// from the bitmapped copy: `tsgit serve` (its warm upload-pack workers)
     // against git daemon (an upload-pack process per fetch). As in serve-8-concurrent-clones the
     // measured command is the server, from start to the driver's SIGTERM after the last fetch:
-    // CPU and RSS are the server's with its upload-packs, wall includes the clients' time.
+    // CPU and RSS are the server's with its upload-packs, wall includes the clients' time. So the
+    // table's CPU includes the server's start (for tsgit: starting its workers and opening the
+    // repository in them), paid once by a server that runs all day.
+    // What such a server costs per fetch is printed after the run ("steady state"): the driver
+    // reads the server's process tree's CPU from /proc (utime+stime of the listening process and
+    // of every live descendant, plus cutime+cstime of each, which holds the children they reaped:
+    // git daemon's per-connection processes and their upload-pack and pack-objects) once the
+    // first fetch, and again the tenth, have been answered, and after the last; the differences
+    // divided by the fetches between are the server CPU per fetch over fetches 2-20 (after one
+    // warm-up fetch) and over 11-20 (after ten, once node's JIT has compiled the hot code).
     name: 'serve-20-sequential-fetches-bitmap',
     issue: 'bitmaps',
     corpus: 'large',
@@ -281,11 +290,30 @@ function startFetchDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
     const net = require('node:net');
     const [url, scratch, base, behind, result, port, n] = process.argv.slice(1);
     const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+    // CPU clock ticks (utime+stime+cutime+cstime) of pid and its live descendants, once the
+    // server has had a moment to reap what the last fetch left.
+    const treeTicks = async (pid) => {
+      await new Promise(r => setTimeout(r, 300));
+      const stats = new Map();
+      for (const p of fs.readdirSync('/proc')) {
+        if (!/^\\d+$/.test(p)) continue;
+        try {
+          const text = fs.readFileSync('/proc/' + p + '/stat', 'utf8');
+          const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+          stats.set(+p, { ppid: +f[1], ticks: +f[11] + +f[12] + +f[13] + +f[14] });
+        } catch { /* gone meanwhile */ }
+      }
+      let total = 0;
+      const add = (p) => { total += stats.get(p).ticks; for (const [c, s] of stats) if (s.ppid === p) add(c); };
+      add(pid);
+      return total;
+    };
     const listening = () => new Promise(r => { const s = net.connect(+port, '127.0.0.1', () => { s.destroy(); r(true); }); s.on('error', () => r(false)); });
     (async () => {
       const deadline = Date.now() + 60000;
       while (!(await listening())) { if (Date.now() > deadline) break; await new Promise(r => setTimeout(r, 50)); }
-      const fetches = [];
+      const fetches = [], cpu = [];
+      const server = +execFileSync('ss', ['-ltnpH', 'sport = :' + port]).toString().match(/pid=(\\d+)/)[1];
       try {
       for (let i = 0; i < +n; i++) {
         const dir = scratch + '/fetch-' + i + '.git';
@@ -301,23 +329,35 @@ function startFetchDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
         } catch (e) { error = String(e.message).slice(0, 500); }
         fetches.push({ ok: !error, head, error, ms: Date.now() - started });
         fs.rmSync(dir, { recursive: true, force: true });
+        if (i === 0 || i === 9 || i === +n - 1) cpu.push({ after: i + 1, ticks: await treeTicks(server) });
       }
       } catch (e) { fetches.push({ ok: false, head: null, error: 'driver: ' + e.message, ms: 0 }); }
-      fs.writeFileSync(result, JSON.stringify(fetches));
-      const ss = execFileSync('ss', ['-ltnpH', 'sport = :' + port]).toString();
-      for (const m of ss.matchAll(/pid=(\\d+)/g)) process.kill(+m[1], 'SIGTERM');
+      fs.writeFileSync(result, JSON.stringify({ fetches, cpu, ticksPerSecond: +execFileSync('getconf', ['CLK_TCK']).toString() }));
+      process.kill(server, 'SIGTERM');
     })();`;
   const child = spawn(process.execPath, ['-e', driver, url, ctx.scratch, base, behind, result, String(FETCH_PORT), String(FETCHES)], { detached: true, stdio: 'ignore' });
   child.unref();
 }
 
+interface FetchDriverResult {
+  fetches: { ok: boolean; head: string | null; error: string | null; ms: number }[];
+  /** The server tree's CPU clock ticks after fetches 1, 10 and the last. */
+  cpu: { after: number; ticks: number }[];
+  ticksPerSecond: number;
+}
+
 function checkFetchDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
   const result = path.join(ctx.scratch, `fetches-${tool}.json`);
-  const fetches = JSON.parse(fs.readFileSync(result, 'utf8')) as { ok: boolean; head: string | null; error: string | null; ms: number }[];
+  const { fetches, cpu, ticksPerSecond } = JSON.parse(fs.readFileSync(result, 'utf8')) as FetchDriverResult;
   const bad = fetches.filter(f => !f.ok || f.head !== ctx.head);
   if (bad.length > 0) throw new Error(`${tool}: ${bad.length} of ${fetches.length} fetches failed: ${bad[0]!.error ?? `main at ${bad[0]!.head}`}`);
   const ms = fetches.map(f => f.ms).sort((a, b) => a - b);
-  process.stderr.write(`${tool}: ${fetches.length} fetches, median ${ms[ms.length >> 1]} ms each (client wall)\n`);
+  const last = cpu[cpu.length - 1]!;
+  const perFetch = (from: { after: number; ticks: number }) =>
+    `${(((last.ticks - from.ticks) * 1000) / ticksPerSecond / (last.after - from.after)).toFixed(1)} ms (fetches ${from.after + 1}-${last.after})`;
+  process.stderr.write(`${tool}: ${fetches.length} fetches, median ${ms[ms.length >> 1]} ms each (client wall); ` +
+    `steady-state server CPU per fetch ${perFetch(cpu[0]!)}, ${perFetch(cpu[1]!)}; ` +
+    `server CPU after the first fetch ${((cpu[0]!.ticks * 1000) / ticksPerSecond).toFixed(0)} ms\n`);
 }
 
 /** {scratch}/repo.git: a link to the bitmapped copy of the corpus, built on first use. */
@@ -393,6 +433,24 @@ function startCloneDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
     const { execFile, execFileSync } = require('node:child_process');
     const net = require('node:net');
     const [url, scratch, result, port, n] = process.argv.slice(1);
+    // CPU clock ticks (utime+stime+cutime+cstime) of pid and its live descendants, once the
+    // server has had a moment to reap what the last fetch left.
+    const treeTicks = async (pid) => {
+      await new Promise(r => setTimeout(r, 300));
+      const stats = new Map();
+      for (const p of fs.readdirSync('/proc')) {
+        if (!/^\\d+$/.test(p)) continue;
+        try {
+          const text = fs.readFileSync('/proc/' + p + '/stat', 'utf8');
+          const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+          stats.set(+p, { ppid: +f[1], ticks: +f[11] + +f[12] + +f[13] + +f[14] });
+        } catch { /* gone meanwhile */ }
+      }
+      let total = 0;
+      const add = (p) => { total += stats.get(p).ticks; for (const [c, s] of stats) if (s.ppid === p) add(c); };
+      add(pid);
+      return total;
+    };
     const listening = () => new Promise(r => { const s = net.connect(+port, '127.0.0.1', () => { s.destroy(); r(true); }); s.on('error', () => r(false)); });
     const clone = i => new Promise(r => {
       const dir = scratch + '/clone-' + i + '.git';

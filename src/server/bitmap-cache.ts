@@ -1,17 +1,27 @@
 // Opening a reachability bitmap (reading its .rev and checking the permutation) costs more than a
 // small fetch's whole walk, so a repository kept open between requests (worker-repos.ts) keeps its
-// BitmapWalk too, until the set of packs it sees changes.
+// BitmapWalk too, until the set of packs it sees changes; and with it the bitmapped pack's
+// PackLayout, whose entry offsets (read from the .idx as fetches look them up, then all at once)
+// serve every later fetch.
 import { BitmapWalk } from '../pack/bitmap/walk.js';
+import { PackLayout } from '../pack/write/pack-layout.js';
 import type { Repository } from '../repository/repository.js';
 
-const opened = new WeakMap<Repository, { packs: string; walk: BitmapWalk | null }>();
+export interface OpenBitmap {
+  readonly walk: BitmapWalk;
+  /** The bitmapped pack in offset order. */
+  readonly layout: PackLayout;
+}
 
-/** The repository's BitmapWalk (null: no usable bitmap), opened again when its packs changed. */
-export function bitmapWalk(repo: Repository): BitmapWalk | null {
+const opened = new WeakMap<Repository, { packs: string; bitmap: OpenBitmap | null }>();
+
+/** The repository's bitmap (null: no usable bitmap), opened again when its packs changed. */
+export function openBitmap(repo: Repository): OpenBitmap | null {
   const packs = repo.odb.packs.map(p => p.name).sort().join(' ');
   const known = opened.get(repo);
-  if (known && known.packs === packs) return known.walk;
+  if (known && known.packs === packs) return known.bitmap;
   const walk = BitmapWalk.open(repo);
-  opened.set(repo, { packs, walk });
-  return walk;
+  const bitmap = walk ? { walk, layout: new PackLayout(walk.pack.handle, walk.pack.order) } : null;
+  opened.set(repo, { packs, bitmap });
+  return bitmap;
 }

@@ -14,14 +14,15 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
 import { Bitset } from '../pack/bitmap/bitset.js';
 import type { BitmapObjects, BitmappedPack } from '../pack/bitmap/walk.js';
 import { writeOrder } from '../pack/write/order.js';
-import { PackLayout } from '../pack/write/pack-layout.js';
+import type { PackLayout } from '../pack/write/pack-layout.js';
 import { PackReuse } from '../pack/write/reuse.js';
 import type { PackContents } from '../pack/write/write.js';
 import type { PackFile } from '../pack/pack-file.js';
 import { OidMap } from '../walk/oid-map.js';
 import type { PackRequest } from './enumerate.js';
+import type { RefSnapshot, ServedRef } from './refs.js';
 import type { Session } from './session.js';
-import { bitmapWalk } from './bitmap-cache.js';
+import { openBitmap } from './bitmap-cache.js';
 
 export interface BitmapPack {
   /** Objects copied verbatim from the bitmapped pack (null: pack reuse is off, or none can be). */
@@ -47,8 +48,9 @@ function bitmapsApply(s: Session, req: PackRequest): boolean {
 /** The pack's contents from the bitmap, or null when the request must be walked. */
 export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPackOptions): BitmapPack | null {
   if (!bitmapsApply(s, req)) return null;
-  const bitmaps = bitmapWalk(s.repo);
-  if (!bitmaps) return null;
+  const opened = openBitmap(s.repo);
+  if (!opened) return null;
+  const { walk: bitmaps, layout } = opened;
   const wants = req.wants.map(i => s.oid(i));
   const haves = req.haves.map(i => s.oid(i));
   if (!bitmaps.coversExcludes(haves)) return null;
@@ -60,7 +62,6 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   const extras: { oid: Uint8Array; type: number }[] = [...result.extra];
   if (filtering) dropBlobs(result, extras, wants);
   if (req.includeTag) addTags(s, result, extras);
-  const layout = new PackLayout(pack.handle, pack.order);
   const reuse = s.policy.allowPackReuse ? PackReuse.select(layout, result.positions, { ofsDelta: opts.ofsDelta }) : null;
   const rest = reuse && reuse.count > 0 ? reuse.rest(result.positions) : result.positions;
   const receiverHas = (file: PackFile, indexPos: number): boolean => {
@@ -92,6 +93,28 @@ function dropBlobs(result: BitmapObjects, extras: { oid: Uint8Array; type: numbe
   }
 }
 
+/** A tag ref with the pack positions of its id and of what it peels to (-1: not in the pack). */
+interface TagRef {
+  readonly ref: ServedRef;
+  readonly pos: number;
+  readonly peeledPos: number;
+}
+
+const tagRefs = new WeakMap<RefSnapshot, { pack: BitmappedPack; tags: TagRef[] }>();
+
+/** The snapshot's tag refs placed in the bitmapped pack, looked up once per snapshot and pack. */
+function tagsIn(s: Session, pack: BitmappedPack): TagRef[] {
+  const known = tagRefs.get(s.refs);
+  if (known && known.pack === pack) return known.tags;
+  const position = (hex: string | undefined) => (hex === undefined ? -1 : pack.bitmap.position(Buffer.from(hex, 'hex')));
+  const tags: TagRef[] = [];
+  for (const ref of s.refs.refs) {
+    if (ref.name.startsWith('refs/tags/')) tags.push({ ref, pos: position(ref.oid), peeledPos: position(ref.peeled) });
+  }
+  tagRefs.set(s.refs, { pack, tags });
+  return tags;
+}
+
 /**
  * include-tag: every annotated tag (and the tags it points through) whose peeled object is sent,
  * as pack-objects' add_ref_tag does.
@@ -99,16 +122,12 @@ function dropBlobs(result: BitmapObjects, extras: { oid: Uint8Array; type: numbe
 function addTags(s: Session, result: BitmapObjects, extras: { oid: Uint8Array; type: number }[]): void {
   const { pack, positions } = result;
   const extraIds = new Set(extras.map(e => Buffer.from(e.oid).toString('hex')));
-  const sent = (hex: string): boolean => {
-    const pos = pack.bitmap.position(Buffer.from(hex, 'hex'));
-    return pos >= 0 ? positions.has(pos) : extraIds.has(hex);
-  };
-  for (const r of s.refs.refs) {
-    if (!r.name.startsWith('refs/tags/') || r.peeled === undefined || !sent(r.peeled)) continue;
-    for (let hex = r.oid; !sent(hex);) {
+  const sent = (pos: number, hex: string): boolean => (pos >= 0 ? positions.has(pos) : extraIds.has(hex));
+  for (const { ref, pos, peeledPos } of tagsIn(s, pack)) {
+    if (ref.peeled === undefined || !sent(peeledPos, ref.peeled)) continue;
+    for (let hex = ref.oid, at = pos; !sent(at, hex);) {
       const id = Buffer.from(hex, 'hex');
-      const pos = pack.bitmap.position(id);
-      if (pos >= 0) positions.add(pos);
+      if (at >= 0) positions.add(at);
       else {
         extras.push({ oid: id, type: OBJ_TAG });
         extraIds.add(hex);
@@ -116,6 +135,7 @@ function addTags(s: Session, result: BitmapObjects, extras: { oid: Uint8Array; t
       const tag = parseTag(s.odb.mustRead(id, 0, OBJ_TAG).data, () => `tag ${hex}`);
       if (s.odb.info(tag.object)?.type !== OBJ_TAG) break;
       hex = Buffer.from(tag.object).toString('hex');
+      at = pack.bitmap.position(tag.object);
     }
   }
 }
@@ -158,21 +178,28 @@ function restContents(s: Session, pack: BitmappedPack, layout: PackLayout, rest:
     positions[idx] = -1;
     objects[k++] = idx;
   }
-  const tagged = taggedObjects(s, ids);
+  const tagged = taggedObjects(s, pack, ids, positions);
   const { order, restFrom } = writeOrder(objects.subarray(0, k), idx => types[idx]!, idx => tagged.has(idx));
   return { ids, order, storageOrderFrom: restFrom, stored: { layout, positions }, receiverHasStored };
 }
 
 /** Indices in `ids` of objects a tag ref names or peels to (they lead git's write order). */
-function taggedObjects(s: Session, ids: OidMap): Set<number> {
+function taggedObjects(s: Session, pack: BitmappedPack, ids: OidMap, positions: Int32Array): Set<number> {
+  const inPack = new Set<number>();
+  const outside: string[] = [];
+  for (const { ref, pos, peeledPos } of tagsIn(s, pack)) {
+    if (pos >= 0) inPack.add(pos);
+    else outside.push(ref.oid);
+    if (peeledPos >= 0) inPack.add(peeledPos);
+    else if (ref.peeled !== undefined) outside.push(ref.peeled);
+  }
   const out = new Set<number>();
-  for (const r of s.refs.refs) {
-    if (!r.name.startsWith('refs/tags/')) continue;
-    for (const hex of [r.oid, r.peeled]) {
-      if (hex === undefined) continue;
-      const idx = ids.get(Buffer.from(hex, 'hex'), 0);
-      if (idx >= 0) out.add(idx);
-    }
+  for (let idx = 0; idx < ids.size; idx++) {
+    if (positions[idx]! >= 0 && inPack.has(positions[idx]!)) out.add(idx);
+  }
+  for (const hex of outside) {
+    const idx = ids.get(Buffer.from(hex, 'hex'), 0);
+    if (idx >= 0) out.add(idx);
   }
   return out;
 }

@@ -1,9 +1,17 @@
 // The refs upload-pack shows a client, read once per request: HEAD (and what it names), then every
 // ref under refs/ in git's order, each with what an annotated tag peels to. Like git, a ref whose
 // object is missing is left out rather than advertised.
+// A repository kept open between requests (worker-repos.ts) keeps its last snapshot: when HEAD and
+// the listing of refs (loose files read again, packed-refs re-parsed when its stat changed) are as
+// they were, the snapshot is that same object, so what was derived from it (the ids advertised,
+// the ls-refs answer, the tags' pack positions) need not be derived again. An object that was
+// there stays there while the repository is open: its packs are the same (any change to them
+// opens it anew), and a loose object a ref names is not pruned. A snapshot that left a ref out is
+// not kept.
 import { fromHex, toHex } from '../core/oid.js';
 import { parseTag } from '../object/tag.js';
 import { OBJ_TAG } from '../object/type.js';
+import type { HeadState, RefEntry } from '../refs/store.js';
 import type { Repository } from '../repository/repository.js';
 
 export interface ServedRef {
@@ -27,7 +35,35 @@ export interface RefSnapshot {
 /** Tag chains longer than this are treated as unpeelable (git's deref loop has no limit; a cycle is impossible with real ids). */
 const MAX_TAG_CHAIN = 64;
 
+const lastSnapshot = new WeakMap<Repository, { head: HeadState; listed: RefEntry[]; snapshot: RefSnapshot }>();
+
 export function snapshotRefs(repo: Repository): RefSnapshot {
+  const state = repo.refs.head();
+  const listed = repo.refs.list('refs/');
+  const last = lastSnapshot.get(repo);
+  if (last && sameHead(last.head, state) && sameListing(last.listed, listed)) return last.snapshot;
+  const snapshot = readSnapshot(repo, state, listed);
+  // A ref left out for a missing object is looked at again next time, in case the object came.
+  const complete = snapshot.refs.length === listed.length && (snapshot.head !== null || state.oid === null);
+  if (complete) lastSnapshot.set(repo, { head: state, listed, snapshot });
+  else lastSnapshot.delete(repo);
+  return snapshot;
+}
+
+function sameHead(a: HeadState, b: HeadState): boolean {
+  return a.oid === b.oid && a.symref === b.symref;
+}
+
+function sameListing(a: readonly RefEntry[], b: readonly RefEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!, y = b[i]!;
+    if (x.name !== y.name || x.oid !== y.oid || x.peeled !== y.peeled || x.symref !== y.symref) return false;
+  }
+  return true;
+}
+
+function readSnapshot(repo: Repository, state: HeadState, listed: readonly RefEntry[]): RefSnapshot {
   const odb = repo.odb;
   // packed-refs may already say: an id (an annotated tag's target) or null (not a tag).
   const peel = (hex: string, known?: string | null): string | undefined => {
@@ -49,10 +85,9 @@ export function snapshotRefs(repo: Repository): RefSnapshot {
     const peeled = peel(oid, known);
     return { name, oid, ...(peeled === undefined ? {} : { peeled }), ...(symref === undefined ? {} : { symref }) };
   };
-  const state = repo.refs.head();
   const head = state.oid ? served('HEAD', state.oid, undefined, state.symref ?? undefined) : null;
   const refs: ServedRef[] = [];
-  for (const r of repo.refs.list('refs/')) {
+  for (const r of listed) {
     const s = served(r.name, r.oid, r.peeled, r.symref);
     if (s) refs.push(s);
   }
@@ -62,4 +97,20 @@ export function snapshotRefs(repo: Repository): RefSnapshot {
 /** HEAD first (when it resolves), then the rest: the order of git's advertisement. */
 export function allRefs(snapshot: RefSnapshot): ServedRef[] {
   return snapshot.head ? [snapshot.head, ...snapshot.refs] : snapshot.refs;
+}
+
+const advertisedIds = new WeakMap<RefSnapshot, Set<string>>();
+
+/** Every id the refs name or peel to, as hex (computed once per snapshot). */
+export function advertised(snapshot: RefSnapshot): Set<string> {
+  let ids = advertisedIds.get(snapshot);
+  if (!ids) {
+    ids = new Set();
+    for (const r of allRefs(snapshot)) {
+      ids.add(r.oid);
+      if (r.peeled) ids.add(r.peeled);
+    }
+    advertisedIds.set(snapshot, ids);
+  }
+  return ids;
 }

@@ -5,6 +5,7 @@ import type net from 'node:net';
 import path from 'node:path';
 import { isGitDirectory } from '../repository/discover.js';
 import { createDaemon } from './daemon.js';
+import { realRoot, resolveRepository } from './resolve-repository.js';
 import { createUploadPackHandler, type HttpHandlerOptions } from './http.js';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 
@@ -31,9 +32,26 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Up to this many repositories under the root are opened by the workers as the server starts. */
+const MAX_WARM_REPOSITORIES = 8;
+
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  const pool = new WorkerPool(options.workers);
+  // The workers start with the server, each opening the root's repositories when there are few
+  // (more would be memory spent on guesses): the first request finds a warm worker.
+  const exportAll = options.exportAll ?? false;
+  const listed = listRepositories(options.root, exportAll);
+  const warm: string[] = [];
+  if (listed.length <= MAX_WARM_REPOSITORIES) {
+    // As a request names them, so that the worker's open repository is the one it will look up.
+    const root = realRoot(options.root);
+    for (const name of listed) {
+      const r = resolveRepository(root, name.split('/'), { exportAll });
+      if (typeof r !== 'string') warm.push(r.gitDir);
+    }
+  }
+  const pool = new WorkerPool({ warm, ...options.workers });
+  pool.prestart();
   const handler = createUploadPackHandler({
     root: options.root, exportAll: options.exportAll, idleTimeout: options.idleTimeout, log: options.log, authorize: options.authorize, pool,
   });

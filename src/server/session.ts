@@ -98,8 +98,12 @@ export class Session {
 
   /** Forgets every mark and walk state, as git does between the commands of one v2 connection. */
   reset(): void {
-    this.walk = new ObjectWalk(this.repo.odb);
-    this.marks = new Uint8Array(1024);
+    // A walk that has not seen an object (ls-refs, the first command) is as good as a new one, and
+    // a new one's table is megabytes to allocate and clear.
+    if (this.walk.ids.size > 0) {
+      this.walk = new ObjectWalk(this.repo.odb);
+      this.marks = new Uint8Array(1024);
+    }
     this.out.sidebandAll = false;
     this.out.packStarted = false;
   }

@@ -9,12 +9,12 @@ import { fromHex } from '../core/oid.js';
 import {
   DELIM_PKT, FLUSH_PKT, formatAcknowledgments, formatLsRefsLine, formatPackfileHeader, formatShallowInfo,
   formatV2CapabilityAdvertisement, formatWantedRefs, parseFetchArgs, parseLsRefsArgs, readCommandRequest,
-  type Capability, type CommandRequest,
+  type Capability, type CommandRequest, type LsRefsRequest,
 } from '../protocol/index.js';
 import { checkFilterSupported } from './enumerate.js';
 import { Negotiation } from './negotiate.js';
 import { checkFilterAllowed } from './policy.js';
-import { allRefs } from './refs.js';
+import { allRefs, type RefSnapshot } from './refs.js';
 import { sendPack } from './send-pack.js';
 import { clientError, type Session } from './session.js';
 import { processShallow, wantsShallowInfo } from './shallow.js';
@@ -68,31 +68,49 @@ async function runCommand(s: Session, req: CommandRequest): Promise<void> {
   }
 }
 
+/** Answers to ls-refs by snapshot and request (a warm server sees the same few requests again). */
+const lsRefsAnswers = new WeakMap<RefSnapshot, Map<string, Buffer>>();
+const MAX_CACHED_ANSWERS = 16;
+
 function lsRefs(s: Session, args: string[], where: string): void {
   const req = parseLsRefsArgs(args, where, s.options.limits);
+  let answers = lsRefsAnswers.get(s.refs);
+  if (!answers) lsRefsAnswers.set(s.refs, answers = new Map());
+  const key = `${s.policy.unborn}\n${args.join('\n')}`;
+  let answer = answers.get(key);
+  if (!answer) {
+    answer = lsRefsAnswer(s, req);
+    if (answers.size >= MAX_CACHED_ANSWERS) answers.delete(answers.keys().next().value!);
+    answers.set(key, answer);
+  }
+  s.out.write(answer);
+}
+
+function lsRefsAnswer(s: Session, req: LsRefsRequest): Buffer {
   const matches = (name: string) => req.refPrefixes.length === 0 || req.refPrefixes.some(p => name.startsWith(p));
-  const out = s.out;
+  const lines: Buffer[] = [];
   if (s.refs.head) {
     if (matches('HEAD')) {
       const h = s.refs.head;
-      out.write(formatLsRefsLine({
+      lines.push(formatLsRefsLine({
         oid: h.oid, name: 'HEAD',
         ...(req.symrefs && h.symref ? { symrefTarget: h.symref } : {}),
         ...(req.peel && h.peeled ? { peeled: h.peeled } : {}),
       }));
     }
   } else if (req.unborn && req.symrefs && s.policy.unborn !== 'ignore' && s.refs.headTarget && matches('HEAD')) {
-    out.write(formatLsRefsLine({ oid: null, name: 'HEAD', symrefTarget: s.refs.headTarget }));
+    lines.push(formatLsRefsLine({ oid: null, name: 'HEAD', symrefTarget: s.refs.headTarget }));
   }
   for (const r of s.refs.refs) {
     if (!matches(r.name)) continue;
-    out.write(formatLsRefsLine({
+    lines.push(formatLsRefsLine({
       oid: r.oid, name: r.name,
       ...(req.symrefs && r.symref ? { symrefTarget: r.symref } : {}),
       ...(req.peel && r.peeled ? { peeled: r.peeled } : {}),
     }));
   }
-  out.write(FLUSH_PKT);
+  lines.push(FLUSH_PKT);
+  return Buffer.concat(lines);
 }
 
 async function fetch(s: Session, args: string[], where: string): Promise<void> {

@@ -6,20 +6,16 @@
 import { fromHex, OID_BYTES } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { ObjectWalk, SHOWN } from '../walk/object-walk.js';
-import { allRefs } from './refs.js';
+import { advertised, allRefs } from './refs.js';
 import { clientError, type Session } from './session.js';
 
 export function checkWants(s: Session, wants: readonly number[], v2: boolean): void {
   // By id text: a fetch names a few of thousands of refs, which need not enter the object table.
-  const advertised = new Set<string>();
-  for (const r of allRefs(s.refs)) {
-    advertised.add(r.oid);
-    if (r.peeled) advertised.add(r.peeled);
-  }
+  const ids = advertised(s.refs);
   const others: number[] = [];
   for (const w of wants) {
     if (!s.exists(w)) throw clientError(`upload-pack: not our ref ${s.hex(w)}`);
-    if (!advertised.has(s.hex(w))) others.push(w);
+    if (!ids.has(s.hex(w))) others.push(w);
   }
   if (others.length === 0 || s.policy.allowAnySha1InWant) return;
   if (!(v2 || s.policy.allowReachableSha1InWant)) throw clientError(`upload-pack: not our ref ${s.hex(others[0]!)}`);

@@ -1,13 +1,14 @@
 // The framing between the server and its upload-pack workers (worker-pool.ts, worker-main.ts),
 // over the worker's stdin and stdout: each frame is a type byte, a 4-byte big-endian length and
 // that many bytes. Server to worker: a request ('r', JSON), client bytes ('i'), end of client
-// input ('z'). Worker to server: response bytes ('o'), diagnostics ('e', text), and the end of
+// input ('z'), repositories to open before any request for them comes ('w', JSON: WorkerWarm). Worker to server: response bytes ('o'), diagnostics ('e', text), and the end of
 // the request ('x', JSON with the exit status and the worker's RSS).
 import { CorruptError } from '../core/errors.js';
 
 export const FRAME_REQUEST = 0x72; // r
 export const FRAME_INPUT = 0x69; // i
 export const FRAME_INPUT_END = 0x7a; // z
+export const FRAME_WARM = 0x77; // w
 export const FRAME_OUTPUT = 0x6f; // o
 export const FRAME_STDERR = 0x65; // e
 export const FRAME_EXIT = 0x78; // x
@@ -21,11 +22,20 @@ export interface WorkerRequest {
   timeout: number;
 }
 
+/** Repositories a worker opens while it has nothing to do (git directories). */
+export interface WorkerWarm {
+  gitDirs: string[];
+  /** Only those it has open, and only if they changed on disk (their old packs are let go). */
+  changedOnly?: boolean;
+}
+
 export interface WorkerExit {
   /** 0 served, 128 failed (as `tsgit upload-pack` would exit). */
   code: number;
   /** The worker's resident set after the request, for recycling. */
   rss: number;
+  /** Repositories it found changed on disk (a repack) and opened anew: other workers may too. */
+  reopened: string[];
 }
 
 /** Control frames are small; a longer one means the stream is out of step. */

@@ -1,14 +1,18 @@
 // An upload-pack worker: a long-lived process started by worker-pool.ts that serves one request at
 // a time, framed (worker-frames.ts) over its stdin and stdout, with the repositories it served kept
 // open (worker-repos.ts) so that the next request finds the .idx read, packed-refs parsed and the
-// bitmap opened. It ends when its stdin does (the pool retiring it, or the server gone).
+// bitmap opened. The pool may name repositories to open before any request comes ('w' frame),
+// which a request then queues behind. It ends when its stdin does (the pool retiring it, or the
+// server gone).
 import { once } from 'node:events';
 import { GitError } from '../core/errors.js';
 import { uploadPack } from './upload-pack.js';
 import {
-  FRAME_EXIT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR,
-  FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest,
+  FRAME_EXIT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR, FRAME_WARM,
+  FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest, type WorkerWarm,
 } from './worker-frames.js';
+import { openBitmap } from './bitmap-cache.js';
+import { snapshotRefs } from './refs.js';
 import { WarmRepositories } from './worker-repos.js';
 
 /** Client bytes queued beyond this stop reading stdin until upload-pack catches up. */
@@ -26,6 +30,9 @@ const decoder = new FrameDecoder('upload-pack worker stdin',
       const req = JSON.parse(payload.toString('utf8')) as WorkerRequest;
       const queue = input = new InputQueue();
       requests = requests.then(() => serve(req, queue));
+    } else if (type === FRAME_WARM) {
+      const { gitDirs, changedOnly } = JSON.parse(payload.toString('utf8')) as WorkerWarm;
+      requests = requests.then(() => warm(changedOnly ? gitDirs.filter(d => repos.has(d)) : gitDirs));
     } else throw new GitError('server', 'bad-frame', `upload-pack worker: unexpected frame '${String.fromCharCode(type)}'`);
   });
 
@@ -50,8 +57,29 @@ async function serve(req: WorkerRequest, queue: InputQueue): Promise<void> {
   // Client bytes after the request was answered belong to nobody: drop them.
   if (input === queue) input = null;
   process.stdin.resume();
-  const exit: WorkerExit = { code, rss: process.memoryUsage.rss() };
+  const exit: WorkerExit = { code, rss: process.memoryUsage.rss(), reopened: repos.takeReopened() };
   await write(frame(FRAME_EXIT, Buffer.from(JSON.stringify(exit))));
+}
+
+/**
+ * Opens each repository as a request would find it: its .idx files, bitmap and refs (one already
+ * open is opened anew only if it changed on disk). One that cannot be opened is left for a request
+ * to report.
+ */
+async function warm(gitDirs: readonly string[]): Promise<void> {
+  for (const gitDir of gitDirs) {
+    try {
+      const repo = repos.get(gitDir);
+      openBitmap(repo);
+      snapshotRefs(repo);
+    } catch {
+      // Not a repository (any more), or unreadable: a request for it says so.
+    }
+    // What this finds changed, the pool already knows of: nobody else needs telling.
+    repos.takeReopened();
+    // Between repositories, let a request that came meanwhile be read.
+    await new Promise(resolve => setImmediate(resolve));
+  }
 }
 
 function send(chunk: Buffer): void | Promise<void> {

@@ -5,6 +5,11 @@
 // new process paid per request (node start-up, module loading, reading the .idx, parsing
 // packed-refs, opening the bitmap) is paid once per worker and repository instead. Workers are
 // replaced after `maxRequests` requests or once their RSS passes `maxRss`, so memory cannot creep.
+// prestart() starts the workers before any request comes, each opening the `warm` repositories as
+// it starts; a worker retired while nobody waits is replaced at once, its successor opening what it
+// had served, so that the next request finds a warm worker rather than paying for a new one. A
+// worker that finds a repository changed on disk (a repack) says so, and the idle workers holding
+// it open it anew too, rather than keep deleted packs open until a request comes their way.
 //
 // A request is handed out as an UploadPackJob, shaped like the ChildProcess it replaces: stdin for
 // the client's bytes, stdout for upload-pack's, stderr for its diagnostics, and 'close' with an
@@ -16,8 +21,8 @@ import os from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
-  FRAME_EXIT, FRAME_INPUT, FRAME_INPUT_END, FRAME_REQUEST, FRAME_STDERR,
-  FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest,
+  FRAME_EXIT, FRAME_INPUT, FRAME_INPUT_END, FRAME_REQUEST, FRAME_STDERR, FRAME_WARM,
+  FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest, type WorkerWarm,
 } from './worker-frames.js';
 
 const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
@@ -29,7 +34,12 @@ export interface WorkerPoolOptions {
   maxRequests?: number;
   /** A worker whose RSS is above this many bytes after a request is replaced (default 1 GiB). */
   maxRss?: number;
+  /** Git directories every prestarted worker opens as it starts. */
+  warm?: readonly string[];
 }
+
+/** Most repositories a replacement worker opens: those its predecessor served most recently. */
+const MAX_WARM_REPLACEMENT = 8;
 
 export interface WorkerInfo {
   readonly pid: number;
@@ -50,6 +60,7 @@ export class WorkerPool {
   readonly size: number;
   private readonly maxRequests: number;
   private readonly maxRss: number;
+  private readonly warm: readonly string[];
   private readonly workers = new Set<Worker>();
   private readonly queue: UploadPackJob[] = [];
   private started = 0;
@@ -59,6 +70,12 @@ export class WorkerPool {
     this.size = Math.max(1, options.size ?? os.availableParallelism());
     this.maxRequests = Math.max(1, options.maxRequests ?? 500);
     this.maxRss = options.maxRss ?? 1024 * 1024 * 1024;
+    this.warm = options.warm ?? [];
+  }
+
+  /** Starts workers up to `size` now, each opening the `warm` repositories while it waits. */
+  prestart(): void {
+    while (!this.closed && this.workers.size < this.size) this.startWorker(this.warm);
   }
 
   /** Runs upload-pack for `req` as soon as a worker is free. */
@@ -128,18 +145,24 @@ export class WorkerPool {
     return best;
   }
 
-  private startWorker(): Worker {
+  private startWorker(warm: readonly string[] = []): Worker {
     this.started++;
-    const w = new Worker(this);
+    const w = new Worker(this, warm);
     this.workers.add(w);
     return w;
   }
 
   /** @internal Called by a worker that answered its request. */
   released(w: Worker, exit: WorkerExit): void {
+    // A repository it found repacked is let go by the idle workers that hold it open too.
+    if (exit.reopened.length > 0) {
+      for (const other of this.workers) if (other !== w && !other.job) other.warm(exit.reopened, true);
+    }
     if (w.served >= this.maxRequests || exit.rss > this.maxRss || this.closed) {
       this.workers.delete(w);
       w.proc.stdin!.end();
+      // Nobody waiting: the successor can open its predecessor's repositories before it is needed.
+      if (!this.closed && this.queue.length === 0) this.startWorker([...new Set([...w.servedFrom, ...this.warm])].slice(0, MAX_WARM_REPLACEMENT));
     }
     this.pump();
   }
@@ -157,10 +180,12 @@ class Worker {
   readonly exited: Promise<void>;
   job: UploadPackJob | null = null;
   gitDir: string | null = null;
+  /** Repositories it served, most recent first. */
+  servedFrom: string[] = [];
   served = 0;
   lastUsed = 0;
 
-  constructor(private readonly pool: WorkerPool) {
+  constructor(private readonly pool: WorkerPool, warm: readonly string[]) {
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.GIT_DIR;
     delete env.GIT_OBJECT_DIRECTORY;
@@ -195,12 +220,19 @@ class Worker {
       this.proc.on('exit', (code, signal) => { end(code, signal); resolve(); });
       this.proc.on('error', e => { end(1, null, `cannot start an upload-pack worker: ${e.message}`); resolve(); });
     });
+    if (warm.length > 0) this.warm(warm, false);
     this.idle(true);
+  }
+
+  /** Has it open `gitDirs` (with `changedOnly`, those it has open that changed on disk). */
+  warm(gitDirs: readonly string[], changedOnly: boolean): void {
+    this.proc.stdin!.write(frame(FRAME_WARM, Buffer.from(JSON.stringify({ gitDirs: [...gitDirs], changedOnly } satisfies WorkerWarm))));
   }
 
   start(job: UploadPackJob): void {
     this.job = job;
     this.gitDir = job.request.gitDir;
+    this.servedFrom = [this.gitDir, ...this.servedFrom.filter(d => d !== this.gitDir)].slice(0, MAX_WARM_REPLACEMENT);
     this.idle(false);
     this.proc.stdin!.write(frame(FRAME_REQUEST, Buffer.from(JSON.stringify(job.request))));
     job.attach(this);

@@ -17,6 +17,8 @@ interface Open {
 
 export class WarmRepositories {
   private readonly open = new Map<string, Open>();
+  /** Repositories found changed on disk and opened anew since takeReopened() was last called. */
+  private reopened = new Set<string>();
 
   /** The repository at `gitDir`, as it is on disk now. */
   get(gitDir: string): Repository {
@@ -26,10 +28,23 @@ export class WarmRepositories {
       forgetLoose(known.repo.odb);
       return known.repo;
     }
-    known?.repo.close();
+    if (known) {
+      known.repo.close();
+      this.reopened.add(gitDir);
+    }
     const repo = new Repository(gitDir, null);
     this.open.set(gitDir, { repo, stamp });
     return repo;
+  }
+
+  has(gitDir: string): boolean {
+    return this.open.has(gitDir);
+  }
+
+  takeReopened(): string[] {
+    const out = [...this.reopened];
+    this.reopened.clear();
+    return out;
   }
 
   close(): void {

@@ -1,7 +1,8 @@
 // tsgit serve [--host 127.0.0.1] [--port 8080] [--git-port 9418 | --no-git-daemon] [--export-all]
 // [--timeout N] [--workers N] <root>: serves every repository under <root> over smart HTTP and
 // git://, printing the clone URLs, until interrupted. Requests run in a pool of N upload-pack worker
-// processes (default: one per CPU).
+// processes (default: one per CPU), started with the server; when the root holds a few
+// repositories (up to 8) each worker opens them before the first request comes.
 import { UsageError } from '../../core/errors.js';
 import { listRepositories, serve } from '../../server/serve.js';
 import type { CommandContext } from '../context.js';
