@@ -1,6 +1,7 @@
 // The main thread's handle on the tree-reading worker (see tree-stream.ts for the design):
 // started before the commit walk so its start-up (loading the pack index) overlaps that walk.
 import { MessageChannel, Worker } from 'node:worker_threads';
+import type { ObjectDatabase } from '../odb/database.js';
 import { EXITED, RootSender, TreeRing, TreeRingReader, WRITE } from './tree-stream.js';
 
 /** Room for a few hundred trees: the main thread lists them about as fast as they come. */
@@ -11,7 +12,14 @@ export class TreeReadAhead {
   private readonly roots: RootSender;
   private readonly worker: Worker;
 
-  constructor(objectsDir: string) {
+  constructor(odb: ObjectDatabase) {
+    const objectsDir = odb.objectsDir;
+    const indexes: [string, Buffer][] = [];
+    const collect = (db: ObjectDatabase) => {
+      for (const p of db.packs) indexes.push([p.index.path, p.index.buf]);
+      for (const a of db.alternates) collect(a);
+    };
+    collect(odb);
     const ring = TreeRing.create(RING_BYTES);
     const { port1, port2 } = new MessageChannel();
     // The main thread waits on the ring, not on events, so it could not hear of the worker's end:
@@ -29,7 +37,7 @@ export class TreeReadAhead {
       import(${JSON.stringify(url)}).catch(e => { process.stderr.write(String(e && e.stack || e) + '\\n'); exited(); });
     `, {
       eval: true,
-      workerData: { objectsDir, ringBuffer: ring.ringBuffer, controlBuffer: ring.controlBuffer, port: port2 },
+      workerData: { objectsDir, indexes, ringBuffer: ring.ringBuffer, controlBuffer: ring.controlBuffer, port: port2 },
       transferList: [port2],
       // Flags such as --input-type apply to the main script, not to this one.
       execArgv: process.execArgv.filter(a => !a.startsWith('--input-type')),

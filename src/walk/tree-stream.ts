@@ -95,10 +95,15 @@ export class TreeRing {
     Atomics.store(c, waits, 0);
   }
 
-  /** After moving control[at] to `pos`: wakes the other side if it waits for that (or `always`). */
+  /**
+   * After moving control[at] to `pos`: wakes the other side if it waits for that (or `always`).
+   * The flag is cleared here, so a side that is slow to be scheduled is woken once, not once per
+   * record written meanwhile.
+   */
   wake(at: number, pos: number, waits: number, always: boolean): void {
     const c = this.control;
-    if (Atomics.load(c, waits) && (always || ((pos - Atomics.load(c, waits + 1)) | 0) >= 0)) Atomics.notify(c, at);
+    if (Atomics.load(c, waits) && (always || ((pos - Atomics.load(c, waits + 1)) | 0) >= 0) &&
+      Atomics.compareExchange(c, waits, 1, 0) === 1) Atomics.notify(c, at);
   }
 }
 

@@ -5,13 +5,16 @@ import { workerData, type MessagePort } from 'node:worker_threads';
 import { OID_BYTES } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import { ObjectDatabase } from '../odb/database.js';
+import { PackIndex } from '../pack/idx/read.js';
 import { MAX_TREE_DEPTH, readObjectOfType } from './object-walk.js';
 import { OidMap } from './oid-map.js';
 import { END, FAILED, receiveRoots, serializeError, STOPPED, TREE, TreeRing, TreeRingWriter } from './tree-stream.js';
 
-const { objectsDir, ringBuffer, controlBuffer, port } = workerData as {
-  objectsDir: string; ringBuffer: SharedArrayBuffer; controlBuffer: SharedArrayBuffer; port: MessagePort;
+const { objectsDir, indexes, ringBuffer, controlBuffer, port } = workerData as {
+  objectsDir: string; indexes: [string, Uint8Array][]; ringBuffer: SharedArrayBuffer; controlBuffer: SharedArrayBuffer; port: MessagePort;
 };
+// The main thread's pack indexes, in shared memory.
+for (const [path, bytes] of indexes) PackIndex.shared.set(path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 const ring = new TreeRing(ringBuffer, controlBuffer);
 const writer = new TreeRingWriter(ring);
 const none = new Uint8Array(0);
