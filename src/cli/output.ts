@@ -10,7 +10,8 @@ export class Output {
   private buf = Buffer.allocUnsafe(CHUNK);
   private len = 0;
 
-  constructor(private readonly fd = 1) {}
+  /** With `held`, output goes into memory (chunks appended there) instead of `fd`. */
+  constructor(private readonly fd = 1, private readonly held?: Buffer[]) {}
 
   text(s: string): void {
     const max = s.length * 3;
@@ -63,7 +64,7 @@ export class Output {
     const n = end - start;
     if (this.len + n > this.buf.length) {
       this.flush();
-      if (n > this.buf.length) { writeAll(this.fd, data.subarray(start, end)); return; }
+      if (n > this.buf.length) { this.write(data.subarray(start, end)); return; }
     }
     const buf = this.buf;
     let len = this.len;
@@ -74,15 +75,20 @@ export class Output {
   bytes(data: Uint8Array): void {
     if (this.len + data.length > this.buf.length) {
       this.flush();
-      if (data.length > this.buf.length) { writeAll(this.fd, data); return; }
+      if (data.length > this.buf.length) { this.write(data); return; }
     }
     this.buf.set(data, this.len);
     this.len += data.length;
   }
 
   flush(): void {
-    if (this.len) writeAll(this.fd, this.buf.subarray(0, this.len));
+    if (this.len) this.write(this.buf.subarray(0, this.len));
     this.len = 0;
+  }
+
+  private write(data: Uint8Array): void {
+    if (this.held) this.held.push(Buffer.from(data));
+    else writeAll(this.fd, data);
   }
 }
 

@@ -16,6 +16,22 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../object/typ
 import type { ObjectDatabase } from '../odb/database.js';
 import { CommitQueue } from './commit-queue.js';
 import { ensureCapacity, OidMap } from './oid-map.js';
+import type { TreeReadAhead } from './tree-read-ahead.js';
+import { deserializeError, FAILED, TOO_BIG, TREE, type TreeRingReader } from './tree-stream.js';
+
+/**
+ * Reads an object for parsing on the spot: the data is valid only until the next read (the odb
+ * reuses its buffers, and a walk reads half a million trees: allocating each cost more than
+ * inflating it).
+ */
+export function readObjectOfType(odb: ObjectDatabase, ids: Uint8Array, off: number, type: number) {
+  const o = odb.read(ids, off, true);
+  if (!o) throw new NotFoundError('walk', `missing ${type ? typeName(type) : 'object'} ${toHex(ids, off)}`);
+  if (type && o.type !== type) {
+    throw new CorruptError('walk', `object ${toHex(ids, off)} is a ${typeName(o.type)}, not a ${typeName(type)}`);
+  }
+  return o;
+}
 
 export const SEEN = 1;
 export const UNINTERESTING = 2;
@@ -25,13 +41,20 @@ export const SHOWN = 8;
 /** A commit listed in $GIT_DIR/shallow: its parents are not there, and are not followed. */
 export const SHALLOW = 16;
 
+/** How many root trees the worker of enumerate(…, ahead) is kept ahead of this thread. */
+const READ_AHEAD_ROOTS = 256;
 /** git stops a limited walk this many commits after only uninteresting ones remain. */
 const SLOP = 5;
 /** git's core.maxTreeDepth default: deeper trees are refused rather than recursed into. */
-const MAX_TREE_DEPTH = 2048;
+export const MAX_TREE_DEPTH = 2048;
 
 export interface ObjectVisitor {
   commit?(ids: Uint8Array, offset: number, index: number): void;
+  /**
+   * With trees read ahead (see enumerate), objects may be visited before this is called; after
+   * it, no more commits come.
+   */
+  commitsDone?(): void;
   /** A tag, tree or blob; `path` holds `pathLength` bytes of the name git prints beside it. */
   object?(type: number, ids: Uint8Array, offset: number, path: Uint8Array, pathLength: number): void;
 }
@@ -57,6 +80,8 @@ export class ObjectWalk {
   private pathBuf = new Uint8Array(4096);
   /** processTree's tree bytes by depth: each level keeps its tree while its subtrees are read. */
   private treeBufs: Buffer[] = [];
+  /** The worker's trees, while enumerate() reads them from it. */
+  private stream: TreeRingReader | null = null;
 
   constructor(private readonly odb: ObjectDatabase) {}
 
@@ -90,18 +115,9 @@ export class ObjectWalk {
     return toHex(this.ids.keys, index * OID_BYTES);
   }
 
-  /**
-   * Reads an object for parsing on the spot: the data is valid only until the next read (the odb
-   * reuses its buffers, and a walk reads half a million trees: allocating each cost more than
-   * inflating it).
-   */
+  /** An object of `type` (0: any), valid until the next read. */
   private read(index: number, type: number) {
-    const o = this.odb.read(this.ids.keys, index * OID_BYTES, true);
-    if (!o) throw new NotFoundError('walk', `missing ${type ? typeName(type) : 'object'} ${this.hex(index)}`);
-    if (type && o.type !== type) {
-      throw new CorruptError('walk', `object ${this.hex(index)} is a ${typeName(o.type)}, not a ${typeName(type)}`);
-    }
-    return o;
+    return readObjectOfType(this.odb, this.ids.keys, index * OID_BYTES, type);
   }
 
   /** Reads a commit's tree, parents and time once. */
@@ -176,7 +192,8 @@ export class ObjectWalk {
     return this.walkCommits();
   }
 
-  private walkCommits(): Int32Array {
+  /** `onShow` hears of each commit to be shown as it is found (unlimited walks only: see enumerate). */
+  private walkCommits(onShow?: (idx: number) => void): Int32Array {
     for (const idx of this.start) this.parseCommitAt(idx);
     const queue = new CommitQueue(() => this.time, () => this.seq);
     // git sorts the starting commits by date, stably, before walking.
@@ -211,6 +228,7 @@ export class ObjectWalk {
       lastDate = this.time[c]!;
       if (n === out.length) out = ensureCapacity(out, n + 1);
       out[n++] = c;
+      onShow?.(c);
     }
     // A commit shown early can be reached later from an uninteresting one (clock skew); git drops it.
     let k = 0;
@@ -253,11 +271,23 @@ export class ObjectWalk {
   /**
    * Step 3: every commit, then tags and tip trees/blobs, then each commit's tree. With `maxCount`
    * (git's -n) only the first commits are shown and only their trees are listed; edges still come
-   * from the whole limited walk, as git marks them before it starts counting.
+   * from the whole limited walk, as git marks them before it starts counting. With `ahead`, trees
+   * are read on its worker while this thread walks commits and lists entries, when the walk has
+   * no exclusions; then objects are visited among commits (see enumerateAhead). `ahead` is
+   * closed on return either way.
    */
-  enumerate(visitor: ObjectVisitor, maxCount = -1): void {
-    this.prepare(true);
-    let list = this.walkCommits();
+  enumerate(visitor: ObjectVisitor, maxCount = -1, ahead?: TreeReadAhead): void {
+    try {
+      this.prepare(true);
+      if (ahead && !this.limited) this.enumerateAhead(ahead, visitor, maxCount);
+      else this.enumerateObjects(this.walkCommits(), visitor, maxCount);
+    } finally {
+      this.stream = null;
+      ahead?.close();
+    }
+  }
+
+  private enumerateObjects(list: Int32Array, visitor: ObjectVisitor, maxCount: number): void {
     // Edges: uninteresting parents of shown commits; everything in their trees is excluded.
     for (let i = 0; i < list.length; i++) {
       const ps = this.parents[list[i]!]!;
@@ -270,8 +300,41 @@ export class ObjectWalk {
       }
     }
     if (maxCount >= 0 && maxCount < list.length) list = list.subarray(0, maxCount);
-    const keys = () => this.ids.keys;
-    for (let i = 0; i < list.length; i++) visitor.commit?.(keys(), list[i]! * OID_BYTES, list[i]!);
+    for (let i = 0; i < list.length; i++) visitor.commit?.(this.ids.keys, list[i]! * OID_BYTES, list[i]!);
+    visitor.commitsDone?.();
+    this.showPending(visitor);
+    for (let i = 0; i < list.length; i++) this.showRoot(this.trees[list[i]!]!, visitor);
+  }
+
+  /**
+   * enumerate() with trees read on the worker. Without exclusions each commit is final as soon as
+   * the walk finds it: it is visited at once, its root tree goes to the worker, and this thread
+   * lists the trees the worker has read while it walks on, so objects are visited among commits
+   * (the caller holds them back until commitsDone). The worker is kept a few hundred roots ahead
+   * so that it never idles.
+   */
+  private enumerateAhead(ahead: TreeReadAhead, visitor: ObjectVisitor, maxCount: number): void {
+    const stream = this.stream = ahead.reader;
+    // Tip trees are listed before the commits' trees.
+    for (const p of this.pending) if (this.types[p.index] === OBJ_TREE) ahead.root(this.ids.keys, p.index * OID_BYTES);
+    this.showPending(visitor);
+    let roots = new Int32Array(1024), queued = 0, done = 0;
+    this.walkCommits(c => {
+      if (maxCount >= 0 && queued >= maxCount) return;
+      visitor.commit?.(this.ids.keys, c * OID_BYTES, c);
+      const tree = this.trees[c]!;
+      ahead.root(this.ids.keys, tree * OID_BYTES);
+      if (queued === roots.length) roots = ensureCapacity(roots, queued + 1);
+      roots[queued++] = tree;
+      while (queued - done > READ_AHEAD_ROOTS && stream.ready()) this.showRoot(roots[done++]!, visitor);
+    });
+    ahead.endRoots();
+    visitor.commitsDone?.();
+    while (done < queued) this.showRoot(roots[done++]!, visitor);
+  }
+
+  /** Tags, trees and blobs named on the command line (or by tags), listed before commits' trees. */
+  private showPending(visitor: ObjectVisitor): void {
     const show = visitor.object;
     for (const p of this.pending) {
       const f = this.flags[p.index]!;
@@ -280,53 +343,101 @@ export class ObjectWalk {
       if (type === OBJ_TAG) {
         this.flags[p.index]! |= SHOWN;
         const name = Buffer.from(p.name, 'utf8');
-        show?.(OBJ_TAG, keys(), p.index * OID_BYTES, name, name.length);
+        show?.(OBJ_TAG, this.ids.keys, p.index * OID_BYTES, name, name.length);
       } else if (type === OBJ_TREE) {
-        this.processTree(p.index, 0, 0, visitor);
+        this.showRoot(p.index, visitor);
       } else if (type === OBJ_BLOB) {
         this.flags[p.index]! |= SHOWN;
-        show?.(OBJ_BLOB, keys(), p.index * OID_BYTES, this.pathBuf, 0);
+        show?.(OBJ_BLOB, this.ids.keys, p.index * OID_BYTES, this.pathBuf, 0);
       }
     }
-    for (let i = 0; i < list.length; i++) this.processTree(this.trees[list[i]!]!, 0, 0, visitor);
+  }
+
+  /** Lists a top-level tree (a commit's, or a tip) and everything new below it. */
+  private showRoot(tree: number, visitor: ObjectVisitor): void {
+    if (!this.stream) this.processTree(tree, 0, 0, visitor);
+    else if (this.stream.nextIs(this.ids.keys, tree * OID_BYTES)) this.processStreamedTree(this.stream, 0, 0, visitor);
+  }
+
+  /** The tree buffer for `depth`, at least `size` bytes. */
+  private treeBuf(depth: number, size: number): Buffer {
+    let data = this.treeBufs[depth];
+    if (!data || data.length < size) data = this.treeBufs[depth] = Buffer.allocUnsafeSlow(Math.max(4096, size * 2));
+    return data;
   }
 
   private processTree(idx: number, pathLen: number, depth: number, visitor: ObjectVisitor): void {
     if (this.flags[idx]! & (UNINTERESTING | SHOWN)) return;
-    if (depth > MAX_TREE_DEPTH) {
-      throw new CorruptError('walk', `tree ${this.hex(idx)} is nested more than ${MAX_TREE_DEPTH} levels deep`);
-    }
+    if (depth > MAX_TREE_DEPTH) throw this.tooDeep(this.ids.keys, idx * OID_BYTES);
     this.flags[idx]! |= SHOWN;
     visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.pathBuf, pathLen);
     const read = this.read(idx, OBJ_TREE).data;
-    let data = this.treeBufs[depth];
-    if (!data || data.length < read.length) data = this.treeBufs[depth] = Buffer.allocUnsafeSlow(Math.max(4096, read.length * 2));
+    const data = this.treeBuf(depth, read.length);
     data.set(read);
-    // TreeCursor's parse, by hand: this loop runs for every entry of every tree (11M on large).
-    const end = read.length;
-    let pos = 0;
+    this.processEntries(data, 0, read.length, this.ids.keys, idx * OID_BYTES, pathLen, depth, visitor);
+  }
+
+  /** processTree for the tree in the stream's next record (which the worker found new). */
+  private processStreamedTree(stream: TreeRingReader, pathLen: number, depth: number, visitor: ObjectVisitor): void {
+    const kind = stream.peek();
+    const len = kind === TREE || kind === FAILED ? stream.dataLength() : 0;
+    // Id and data are adjacent in the record: keep both, and free the ring at once.
+    const at = stream.idAt();
+    let data = this.treeBuf(depth, OID_BYTES + len);
+    data.set(stream.bytes.subarray(at, at + OID_BYTES + len));
+    stream.release();
+    if (depth > MAX_TREE_DEPTH) throw this.tooDeep(data, 0);
+    visitor.object?.(OBJ_TREE, data, 0, this.pathBuf, pathLen);
+    if (kind === FAILED) throw deserializeError(data.toString('utf8', OID_BYTES, OID_BYTES + len));
+    let end = OID_BYTES + len;
+    if (kind === TOO_BIG) {
+      const read = readObjectOfType(this.odb, data, 0, OBJ_TREE).data;
+      const big = this.treeBuf(depth, OID_BYTES + read.length);
+      big.set(data.subarray(0, OID_BYTES));
+      big.set(read, OID_BYTES);
+      data = big;
+      end = OID_BYTES + read.length;
+    }
+    this.processEntries(data, OID_BYTES, end, data, 0, pathLen, depth, visitor);
+  }
+
+  /**
+   * Lists the entries of the tree in data[start..end) (whose id is at ids[idOff..]) under the path
+   * in pathBuf[0..pathLen), recursing into new subtrees. TreeCursor's parse, by hand: this loop
+   * runs for every entry of every tree (11M on large).
+   */
+  private processEntries(data: Buffer, start: number, end: number, ids: Uint8Array, idOff: number,
+    pathLen: number, depth: number, visitor: ObjectVisitor): void {
+    const stream = this.stream;
+    let pos = start;
     while (pos < end) {
       const entry = pos;
       let mode = 0, c = 0;
       while (pos < end && (c = data[pos]!) !== 0x20) {
-        if (c < 0x30 || c > 0x37) throw this.badEntry(idx, entry, 'mode is not octal');
+        if (c < 0x30 || c > 0x37) throw this.badEntry(ids, idOff, entry - start, 'mode is not octal');
         mode = mode * 8 + (c - 0x30);
         pos++;
       }
-      if (pos >= end) throw this.badEntry(idx, entry, 'truncated mode');
-      if (pos === entry) throw this.badEntry(idx, entry, 'empty mode');
+      if (pos >= end) throw this.badEntry(ids, idOff, entry - start, 'truncated mode');
+      if (pos === entry) throw this.badEntry(ids, idOff, entry - start, 'empty mode');
       const nameStart = ++pos;
       while (pos < end && data[pos] !== 0) pos++;
-      if (pos >= end) throw this.badEntry(idx, entry, 'name not terminated');
+      if (pos >= end) throw this.badEntry(ids, idOff, entry - start, 'name not terminated');
       const nameEnd = pos++;
-      if (pos + OID_BYTES > end) throw this.badEntry(idx, entry, 'truncated object id');
+      if (pos + OID_BYTES > end) throw this.badEntry(ids, idOff, entry - start, 'truncated object id');
       const off = pos;
       pos += OID_BYTES;
       const kind = mode & 0o170000;
       if (kind === 0o160000) continue; // gitlinks name commits of other repositories
       const isTree = kind === 0o040000;
-      const child = this.intern(data, off, isTree ? OBJ_TREE : OBJ_BLOB);
-      if (this.flags[child]! & (UNINTERESTING | SHOWN)) continue;
+      let child = -1;
+      if (isTree && stream) {
+        // The worker read the subtree iff it was new, and then it is the next record.
+        if (!stream.nextIs(data, off)) continue;
+      } else {
+        child = this.intern(data, off, isTree ? OBJ_TREE : OBJ_BLOB);
+        if (this.flags[child]! & (UNINTERESTING | SHOWN)) continue;
+      }
       const nameLen = nameEnd - nameStart;
       const childLen = pathLen + (pathLen ? 1 : 0) + nameLen;
       if (childLen > this.pathBuf.length) this.pathBuf = ensureCapacity(this.pathBuf, childLen * 2);
@@ -335,7 +446,8 @@ export class ObjectWalk {
       const pathBuf = this.pathBuf;
       for (let i = nameStart; i < nameEnd; i++) pathBuf[p++] = data[i]!;
       if (isTree) {
-        this.processTree(child, childLen, depth + 1, visitor);
+        if (stream) this.processStreamedTree(stream, childLen, depth + 1, visitor);
+        else this.processTree(child, childLen, depth + 1, visitor);
       } else {
         this.flags[child]! |= SHOWN;
         visitor.object?.(OBJ_BLOB, this.ids.keys, child * OID_BYTES, this.pathBuf, childLen);
@@ -343,9 +455,13 @@ export class ObjectWalk {
     }
   }
 
+  private tooDeep(ids: Uint8Array, off: number): CorruptError {
+    return new CorruptError('walk', `tree ${toHex(ids, off)} is nested more than ${MAX_TREE_DEPTH} levels deep`);
+  }
+
   /** TreeCursor's error for a malformed entry. */
-  private badEntry(idx: number, at: number, what: string): CorruptError {
-    return new CorruptError('object', `tree ${this.hex(idx)}: ${what} in entry at byte ${at}`);
+  private badEntry(ids: Uint8Array, off: number, at: number, what: string): CorruptError {
+    return new CorruptError('object', `tree ${toHex(ids, off)}: ${what} in entry at byte ${at}`);
   }
 
   /** Marks a tree and everything below it uninteresting (git's mark_tree_uninteresting). */

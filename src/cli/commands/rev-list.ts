@@ -4,8 +4,9 @@ import { UsageError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import type { Repository } from '../../repository/repository.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
+import { TreeReadAhead } from '../../walk/tree-read-ahead.js';
 import { fatal, type CommandContext } from '../context.js';
-import { Output } from '../output.js';
+import { Output, writeAll } from '../output.js';
 import { revListWithBitmap, type BitmapTip } from '../rev-list-bitmap.js';
 
 export default function revList(ctx: CommandContext, args: string[]): number {
@@ -62,6 +63,10 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     out.flush();
     return 0;
   }
+  // With trees read ahead, objects are visited among commits: they are held until the last commit.
+  const ahead = readAhead(repo);
+  const held: Buffer[] = [];
+  let objectsOut = ahead ? new Output(1, held) : out;
   walk.enumerate({
     commit(ids, off) {
       shown++;
@@ -69,20 +74,36 @@ export default function revList(ctx: CommandContext, args: string[]): number {
       out.hex(ids, off);
       out.byte(0x0a);
     },
+    commitsDone() {
+      if (objectsOut === out) return;
+      out.flush();
+      objectsOut.flush();
+      for (const chunk of held) writeAll(1, chunk);
+      objectsOut = out;
+    },
     object(_type, ids, off, path, pathLength) {
       shown++;
       if (count) return;
-      out.hex(ids, off);
+      objectsOut.hex(ids, off);
       if (names) {
-        out.byte(0x20);
-        out.lineOf(path, 0, pathLength);
+        objectsOut.byte(0x20);
+        objectsOut.lineOf(path, 0, pathLength);
       }
-      out.byte(0x0a);
+      objectsOut.byte(0x0a);
     },
-  }, maxCount);
+  }, maxCount, ahead);
   if (count) out.ascii(`${shown}\n`);
   out.flush();
   return 0;
+}
+
+/**
+ * With TSGIT_TREE_WORKER=on, a worker thread reads trees beside the walk. It is opt-in: it only
+ * pays when a second core is idle, and costs ~15% more CPU and ~90 MB more memory on a
+ * 700k-object pack; on a loaded machine it measured no faster.
+ */
+function readAhead(repo: Repository): TreeReadAhead | undefined {
+  return process.env.TSGIT_TREE_WORKER === 'on' ? new TreeReadAhead(repo.odb) : undefined;
 }
 
 function parseCount(v: string | undefined, opt: string): number {

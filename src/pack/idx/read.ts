@@ -63,8 +63,30 @@ export class PackIndex {
     }
   }
 
+  /**
+   * Index files already read by another thread (path to bytes in shared memory), so a worker that
+   * opens the same repository does not hold a second copy (20 MB for 700k objects).
+   */
+  static readonly shared = new Map<string, Buffer>();
+
+  /** Reads the whole file into shared memory, which a worker thread can then use too. */
   static load(path: string): PackIndex {
-    return new PackIndex(fs.readFileSync(path), path);
+    const known = PackIndex.shared.get(path);
+    if (known) return new PackIndex(known, path);
+    const fd = fs.openSync(path, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buf = Buffer.from(new SharedArrayBuffer(size));
+      let done = 0;
+      while (done < size) {
+        const n = fs.readSync(fd, buf, done, size - done, done);
+        if (n === 0) break;
+        done += n;
+      }
+      return new PackIndex(done === size ? buf : buf.subarray(0, done), path);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** The pack's checksum as recorded in the index trailer. */
