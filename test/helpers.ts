@@ -63,18 +63,4 @@ export function makeRepo(commits = 5, opts: { bare?: boolean } = {}): string {
   return dir;
 }
 
-/**
- * Closes an upload-pack handler's worker pool. A timer keeps the event loop alive meanwhile: a
- * worker's late answer can unref the very process close() waits for (the todo test in
- * library.test.ts), and with nothing else alive Node would end the run with close() pending.
- */
-export async function closeHandler(handler: { close(): Promise<void> }): Promise<void> {
-  const guard = setInterval(() => undefined, 1000);
-  try {
-    await handler.close();
-  } finally {
-    clearInterval(guard);
-  }
-}
-
 export const FIXTURES = '/usr/share/doc/libgit2-fixtures/examples';

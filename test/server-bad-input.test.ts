@@ -13,7 +13,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { closeHandler, git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { createDaemon } from '../src/server/daemon.js';
 import { createUploadPackHandler, type UploadPackHandler } from '../src/server/http.js';
 
@@ -70,7 +70,7 @@ after(async () => {
   httpServer.closeAllConnections();
   await new Promise(resolve => httpServer.close(resolve));
   await new Promise(resolve => daemon.close(resolve));
-  await closeHandler(handler);
+  await handler.close();
   rmrf(work);
 });
 
@@ -175,7 +175,7 @@ describe('malformed and unauthorised requests', () => {
     } finally {
       server.closeAllConnections();
       await new Promise(resolve => server.close(resolve));
-      await closeHandler(handler);
+      await handler.close();
     }
   });
 });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import isogit from 'isomorphic-git';
 import isoHttp from 'isomorphic-git/http/node';
-import { closeHandler, git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
+import { git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
 import { createDaemon } from '../src/server/daemon.js';
 import { createUploadPackHandler, type UploadPackHandler } from '../src/server/http.js';
 
@@ -49,7 +49,7 @@ after(async () => {
   httpServer.closeAllConnections();
   await new Promise(resolve => httpServer.close(resolve));
   await new Promise(resolve => daemon.close(resolve));
-  await closeHandler(handler);
+  await handler.close();
   rmrf(work);
 });
 

@@ -5,9 +5,7 @@
 // refuses what it cannot read rather than deepening to a guess.
 import { GitError } from '../core/errors.js';
 
-const UNIT_SECONDS: Record<string, number> = {
-  second: 1, minute: 60, hour: 3600, day: 86400, week: 7 * 86400, month: 30 * 86400, year: 365 * 86400,
-};
+const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400, week: 7 * 86400 };
 
 export function parseApproxDate(text: string, now = Date.now()): number {
   const s = text.trim();
@@ -17,7 +15,16 @@ export function parseApproxDate(text: string, now = Date.now()): number {
   if (s === 'now') return nowSeconds;
   if (s === 'yesterday') return nowSeconds - 86400;
   m = /^([0-9]+)[ .]+(second|minute|hour|day|week|month|year)s?[ .]+ago$/i.exec(s);
-  if (m) return nowSeconds - Number(m[1]) * UNIT_SECONDS[m[2]!.toLowerCase()]!;
+  if (m) {
+    const n = Number(m[1]), unit = m[2]!.toLowerCase();
+    if (unit !== 'month' && unit !== 'year') return nowSeconds - n * UNIT_SECONDS[unit]!;
+    // git moves the local calendar date (and lets mktime carry an overflow: March 31 less a
+    // month is March 2 or 3), not a fixed number of seconds.
+    const d = new Date(nowSeconds * 1000);
+    if (unit === 'month') d.setMonth(d.getMonth() - n);
+    else d.setFullYear(d.getFullYear() - n);
+    return Math.floor(d.getTime() / 1000);
+  }
   m = /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[ T]([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?)?\s*(Z|[+-][0-9]{2}:?[0-9]{2})?$/.exec(s);
   if (m) {
     // Like git's approxidate, a date without a time keeps the current time of day.

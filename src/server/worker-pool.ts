@@ -64,7 +64,7 @@ export class WorkerPool {
   private readonly workers = new Set<Worker>();
   private readonly queue: UploadPackJob[] = [];
   private started = 0;
-  private closed = false;
+  private closing = false;
 
   constructor(options: WorkerPoolOptions = {}) {
     this.size = Math.max(1, options.size ?? os.availableParallelism());
@@ -75,13 +75,13 @@ export class WorkerPool {
 
   /** Starts workers up to `size` now, each opening the `warm` repositories while it waits. */
   prestart(): void {
-    while (!this.closed && this.workers.size < this.size) this.startWorker(this.warm);
+    while (!this.closing && this.workers.size < this.size) this.startWorker(this.warm);
   }
 
   /** Runs upload-pack for `req` as soon as a worker is free. */
   run(req: WorkerRequest): UploadPackJob {
     const job = new UploadPackJob(req, this);
-    if (this.closed) {
+    if (this.closing) {
       job.finish(null, 'SIGTERM', 'the server is closing');
       return job;
     }
@@ -98,9 +98,14 @@ export class WorkerPool {
     };
   }
 
+  /** Set by close(): from then on every worker stays referenced until it exits. */
+  get closed(): boolean {
+    return this.closing;
+  }
+
   /** Ends every worker (busy ones are killed) and refuses what is still queued. */
   async close(): Promise<void> {
-    this.closed = true;
+    this.closing = true;
     for (const job of this.queue.splice(0)) job.finish(null, 'SIGTERM', 'the server is closing');
     const exits = [...this.workers].map(w => w.exited);
     for (const w of this.workers) {
@@ -125,7 +130,7 @@ export class WorkerPool {
   }
 
   private pump(): void {
-    while (this.queue.length && !this.closed) {
+    while (this.queue.length && !this.closing) {
       const job = this.queue[0]!;
       const worker = this.idleWorker(job.request.gitDir) ?? (this.workers.size < this.size ? this.startWorker() : null);
       if (!worker) return;
@@ -158,11 +163,11 @@ export class WorkerPool {
     if (exit.reopened.length > 0) {
       for (const other of this.workers) if (other !== w && !other.job) other.warm(exit.reopened, true);
     }
-    if (w.served >= this.maxRequests || exit.rss > this.maxRss || this.closed) {
+    if (w.served >= this.maxRequests || exit.rss > this.maxRss || this.closing) {
       this.workers.delete(w);
       w.proc.stdin!.end();
       // Nobody waiting: the successor can open its predecessor's repositories before it is needed.
-      if (!this.closed && this.queue.length === 0) this.startWorker([...new Set([...w.servedFrom, ...this.warm])].slice(0, MAX_WARM_REPLACEMENT));
+      if (!this.closing && this.queue.length === 0) this.startWorker([...new Set([...w.servedFrom, ...this.warm])].slice(0, MAX_WARM_REPLACEMENT));
     }
     this.pump();
   }
@@ -266,8 +271,13 @@ class Worker {
     this.pool.released(this, exit);
   }
 
-  /** An idle worker does not keep the server's process alive (nor does a busy one's absence). */
+  /**
+   * An idle worker does not keep the server's process alive (nor does a busy one's absence). Once
+   * the pool is closing it does: close() awaits its exit, and an answer still in the pipe when
+   * close() began must not unref the process it waits for, or Node ends with close() unsettled.
+   */
   idle(yes: boolean): void {
+    if (yes && this.pool.closed) return;
     for (const h of [this.proc, this.proc.stdin, this.proc.stdout, this.proc.stderr] as (ChildProcess | net.Socket)[]) {
       if (yes) h.unref();
       else h.ref();
