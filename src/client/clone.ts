@@ -105,7 +105,6 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
 
   let session: RemoteSession | null = null;
   let stored: StoredPack | null = null;
-  let repo: Repository | null = null;
   // An interrupt takes back what the clone made at once (index-pack may be busy resolving deltas
   // for a while yet); once the repository is complete, junk.keep() makes this a no-op.
   const onAbort = () => {
@@ -150,66 +149,67 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
 
     const refStore = RefStore.open(gitDir, { env });
     const repository = new Repository(gitDir, workTree);
-    repo = repository;
-    const reflogMessage = `clone: from ${storedUrl}`;
-    let objects = 0;
-    const wants = [...new Set(plan.mapped.map((m) => m.remote.oid))];
-    if (wants.length > 0) {
-      const filtered = options.filter ?? null;
-      const fetched = await fetchPack(session, {
-        wants, negotiator: null, depth: options.depth, deepenSince: options.shallowSince, filter: filtered,
-        includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
-        onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
-        receivePack: (pack) => storePack(repository, pack, {
-          fixThin: false, strict: options.strict ?? true, connectivity: !deepen && !filtered, progress: options.progress ?? false,
-          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal, onIndexed: options.onPackStored,
-          ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
-        }),
-      });
-      stored = fetched.pack;
-      objects = stored.objects;
-      await session.close(session.version === 2);
-      session = null;
-      if (options.signal?.aborted) throw interrupted();
-      updateShallow(gitDir, fetched.shallows, fetched.unshallows);
-    } else {
-      await session.close();
-      session = null;
-    }
-
-    const odb = repository.odb;
-    const written = writeRemoteRefs(repository, refStore, plan.mapped, refs, singleBranch && !options.noTags, reflogMessage);
-    const headState = setupHead(refStore, config, plan, {
-      bare, origin, branchTop, reflogMessage, initialBranch, log, peel: (oid) => peeledValue(odb, oid) ?? oid,
-    });
-    stored?.unlock();
-    if (options.signal?.aborted) throw interrupted();
-
-    // From here on the repository is complete; like git, a failed checkout leaves it in place.
-    junk.keep();
-    if (workTree && !options.noCheckout && headState.oid) {
-      try {
-        if (options.filter) {
-          session = await RemoteSession.open(remoteUrl, connectOptions);
-          await fetchMissingBlobs(session, repository, headState.oid, options);
-          session = null;
-        }
+    try {
+      const reflogMessage = `clone: from ${storedUrl}`;
+      let objects = 0;
+      const wants = [...new Set(plan.mapped.map((m) => m.remote.oid))];
+      if (wants.length > 0) {
+        const filtered = options.filter ?? null;
+        const fetched = await fetchPack(session, {
+          wants, negotiator: null, depth: options.depth, deepenSince: options.shallowSince, filter: filtered,
+          includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
+          onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
+          receivePack: (pack) => storePack(repository, pack, {
+            fixThin: false, strict: options.strict ?? true, connectivity: !deepen && !filtered, progress: options.progress ?? false,
+            keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal, onIndexed: options.onPackStored,
+            ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
+          }),
+        });
+        stored = fetched.pack;
+        objects = stored.objects;
+        await session.close(session.version === 2);
+        session = null;
         if (options.signal?.aborted) throw interrupted();
-        const progress = new DelayedProgress('Updating files', options.progress ?? false);
-        await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
-        progress.done();
-      } catch (e) {
-        session?.abort();
-        throw checkoutFailed(e);
+        updateShallow(gitDir, fetched.shallows, fetched.unshallows);
+      } else {
+        await session.close();
+        session = null;
       }
+
+      const odb = repository.odb;
+      const written = writeRemoteRefs(repository, refStore, plan.mapped, refs, singleBranch && !options.noTags, reflogMessage);
+      const headState = setupHead(refStore, config, plan, {
+        bare, origin, branchTop, reflogMessage, initialBranch, log, peel: (oid) => peeledValue(odb, oid) ?? oid,
+      });
+      stored?.unlock();
+      if (options.signal?.aborted) throw interrupted();
+
+      // From here on the repository is complete; like git, a failed checkout leaves it in place.
+      junk.keep();
+      if (workTree && !options.noCheckout && headState.oid) {
+        try {
+          if (options.filter) {
+            session = await RemoteSession.open(remoteUrl, connectOptions);
+            await fetchMissingBlobs(session, repository, headState.oid, options);
+            session = null;
+          }
+          if (options.signal?.aborted) throw interrupted();
+          const progress = new DelayedProgress('Updating files', options.progress ?? false);
+          await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
+          progress.done();
+        } catch (e) {
+          session?.abort();
+          throw checkoutFailed(e);
+        }
+      }
+      options.signal?.removeEventListener('abort', onAbort);
+      return { gitDir, workTree, head: headState, refs: written, objects };
+    } finally {
+      repository.close();
     }
-    repository.close();
-    options.signal?.removeEventListener('abort', onAbort);
-    return { gitDir, workTree, head: headState, refs: written, objects };
   } catch (e) {
     options.signal?.removeEventListener('abort', onAbort);
     session?.abort();
-    repo?.close();
     junk.remove();
     if (options.signal?.aborted && !(e instanceof GitError && e.code === 'checkout-failed')) throw interrupted();
     throw e;

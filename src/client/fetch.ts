@@ -53,6 +53,8 @@ export interface FetchOptions {
   readonly report?: boolean;
   /** Start of reflog messages (git's GIT_REFLOG_ACTION, "fetch <args>"). */
   readonly reflogAction?: string;
+  /** Runs once index-pack has stored each pack, as CloneOptions.onPackStored. */
+  readonly onPackStored?: () => void;
   readonly signal?: AbortSignal;
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
@@ -135,7 +137,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack) => storePack(repo, pack, {
           fixThin: true, strict, connectivity, progress: options.progress ?? false,
-          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal,
+          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal, onIndexed: options.onPackStored,
           ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
         }),
       });

@@ -44,15 +44,7 @@ export interface StoredPack {
 }
 
 export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array>, options: StorePackOptions): Promise<StoredPack> {
-  // Only what is needed later is kept: nothing may hold the result (and its tables) past onIndexed.
-  const { objects, packPath, keepCreated, keepPath } = await indexPack(repo.odb, pack, {
-    fixThin: options.fixThin,
-    strict: options.strict ? { strict: true } : null,
-    connectivity: options.connectivity,
-    keep: options.keepMessage,
-    progress: { enabled: options.progress },
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const { objects, packPath, keepCreated, keepPath } = await receive(repo, pack, options);
   options.onIndexed?.();
   if (options.promisorRefs) {
     const promisor = packPath.replace(/\.pack$/, '.promisor');
@@ -67,4 +59,22 @@ export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array
       if (keep) fs.rmSync(keep, { force: true });
     },
   };
+}
+
+/**
+ * index-pack, keeping only what storePack needs of its result. A function of its own, because an
+ * async function may keep the value it awaited (and with it the tables) reachable until it
+ * returns: a collection in storePack right after `await indexPack(...)` freed nothing.
+ */
+async function receive(repo: Repository, pack: AsyncIterable<Uint8Array>, options: StorePackOptions):
+  Promise<{ objects: number; packPath: string; keepCreated: boolean; keepPath: string | null }> {
+  const { objects, packPath, keepCreated, keepPath } = await indexPack(repo.odb, pack, {
+    fixThin: options.fixThin,
+    strict: options.strict ? { strict: true } : null,
+    connectivity: options.connectivity,
+    keep: options.keepMessage,
+    progress: { enabled: options.progress },
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { objects, packPath, keepCreated, keepPath };
 }

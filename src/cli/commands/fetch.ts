@@ -5,7 +5,7 @@
 import { fetch } from '../../client/fetch.js';
 import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
-import { keepYoungGenerationSmall } from './index-pack-memory.js';
+import { collectGarbage, keepYoungGenerationSmall } from './index-pack-memory.js';
 
 const USAGE = 'usage: tsgit fetch [<options>] [<repository> [<refspec>...]]';
 
@@ -30,7 +30,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       cwd: ctx.cwd, env: ctx.env, remote: rest[0], refspecs: rest.slice(1), depth, prune, tags, noTags, force,
       progress: run.showProgress, report: !quiet,
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
-      log: run.stderr, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),
+      log: run.stderr, onPackStored: collectGarbage, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),
       transport: uploadPack !== undefined ? { uploadPack } : {},
     });
     return result.rejected > 0 ? 1 : 0;

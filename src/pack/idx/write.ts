@@ -36,9 +36,35 @@ export const DEFAULT_OFF32_LIMIT = 0x7fffffff;
  */
 export function writeIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uint8Array,
   options: IdxWriteOptions = {}): Buffer {
-  const chunks: Buffer[] = [];
-  streamIdx(objects, sorted, packHash, options, (chunk) => chunks.push(Buffer.from(chunk)));
-  return Buffer.concat(chunks);
+  const { version, large } = layout(objects, options);
+  const n = objects.count;
+  // Sized exactly, so each streamed slice is copied once, straight to its place.
+  const idx = Buffer.allocUnsafe(version === 2 ? 8 + 1024 + n * (OID_BYTES + 8) + large * 8 + 2 * OID_BYTES
+    : 1024 + n * (OID_BYTES + 4) + 2 * OID_BYTES);
+  let at = 0;
+  streamIdx(objects, sorted, packHash, options, (chunk) => {
+    idx.set(chunk, at);
+    at += chunk.length;
+  });
+  return idx;
+}
+
+/** The index version to write, and how many offsets go to its 64-bit table. */
+function layout(objects: IdxObjects, options: IdxWriteOptions): { version: number; large: number; needLarge: (off: number) => boolean } {
+  const { count: n, offsets } = objects;
+  const limit = options.off32Limit ?? DEFAULT_OFF32_LIMIT;
+  const anomalies = options.anomalies ?? [];
+  const needLarge = (off: number): boolean =>
+    off >= 2 ** 31 || off > limit || (anomalies.length > 0 && binaryHas(anomalies, off));
+  let lastOffset = 0, large = 0;
+  for (let i = 0; i < n; i++) {
+    const off = offsets[i]!;
+    if (off > lastOffset) lastOffset = off;
+    if (needLarge(off)) large++;
+  }
+  const version = needLarge(lastOffset) ? 2 : (options.version ?? 2);
+  if (version !== 1 && version !== 2) throw new GitError('pack', 'bad-option', `bad pack index version ${version}`);
+  return { version, large: version === 2 ? large : 0, needLarge };
 }
 
 /** Bytes handed to `write` at a time by streamIdx. */
@@ -52,15 +78,7 @@ export function streamIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uin
   options: IdxWriteOptions, write: (chunk: Uint8Array) => void): void {
   const n = objects.count;
   const { ids, crcs, offsets } = objects;
-  const limit = options.off32Limit ?? DEFAULT_OFF32_LIMIT;
-  const anomalies = options.anomalies ?? [];
-  const needLarge = (off: number): boolean =>
-    off >= 2 ** 31 || off > limit || (anomalies.length > 0 && binaryHas(anomalies, off));
-
-  let lastOffset = 0;
-  for (let i = 0; i < n; i++) if (offsets[i]! > lastOffset) lastOffset = offsets[i]!;
-  const version = needLarge(lastOffset) ? 2 : (options.version ?? 2);
-  if (version !== 1 && version !== 2) throw new GitError('pack', 'bad-option', `bad pack index version ${version}`);
+  const { version, needLarge } = layout(objects, options);
 
   const out = Buffer.allocUnsafe(CHUNK);
   const hash = crypto.createHash('sha1');

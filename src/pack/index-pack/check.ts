@@ -3,6 +3,8 @@
 // and check_objects). A reference to an object the pack has already yielded is checked at once in
 // the shared id index; the others (objects not resolved yet, or outside the pack) go into this
 // thread's set of pending references, deduplicated, which is checked once the pack is complete.
+// Before the set grows, the references resolved since they were added are checked and dropped:
+// most point at deltas resolved soon after, and the set stays a fraction of its size.
 // Without an index (git's --fsck-objects: shallow and partial packs point at objects deliberately
 // absent) only the objects themselves are checked.
 import { CorruptError } from '../../core/errors.js';
@@ -116,7 +118,7 @@ export class ObjectChecker {
       if (have !== type) throw mismatch(this.where, buf, off, type, have);
       return;
     }
-    if (this.count * 2 >= this.slots.length) this.grow();
+    if (this.count * 2 >= this.slots.length) this.prune();
     const mask = this.slots.length - 1;
     let s = (((buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!) >>> 0) & mask;
     const ids = this.ids;
@@ -148,8 +150,33 @@ export class ObjectChecker {
     this.slots[s] = k;
   }
 
-  private grow(): void {
-    const slots = new Int32Array(this.slots.length * 2).fill(-1);
+  /**
+   * Checks and drops the pending references whose objects the index has by now; grows the set if
+   * that frees less than half of it (so each reference is looked at a bounded number of times).
+   */
+  private prune(): void {
+    const ids = this.ids, types = this.types, table = this.table;
+    let kept = 0;
+    for (let k = 0; k < this.count; k++) {
+      const at = k * OID_BYTES;
+      const obj = this.index!.find(ids, at);
+      if (obj >= 0) {
+        const have = table.realType[obj]!;
+        if (have !== types[k]) throw mismatch(this.where, ids, at, types[k]!, have);
+        continue;
+      }
+      if (kept !== k) {
+        ids.copyWithin(kept * OID_BYTES, at, at + OID_BYTES);
+        types[kept] = types[k]!;
+      }
+      kept++;
+    }
+    this.count = kept;
+    this.rehash(kept * 4 >= this.slots.length ? this.slots.length * 2 : this.slots.length);
+  }
+
+  private rehash(size: number): void {
+    const slots = this.slots.length === size ? this.slots.fill(-1) : new Int32Array(size).fill(-1);
     const mask = slots.length - 1;
     const ids = this.ids;
     for (let k = 0; k < this.count; k++) {

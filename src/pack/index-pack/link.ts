@@ -55,11 +55,14 @@ export function linkDeltas(table: ObjectTable, count: number, parser: PackParser
     refIds.set(parser.refIds.subarray(from * OID_BYTES, from * OID_BYTES + OID_BYTES), k * OID_BYTES);
   }
 
-  // Subtree weights over the OFS links (children come after their bases in the pack).
+  // Subtree weights over the OFS links (children come after their bases in the pack). A delta's
+  // result is taken to be as large as its base's (the table keeps no result sizes): first each
+  // object's size, forwards, then the subtrees' sums, backwards.
   const weight = new Float64Array(count);
+  for (let i = 0; i < count; i++) weight[i] = types[i] === OBJ_OFS_DELTA ? weight[bases[i]!]! : table.size[i]!;
   for (let i = count - 1; i >= 0; i--) {
-    weight[i] += (table.isDelta(i) ? table.resultSize[i]! : table.size[i]!) + OBJECT_COST;
-    if (table.type[i] === OBJ_OFS_DELTA) weight[table.base[i]!] += weight[i]!;
+    weight[i] += OBJECT_COST;
+    if (types[i] === OBJ_OFS_DELTA) weight[bases[i]!] += weight[i]!;
   }
   const roots: number[] = [];
   for (let i = 0; i < count; i++) {

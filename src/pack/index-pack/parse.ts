@@ -1,7 +1,7 @@
 // The first pass over a pack, run as bytes arrive: for each entry, parse its header, inflate it to
 // find where its zlib stream ends (the format records no compressed length), CRC32 its raw bytes,
 // SHA-1 whole objects (header and content in one buffer, one call), and remember each delta's
-// base (an object number for OFS_DELTA, an id for REF_DELTA) and its result size. The inflated
+// base (an object number for OFS_DELTA, an id for REF_DELTA), checking its result size. The inflated
 // delta itself is not kept: the second pass inflates it again from the pack file, as git does, so
 // memory stays bounded by the object count rather than by the pack's size. The pack's own SHA-1
 // is computed over the bytes as they are parsed and compared with the trailer.
@@ -21,7 +21,7 @@ import { OBJ_OFS_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../delta.js';
 import { EntryHeader } from '../entry-header.js';
 import { crc32 } from './crc32.js';
-import { MAX_RESULT, type ObjectTable } from './tables.js';
+import { MAX_SIZE, type ObjectTable } from './tables.js';
 import type { PackWindow } from './window.js';
 
 const PACK_HEADER = 12;
@@ -116,7 +116,7 @@ export class PackParser {
         t.offset[i + 1] = end;
         t.headerLength[i] = h.dataPos - at;
         t.type[i] = h.type;
-        t.size[i] = h.size;
+        t.size[i] = Math.min(h.size, MAX_SIZE);
         t.crc[i] = crc32(bytes, at, end - base);
         t.depth[i] = 0;
         if (isDelta) {
@@ -219,7 +219,7 @@ export class PackParser {
     return consumed;
   }
 
-  /** Inflates a delta to find where it ends and to read its result size. */
+  /** Inflates a delta to find where it ends and to check its result size. */
   private inflateDelta(i: number, off: number, avail: number): number {
     const h = this.header;
     const bytes = this.window.bytes;
@@ -246,8 +246,7 @@ export class PackParser {
     // The sizes take at most 20 bytes; passing the full length keeps the "a delta this small cannot
     // produce that much" check honest when only the first piece was kept.
     const { resultSize } = readDeltaSizes(head, 0, h.size, 'pack', where);
-    if (resultSize > MAX_RESULT) throw new CorruptError('pack', `${where()}: delta declares a ${resultSize}-byte result, larger than tsgit can hold`);
-    this.table.resultSize[i] = resultSize;
+    if (resultSize >= MAX_SIZE) throw new CorruptError('pack', `${where()}: delta declares a ${resultSize}-byte result, larger than tsgit can hold`);
     return consumed;
   }
 

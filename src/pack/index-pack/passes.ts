@@ -5,7 +5,7 @@
 //   3. with fixThin, append the missing REF_DELTA bases from the repository (thin.ts);
 //   4. with strict, confirm every reference of every commit, tree and tag exists (connectivity.ts);
 //   5. check that no object collides with a different object of the same id in the repository.
-// Memory: the tables (about 55 bytes an object), the delta links, a window of input, and each
+// Memory: the tables (46 bytes an object), the delta links, a window of input, and each
 // resolver thread's bounded cache of bases; the pack itself stays on disk and the resolvers read
 // deltas and base objects from it.
 import fs from 'node:fs';

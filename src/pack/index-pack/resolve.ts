@@ -20,11 +20,11 @@ import { compareOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
 import type { FsckOptions } from '../../object/fsck.js';
 import { OBJ_BLOB } from '../../object/type.js';
-import { applyDelta } from '../delta.js';
+import { applyDelta, readDeltaSizes } from '../delta.js';
 import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';
-import { ObjectTable, type TableBuffers } from './tables.js';
+import { MAX_SIZE, ObjectTable, type TableBuffers } from './tables.js';
 
 /** Control words in ResolveShared.control. */
 export const NEXT_TASK = 0, RESOLVED = 1, ABORT = 2;
@@ -65,7 +65,7 @@ const POOLED_MAX = 1 << 20;
 /** Deltas resolved between looks at the clock when working to a deadline. */
 const CLOCK_EVERY = 64;
 /** Free buffers kept for reuse, in bytes. */
-const POOL_LIMIT = 4 << 20;
+const POOL_LIMIT = 1 << 20;
 
 /**
  * Buffers for delta results, reused: most results are a few kilobytes and live only until their
@@ -272,9 +272,9 @@ export class Resolver {
     }
     const size = t.size[child]!;
     const delta = this.deltaData(child, size);
-    // The first pass read the result size from these very bytes; applyDelta checks it (and the
+    // The first pass checked the result size in these very bytes; applyDelta reads it (and the
     // base size) again before writing anything.
-    const resultSize = t.resultSize[child]!;
+    const { resultSize } = readDeltaSizes(delta, 0, size, 'pack', this.where);
     const type = t.realType[parent]!;
     const name = TYPE_PREFIX[type]!;
     let digits = 1;
@@ -434,6 +434,8 @@ export class Resolver {
 /** Allocates, turning "too large for this process" into an error that names the entry. */
 function allocate(size: number, where: () => string): Buffer {
   try {
+    // Beyond what the table's sizes can say (MAX_SIZE also stands for larger sizes).
+    if (size > MAX_SIZE) throw new RangeError(`${size} bytes is more than a table size can record`);
     return Buffer.allocUnsafe(size);
   } catch (e) {
     throw new CorruptError('pack', `${where()}: cannot hold an object of ${size} bytes`, { cause: e });

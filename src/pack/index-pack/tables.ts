@@ -15,15 +15,17 @@ const GrowableSharedArrayBuffer = SharedArrayBuffer as unknown as
 
 /** Deepest delta chain the depth column can record. */
 export const MAX_DEPTH = 0xffff;
-/** Largest delta result (resultSize is 32-bit; no Buffer is larger anyway). */
-export const MAX_RESULT = 0xffffffff;
+/**
+ * Sizes are 32-bit: this value stands for itself and anything larger, more than one Buffer holds.
+ * Such an object can still be indexed (pass 1 hashes large objects in pieces), but never held whole.
+ */
+export const MAX_SIZE = 0xffffffff;
 
 /** No column may exceed what one SharedArrayBuffer holds. */
 export const MAX_ROWS = Math.floor((2 ** 32 - 1) / OID_BYTES) - 1;
 
 const COLUMNS = {
-  offset: 8, headerLength: 1, type: 1, realType: 1, size: 8, resultSize: 4,
-  crc: 4, ids: OID_BYTES, base: 4, depth: 2, state: 1,
+  offset: 8, headerLength: 1, type: 1, realType: 1, size: 4, crc: 4, ids: OID_BYTES, base: 4, depth: 2, state: 1,
 } as const;
 type Column = keyof typeof COLUMNS;
 
@@ -41,10 +43,8 @@ export class ObjectTable {
   type!: Uint8Array;
   /** The object's own type (1-4); for deltas known once resolved, 0 until then. */
   realType!: Uint8Array;
-  /** Size declared in the entry header (for a delta: the size of the delta data). */
-  size!: Float64Array;
-  /** For a delta: the size of its result, as its data declares (no object we can hold is larger). */
-  resultSize!: Uint32Array;
+  /** Size declared in the entry header (for a delta: the size of the delta data), MAX_SIZE at most. */
+  size!: Uint32Array;
   crc!: Uint32Array;
   ids!: Uint8Array;
   /** Object number of the delta base; -1 for non-deltas and unresolved REF_DELTAs. */
@@ -78,8 +78,7 @@ export class ObjectTable {
     this.headerLength = new Uint8Array(b.headerLength, 0, n);
     this.type = new Uint8Array(b.type, 0, n);
     this.realType = new Uint8Array(b.realType, 0, n);
-    this.size = new Float64Array(b.size, 0, n);
-    this.resultSize = new Uint32Array(b.resultSize, 0, n);
+    this.size = new Uint32Array(b.size, 0, n);
     this.crc = new Uint32Array(b.crc, 0, n);
     this.ids = new Uint8Array(b.ids, 0, n * OID_BYTES);
     this.base = new Int32Array(b.base, 0, n);

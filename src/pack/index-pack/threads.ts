@@ -3,6 +3,7 @@
 // pass is over. The calling thread resolves tasks too, so N threads means N-1 workers.
 import { Worker } from 'node:worker_threads';
 import { CorruptError, GitError, type ErrorLayer } from '../../core/errors.js';
+import { OID_BYTES } from '../../core/oid.js';
 import type { ReferenceList } from './check.js';
 import type { ResolveShared } from './resolve.js';
 import type { WorkerReply } from './worker.js';
@@ -45,7 +46,7 @@ export class ResolverThreads {
           return;
         }
         const r = reply.refs;
-        resolve(r ? { ids: new Uint8Array(r.ids), types: new Uint8Array(r.types), count: r.count } : null);
+        resolve(r ? { ids: new Uint8Array(r.ids, 0, r.count * OID_BYTES), types: new Uint8Array(r.types, 0, r.count), count: r.count } : null);
       });
       w.ref();
       w.postMessage(shared);

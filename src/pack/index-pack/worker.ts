@@ -18,7 +18,8 @@ parentPort!.on('message', (shared: ResolveShared) => {
     resolver.run();
     const refs = resolver.checker?.references() ?? null;
     if (refs) {
-      const ids = refs.ids.slice().buffer, types = refs.types.slice().buffer;
+      // The whole buffers move (no copy): the list is their start.
+      const ids = refs.ids.buffer as ArrayBuffer, types = refs.types.buffer as ArrayBuffer;
       transfer.push(ids, types);
       reply = { ok: true, refs: { ids, types, count: refs.count } };
     } else {

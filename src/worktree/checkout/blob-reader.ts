@@ -85,7 +85,8 @@ export class BlobReader {
   private chunkPack: PackSource | null = null;
   private chunkStart = 0;
   private chunkEnd = 0;
-  private readonly fds = new Map<string, number>();
+  /** Open pack files by PackSource.key. */
+  private readonly fds = new Map<number, number>();
   private readonly sources = new Map<PackHandle, PackSource>();
   private readonly header = new EntryHeader();
   private readonly bases = new DeltaBaseCache(BASE_CACHE);
@@ -222,10 +223,10 @@ export class BlobReader {
   private ensure(pack: PackSource, start: number, len: number): void {
     const end = Math.min(start + len, pack.dataEnd);
     if (pack.key === this.chunkPack?.key && start >= this.chunkStart && end <= this.chunkEnd) return;
-    let fd = this.fds.get(pack.path);
+    let fd = this.fds.get(pack.key);
     if (fd === undefined) {
       fd = fs.openSync(pack.path, 'r');
-      this.fds.set(pack.path, fd);
+      this.fds.set(pack.key, fd);
     }
     const size = Math.min(Math.max(CHUNK, len), pack.dataEnd - start);
     if (this.chunk.length < size) this.chunk = Buffer.allocUnsafe(size);

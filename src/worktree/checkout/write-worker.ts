@@ -12,12 +12,13 @@ import { EntryWriter } from './write-entry.js';
 parentPort!.once('message', (job: WorkerJob) => {
   const control = new Int32Array(job.control);
   let reply: WorkerReply;
-  const opened: ObjectDatabase[] = [];
+  // Set from the reader's callback, so typed by assertion: TypeScript would narrow a plain null.
+  let opened = null as ObjectDatabase | null;
   try {
     const cols = jobColumns(job);
     const writer = new EntryWriter(cols, new Uint32Array(job.stats), null, false);
     const locations = { packs: job.packs, packOf: new Int32Array(job.packOf), offsets: new Float64Array(job.offsets) };
-    const blobs = new BlobReader(() => opened[opened.push(new ObjectDatabase(workerData as string)) - 1]!, locations);
+    const blobs = new BlobReader(() => opened ??= new ObjectDatabase(workerData as string), locations);
     try {
       drain(blobs, cols, job.codes ? new Uint8Array(job.codes) : null, job.settings, writer, control);
     } finally {
@@ -35,7 +36,7 @@ parentPort!.once('message', (job: WorkerJob) => {
         : { message: err.stack ?? String(err), code: 'internal', layer: 'worktree' },
     };
   } finally {
-    for (const odb of opened) odb.close();
+    opened?.close();
   }
   parentPort!.postMessage(reply);
   parentPort!.close();
