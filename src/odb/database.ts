@@ -7,7 +7,7 @@ import { CorruptError, NotFoundError } from '../core/errors.js';
 import { OID_BYTES, compareOid, toHex } from '../core/oid.js';
 import { Inflater } from '../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
-import { applyDelta, readDeltaSizes } from '../pack/delta.js';
+import { applyDeltaWithSizes, peekDeltaSizes, readDeltaSizes } from '../pack/delta.js';
 import { EntryHeader } from '../pack/entry-header.js';
 import { PackIndex } from '../pack/idx/read.js';
 import { PackFile } from '../pack/pack-file.js';
@@ -31,22 +31,6 @@ export interface ObjectInfo {
 }
 
 let packNumbers = 0;
-
-/** The second of the two varints at the start of a delta (its result size), or -1 if cut short. */
-function readTwoVarints(head: Uint8Array, n: number): number {
-  let p = 0, v = 0;
-  for (let k = 0; k < 2; k++) {
-    let shift = 0, c: number;
-    v = 0;
-    do {
-      if (p >= n) return -1;
-      c = head[p++]!;
-      v += (c & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (c & 0x80 && shift < 56);
-  }
-  return v;
-}
 
 /** set() flags for a cached result: see ObjectDatabase.resultOut() for which buffers may be recycled. */
 function cacheFlags(top: boolean, transient: boolean): number {
@@ -320,10 +304,10 @@ export class ObjectDatabase {
       const entryOffset = chain[i]!, dataOffset = chain[i + 1]!, size = chain[i + 2]!;
       if (this.deltaScratch.length <= size) this.deltaScratch = Buffer.allocUnsafe(Math.max(size + 1, this.deltaScratch.length * 2));
       this.inflateAt(pack, entryOffset, dataOffset, size, this.deltaScratch);
-      const resultSize = readDeltaSizes(this.deltaScratch, 0, size, 'odb', this.entryLabel).resultSize;
+      const sizes = readDeltaSizes(this.deltaScratch, 0, size, 'odb', this.entryLabel);
       const top = i === 0, keep = !top || base!.type === OBJ_TREE;
-      const out = this.resultOut(resultSize, top, keep, transient);
-      const data = applyDelta(base!.data, this.deltaScratch, 0, size, 'odb', this.entryLabel, out);
+      const out = this.resultOut(sizes.resultSize, top, keep, transient);
+      const data = applyDeltaWithSizes(base!.data, this.deltaScratch, sizes, size, 'odb', this.entryLabel, out);
       base = { type: base!.type, data };
       if (keep) cache.set(pack.number, entryOffset, base.type, data, cacheFlags(top, transient));
     }
@@ -369,8 +353,8 @@ export class ObjectDatabase {
       const view = pack.file.read(dataOffset, want);
       const n = this.inflater.inflatePrefix(view.buf, view.pos, view.end, head, 20, 'odb',
         () => `${pack.file.path}: delta at offset ${offset}`);
-      const sizes = readTwoVarints(head, n);
-      if (sizes >= 0) return sizes;
+      const sizes = peekDeltaSizes(head, 0, n, 'odb', () => `${pack.file.path}: delta at offset ${offset}`);
+      if (sizes) return sizes.resultSize;
       if (view.end - view.pos < want || dataOffset + want >= pack.file.dataEnd) {
         throw new CorruptError('odb', `${pack.file.path}: delta at offset ${offset} has a truncated header`);
       }

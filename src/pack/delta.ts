@@ -6,7 +6,7 @@ import { CorruptError, type ErrorLayer } from '../core/errors.js';
 /** A copy instruction of one byte yields at most 64 KiB; no delta can produce more per byte. */
 const MAX_RESULT_PER_DELTA_BYTE = 0x10000;
 /**
- * Runs shorter than this are copied four bytes at a time through DataViews; longer ones through a
+ * Runs shorter than this are copied four bytes at a time through DataViews (see ViewCache); longer ones through a
  * view and set() (memcpy), whose fixed cost (~130 ns for the view) is more than a short run's copy.
  * Most instructions of text deltas copy 16-512 bytes; a byte loop cost ~4 ns a byte.
  */
@@ -19,19 +19,23 @@ export interface DeltaSizes {
   pos: number;
 }
 
-/** readDeltaSizes() answers in this one record: it runs twice per delta applied. */
+/** readDeltaSizes() and peekDeltaSizes() answer in this one record: they run once per delta. */
 const sizes: DeltaSizes = { baseSize: 0, resultSize: 0, pos: 0 };
 
-/** The sizes at the start of a delta; the record returned is reused by the next call. */
-export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
-  layer: ErrorLayer, where: () => string): DeltaSizes {
-  // Two varints, read without a closure: this runs once or twice per delta of a pack.
+/**
+ * The sizes at the start of delta[start..end), or null if the bytes there end before them (a
+ * caller that inflated only a prefix of the delta then asks for more). The record returned is
+ * reused by the next call.
+ */
+export function peekDeltaSizes(delta: Uint8Array, start: number, end: number,
+  layer: ErrorLayer, where: () => string): DeltaSizes | null {
+  // Two varints, read without a closure: this runs once per delta of a pack.
   let p = start;
   let baseSize = 0, resultSize = 0;
   for (let k = 0; k < 2; k++) {
     let v = 0, shift = 0, c: number;
     do {
-      if (p >= end) throw new CorruptError(layer, `${where()}: delta header truncated`);
+      if (p >= end) return null;
       c = delta[p++]!;
       v += (c & 0x7f) * 2 ** shift;
       shift += 7;
@@ -39,26 +43,58 @@ export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
     } while (c & 0x80);
     if (k === 0) baseSize = v; else resultSize = v;
   }
-  if (resultSize > (end - p) * MAX_RESULT_PER_DELTA_BYTE) {
-    throw new CorruptError(layer, `${where()}: delta declares a ${resultSize}-byte result that its ${end - p} instruction bytes cannot produce`);
-  }
   sizes.baseSize = baseSize;
   sizes.resultSize = resultSize;
   sizes.pos = p;
   return sizes;
 }
 
+/** The sizes at the start of the whole delta delta[start..end); the record is reused by the next call. */
+export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
+  layer: ErrorLayer, where: () => string): DeltaSizes {
+  const s = peekDeltaSizes(delta, start, end, layer, where);
+  if (!s) throw new CorruptError(layer, `${where()}: delta header truncated`);
+  if (s.resultSize > (end - s.pos) * MAX_RESULT_PER_DELTA_BYTE) {
+    throw new CorruptError(layer, `${where()}: delta declares a ${s.resultSize}-byte result that its ${end - s.pos} instruction bytes cannot produce`);
+  }
+  return s;
+}
+
+/**
+ * DataViews over whole ArrayBuffers, one per role, kept while the same buffer comes back: the
+ * odb's delta scratch, result buffer and slab-carved bases do, and making three views per delta
+ * cost more than applying a short one.
+ */
+class ViewCache {
+  private buffer: ArrayBufferLike | null = null;
+  private view: DataView | null = null;
+
+  of(a: Uint8Array): DataView {
+    if (a.buffer !== this.buffer) {
+      this.buffer = a.buffer;
+      this.view = new DataView(a.buffer);
+    }
+    return this.view!;
+  }
+}
+const baseViews = new ViewCache(), deltaViews = new ViewCache(), resultViews = new ViewCache();
+
 /** Applies the delta in delta[start..end) to `base`, returning a new buffer of the result size. */
 export function applyDelta(base: Uint8Array, delta: Uint8Array, start: number, end: number,
   layer: ErrorLayer, where: () => string, out?: Uint8Array, outOffset = 0): Buffer {
-  const { baseSize, resultSize, pos } = readDeltaSizes(delta, start, end, layer, where);
+  return applyDeltaWithSizes(base, delta, readDeltaSizes(delta, start, end, layer, where), end, layer, where, out, outOffset);
+}
+
+/** applyDelta for a caller that has read the delta's sizes already (readDeltaSizes over the same bytes). */
+export function applyDeltaWithSizes(base: Uint8Array, delta: Uint8Array, sizes: DeltaSizes, end: number,
+  layer: ErrorLayer, where: () => string, out?: Uint8Array, outOffset = 0): Buffer {
+  const { baseSize, resultSize, pos } = sizes;
   if (baseSize !== base.length) {
     throw new CorruptError(layer, `${where()}: delta expects a ${baseSize}-byte base, base has ${base.length}`);
   }
   const result = out ? Buffer.from(out.buffer, out.byteOffset + outOffset, resultSize) : Buffer.allocUnsafe(resultSize);
-  const baseView = new DataView(base.buffer, base.byteOffset, base.byteLength);
-  const deltaView = new DataView(delta.buffer, delta.byteOffset, delta.byteLength);
-  const resultView = new DataView(result.buffer, result.byteOffset, result.byteLength);
+  const baseView = baseViews.of(base), deltaView = deltaViews.of(delta), resultView = resultViews.of(result);
+  const bo = base.byteOffset, dO = delta.byteOffset, ro = result.byteOffset;
   let p = pos, w = 0;
   while (p < end) {
     const op = delta[p++]!;
@@ -78,7 +114,7 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, start: number, e
       }
       if (size < COPY_BY_HAND) {
         let i = 0;
-        for (; i + 4 <= size; i += 4) resultView.setInt32(w + i, baseView.getInt32(off + i));
+        for (; i + 4 <= size; i += 4) resultView.setInt32(ro + w + i, baseView.getInt32(bo + off + i));
         for (; i < size; i++) result[w + i] = base[off + i]!;
       } else {
         result.set(base.subarray(off, off + size), w);
@@ -89,7 +125,7 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, start: number, e
         throw new CorruptError(layer, `${where()}: delta insert of ${op} bytes runs past the end`);
       }
       let i = 0;
-      for (; i + 4 <= op; i += 4) resultView.setInt32(w + i, deltaView.getInt32(p + i));
+      for (; i + 4 <= op; i += 4) resultView.setInt32(ro + w + i, deltaView.getInt32(dO + p + i));
       for (; i < op; i++) result[w + i] = delta[p + i]!;
       p += op;
       w += op;

@@ -316,7 +316,9 @@ export class ObjectWalk {
   private enumerateAhead(ahead: TreeReadAhead, visitor: ObjectVisitor, maxCount: number): void {
     const stream = this.stream = ahead.reader;
     // Tip trees are listed before the commits' trees.
-    for (const p of this.pending) if (this.types[p.index] === OBJ_TREE) ahead.root(this.ids.keys, p.index * OID_BYTES);
+    for (const p of this.pending) {
+      if (this.types[p.index] === OBJ_TREE && !(this.flags[p.index]! & (UNINTERESTING | SHOWN))) ahead.root(this.ids.keys, p.index * OID_BYTES);
+    }
     this.showPending(visitor);
     let roots = new Int32Array(1024), queued = 0, done = 0;
     this.walkCommits(c => {
@@ -355,8 +357,14 @@ export class ObjectWalk {
 
   /** Lists a top-level tree (a commit's, or a tip) and everything new below it. */
   private showRoot(tree: number, visitor: ObjectVisitor): void {
-    if (!this.stream) this.processTree(tree, 0, 0, visitor);
-    else if (this.stream.nextIs(this.ids.keys, tree * OID_BYTES)) this.processStreamedTree(this.stream, 0, 0, visitor);
+    const stream = this.stream;
+    if (!stream) {
+      this.processTree(tree, 0, 0, visitor);
+      return;
+    }
+    // Every root sent to the worker is shown here, in the same order: each ends with an END record.
+    if (stream.nextIs(this.ids.keys, tree * OID_BYTES)) this.processStreamedTree(stream, 0, 0, visitor);
+    stream.endRoot();
   }
 
   /** The tree buffer for `depth`, at least `size` bytes. */

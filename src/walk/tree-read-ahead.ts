@@ -45,8 +45,8 @@ export class TreeReadAhead {
     // The walk never waits on the event loop; the worker must not keep the process alive.
     this.worker.unref();
     this.worker.on('error', () => { /* the reader fails on the EXITED mark */ });
-    this.reader = new TreeRingReader(ring);
     this.roots = new RootSender(port1, ring);
+    this.reader = new TreeRingReader(ring, () => this.roots.flush());
   }
 
   /** The next commit's root tree, in the order the walk will list them. */

@@ -7,6 +7,9 @@
 // tree's id and bytes into a ring in shared memory; the main thread interns blobs and prints, and
 // at each tree entry asks whether the worker's next record is that tree (it is iff the tree is new).
 // The main thread hands the worker root trees as the commit walk shows commits, so the two overlap.
+// Each root's records end with an END record, new or not: so the answer to "is the next record
+// this tree?" is always on its way once the root has been sent, and a reader that must wait first
+// sends the roots it holds back (a reader waiting on a worker waiting for roots would hang).
 //
 // The ring: records of [int32 kind][int32 data length][20-byte id][data], padded to 4 bytes, written
 // contiguously (a WRAP record sends the reader back to the start). Write and read positions are byte counters
@@ -19,7 +22,7 @@ import { OID_BYTES } from '../core/oid.js';
 export const TREE = 0;
 /** Nothing more before the end of the ring: go on at its start. */
 export const WRAP = 1;
-/** The walk is complete: no more records. */
+/** The end of one root's trees (the root itself and its new subtrees, or none if it was seen). */
 export const END = 2;
 /** Reading the record's tree failed; the data is the error as JSON. */
 export const FAILED = 3;
@@ -137,7 +140,8 @@ export class TreeRingWriter {
     if (dataLen) bytes.set(dataLen === data.length ? data : data.subarray(0, dataLen), pos + HEADER);
     this.write = (this.write + total) | 0;
     Atomics.store(ring.control, WRITE, this.write);
-    ring.wake(WRITE, this.write, READER_WAITS, kind !== TREE);
+    // A reader waiting for a tree is woken once a batch is ready; for an error at once.
+    ring.wake(WRITE, this.write, READER_WAITS, kind === FAILED || kind === STOPPED);
   }
 
   /** Wakes the reader if it waits for anything: call before this side waits for something else. */
@@ -164,7 +168,8 @@ export class TreeRingReader {
   private at = -1;
   private kind = 0;
 
-  constructor(private readonly ring: TreeRing) {}
+  /** `starving` is called before each wait: it must send the worker any roots held back. */
+  constructor(private readonly ring: TreeRing, private readonly starving: () => void) {}
 
   /** The next record's kind, blocking until the worker has written it. */
   peek(): number {
@@ -174,6 +179,7 @@ export class TreeRingReader {
       const write = Atomics.load(ring.control, WRITE);
       if (write !== this.read) break;
       if (Atomics.load(ring.control, EXITED)) throw new Error('the tree-reading worker exited early');
+      this.starving();
       ring.wake(READ, this.read, WRITER_WAITS, true);
       ring.wait(WRITE, write, READER_WAITS, (write + BATCH_BYTES) | 0);
     }
@@ -191,7 +197,7 @@ export class TreeRingReader {
     return this.at >= 0 || Atomics.load(this.ring.control, WRITE) !== this.read;
   }
 
-  /** Whether the next record is about the id at buf[off..off+20). */
+  /** Whether the next record is about the id at buf[off..off+20); false at the end of a root's trees. */
   nextIs(buf: Uint8Array, off: number): boolean {
     const k = this.peek();
     if (k === END) return false;
@@ -221,6 +227,12 @@ export class TreeRingReader {
 
   dataLength(): number {
     return this.ring.words[(this.at >> 2) + 1]!;
+  }
+
+  /** Consumes the END record that closes the root just listed. */
+  endRoot(): void {
+    if (this.peek() !== END) throw new Error('the tree-reading worker is out of step with the walk');
+    this.release();
   }
 
   /** Consumes the peeked record: its bytes may be overwritten from now on. */
@@ -254,7 +266,8 @@ export class RootSender {
     this.post(null);
   }
 
-  private flush(): void {
+  /** Sends the roots held back. */
+  flush(): void {
     this.first = false;
     if (!this.n) return;
     this.post(this.batch.slice(0, this.n));

@@ -29,6 +29,7 @@ class TreeWalker {
 
   root(ids: Uint8Array, off: number): void {
     if (this.seen.addOrGet(ids, off) < 0) this.tree(ids, off, 0);
+    writer.record(END, ids, off, none, 0);
   }
 
   private tree(ids: Uint8Array, off: number, depth: number): void {
@@ -83,7 +84,7 @@ try {
   for (let batch = receiveRoots(port, ring, writer); batch; batch = receiveRoots(port, ring, writer)) {
     for (let off = 0; off < batch.length; off += OID_BYTES) walker.root(batch, off);
   }
-  writer.record(END, none, 0, none, 0);
+  writer.flush();
 } catch (e) {
   if (e !== STOP) {
     // A bug, not bad input: the reader fails with it rather than print a partial walk.
