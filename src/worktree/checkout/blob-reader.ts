@@ -17,7 +17,7 @@ import { Inflater } from '../../core/zlib.js';
 import { OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, type ObjectTypeCode } from '../../object/type.js';
 import type { ObjectDatabase, PackHandle } from '../../odb/database.js';
 import { DeltaBaseCache, RECYCLE } from '../../odb/delta-base-cache.js';
-import { applyDelta, readDeltaSizes } from '../../pack/delta.js';
+import { applyDeltaWithSizes, readDeltaSizes } from '../../pack/delta.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import type { PackIndex } from '../../pack/idx/read.js';
 
@@ -199,14 +199,14 @@ export class BlobReader {
       if (this.scratch.length <= size) this.scratch = Buffer.allocUnsafe(Math.max(size + 1, this.scratch.length * 2));
       const delta = this.inflate(pack, entryOffset, dataOffset, size, this.scratch);
       const where = (): string => `${pack.path}: delta at offset ${entryOffset}`;
-      const resultSize = readDeltaSizes(delta, 0, size, 'odb', where).resultSize;
+      const sizes = readDeltaSizes(delta, 0, size, 'odb', where);
       if (i > 0) {
         // Bases live in buffers the cache hands out and takes back when it evicts them, so a
         // checkout leaves no trail of dead bases for the collector.
-        base = applyDelta(base, delta, 0, size, 'odb', where, this.bases.take(resultSize), 0);
+        base = applyDeltaWithSizes(base, delta, sizes, size, 'odb', where, this.bases.take(sizes.resultSize), 0);
         this.bases.set(pack.key, entryOffset, type, base, RECYCLE);
       } else {
-        base = applyDelta(base, delta, 0, size, 'odb', where, this.target(resultSize, own), 0);
+        base = applyDeltaWithSizes(base, delta, sizes, size, 'odb', where, this.target(sizes.resultSize, own), 0);
       }
     }
     return base;
