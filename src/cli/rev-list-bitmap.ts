@@ -33,8 +33,8 @@ export function revListWithBitmap(repo: Repository, tips: readonly BitmapTip[], 
   }
   const include = tips.filter(t => !t.exclude).map(t => t.id);
   const exclude = tips.filter(t => t.exclude).map(t => t.id);
-  if (!include.length || !opened.coversExcludes(exclude)) return false;
-  const res = opened.reachable(include, exclude, { objects: opts.objects });
+  const res = include.length ? opened.reachableIfCovered(include, exclude, { objects: opts.objects }) : null;
+  if (!res) return false;
   if (opts.count) {
     let n = countOf(res, opts.objects);
     if (opts.maxCount >= 0 && opts.maxCount < n) n = opts.maxCount;
@@ -59,7 +59,7 @@ function typeBits(res: BitmapObjects, type: number): Bitset {
 /** Commits only (git counts trees, blobs and tags only with --objects). */
 function countOf(res: BitmapObjects, objects: boolean): number {
   if (objects) return res.count();
-  let n = res.positions.clone().and(res.pack.bitmap.typeBitmaps.commits).count();
+  let n = res.positions.countAnd(res.pack.bitmap.typeBitmaps.commits);
   for (const e of res.extra) if (e.type === OBJ_COMMIT) n++;
   return n;
 }

@@ -5,6 +5,7 @@
 // serve every later fetch.
 import { BitmapWalk } from '../pack/bitmap/walk.js';
 import { PackLayout } from '../pack/write/pack-layout.js';
+import type { PackHandle } from '../odb/database.js';
 import type { Repository } from '../repository/repository.js';
 
 export interface OpenBitmap {
@@ -13,15 +14,23 @@ export interface OpenBitmap {
   readonly layout: PackLayout;
 }
 
-const opened = new WeakMap<Repository, { packs: string; bitmap: OpenBitmap | null }>();
+const opened = new WeakMap<Repository, { packs: ReadonlySet<PackHandle>; bitmap: OpenBitmap | null }>();
 
 /** The repository's bitmap (null: no usable bitmap), opened again when its packs changed. */
 export function openBitmap(repo: Repository): OpenBitmap | null {
-  const packs = repo.odb.packs.map(p => p.name).sort().join(' ');
+  const packs = repo.odb.packs;
   const known = opened.get(repo);
-  if (known && known.packs === packs) return known.bitmap;
+  if (known && samePacks(known.packs, packs)) return known.bitmap;
   const walk = BitmapWalk.open(repo);
   const bitmap = walk ? { walk, layout: new PackLayout(walk.pack.handle, walk.pack.order) } : null;
-  opened.set(repo, { packs, bitmap });
+  opened.set(repo, { packs: new Set(packs), bitmap });
   return bitmap;
+}
+
+/**
+ * Whether the object database holds the very pack handles it held, in any order (lookups move the
+ * pack that answered to the front; a rescan keeps the handles of packs still there).
+ */
+function samePacks(known: ReadonlySet<PackHandle>, now: readonly PackHandle[]): boolean {
+  return known.size === now.length && now.every(p => known.has(p));
 }

@@ -53,8 +53,8 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   const { walk: bitmaps, layout } = opened;
   const wants = req.wants.map(i => s.oid(i));
   const haves = req.haves.map(i => s.oid(i));
-  if (!bitmaps.coversExcludes(haves)) return null;
-  const found = bitmaps.reachable(wants, haves);
+  const found = bitmaps.reachableIfCovered(wants, haves);
+  if (!found) return null;
   // Filters and include-tag change the positions: work on a copy of what the walk returned.
   const result: BitmapObjects = { ...found, positions: found.positions.clone() };
   const { pack } = result;

@@ -87,21 +87,27 @@ function toBand1(framed: Buffer): Buffer {
   return Buffer.concat(out);
 }
 
+/**
+ * Objects a request's walk is sized for at first. A fetch answered by bitmaps interns only its
+ * wants and haves; the walk's default table (64 Ki objects, megabytes allocated and cleared) cost
+ * every such fetch a millisecond or two and its garbage. A walked request grows the table.
+ */
+const WALK_EXPECTED = 1024;
+
 export class Session {
   walk: ObjectWalk;
   marks = new Uint8Array(1024);
 
   constructor(readonly repo: Repository, readonly policy: UploadPackPolicy, readonly refs: RefSnapshot,
     readonly input: PacketSource, readonly out: Response, readonly options: UploadPackOptions) {
-    this.walk = new ObjectWalk(repo.odb);
+    this.walk = new ObjectWalk(repo.odb, WALK_EXPECTED);
   }
 
   /** Forgets every mark and walk state, as git does between the commands of one v2 connection. */
   reset(): void {
-    // A walk that has not seen an object (ls-refs, the first command) is as good as a new one, and
-    // a new one's table is megabytes to allocate and clear.
+    // A walk that has not seen an object (ls-refs, the first command) is as good as a new one.
     if (this.walk.ids.size > 0) {
-      this.walk = new ObjectWalk(this.repo.odb);
+      this.walk = new ObjectWalk(this.repo.odb, WALK_EXPECTED);
       this.marks = new Uint8Array(1024);
     }
     this.out.sidebandAll = false;

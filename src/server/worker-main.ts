@@ -13,6 +13,7 @@ import {
 } from './worker-frames.js';
 import { openBitmap } from './bitmap-cache.js';
 import { snapshotRefs } from './refs.js';
+import { rehearse } from './rehearse.js';
 import { WarmRepositories } from './worker-repos.js';
 
 /** Client bytes queued beyond this stop reading stdin until upload-pack catches up. */
@@ -62,16 +63,23 @@ async function serve(req: WorkerRequest, queue: InputQueue): Promise<void> {
 }
 
 /**
- * Opens each repository as a request would find it: its .idx files, bitmap and refs (one already
- * open is opened anew only if it changed on disk). One that cannot be opened is left for a request
- * to report.
+ * Opens each repository as a request would find it: its .idx files, bitmap (with every entry
+ * offset of its pack read) and refs, then, when it has a bitmap, answers a fetch of its own
+ * (rehearse.ts); one already open is opened anew only if it changed on disk. One that cannot be
+ * opened is left for a request to report.
  */
 async function warm(gitDirs: readonly string[]): Promise<void> {
   for (const gitDir of gitDirs) {
     try {
       const repo = repos.get(gitDir);
-      openBitmap(repo);
-      snapshotRefs(repo);
+      const bitmap = openBitmap(repo);
+      const refs = snapshotRefs(repo);
+      // A fetch answered by a walk costs too much to rehearse for every worker (750 ms on the large
+      // corpus); the bitmapped repositories are the ones served at scale.
+      if (bitmap) {
+        bitmap.layout.readAllOffsets();
+        await rehearse(repo, refs);
+      }
     } catch {
       // Not a repository (any more), or unreadable: a request for it says so.
     }

@@ -66,9 +66,9 @@ interface Tip {
 }
 
 export class ObjectWalk {
-  readonly ids = new OidMap(1 << 16);
-  flags = new Uint8Array(1 << 16);
-  types = new Uint8Array(1 << 16);
+  readonly ids: OidMap;
+  flags: Uint8Array;
+  types: Uint8Array;
   time = new Float64Array(1 << 10);
   seq = new Int32Array(1 << 10);
   trees = new Int32Array(1 << 10);
@@ -83,7 +83,12 @@ export class ObjectWalk {
   /** The worker's trees, while enumerate() reads them from it. */
   private stream: TreeRingReader | null = null;
 
-  constructor(private readonly odb: ObjectDatabase) {}
+  /** `expected`: the objects its table is sized for at first (it grows past them as needed). */
+  constructor(private readonly odb: ObjectDatabase, expected = 1 << 16) {
+    this.ids = new OidMap(expected);
+    this.flags = new Uint8Array(expected);
+    this.types = new Uint8Array(expected);
+  }
 
   /** Adds a starting point: any object id; `name` is what git calls it in output (ref or tag name). */
   add(oid: Uint8Array, name: string, uninteresting = false): void {

@@ -72,13 +72,16 @@ export class Bitset {
   count(): number {
     const a = this.words;
     let n = 0;
-    for (let i = 0; i < a.length; i++) {
-      let v = a[i]!;
-      if (v === 0) continue;
-      v = v - ((v >>> 1) & 0x55555555);
-      v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-      n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-    }
+    for (let i = 0; i < a.length; i++) n += popcount(a[i]!);
+    return n;
+  }
+
+  /** Population count of this AND other, without building it. */
+  countAnd(other: Bitset): number {
+    const a = this.words, b = other.words;
+    const len = Math.min(a.length, b.length);
+    let n = 0;
+    for (let i = 0; i < len; i++) n += popcount(a[i]! & b[i]!);
     return n;
   }
 
@@ -141,4 +144,11 @@ function grow(words: Uint32Array, minWords: number): Uint32Array {
   const bigger = new Uint32Array(n);
   bigger.set(words);
   return bigger;
+}
+
+function popcount(v: number): number {
+  if (v === 0) return 0;
+  v = v - ((v >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }

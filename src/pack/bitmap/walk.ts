@@ -87,22 +87,28 @@ export class BitmapWalk {
   /** Objects reachable from include and not from exclude. */
   reachable(include: readonly Uint8Array[], exclude: readonly Uint8Array[], options: ReachableOptions = {}): BitmapObjects {
     const table = new ObjectTable(this.repo.odb, this.pack.bitmap);
+    return this.answer(table, include, roots(table, exclude), options);
+  }
+
+  /**
+   * Like reachable(), or null where git would walk instead of using the bitmap: there are excluded
+   * tips and none of them (nor what their tags point to) is in the bitmapped pack
+   * (in_bitmapped_pack()). The excluded tips are peeled once, for the check and the answer.
+   */
+  reachableIfCovered(include: readonly Uint8Array[], exclude: readonly Uint8Array[], options: ReachableOptions = {}): BitmapObjects | null {
+    const table = new ObjectTable(this.repo.odb, this.pack.bitmap);
+    const excluded = roots(table, exclude);
+    if (excluded.length && !excluded.some(idx => table.packPosition(idx) >= 0)) return null;
+    return this.answer(table, include, excluded, options);
+  }
+
+  private answer(table: ObjectTable, include: readonly Uint8Array[], excluded: number[], options: ReachableOptions): BitmapObjects {
     const objects = options.objects ?? true;
-    const haves = exclude.length ? findObjects(table, roots(table, exclude), { seen: null, missingOk: true, objects }) : null;
+    const haves = excluded.length ? findObjects(table, excluded, { seen: null, missingOk: true, objects }) : null;
     table.resetWalk();
     const wants = findObjects(table, roots(table, include), { seen: haves, missingOk: false, objects });
     if (haves) wants.andNot(haves);
     return splitResult(this.pack, table, wants, haves);
-  }
-
-  /**
-   * Whether git would answer with the bitmap: it walks instead when there are excluded tips and none
-   * of them (nor what their tags point to) is in the bitmapped pack (in_bitmapped_pack()).
-   */
-  coversExcludes(exclude: readonly Uint8Array[]): boolean {
-    if (!exclude.length) return true;
-    const table = new ObjectTable(this.repo.odb, this.pack.bitmap);
-    return roots(table, exclude).some(idx => table.packPosition(idx) >= 0);
   }
 }
 

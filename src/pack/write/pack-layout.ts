@@ -5,7 +5,8 @@
 // Offsets are read from the .idx on demand, in random order (positions are not index order), at
 // about 100 ns each: a fetch that looks at a few thousand entries should not pay for the 700 000
 // of a large pack. Once lookups add up to a quarter of the pack, every offset is read once into an
-// array, so a full walk pays for each at most about 1.25 times.
+// array, so a full walk pays for each at most about 1.25 times. A layout kept between requests (a
+// serve worker's) reads them all before the first request instead: readAllOffsets().
 import type { PackIndex } from '../idx/read.js';
 import type { PackFile } from '../pack-file.js';
 import { PackOrder } from '../bitmap/pack-order.js';
@@ -53,6 +54,11 @@ export class PackLayout {
       if (o < offset) lo = mid + 1; else hi = mid;
     }
     return -1;
+  }
+
+  /** Reads every entry offset now (about 100 ns each), so no later lookup goes to the .idx. */
+  readAllOffsets(): void {
+    this.offsets ??= this.readAll();
   }
 
   private readAll(): Float64Array {
