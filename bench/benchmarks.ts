@@ -274,24 +274,12 @@ function behindBase(ctx: BenchContext, corpus: string): { base: string; behind: 
 }
 
 /**
- * Starts, in the background, the clients of serve-20-sequential-fetches-bitmap: once the server
- * listens, FETCHES fresh clients (each borrowing behind.git's objects, main at HEAD~100) fetch main
- * one after the other; their results are written down and the server on the port is stopped.
+ * Helpers both client drivers define (they need `fs`, `net` and `port` in scope): treeTicks(pid)
+ * is the CPU clock ticks (utime+stime+cutime+cstime) of pid and its live descendants, read once the
+ * server has had a moment to reap what the last request left; listening() says whether the
+ * server accepts connections yet.
  */
-function startFetchDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
-  const corpus = linkBitmapCorpus(ctx);
-  const { base, behind } = behindBase(ctx, corpus);
-  const url = `git://127.0.0.1:${FETCH_PORT}/${path.basename(fs.realpathSync(corpus))}`;
-  const result = path.join(ctx.scratch, `fetches-${tool}.json`);
-  fs.rmSync(result, { force: true });
-  const driver = `
-    const { execFileSync } = require('node:child_process');
-    const fs = require('node:fs');
-    const net = require('node:net');
-    const [url, scratch, base, behind, result, port, n] = process.argv.slice(1);
-    const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
-    // CPU clock ticks (utime+stime+cutime+cstime) of pid and its live descendants, once the
-    // server has had a moment to reap what the last fetch left.
+const DRIVER_HELPERS = `
     const treeTicks = async (pid) => {
       await new Promise(r => setTimeout(r, 300));
       const stats = new Map();
@@ -309,6 +297,26 @@ function startFetchDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
       return total;
     };
     const listening = () => new Promise(r => { const s = net.connect(+port, '127.0.0.1', () => { s.destroy(); r(true); }); s.on('error', () => r(false)); });
+`;
+
+/**
+ * Starts, in the background, the clients of serve-20-sequential-fetches-bitmap: once the server
+ * listens, FETCHES fresh clients (each borrowing behind.git's objects, main at HEAD~100) fetch main
+ * one after the other; their results are written down and the server on the port is stopped.
+ */
+function startFetchDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
+  const corpus = linkBitmapCorpus(ctx);
+  const { base, behind } = behindBase(ctx, corpus);
+  const url = `git://127.0.0.1:${FETCH_PORT}/${path.basename(fs.realpathSync(corpus))}`;
+  const result = path.join(ctx.scratch, `fetches-${tool}.json`);
+  fs.rmSync(result, { force: true });
+  const driver = `
+    const { execFileSync } = require('node:child_process');
+    const fs = require('node:fs');
+    const net = require('node:net');
+    const [url, scratch, base, behind, result, port, n] = process.argv.slice(1);
+    const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+    ${DRIVER_HELPERS}
     (async () => {
       const deadline = Date.now() + 60000;
       while (!(await listening())) { if (Date.now() > deadline) break; await new Promise(r => setTimeout(r, 50)); }
@@ -431,27 +439,10 @@ function startCloneDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
   fs.rmSync(result, { force: true });
   const driver = `
     const { execFile, execFileSync } = require('node:child_process');
+    const fs = require('node:fs');
     const net = require('node:net');
     const [url, scratch, result, port, n] = process.argv.slice(1);
-    // CPU clock ticks (utime+stime+cutime+cstime) of pid and its live descendants, once the
-    // server has had a moment to reap what the last fetch left.
-    const treeTicks = async (pid) => {
-      await new Promise(r => setTimeout(r, 300));
-      const stats = new Map();
-      for (const p of fs.readdirSync('/proc')) {
-        if (!/^\\d+$/.test(p)) continue;
-        try {
-          const text = fs.readFileSync('/proc/' + p + '/stat', 'utf8');
-          const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-          stats.set(+p, { ppid: +f[1], ticks: +f[11] + +f[12] + +f[13] + +f[14] });
-        } catch { /* gone meanwhile */ }
-      }
-      let total = 0;
-      const add = (p) => { total += stats.get(p).ticks; for (const [c, s] of stats) if (s.ppid === p) add(c); };
-      add(pid);
-      return total;
-    };
-    const listening = () => new Promise(r => { const s = net.connect(+port, '127.0.0.1', () => { s.destroy(); r(true); }); s.on('error', () => r(false)); });
+    ${DRIVER_HELPERS}
     const clone = i => new Promise(r => {
       const dir = scratch + '/clone-' + i + '.git';
       execFileSync('rm', ['-rf', dir]);
