@@ -39,3 +39,23 @@ export class UsageError extends GitError {
     this.name = 'UsageError';
   }
 }
+
+/** An error as plain data, to cross a thread boundary (postMessage, or JSON in shared memory). */
+export interface ErrorData {
+  message: string;
+  code: string;
+  layer: ErrorLayer;
+}
+
+/** `e` as data. Anything but a GitError is a bug: it goes as an 'internal' error of `layer`, with its stack. */
+export function errorData(e: unknown, layer: ErrorLayer): ErrorData {
+  if (e instanceof GitError) return { message: e.message, code: e.code, layer: e.layer };
+  return { message: e instanceof Error ? e.stack ?? e.message : String(e), code: 'internal', layer };
+}
+
+/** The error errorData() described, rebuilt as its own class. */
+export function errorFromData(d: ErrorData): GitError {
+  if (d.code === 'corrupt') return new CorruptError(d.layer, d.message);
+  if (d.code === 'not-found') return new NotFoundError(d.layer, d.message);
+  return new GitError(d.layer, d.code, d.message);
+}

@@ -14,7 +14,7 @@
 // The ring: records of [int32 kind][int32 data length][20-byte id][data], padded to 4 bytes, written
 // contiguously (a WRAP record sends the reader back to the start). Write and read positions are byte counters
 // that wrap at 2^32; each side waits on the other's counter with Atomics.wait.
-import { CorruptError, GitError, NotFoundError, type ErrorLayer } from '../core/errors.js';
+import { errorData, errorFromData, type ErrorData, type GitError } from '../core/errors.js';
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { OID_BYTES } from '../core/oid.js';
 
@@ -47,18 +47,13 @@ const WAIT_MS = 50;
  */
 const BATCH_BYTES = 64 * 1024;
 
-/** Errors cross the thread boundary as JSON; these are rebuilt as their own class. */
+/** Errors cross the ring as JSON of errorData(), rebuilt as their own class by the reader. */
 export function serializeError(e: unknown): string {
-  if (e instanceof GitError) return JSON.stringify({ name: e.name, layer: e.layer, code: e.code, message: e.message });
-  return JSON.stringify({ name: 'Error', message: e instanceof Error ? e.message : String(e) });
+  return JSON.stringify(errorData(e, 'walk'));
 }
 
-export function deserializeError(json: string): Error {
-  const e = JSON.parse(json) as { name: string; layer?: ErrorLayer; code?: string; message: string };
-  if (e.name === 'CorruptError') return new CorruptError(e.layer!, e.message);
-  if (e.name === 'NotFoundError') return new NotFoundError(e.layer!, e.message);
-  if (e.layer) return new GitError(e.layer, e.code!, e.message);
-  return new Error(e.message);
+export function deserializeError(json: string): GitError {
+  return errorFromData(JSON.parse(json) as ErrorData);
 }
 
 /** kind, data length, id. */

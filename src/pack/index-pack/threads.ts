@@ -2,7 +2,7 @@
 // so their ~30 ms start-up overlaps it, given the shared tables once, and ended when the second
 // pass is over. The calling thread resolves tasks too, so N threads means N-1 workers.
 import { Worker } from 'node:worker_threads';
-import { CorruptError, GitError, type ErrorLayer } from '../../core/errors.js';
+import { errorFromData, GitError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import type { ReferenceList } from './check.js';
 import type { ResolveShared } from './resolve.js';
@@ -39,10 +39,7 @@ export class ResolverThreads {
         w.off('exit', onExit);
         w.off('error', reject);
         if (!reply.ok) {
-          const e = reply.error!;
-          reject(e.code === 'corrupt'
-            ? new CorruptError(e.layer as ErrorLayer, e.message)
-            : new GitError(e.layer as ErrorLayer, e.code, e.message));
+          reject(errorFromData(reply.error!));
           return;
         }
         const r = reply.refs;

@@ -1,13 +1,13 @@
 // A resolver thread: it receives the shared tables once, resolves the tasks it claims, and answers
 // with its --strict reference set (or the error that stopped it). No per-object messages.
 import { parentPort } from 'node:worker_threads';
-import { GitError } from '../../core/errors.js';
+import { errorData, type ErrorData } from '../../core/errors.js';
 import { Resolver, type ResolveShared } from './resolve.js';
 
 export interface WorkerReply {
   ok: boolean;
   refs?: { ids: ArrayBuffer; types: ArrayBuffer; count: number } | null;
-  error?: { message: string; code: string; layer: string } | null;
+  error?: ErrorData | null;
 }
 
 parentPort!.on('message', (shared: ResolveShared) => {
@@ -26,13 +26,7 @@ parentPort!.on('message', (shared: ResolveShared) => {
       reply = { ok: true, refs: null };
     }
   } catch (e) {
-    const err = e as Error;
-    reply = {
-      ok: false,
-      error: e instanceof GitError
-        ? { message: err.message, code: e.code, layer: e.layer }
-        : { message: err.stack ?? String(err), code: 'internal', layer: 'pack' },
-    };
+    reply = { ok: false, error: errorData(e, 'pack') };
   }
   parentPort!.postMessage(reply, transfer);
 });

@@ -6,7 +6,7 @@
 // chunks too. Nothing here removes anything, so the directory cache never needs dropping; a file
 // already in the way is an error (checkouts that replace things run on one thread).
 import { Worker } from 'node:worker_threads';
-import { CorruptError, GitError, type ErrorLayer } from '../../core/errors.js';
+import { errorFromData, type ErrorData } from '../../core/errors.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import { BlobReader, locateBlobs, type PackSource } from './blob-reader.js';
@@ -36,7 +36,7 @@ export interface WorkerJob {
   settings: WriteSettings;
 }
 
-export type WorkerReply = { ok: true } | { ok: false; error: { message: string; code: string; layer: string } };
+export type WorkerReply = { ok: true } | { ok: false; error: ErrorData };
 
 /** The shared memory under `view` (the plan's columns already live in some), else a copy in some. */
 function share(view: Uint8Array | Uint32Array): SharedArrayBuffer {
@@ -83,11 +83,6 @@ export function drain(blobs: BlobReader, cols: EntryColumns, codes: Uint8Array |
     Atomics.add(control, DONE, written);
     onChunk?.();
   }
-}
-
-function fromReply(error: { message: string; code: string; layer: string }): GitError {
-  return error.code === 'corrupt' ? new CorruptError(error.layer as ErrorLayer, error.message)
-    : new GitError(error.layer as ErrorLayer, error.code, error.message);
 }
 
 /**
@@ -185,7 +180,7 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
     const results = await replies;
     if (failure) throw failure;
     const bad = results.find((r): r is Extract<WorkerReply, { ok: false }> => !r.ok);
-    if (bad) throw fromReply(bad.error);
+    if (bad) throw errorFromData(bad.error);
   } finally {
     if (timer) clearInterval(timer);
   }

@@ -3,7 +3,7 @@
 // job says they are, and opens an object database of its own only for what that does not cover
 // (loose objects, bases in another pack), so a thread does not hold a copy of every pack index.
 import { parentPort, workerData } from 'node:worker_threads';
-import { GitError } from '../../core/errors.js';
+import { errorData } from '../../core/errors.js';
 import { ObjectDatabase } from '../../odb/database.js';
 import { BlobReader } from './blob-reader.js';
 import { FAILED, READY, drain, jobColumns, type WorkerJob, type WorkerReply } from './parallel.js';
@@ -28,13 +28,7 @@ parentPort!.once('message', (job: WorkerJob) => {
   } catch (e) {
     Atomics.store(control, FAILED, 1);
     Atomics.notify(control, READY);
-    const err = e as Error;
-    reply = {
-      ok: false,
-      error: e instanceof GitError
-        ? { message: err.message, code: e.code, layer: e.layer }
-        : { message: err.stack ?? String(err), code: 'internal', layer: 'worktree' },
-    };
+    reply = { ok: false, error: errorData(e, 'worktree') };
   } finally {
     opened?.close();
   }
