@@ -36,7 +36,8 @@ export const DEFAULT_OFF32_LIMIT = 0x7fffffff;
  */
 export function writeIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uint8Array,
   options: IdxWriteOptions = {}): Buffer {
-  const { version, large } = layout(objects, options);
+  const laid = layout(objects, options);
+  const { version, large } = laid;
   const n = objects.count;
   // Sized exactly, so each streamed slice is copied once, straight to its place.
   const idx = Buffer.allocUnsafe(version === 2 ? 8 + 1024 + n * (OID_BYTES + 8) + large * 8 + 2 * OID_BYTES
@@ -45,12 +46,19 @@ export function writeIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uint
   streamIdx(objects, sorted, packHash, options, (chunk) => {
     idx.set(chunk, at);
     at += chunk.length;
-  });
+  }, laid);
   return idx;
 }
 
+interface IdxLayout {
+  version: number;
+  /** Offsets that go to the 64-bit table. */
+  large: number;
+  needLarge: (off: number) => boolean;
+}
+
 /** The index version to write, and how many offsets go to its 64-bit table. */
-function layout(objects: IdxObjects, options: IdxWriteOptions): { version: number; large: number; needLarge: (off: number) => boolean } {
+function layout(objects: IdxObjects, options: IdxWriteOptions): IdxLayout {
   const { count: n, offsets } = objects;
   const limit = options.off32Limit ?? DEFAULT_OFF32_LIMIT;
   const anomalies = options.anomalies ?? [];
@@ -75,10 +83,10 @@ const CHUNK = 64 * 1024;
  * slice is reused once `write` returns), so a large pack's index never exists whole in memory.
  */
 export function streamIdx(objects: IdxObjects, sorted: Int32Array, packHash: Uint8Array,
-  options: IdxWriteOptions, write: (chunk: Uint8Array) => void): void {
+  options: IdxWriteOptions, write: (chunk: Uint8Array) => void, laid = layout(objects, options)): void {
   const n = objects.count;
   const { ids, crcs, offsets } = objects;
-  const { version, needLarge } = layout(objects, options);
+  const { version, needLarge } = laid;
 
   const out = Buffer.allocUnsafe(CHUNK);
   const hash = crypto.createHash('sha1');
