@@ -5,7 +5,7 @@
 // repository answers a request of its own first, as a fetching client would send it: ls-refs, then
 // a fetch of HEAD from its first-parent ancestor REHEARSAL_DEPTH commits back, without `done`, so
 // that negotiation runs too. The answer is thrown away.
-import { OID_BYTES } from '../core/oid.js';
+import { fromHex, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { DELIM_PKT, FLUSH_PKT, pktLine } from '../protocol/index.js';
@@ -29,7 +29,7 @@ export async function rehearse(repo: Repository, refs: RefSnapshot, depth = REHE
   sink: ResponseSink = () => undefined): Promise<boolean> {
   const head = refs.head?.oid;
   if (head === undefined) return false;
-  const have = firstParentAncestor(repo, Buffer.from(head, 'hex'), depth);
+  const have = firstParentAncestor(repo, fromHex(head)!, depth);
   if (!have) return false;
   const request = Buffer.concat([
     pktLine('command=ls-refs\n'), DELIM_PKT, pktLine('symrefs\n'), pktLine('peel\n'),
@@ -52,9 +52,9 @@ function firstParentAncestor(repo: Repository, oid: Uint8Array, depth: number): 
   for (let i = 0; i < depth; i++) {
     const o = repo.odb.read(at, 0);
     if (!o || o.type !== OBJ_COMMIT) return null;
-    const parent = parseCommit(o.data, () => `rehearsal commit ${Buffer.from(at).toString('hex')}`).parents[0];
+    const parent = parseCommit(o.data, () => `rehearsal commit ${toHex(at)}`).parents[0];
     if (!parent) return null;
     at = parent;
   }
-  return Buffer.from(at.subarray(0, OID_BYTES)).toString('hex');
+  return toHex(at);
 }
