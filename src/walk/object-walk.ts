@@ -33,6 +33,16 @@ export function readObjectOfType(odb: ObjectDatabase, ids: Uint8Array, off: numb
   return o;
 }
 
+/**
+ * The buffer of tree level `depth` in `bufs`, at least `size` bytes: each level keeps its tree
+ * while its subtrees are read (reads reuse the odb's buffer), and reuses it for the next tree.
+ */
+export function depthBuffer(bufs: Buffer[], depth: number, size: number): Buffer {
+  let data = bufs[depth];
+  if (!data || data.length < size) data = bufs[depth] = Buffer.allocUnsafeSlow(Math.max(4096, size * 2));
+  return data;
+}
+
 export const SEEN = 1;
 export const UNINTERESTING = 2;
 export const PARSED = 4;
@@ -372,11 +382,8 @@ export class ObjectWalk {
     stream.endRoot();
   }
 
-  /** The tree buffer for `depth`, at least `size` bytes. */
   private treeBuf(depth: number, size: number): Buffer {
-    let data = this.treeBufs[depth];
-    if (!data || data.length < size) data = this.treeBufs[depth] = Buffer.allocUnsafeSlow(Math.max(4096, size * 2));
-    return data;
+    return depthBuffer(this.treeBufs, depth, size);
   }
 
   private processTree(idx: number, pathLen: number, depth: number, visitor: ObjectVisitor): void {

@@ -6,7 +6,7 @@ import { OID_BYTES } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import { ObjectDatabase } from '../odb/database.js';
 import { PackIndex } from '../pack/idx/read.js';
-import { MAX_TREE_DEPTH, readObjectOfType } from './object-walk.js';
+import { depthBuffer, MAX_TREE_DEPTH, readObjectOfType } from './object-walk.js';
 import { OidMap } from './oid-map.js';
 import { END, FAILED, receiveRoots, serializeError, STOPPED, TREE, TreeRing, TreeRingWriter } from './tree-stream.js';
 
@@ -47,8 +47,7 @@ class TreeWalker {
       throw STOP;
     }
     writer.record(TREE, ids, off, read, read.length);
-    let data = this.bufs[depth];
-    if (!data || data.length < read.length) data = this.bufs[depth] = Buffer.allocUnsafeSlow(Math.max(4096, read.length * 2));
+    const data = depthBuffer(this.bufs, depth, read.length);
     data.set(read);
     const end = read.length;
     let pos = 0;
