@@ -255,6 +255,15 @@ describe('paths that try to leave the root', () => {
     assert.match(ok.toString('latin1'), new RegExp(`^[0-9a-f]{4}${head} HEAD\0`));
   });
 
+  test('over git://: commands sent along with the request line are answered', async () => {
+    // One write: the daemon reads them with the request line and must pass them on to upload-pack.
+    const ask = Buffer.concat([pkt('git-upload-pack /small.git\0host=localhost\0\0version=2\0'),
+      pkt('command=ls-refs\n'), Buffer.from('0001'), pkt('ref-prefix refs/heads/\n'), Buffer.from('0000')]);
+    const reply = (await daemonExchange(ask)).toString('latin1');
+    assert.match(reply, /^000eversion 2\n/);
+    assert.match(reply, new RegExp(`0000[0-9a-f]{4}${head} refs/heads/main\n0000$`));
+  });
+
   test('over git://: a malformed request line gets ERR and a closed connection', async () => {
     const reply = await daemonExchange(Buffer.from('zz01garbage'));
     assert.match(reply.toString('latin1'), /^[0-9a-f]{4}ERR .*not a hex digit/);
@@ -267,7 +276,8 @@ describe('paths that try to leave the root', () => {
 function daemonExchange(...parts: Buffer[]): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const sock = net.connect(gitPort, '127.0.0.1', () => { for (const p of parts) sock.write(p); });
+    // Ending our side ends upload-pack's input, as a client that has no more to say does.
+    const sock = net.connect(gitPort, '127.0.0.1', () => { for (const p of parts) sock.write(p); sock.end(); });
     sock.on('data', c => chunks.push(c));
     sock.on('close', () => resolve(Buffer.concat(chunks)));
     sock.on('error', reject);

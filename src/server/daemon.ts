@@ -2,15 +2,13 @@
 // is "git-upload-pack <path>\0host=<host>\0" optionally followed by "\0version=2\0" and other extra
 // parameters; the rest of the connection is upload-pack's. The first line is read with a size and
 // time bound, the path resolved strictly inside the root, and refusals are an ERR line, as git
-// daemon sends them.
+// daemon sends them. Then the connection itself goes to an upload-pack worker (worker-pool.ts),
+// which answers it directly: the pack does not pass through this process.
 import net from 'node:net';
 import { formatErr, PktLineDecoder } from '../protocol/index.js';
 import { daemonSegments, realRoot, resolveRepository } from './resolve-repository.js';
 import { sanitizeProtocol } from './protocol-value.js';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
-
-/** How long upload-pack may take to finish after its client hung up before its worker is killed. */
-const STOP_GRACE_MS = 250;
 
 export interface DaemonOptions {
   root: string;
@@ -58,7 +56,9 @@ export function createDaemon(options: DaemonOptions): net.Server {
   const log = options.log ?? (() => undefined);
   const pool = options.pool ?? new WorkerPool(options.workers);
   let open = 0;
-  const server = net.createServer(socket => {
+  // Half-open allowed: a client may finish sending (EOF) before it has read the answer, and only
+  // the worker that answers may end the connection.
+  const server = net.createServer({ allowHalfOpen: true }, socket => {
     open++;
     socket.on('close', () => { open--; });
     socket.setTimeout(idleMs, () => socket.destroy());
@@ -74,6 +74,7 @@ export function createDaemon(options: DaemonOptions): net.Server {
       }
       if (!first) return;
       socket.off('data', onData);
+      socket.off('end', onEnd);
       socket.pause();
       if (first.type !== 'data') return refuse('expected a git:// request line');
       const rest = decoder.takeRest();
@@ -81,10 +82,14 @@ export function createDaemon(options: DaemonOptions): net.Server {
     };
     const refuse = (message: string) => {
       socket.off('data', onData);
+      socket.off('end', onEnd);
       socket.end(formatErr(message));
     };
+    // Gone before its request line was whole.
+    const onEnd = () => socket.destroy();
     if (open > (options.maxConnections ?? 64)) return refuse('too many connections');
     socket.on('data', onData);
+    socket.on('end', onEnd);
 
     function start(payload: Buffer, rest: Buffer): void {
       const req = parseDaemonRequest(payload);
@@ -92,19 +97,17 @@ export function createDaemon(options: DaemonOptions): net.Server {
       if (req.service !== 'git-upload-pack') return refuse(`service not enabled: ${req.service}`);
       const repo = resolveRepository(root, daemonSegments(req.path), { exportAll: options.exportAll ?? false });
       if (typeof repo === 'string') return refuse(`access denied or repository not exported: ${req.path}`);
-      const child = pool.run({ gitDir: repo.gitDir, timeout: idleMs / 1000, protocol: req.protocol });
+      const job = pool.run({ gitDir: repo.gitDir, timeout: idleMs / 1000, protocol: req.protocol }, { socket, head: rest });
       let stderr = '';
-      child.stderr!.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
-      child.stdin!.on('error', () => undefined);
-      if (rest.length) child.stdin!.write(rest);
-      socket.pipe(child.stdin!);
-      child.stdout!.pipe(socket);
-      socket.resume();
+      job.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
+      job.stdout.resume();
+      // Until a worker takes the socket, a client that goes away is taken out of the queue.
       let stopped = false;
-      socket.on('close', () => { stopped = true; child.stop(STOP_GRACE_MS); });
-      child.on('close', (code, signal) => {
+      socket.on('close', () => { if (!job.pid) { stopped = true; job.stop(); } });
+      job.on('close', (code, signal) => {
         if (code !== 0 && !stopped && stderr) log(`${repo.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
-        socket.end();
+        // The worker has the connection (this socket is an empty shell now) or nobody does.
+        socket.destroy();
       });
     }
   });

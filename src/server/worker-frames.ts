@@ -1,8 +1,9 @@
 // The framing between the server and its upload-pack workers (worker-pool.ts, worker-main.ts),
 // over the worker's stdin and stdout: each frame is a type byte, a 4-byte big-endian length and
 // that many bytes. Server to worker: a request ('r', JSON), client bytes ('i'), end of client
-// input ('z'), repositories to open before any request for them comes ('w', JSON: WorkerWarm). Worker to server: response bytes ('o'), diagnostics ('e', text), and the end of
-// the request ('x', JSON with the exit status and the worker's RSS).
+// input ('z'), repositories to open before any request for them comes ('w', JSON: WorkerWarm).
+// Worker to server: response bytes ('o'), diagnostics ('e', text), and the end of the request
+// ('x', JSON with the exit status and the worker's RSS), also of a handed-over connection's.
 import { CorruptError } from '../core/errors.js';
 
 export const FRAME_REQUEST = 0x72; // r
@@ -21,6 +22,18 @@ export interface WorkerRequest {
   advertiseRefs?: boolean;
   timeout: number;
 }
+
+/**
+ * A git:// connection handed to a worker with its socket (over the IPC channel, not the frames):
+ * the request, and the client bytes the server read past the request line (base64).
+ */
+export interface WorkerHandOff {
+  request: WorkerRequest;
+  head: string;
+}
+
+/** What a worker says over the IPC channel once it can take a connection. */
+export const WORKER_READY = 'ready';
 
 /** Repositories a worker opens while it has nothing to do (git directories). */
 export interface WorkerWarm {

@@ -2,14 +2,17 @@
 // a time, framed (worker-frames.ts) over its stdin and stdout, with the repositories it served kept
 // open (worker-repos.ts) so that the next request finds the .idx read, packed-refs parsed and the
 // bitmap opened. The pool may name repositories to open before any request comes ('w' frame),
-// which a request then queues behind. It ends when its stdin does (the pool retiring it, or the
-// server gone).
+// which a request then queues behind. A git:// connection is handed over whole, through the IPC
+// channel (worker-frames.ts: WorkerHandOff): the worker reads and answers the client's socket
+// itself, so the server copies none of the pack. It ends when its stdin does (the pool retiring
+// it, or the server gone).
 import { once } from 'node:events';
+import type net from 'node:net';
 import { GitError } from '../core/errors.js';
 import { uploadPack } from './upload-pack.js';
 import {
   FRAME_EXIT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR, FRAME_WARM,
-  FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest, type WorkerWarm,
+  FrameDecoder, frame, frameHeader, WORKER_READY, type WorkerExit, type WorkerHandOff, type WorkerRequest, type WorkerWarm,
 } from './worker-frames.js';
 import { openBitmap } from './bitmap-cache.js';
 import { snapshotRefs } from './refs.js';
@@ -29,8 +32,8 @@ const decoder = new FrameDecoder('upload-pack worker stdin',
     if (type === FRAME_INPUT_END) input?.end();
     else if (type === FRAME_REQUEST) {
       const req = JSON.parse(payload.toString('utf8')) as WorkerRequest;
-      const queue = input = new InputQueue();
-      requests = requests.then(() => serve(req, queue));
+      const queue = input = new InputQueue(process.stdin);
+      requests = requests.then(() => serve(req, queue, send));
     } else if (type === FRAME_WARM) {
       const { gitDirs, changedOnly } = JSON.parse(payload.toString('utf8')) as WorkerWarm;
       requests = requests.then(() => warm(changedOnly ? gitDirs.filter(d => repos.has(d)) : gitDirs));
@@ -40,24 +43,51 @@ const decoder = new FrameDecoder('upload-pack worker stdin',
 process.stdin.on('data', (chunk: Buffer) => decoder.push(chunk));
 process.stdin.on('end', () => { void requests.then(() => repos.close()); });
 
-async function serve(req: WorkerRequest, queue: InputQueue): Promise<void> {
+// A handed-over connection. The channel must not keep the worker alive: stdin's end is its end.
+process.channel?.unref();
+process.on('message', (message: WorkerHandOff, socket: net.Socket | undefined) => {
+  if (!socket) return;
+  // A client may send EOF before reading the answer; only the end of the request ends the socket.
+  socket.allowHalfOpen = true;
+  socket.on('error', () => undefined);
+  // Idle in both directions (a client that stops reading, too) for the request's timeout: dropped.
+  if (message.request.timeout > 0) socket.setTimeout(message.request.timeout * 1000, () => socket.destroy());
+  const queue = new InputQueue(socket);
+  if (message.head) queue.push(Buffer.from(message.head, 'base64'));
+  socket.on('data', (chunk: Buffer) => queue.push(chunk));
+  socket.on('end', () => queue.end());
+  const gone = new AbortController();
+  socket.on('close', () => gone.abort());
+  requests = requests.then(() => serve(message.request, queue, chunk => writeTo(socket, chunk), gone.signal))
+    .then(() => { socket.end(); });
+});
+// Until now a socket sent to this process would have been held unread by Node, not half-open yet:
+// a client's early EOF would have ended it. The pool hands over none before it hears this.
+process.send?.(WORKER_READY);
+
+async function serve(req: WorkerRequest, queue: InputQueue, output: (chunk: Buffer) => void | Promise<void>,
+  signal?: AbortSignal): Promise<void> {
   let code = 0;
   try {
     await uploadPack(repos.get(req.gitDir), {
       input: queue,
-      output: send,
+      output,
       protocol: req.protocol,
       statelessRpc: req.statelessRpc, advertiseRefs: req.advertiseRefs, timeout: req.timeout,
       source: 'upload-pack input',
+      signal,
     });
   } catch (e) {
     code = 128;
-    const message = e instanceof Error ? e.message : String(e);
-    write(frame(FRAME_STDERR, Buffer.from(`fatal: ${message}\n`)));
+    // A client that went away is no failure to report.
+    if (!signal?.aborted) {
+      const message = e instanceof Error ? e.message : String(e);
+      write(frame(FRAME_STDERR, Buffer.from(`fatal: ${message}\n`)));
+    }
   }
   // Client bytes after the request was answered belong to nobody: drop them.
   if (input === queue) input = null;
-  process.stdin.resume();
+  queue.close();
   const exit: WorkerExit = { code, rss: process.memoryUsage.rss(), reopened: repos.takeReopened() };
   await write(frame(FRAME_EXIT, Buffer.from(JSON.stringify(exit))));
 }
@@ -101,19 +131,48 @@ function write(b: Buffer): void | Promise<void> {
   return once(process.stdout, 'drain').then(() => undefined);
 }
 
-/** The client's bytes of the current request, as the async iterable upload-pack reads. */
+/** Writes to a client's socket; a wait ends when it drains or closes (the signal then stops upload-pack). */
+function writeTo(socket: net.Socket, b: Buffer): void | Promise<void> {
+  if (socket.destroyed || socket.write(b)) return;
+  return new Promise(resolve => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
+}
+
+/**
+ * The client's bytes of the current request, as the async iterable upload-pack reads, from stdin's
+ * frames or a handed-over socket; its source is paused while too much is queued.
+ */
 class InputQueue implements AsyncIterable<Uint8Array> {
   private chunks: Buffer[] = [];
   private queued = 0;
   private ended = false;
+  private closed = false;
   private wake: (() => void) | null = null;
 
+  constructor(private readonly source: NodeJS.ReadableStream) {}
+
   push(bytes: Buffer): void {
+    if (this.closed) return;
     // The decoder hands out views of stdin's chunk; keep a copy only as long as it is queued.
     this.chunks.push(Buffer.from(bytes));
     this.queued += bytes.length;
-    if (this.queued > INPUT_HIGH_WATER) process.stdin.pause();
+    if (this.queued > INPUT_HIGH_WATER) this.source.pause();
     this.wake?.();
+  }
+
+  /** The request is over: what is queued is dropped and the source flows again. */
+  close(): void {
+    this.closed = true;
+    this.chunks = [];
+    this.queued = 0;
+    this.source.resume();
   }
 
   end(): void {
@@ -126,7 +185,7 @@ class InputQueue implements AsyncIterable<Uint8Array> {
       const chunk = this.chunks.shift();
       if (chunk) {
         this.queued -= chunk.length;
-        if (this.queued <= INPUT_HIGH_WATER) process.stdin.resume();
+        if (this.queued <= INPUT_HIGH_WATER) this.source.resume();
         yield chunk;
         continue;
       }

@@ -13,7 +13,9 @@
 //
 // A request is handed out as an UploadPackJob, shaped like the ChildProcess it replaces: stdin for
 // the client's bytes, stdout for upload-pack's, stderr for its diagnostics, and 'close' with an
-// exit code or signal once stdout has been read to its end.
+// exit code or signal once stdout has been read to its end. A request that comes with its client's
+// socket (git://) has the socket handed to the worker, which answers it directly: nothing passes
+// through this process, whose stdin and stdout then carry nothing.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type net from 'node:net';
@@ -22,7 +24,7 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
   FRAME_EXIT, FRAME_INPUT, FRAME_INPUT_END, FRAME_REQUEST, FRAME_STDERR, FRAME_WARM,
-  FrameDecoder, frame, frameHeader, type WorkerExit, type WorkerRequest, type WorkerWarm,
+  FrameDecoder, frame, frameHeader, WORKER_READY, type WorkerExit, type WorkerHandOff, type WorkerRequest, type WorkerWarm,
 } from './worker-frames.js';
 
 const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
@@ -36,6 +38,12 @@ export interface WorkerPoolOptions {
   maxRss?: number;
   /** Git directories every prestarted worker opens as it starts. */
   warm?: readonly string[];
+}
+
+/** A client's socket, and what was read from it past the request line, for a worker to serve. */
+export interface ClientConnection {
+  socket: net.Socket;
+  head: Buffer;
 }
 
 /** Most repositories a replacement worker opens: those its predecessor served most recently. */
@@ -78,9 +86,13 @@ export class WorkerPool {
     while (!this.closing && this.workers.size < this.size) this.startWorker(this.warm);
   }
 
-  /** Runs upload-pack for `req` as soon as a worker is free. */
-  run(req: WorkerRequest): UploadPackJob {
-    const job = new UploadPackJob(req, this);
+  /**
+   * Runs upload-pack for `req` as soon as a worker is free. With `connection`, the worker is given
+   * the client's socket (paused; `head` holds the bytes read past the request line) and serves it
+   * itself.
+   */
+  run(req: WorkerRequest, connection?: ClientConnection): UploadPackJob {
+    const job = new UploadPackJob(req, this, connection ?? null);
     if (this.closing) {
       job.finish(null, 'SIGTERM', 'the server is closing');
       return job;
@@ -189,13 +201,16 @@ class Worker {
   servedFrom: string[] = [];
   served = 0;
   lastUsed = 0;
+  /** It listens for handed-over connections (a socket sent earlier would wait unread in Node). */
+  private ready = false;
+  private whenReady: (() => void) | null = null;
 
   constructor(private readonly pool: WorkerPool, warm: readonly string[]) {
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.GIT_DIR;
     delete env.GIT_OBJECT_DIRECTORY;
     delete env.GIT_PROTOCOL;
-    this.proc = spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc = spawn(process.execPath, [WORKER_MAIN], { env, stdio: ['pipe', 'pipe', 'pipe', 'ipc'] });
     const decoder = new FrameDecoder(`upload-pack worker ${this.proc.pid}`,
       (_type, bytes) => this.job?.output(bytes),
       (type, payload) => {
@@ -209,6 +224,13 @@ class Worker {
         this.job?.stderr.push(Buffer.from(`${(e as Error).message}\n`));
         this.proc.kill('SIGKILL');
       }
+    });
+    this.proc.on('message', (message: unknown) => {
+      if (message !== WORKER_READY) return;
+      this.ready = true;
+      const handOff = this.whenReady;
+      this.whenReady = null;
+      handOff?.();
     });
     // Whatever the worker prints itself (a crash's stack, a warning) goes with its request's diagnostics.
     this.proc.stderr!.on('data', (d: Buffer) => this.job?.stderr.push(d));
@@ -239,8 +261,41 @@ class Worker {
     this.gitDir = job.request.gitDir;
     this.servedFrom = [this.gitDir, ...this.servedFrom.filter(d => d !== this.gitDir)].slice(0, MAX_WARM_REPLACEMENT);
     this.idle(false);
-    this.proc.stdin!.write(frame(FRAME_REQUEST, Buffer.from(JSON.stringify(job.request))));
     job.attach(this);
+    const connection = job.connection;
+    if (!connection) {
+      this.proc.stdin!.write(frame(FRAME_REQUEST, Buffer.from(JSON.stringify(job.request))));
+      return;
+    }
+    if (this.ready) this.handOff(job, connection);
+    else this.whenReady = () => this.handOff(job, connection);
+  }
+
+  private handOff(job: UploadPackJob, connection: ClientConnection): void {
+    if (this.job !== job) return;
+    const { socket } = connection;
+    // What the paused socket has buffered goes with it (git's clients send nothing before the
+    // server speaks, but others may).
+    const head = [connection.head];
+    for (let b: Buffer | null; (b = socket.read() as Buffer | null) !== null;) head.push(b);
+    // Then this process must read nothing more (read() above may have asked for more): until the
+    // worker has the socket and this process's handle is closed, Node would go on reading into a
+    // handle whose bytes go nowhere, and a client's next command would be lost.
+    const handle = (socket as net.Socket & { _handle?: { reading?: boolean; readStop?(): number } })._handle;
+    if (handle?.readStop) {
+      handle.reading = false;
+      handle.readStop();
+    }
+    const handOff: WorkerHandOff = { request: job.request, head: Buffer.concat(head).toString('base64') };
+    // Sent as no server's socket. Otherwise Node has the server track it through the worker, and a
+    // server whose tracked workers have all exited never finishes closing (net.Server.close waits
+    // for a reply from none of them). The server still counts the connection as open until the
+    // job ends and its caller destroys the socket's empty shell.
+    (socket as net.Socket & { server: unknown }).server = null;
+    this.proc.send(handOff, socket, error => {
+      // The worker is gone (its exit ends the job) or the socket is: either way nobody is served.
+      if (error && this.job === job) job.stop();
+    });
   }
 
   /** Sends client bytes; `done` runs once the pipe takes more. */
@@ -278,9 +333,11 @@ class Worker {
    */
   idle(yes: boolean): void {
     if (yes && this.pool.closed) return;
-    for (const h of [this.proc, this.proc.stdin, this.proc.stdout, this.proc.stderr] as (ChildProcess | net.Socket)[]) {
-      if (yes) h.unref();
-      else h.ref();
+    // The IPC channel is gone once the worker is.
+    const handles = [this.proc, this.proc.channel, this.proc.stdin, this.proc.stdout, this.proc.stderr] as (ChildProcess | net.Socket | null | undefined)[];
+    for (const h of handles) {
+      if (yes) h?.unref();
+      else h?.ref();
     }
   }
 }
@@ -296,7 +353,9 @@ export class UploadPackJob extends EventEmitter {
   private finished = false;
   private stopped = false;
 
-  constructor(readonly request: WorkerRequest, private readonly pool: WorkerPool) {
+  constructor(readonly request: WorkerRequest, private readonly pool: WorkerPool,
+    /** @internal The client's socket, handed to the worker when one is free. */
+    readonly connection: ClientConnection | null) {
     super();
     this.stdout = new Readable({ read: () => this.worker?.pauseOutput(false) });
     this.stderr = new Readable({ read: () => undefined });
