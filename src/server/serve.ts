@@ -7,7 +7,7 @@ import { isGitDirectory } from '../repository/discover.js';
 import { createDaemon } from './daemon.js';
 import { realRoot, resolveRepository } from './resolve-repository.js';
 import { createUploadPackHandler, type HttpHandlerOptions } from './http.js';
-import { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
+import { MAX_WARM_REPOSITORIES, WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 
 export interface ServeOptions {
   root: string;
@@ -31,9 +31,6 @@ export interface RunningServer {
   readonly pool: WorkerPool;
   close(): Promise<void>;
 }
-
-/** Up to this many repositories under the root are opened by the workers as the server starts. */
-const MAX_WARM_REPOSITORIES = 8;
 
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';

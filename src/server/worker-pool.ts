@@ -46,8 +46,12 @@ export interface ClientConnection {
   head: Buffer;
 }
 
-/** Most repositories a replacement worker opens: those its predecessor served most recently. */
-const MAX_WARM_REPLACEMENT = 8;
+/**
+ * Most repositories a worker opens before any request: those under the root when a server starts
+ * (serve.ts), or those its predecessor served most recently when it replaces one. Each holds its
+ * .idx files and bitmap in memory.
+ */
+export const MAX_WARM_REPOSITORIES = 8;
 
 export interface WorkerInfo {
   readonly pid: number;
@@ -179,7 +183,7 @@ export class WorkerPool {
       this.workers.delete(w);
       w.proc.stdin!.end();
       // Nobody waiting: the successor can open its predecessor's repositories before it is needed.
-      if (!this.closing && this.queue.length === 0) this.startWorker([...new Set([...w.servedFrom, ...this.warm])].slice(0, MAX_WARM_REPLACEMENT));
+      if (!this.closing && this.queue.length === 0) this.startWorker([...new Set([...w.servedFrom, ...this.warm])].slice(0, MAX_WARM_REPOSITORIES));
     }
     this.pump();
   }
@@ -259,7 +263,7 @@ class Worker {
   start(job: UploadPackJob): void {
     this.job = job;
     this.gitDir = job.request.gitDir;
-    this.servedFrom = [this.gitDir, ...this.servedFrom.filter(d => d !== this.gitDir)].slice(0, MAX_WARM_REPLACEMENT);
+    this.servedFrom = [this.gitDir, ...this.servedFrom.filter(d => d !== this.gitDir)].slice(0, MAX_WARM_REPOSITORIES);
     this.idle(false);
     job.attach(this);
     const connection = job.connection;
