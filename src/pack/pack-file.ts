@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import { CorruptError } from '../core/errors.js';
 import type { PackIndex } from './idx/read.js';
+import { readExactly } from '../core/read-exactly.js';
 
 const WINDOW = 16 * 1024;
 const SLOTS = 16384;
@@ -42,9 +43,10 @@ export class PackFile {
     try {
       this.size = fs.fstatSync(this.fd).size;
       const head = Buffer.alloc(12);
-      if (this.size < 32 || fs.readSync(this.fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 4) !== 'PACK') {
-        throw new CorruptError('pack', `${path}: not a pack file (bad signature or truncated, ${this.size} bytes)`);
-      }
+      const notPack = () => new CorruptError('pack', `${path}: not a pack file (bad signature or truncated, ${this.size} bytes)`);
+      if (this.size < 32) throw notPack();
+      readExactly(this.fd, head, 0, 12, 0, notPack);
+      if (head.toString('latin1', 0, 4) !== 'PACK') throw notPack();
       this.version = head.readUInt32BE(4);
       if (this.version !== 2 && this.version !== 3) {
         throw new CorruptError('pack', `${path}: unsupported pack version ${this.version}`);
@@ -54,7 +56,7 @@ export class PackFile {
         throw new CorruptError('pack', `${path}: pack claims ${this.count} objects, its index ${index.path} has ${index.count}`);
       }
       const trailer = Buffer.alloc(20);
-      fs.readSync(this.fd, trailer, 0, 20, this.size - 20);
+      readExactly(this.fd, trailer, 0, 20, this.size - 20, notPack);
       if (!trailer.equals(index.packChecksum())) {
         throw new CorruptError('pack', `${path}: trailer checksum does not match its index ${index.path}`);
       }
@@ -122,11 +124,7 @@ export class PackFile {
   }
 
   private readExact(buf: Buffer, len: number, position: number): void {
-    let done = 0;
-    while (done < len) {
-      const n = fs.readSync(this.fd, buf, done, len - done, position + done);
-      if (n === 0) throw new CorruptError('pack', `${this.path}: unexpected end of file reading ${len} bytes at offset ${position}`);
-      done += n;
-    }
+    readExactly(this.fd, buf, 0, len, position,
+      () => new CorruptError('pack', `${this.path}: unexpected end of file reading ${len} bytes at offset ${position}`));
   }
 }

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
+import { readExactly } from '../../core/read-exactly.js';
 
 const V2_MAGIC = 0xff744f63;
 
@@ -77,13 +78,8 @@ export class PackIndex {
     try {
       const size = fs.fstatSync(fd).size;
       const buf = Buffer.from(new SharedArrayBuffer(size));
-      let done = 0;
-      while (done < size) {
-        const n = fs.readSync(fd, buf, done, size - done, done);
-        if (n === 0) break;
-        done += n;
-      }
-      return new PackIndex(done === size ? buf : buf.subarray(0, done), path);
+      readExactly(fd, buf, 0, size, 0, got => new CorruptError('pack', `${path}: index file ended after ${got} of its ${size} bytes (it shrank while being read)`));
+      return new PackIndex(buf, path);
     } finally {
       fs.closeSync(fd);
     }

@@ -25,6 +25,7 @@ import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';
 import { MAX_SIZE, ObjectTable, type TableBuffers } from './tables.js';
+import { readExactly } from '../../core/read-exactly.js';
 
 /** Control words in ResolveShared.control. */
 export const NEXT_TASK = 0, RESOLVED = 1, ABORT = 2;
@@ -413,12 +414,8 @@ export class Resolver {
     const from = t.dataOffset(i), len = t.offset[i + 1]! - from;
     if (this.readBuf.length < len) this.readBuf = allocate(Math.max(len, this.readBuf.length * 2), () => `${this.s.name}: entry at offset ${t.offset[i]}`);
     if (this.fd < 0) this.fd = fs.openSync(this.s.packPath, 'r');
-    let done = 0;
-    while (done < len) {
-      const n = fs.readSync(this.fd, this.readBuf, done, len - done, from + done);
-      if (n === 0) throw new CorruptError('pack', `${this.s.packPath}: premature end of pack file reading ${len} bytes at offset ${from}`);
-      done += n;
-    }
+    readExactly(this.fd, this.readBuf, 0, len, from,
+      () => new CorruptError('pack', `${this.s.packPath}: premature end of pack file reading ${len} bytes at offset ${from}`));
     return len;
   }
 

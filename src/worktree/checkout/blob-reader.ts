@@ -20,6 +20,7 @@ import { DeltaBaseCache, RECYCLE } from '../../odb/delta-base-cache.js';
 import { applyDeltaWithSizes, readDeltaSizes } from '../../pack/delta.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import type { PackIndex } from '../../pack/idx/read.js';
+import { readExactly } from '../../core/read-exactly.js';
 
 const CHUNK = 1 << 20;
 /**
@@ -231,12 +232,8 @@ export class BlobReader {
     const size = Math.min(Math.max(CHUNK, len), pack.dataEnd - start);
     if (this.chunk.length < size) this.chunk = Buffer.allocUnsafe(size);
     this.chunkPack = null; // not valid until the read succeeds
-    let done = 0;
-    while (done < size) {
-      const n = fs.readSync(fd, this.chunk, done, size - done, start + done);
-      if (n === 0) throw new CorruptError('odb', `${pack.path}: unexpected end of file reading ${size} bytes at offset ${start}`);
-      done += n;
-    }
+    readExactly(fd, this.chunk, 0, size, start,
+      () => new CorruptError('odb', `${pack.path}: unexpected end of file reading ${size} bytes at offset ${start}`));
     this.chunkPack = pack;
     this.chunkStart = start;
     this.chunkEnd = start + size;

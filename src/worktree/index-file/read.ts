@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { sha1 } from '../../core/hash.js';
 import { OID_BYTES, oidEquals } from '../../core/oid.js';
+import { readExactly } from '../../core/read-exactly.js';
 import {
   CE_EXTENDED, CE_EXTENDED_KNOWN, CE_NAME_MASK, compareEntries,
   type CacheTreeNode, type IndexEntry, type IndexExtension, type IndexFile,
@@ -30,12 +31,7 @@ export function readIndexFile(file: string): IndexFile | null {
   try {
     const st = fs.fstatSync(fd, { bigint: true });
     const buf = Buffer.allocUnsafe(Number(st.size));
-    let got = 0;
-    while (got < buf.length) {
-      const n = fs.readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) throw new CorruptError('worktree', `${file}: file shrank while being read`);
-      got += n;
-    }
+    readExactly(fd, buf, 0, buf.length, 0, () => new CorruptError('worktree', `${file}: file shrank while being read`));
     const index = parseIndex(buf, file);
     index.timestampSec = Number(st.mtimeNs / 1000000000n);
     index.timestampNsec = Number(st.mtimeNs % 1000000000n);
