@@ -9,7 +9,9 @@
 // taken is left to the ordinary writer, which may still send it as a delta against that base.
 //
 // Writing: consecutive taken entries are one copy from the pack file straight into the output's
-// chunks, in large reads. The entries not taken leave gaps, which shift what follows; an OFS_DELTA
+// chunks, in large reads; a short run (a fetch leaves hundreds of them, between the entries it does
+// not send) is copied from the pack's cached windows instead, which a serving process keeps warm
+// from one fetch to the next, rather than costing a read system call each. The entries not taken leave gaps, which shift what follows; an OFS_DELTA
 // whose base lies before a gap gets a new header with the shortened distance (or a REF_DELTA
 // header when the receiver does not understand OFS_DELTA). The shifts are remembered as chunks
 // (source offset, source minus output offset), so a base's output offset is one binary search.
@@ -19,11 +21,17 @@ import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { Bitset } from '../bitmap/bitset.js';
 import { EntryHeader } from '../entry-header.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
+import type { PackFile } from '../pack-file.js';
 import type { PackLayout } from './pack-layout.js';
 import type { PackStream } from './stream.js';
 
 /** How much is copied between two looks at the receiver's back-pressure. */
 const COPY_STEP = 1 << 20;
+/**
+ * Runs up to this long are copied through PackFile.read's windows (16 KiB, cached); longer ones are
+ * read straight into the output, so a clone's bulk copy neither churns nor grows the window cache.
+ */
+const WINDOW_COPY = 16 * 1024;
 
 /** Objects written into the pack before the writer's own. */
 export interface PackPrefix {
@@ -123,12 +131,12 @@ export class PackReuse implements PackPrefix {
   async write(stream: PackStream, signal?: AbortSignal): Promise<void> {
     const { layout } = this;
     const file = layout.pack.file;
-    // A descriptor of our own reads straight into the output's chunks (PackFile reads through its
-    // windows or a fresh buffer: one copy more). A pack is named by its checksum, so the file at
+    // Long runs are read with a descriptor of our own straight into the output's chunks (PackFile
+    // reads through its windows or a fresh buffer: one copy more). A pack is named by its checksum, so the file at
     // this path holds the same bytes; a repack that deleted it since it was opened fails the fetch.
     const fd = fs.openSync(file.path, 'r');
     try {
-      const copier = new Copier(stream, fd, file.path, signal);
+      const copier = new Copier(stream, fd, file, signal);
       const verbatimFrom = this.options.ofsDelta ? this.wholeWordBits : 0;
       if (verbatimFrom > 0) {
         // Whole leading words: one copy, at the offsets they have in the pack.
@@ -201,7 +209,7 @@ class Copier {
   private from = 0;
   private to = 0;
 
-  constructor(private readonly stream: PackStream, private readonly fd: number, private readonly path: string,
+  constructor(private readonly stream: PackStream, private readonly fd: number, private readonly file: PackFile,
     private readonly signal: AbortSignal | undefined) {}
 
   /** Where the next byte added will land in the output. */
@@ -223,15 +231,27 @@ class Copier {
   }
 
   async flush(): Promise<void> {
-    const { fd, path, stream } = this;
+    const { fd, file, stream } = this;
     while (this.from < this.to) {
       if (this.signal?.aborted) throw new GitError('pack', 'aborted', 'pack writing stopped: the receiver went away');
       if (stream.mustWait) await stream.drain();
+      const length = this.to - this.from;
+      if (length <= WINDOW_COPY) {
+        // Window by window: a run across a window boundary would otherwise be read afresh.
+        for (let p = this.from; p < this.to;) {
+          const v = file.read(p, 1);
+          const n = Math.min(this.to - p, v.end - v.pos);
+          stream.write(v.buf, v.pos, v.pos + n);
+          p += n;
+        }
+        this.from = this.to;
+        continue;
+      }
       let at = this.from;
-      this.from += stream.writeFrom(Math.min(this.to - this.from, COPY_STEP), (buf, pos, len) => {
+      this.from += stream.writeFrom(Math.min(length, COPY_STEP), (buf, pos, len) => {
         for (let done = 0; done < len;) {
           const got = fs.readSync(fd, buf, pos + done, len - done, at + done);
-          if (got === 0) throw new CorruptError('pack', `${path}: unexpected end of file copying ${len} bytes at offset ${at}`);
+          if (got === 0) throw new CorruptError('pack', `${file.path}: unexpected end of file copying ${len} bytes at offset ${at}`);
           done += got;
         }
         at += len;
