@@ -13,6 +13,7 @@
 import zlib from 'node:zlib';
 import { CorruptError, GitError, NotFoundError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
+import { deflaterFor, type Deflater } from '../../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import type { OidMap } from '../../walk/oid-map.js';
@@ -127,6 +128,7 @@ class PackWriter {
   private readonly header = new EntryHeader();
   private readonly scratch = Buffer.allocUnsafe(MAX_ENTRY_HEADER);
   private readonly stream: PackStream;
+  private readonly deflater: Deflater;
   private stats = { total: 0, deltas: 0, reused: 0, reusedDeltas: 0, compressed: 0 };
   private compressMeter: ProgressMeter | null = null;
   private toCompress = 0;
@@ -149,6 +151,7 @@ class PackWriter {
     this.written = new Float64Array(size).fill(NOT_WRITTEN);
     for (let i = 0; i < this.n; i++) this.sending[contents.order[i]!] = 1;
     this.stream = new PackStream(sink, options);
+    this.deflater = deflaterFor(options.compression ?? zlib.constants.Z_DEFAULT_COMPRESSION);
   }
 
   async run(): Promise<PackWriteStats> {
@@ -375,7 +378,7 @@ class PackWriter {
     }
     const o = this.odb.read(this.ids.keys, idx * OID_BYTES);
     if (!o) throw new NotFoundError('pack', `cannot pack object ${toHex(this.ids.keys, idx * OID_BYTES)}: it disappeared`);
-    const data = zlib.deflateSync(o.data, { level: this.options.compression ?? zlib.constants.Z_DEFAULT_COMPRESSION });
+    const data = this.deflater.deflate(o.data);
     const len = writeEntryHeader(this.scratch, o.type, o.data.length);
     this.stream.write(this.scratch, 0, len);
     this.stats.compressed++;
