@@ -132,19 +132,38 @@ interface TagRef {
   readonly peeledPos: number;
 }
 
-const tagRefs = new WeakMap<RefSnapshot, { pack: BitmappedPack; tags: TagRef[] }>();
+/** The tag refs of a snapshot placed in the bitmapped pack, and what they name or peel to. */
+interface SnapshotTags {
+  readonly pack: BitmappedPack;
+  readonly tags: TagRef[];
+  /** Pack positions of the objects the tags name or peel to. */
+  readonly inPack: ReadonlySet<number>;
+  /** Ids (hex) of those outside the pack. */
+  readonly outside: readonly string[];
+}
 
-/** The snapshot's tag refs placed in the bitmapped pack, looked up once per snapshot and pack. */
-function tagsIn(s: Session, pack: BitmappedPack): TagRef[] {
+const tagRefs = new WeakMap<RefSnapshot, SnapshotTags>();
+
+/** The snapshot's tags, looked up once per snapshot and pack (a serving worker keeps both). */
+function tagsIn(s: Session, pack: BitmappedPack): SnapshotTags {
   const known = tagRefs.get(s.refs);
-  if (known && known.pack === pack) return known.tags;
+  if (known && known.pack === pack) return known;
   const position = (hex: string | undefined) => (hex === undefined ? -1 : pack.bitmap.position(Buffer.from(hex, 'hex')));
   const tags: TagRef[] = [];
+  const inPack = new Set<number>();
+  const outside: string[] = [];
   for (const ref of s.refs.refs) {
-    if (ref.name.startsWith('refs/tags/')) tags.push({ ref, pos: position(ref.oid), peeledPos: position(ref.peeled) });
+    if (!ref.name.startsWith('refs/tags/')) continue;
+    const tag = { ref, pos: position(ref.oid), peeledPos: position(ref.peeled) };
+    tags.push(tag);
+    if (tag.pos >= 0) inPack.add(tag.pos);
+    else outside.push(ref.oid);
+    if (tag.peeledPos >= 0) inPack.add(tag.peeledPos);
+    else if (ref.peeled !== undefined) outside.push(ref.peeled);
   }
-  tagRefs.set(s.refs, { pack, tags });
-  return tags;
+  const found = { pack, tags, inPack, outside };
+  tagRefs.set(s.refs, found);
+  return found;
 }
 
 /**
@@ -155,7 +174,7 @@ function addTags(s: Session, result: BitmapObjects, extras: { oid: Uint8Array; t
   const { pack, positions } = result;
   const extraIds = new Set(extras.map(e => Buffer.from(e.oid).toString('hex')));
   const sent = (pos: number, hex: string): boolean => (pos >= 0 ? positions.has(pos) : extraIds.has(hex));
-  for (const { ref, pos, peeledPos } of tagsIn(s, pack)) {
+  for (const { ref, pos, peeledPos } of tagsIn(s, pack).tags) {
     if (ref.peeled === undefined || !sent(peeledPos, ref.peeled)) continue;
     for (let hex = ref.oid, at = pos; !sent(at, hex);) {
       const id = Buffer.from(hex, 'hex');
@@ -217,14 +236,7 @@ function restContents(s: Session, pack: BitmappedPack, layout: PackLayout, rest:
 
 /** Indices in `ids` of objects a tag ref names or peels to (they lead git's write order). */
 function taggedObjects(s: Session, pack: BitmappedPack, ids: OidMap, positions: Int32Array): Set<number> {
-  const inPack = new Set<number>();
-  const outside: string[] = [];
-  for (const { ref, pos, peeledPos } of tagsIn(s, pack)) {
-    if (pos >= 0) inPack.add(pos);
-    else outside.push(ref.oid);
-    if (peeledPos >= 0) inPack.add(peeledPos);
-    else if (ref.peeled !== undefined) outside.push(ref.peeled);
-  }
+  const { inPack, outside } = tagsIn(s, pack);
   const out = new Set<number>();
   for (let idx = 0; idx < ids.size; idx++) {
     if (positions[idx]! >= 0 && inPack.has(positions[idx]!)) out.add(idx);

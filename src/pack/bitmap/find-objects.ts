@@ -375,7 +375,8 @@ class IncludeWalk {
       if (childLen > this.pathBuf.length) this.pathBuf = ensureCapacity(this.pathBuf, childLen * 2);
       let p = pathLen;
       if (pathLen) this.pathBuf[p++] = 0x2f;
-      this.pathBuf.set(data.subarray(cur.nameStart, cur.nameEnd), p);
+      // Names are short: copied by hand rather than through a view made per entry.
+      for (let i = cur.nameStart; i < cur.nameEnd; i++) this.pathBuf[p++] = data[i]!;
       if (isTree) this.processTree(child, childLen, depth + 1);
       else this.processBlob(child, childLen);
     }

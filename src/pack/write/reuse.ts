@@ -132,8 +132,9 @@ export class PackReuse implements PackPrefix {
     const { layout } = this;
     const file = layout.pack.file;
     // Long runs are read with a descriptor of our own straight into the output's chunks (PackFile
-    // reads through its windows or a fresh buffer: one copy more). A pack is named by its checksum, so the file at
-    // this path holds the same bytes; a repack that deleted it since it was opened fails the fetch.
+    // reads through its windows or a fresh buffer: one copy more). A pack is named by its checksum,
+    // so the file at this path holds the same bytes; a repack that deleted it since it was opened
+    // fails the fetch.
     const fd = fs.openSync(file.path, 'r');
     try {
       const copier = new Copier(stream, fd, file, signal);
@@ -141,15 +142,18 @@ export class PackReuse implements PackPrefix {
       if (verbatimFrom > 0) {
         // Whole leading words: one copy, at the offsets they have in the pack.
         this.record(layout.offset(0), stream.offset);
-        await copier.add(layout.offset(0), layout.end(verbatimFrom - 1));
+        copier.add(layout.offset(0), layout.end(verbatimFrom - 1));
       }
       const w = this.reused.words;
       for (let i = verbatimFrom >>> 5; i < w.length; i++) {
         let v = w[i]!;
         while (v !== 0) {
+          // Entries go on synchronously (a promise per entry was a third of a fetch's garbage);
+          // a long run, a receiver that is behind or one that went away is seen to here.
+          if (copier.full || stream.mustWait || signal?.aborted) await copier.flush();
           const low = v & -v;
           v ^= low;
-          await this.writeOne(copier, i * 32 + 31 - Math.clz32(low));
+          this.writeOne(copier, i * 32 + 31 - Math.clz32(low));
         }
       }
       await copier.flush();
@@ -158,7 +162,7 @@ export class PackReuse implements PackPrefix {
     }
   }
 
-  private async writeOne(copier: Copier, pos: number): Promise<void> {
+  private writeOne(copier: Copier, pos: number): void {
     const { layout } = this;
     const src = layout.offset(pos), end = layout.end(pos);
     const out = copier.outputOffset;
@@ -178,9 +182,9 @@ export class PackReuse implements PackPrefix {
       len = writeEntryHeader(this.scratch, OBJ_REF_DELTA, h.size,
         { ids: index.buf, offset: index.oidAt(layout.order.positionToIndex[basePos]!) });
     }
-    await copier.flush();
+    copier.copyPending();
     copier.writeHeader(this.scratch, len);
-    await copier.add(src + this.headerLength, end);
+    copier.add(src + this.headerLength, end);
   }
 
   /** Notes that the entry at source offset `src` goes to output offset `out`. */
@@ -204,7 +208,11 @@ export class PackReuse implements PackPrefix {
   }
 }
 
-/** Gathers adjacent source ranges into one copy and feeds them into the stream in large reads. */
+/**
+ * Gathers adjacent source ranges into one copy. Short ones are copied on the spot through the
+ * pack's windows; longer ones wait for flush(), which reads them straight into the output in large
+ * reads and waits for the receiver between them.
+ */
 class Copier {
   private from = 0;
   private to = 0;
@@ -217,34 +225,46 @@ class Copier {
     return this.stream.offset + (this.to - this.from);
   }
 
-  async add(from: number, to: number): Promise<void> {
+  /** More is pending than add() copies on the spot: flush() before adding more. */
+  get full(): boolean {
+    return this.to - this.from > WINDOW_COPY;
+  }
+
+  add(from: number, to: number): void {
     if (from !== this.to) {
-      await this.flush();
+      this.copyPending();
       this.from = from;
     }
     this.to = to;
-    if (this.to - this.from >= COPY_STEP) await this.flush();
   }
 
   writeHeader(header: Uint8Array, length: number): void {
     this.stream.write(header, 0, length);
   }
 
+  /** Copies what is pending now, through the pack's windows (short, unless flush() was skipped). */
+  copyPending(): void {
+    const { file, stream } = this;
+    // Window by window: a run across a window boundary would otherwise be read afresh.
+    for (let p = this.from; p < this.to;) {
+      const v = file.read(p, 1);
+      const n = Math.min(this.to - p, v.end - v.pos);
+      stream.write(v.buf, v.pos, v.pos + n);
+      p += n;
+    }
+    this.from = this.to;
+  }
+
+  /** Copies everything pending, waiting for the receiver whenever it asks to. */
   async flush(): Promise<void> {
     const { fd, file, stream } = this;
-    while (this.from < this.to) {
+    for (;;) {
       if (this.signal?.aborted) throw new GitError('pack', 'aborted', 'pack writing stopped: the receiver went away');
       if (stream.mustWait) await stream.drain();
       const length = this.to - this.from;
+      if (length <= 0) return;
       if (length <= WINDOW_COPY) {
-        // Window by window: a run across a window boundary would otherwise be read afresh.
-        for (let p = this.from; p < this.to;) {
-          const v = file.read(p, 1);
-          const n = Math.min(this.to - p, v.end - v.pos);
-          stream.write(v.buf, v.pos, v.pos + n);
-          p += n;
-        }
-        this.from = this.to;
+        this.copyPending();
         continue;
       }
       let at = this.from;

@@ -377,11 +377,9 @@ class PackWriter {
         if (this.plan[idx] === PLAN_COPY) return this.copyFrom(idx, view, this.offset[idx]!);
         const b = this.base[idx]!;
         const baseAt = b >= 0 && this.sending[b] ? this.written[b]! : -1;
-        const index = this.slots[this.slot[idx]!]!.pack.index;
-        const baseId = b >= 0 ? { ids: this.ids.keys, offset: b * OID_BYTES } : { ids: index.buf, offset: index.oidAt(this.outsideBase.get(idx)!) };
         const len = baseAt >= 0 && this.options.ofsDelta
           ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, this.deltaSize[idx]!, { distance: at - baseAt })
-          : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, baseId);
+          : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, this.baseId(idx, b));
         this.stream.write(this.scratch, 0, len);
         this.stats.deltas++;
         this.stats.reusedDeltas++;
@@ -403,6 +401,13 @@ class PackWriter {
     const len = writeEntryHeader(this.scratch, o.type, o.data.length);
     this.stream.write(this.scratch, 0, len);
     return this.stream.write(this.deflater.deflate(o.data));
+  }
+
+  /** Where the id of a reused delta's base is: in the id table, or in the delta's pack's .idx. */
+  private baseId(idx: number, b: number): { ids: Uint8Array; offset: number } {
+    if (b >= 0) return { ids: this.ids.keys, offset: b * OID_BYTES };
+    const index = this.slots[this.slot[idx]!]!.pack.index;
+    return { ids: index.buf, offset: index.oidAt(this.outsideBase.get(idx)!) };
   }
 
   /**
