@@ -19,7 +19,6 @@ import fs from 'node:fs';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { Bitset } from '../bitmap/bitset.js';
-import { EntryHeader } from '../entry-header.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
 import type { PackFile } from '../pack-file.js';
 import type { PackLayout } from './pack-layout.js';
@@ -48,9 +47,6 @@ export interface ReuseOptions {
 
 export class PackReuse implements PackPrefix {
   private taken = 0;
-  /** Length of the entry header deltaBase() parsed last. */
-  private headerLength = 0;
-  private readonly header = new EntryHeader();
   private readonly scratch = Buffer.allocUnsafe(MAX_ENTRY_HEADER);
   /** Start (source offset) of each stretch of the output with one shift, and that shift. */
   private chunkSource: number[] = [];
@@ -98,34 +94,9 @@ export class PackReuse implements PackPrefix {
 
   /** Whether the entry at `pos` is whole or a delta whose base is earlier and already taken. */
   private baseTaken(pos: number): boolean {
-    const basePos = this.deltaBase(pos);
+    const basePos = this.layout.deltaBase(pos);
     if (basePos === -1) return true;
     return basePos >= 0 && basePos < pos && this.reused.has(basePos);
-  }
-
-  /**
-   * Parses the entry header at `pos` into this.header. Returns -1 for a whole object, the base's
-   * pack position for a delta, or -2 when the base cannot be found in this pack (the ordinary
-   * writer then deals with it, and reports a corrupt pack in detail).
-   */
-  private deltaBase(pos: number): number {
-    const { pack } = this.layout;
-    const offset = this.layout.offset(pos);
-    const view = pack.file.read(offset, MAX_ENTRY_HEADER);
-    const h = this.header;
-    if (!h.parse(view.buf, view.pos, view.end, offset, 'pack', pack.file.path)) {
-      throw new CorruptError('pack', `${pack.file.path}: entry header at offset ${offset} is truncated`);
-    }
-    this.headerLength = h.dataPos - view.pos;
-    if (h.type === OBJ_OFS_DELTA) {
-      const at = this.layout.positionOf(h.baseOffset);
-      return at < 0 ? -2 : at;
-    }
-    if (h.type === OBJ_REF_DELTA) {
-      const ip = pack.index.find(view.buf, h.baseOidPos);
-      return ip < 0 ? -2 : this.layout.order.indexToPosition[ip]!;
-    }
-    return -1;
   }
 
   async write(stream: PackStream, signal?: AbortSignal): Promise<void> {
@@ -169,22 +140,20 @@ export class PackReuse implements PackPrefix {
     this.record(src, out);
     // With no gap before it, an entry keeps every distance it had.
     if (src === out && this.options.ofsDelta) return copier.add(src, end);
-    const basePos = this.deltaBase(pos);
-    const h = this.header;
-    if (basePos < 0 || h.type !== OBJ_OFS_DELTA) return copier.add(src, end);
-    let len: number;
-    if (this.options.ofsDelta) {
-      const distance = out - this.outputOf(h.baseOffset);
-      if (distance === src - h.baseOffset) return copier.add(src, end);
-      len = writeEntryHeader(this.scratch, OBJ_OFS_DELTA, h.size, { distance });
-    } else {
-      const index = layout.pack.index;
-      len = writeEntryHeader(this.scratch, OBJ_REF_DELTA, h.size,
-        { ids: index.buf, offset: index.oidAt(layout.order.positionToIndex[basePos]!) });
-    }
+    const basePos = layout.deltaBase(pos);
+    if (basePos < 0 || !layout.isOffsetDelta(pos)) return copier.add(src, end);
+    const baseOffset = layout.offset(basePos);
+    const distance = this.options.ofsDelta ? out - this.outputOf(baseOffset) : 0;
+    if (this.options.ofsDelta && distance === src - baseOffset) return copier.add(src, end);
+    // The header changes: read it for the delta's size and where its data starts.
+    const size = layout.header(pos).size;
+    const index = layout.pack.index;
+    const len = this.options.ofsDelta
+      ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, size, { distance })
+      : writeEntryHeader(this.scratch, OBJ_REF_DELTA, size, { ids: index.buf, offset: index.oidAt(layout.order.positionToIndex[basePos]!) });
     copier.copyPending();
     copier.writeHeader(this.scratch, len);
-    copier.add(src + this.headerLength, end);
+    copier.add(src + layout.headerLength, end);
   }
 
   /** Notes that the entry at source offset `src` goes to output offset `out`. */
