@@ -167,6 +167,32 @@ test('reads git\'s default bitmap (name-hash cache, no lookup table, no .rev)', 
   checkAgainstGit(b, { hashCache: true, lookupTable: false });
 });
 
+test('position() answers as the .idx does, from memory and after other ids took its slots', () => {
+  repack([]);
+  const b = openBitmap();
+  const expected = Array.from({ length: b.count }, (_, i) => b.indexToPosition(i));
+  const all = () => Array.from({ length: b.count }, (_, i) => b.position(Buffer.from(b.index.oid(i))));
+  assert.deepEqual(all(), expected);
+  assert.deepEqual(all(), expected, 'remembered');
+  // An id that differs from a present one only past its first four bytes shares its slot.
+  const present = Buffer.from(b.index.oid(0));
+  const twin = Buffer.from(present);
+  twin[19]! ^= 1;
+  assert.equal(b.position(twin), -1);
+  assert.equal(b.position(present), expected[0]);
+  assert.equal(b.position(twin), -1);
+  // Absent ids are remembered too; these take over every slot (chosen by bytes 2-3).
+  const absent = Buffer.alloc(20);
+  for (let k = 0; k < 70000; k++) {
+    absent.writeUInt32BE(k, 0);
+    absent.writeUInt32BE(k, 16);
+    absent[0] = 0xff;
+    if (b.index.find(absent) >= 0) continue;
+    assert.equal(b.position(absent), -1);
+  }
+  assert.deepEqual(all(), expected, 'after the slots were taken over');
+});
+
 test('git\'s commit selection is ours: same commits, same (newest first) order', () => {
   repack(['pack.writeBitmapHashCache=false']);
   const b = openBitmap();

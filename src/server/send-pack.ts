@@ -46,8 +46,11 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
       });
     }
     enumerating?.stop();
-    // Inflated trees are not read again: let their memory go before the pack is written.
-    s.odb.cache.clear();
+    // A walk inflated every tree it sends, and the writer copies them rather than read them again:
+    // let their memory go first. A bitmap's answer walks only the commits past the nearest bitmaps,
+    // and the trees it read there are the ones the writer may have to read again (to compress them
+    // afresh or make deltas of them): they stay.
+    if (!bitmap) s.odb.cache.clear();
     await out.drain();
     const stats = await writePack(s.odb, contents, chunk => {
       if (mode) {

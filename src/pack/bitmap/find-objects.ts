@@ -15,7 +15,7 @@ import { parseCommit } from '../../object/commit.js';
 import { parseTag } from '../../object/tag.js';
 import { TreeCursor } from '../../object/tree.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, type RawObject } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectDatabase, PackHandle } from '../../odb/database.js';
 import { packNameHash } from '../name-hash.js';
 import { CommitQueue } from '../../walk/commit-queue.js';
 import { ensureCapacity, OidMap } from '../../walk/oid-map.js';
@@ -61,7 +61,11 @@ export class ObjectTable {
   readonly tagName = new Map<number, string>();
   private readonly tagTarget = new Map<number, number>();
 
-  constructor(readonly odb: ObjectDatabase, readonly bitmap: PackBitmap) {}
+  /**
+   * `pack`: the pack the bitmap describes (not for a multi-pack-index bitmap). An object whose
+   * position is known is then read at its offset, without looking its id up in the .idx again.
+   */
+  constructor(readonly odb: ObjectDatabase, readonly bitmap: PackBitmap, private readonly pack: PackHandle | null = null) {}
 
   intern(buf: Uint8Array, off: number, type = 0): number {
     let idx = this.ids.addOrGet(buf, off);
@@ -137,7 +141,10 @@ export class ObjectTable {
 
   /** `transient`: parsed on the spot, so the odb may hand back a buffer it reuses on the next read. */
   read(idx: number, type: number, transient = false): RawObject | null {
-    const o = this.odb.read(this.ids.keys, idx * OID_BYTES, transient);
+    const pos = this.packPos[idx]!;
+    const o = pos >= 0 && this.pack
+      ? this.odb.readPacked(this.pack, this.pack.index.offset(this.bitmap.positionToIndex(pos)), transient)
+      : this.odb.read(this.ids.keys, idx * OID_BYTES, transient);
     if (o && o.type !== type) {
       throw new CorruptError('pack', `object ${this.hex(idx)} is a ${typeName(o.type)}, not a ${typeName(type)}`);
     }
@@ -375,7 +382,8 @@ class IncludeWalk {
       if (childLen > this.pathBuf.length) this.pathBuf = ensureCapacity(this.pathBuf, childLen * 2);
       let p = pathLen;
       if (pathLen) this.pathBuf[p++] = 0x2f;
-      this.pathBuf.set(data.subarray(cur.nameStart, cur.nameEnd), p);
+      // Names are short: copied by hand rather than through a view made per entry.
+      for (let i = cur.nameStart; i < cur.nameEnd; i++) this.pathBuf[p++] = data[i]!;
       if (isTree) this.processTree(child, childLen, depth + 1);
       else this.processBlob(child, childLen);
     }

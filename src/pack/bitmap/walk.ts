@@ -86,7 +86,7 @@ export class BitmapWalk {
 
   /** Objects reachable from include and not from exclude. */
   reachable(include: readonly Uint8Array[], exclude: readonly Uint8Array[], options: ReachableOptions = {}): BitmapObjects {
-    const table = new ObjectTable(this.repo.odb, this.pack.bitmap);
+    const table = new ObjectTable(this.repo.odb, this.pack.bitmap, this.pack.handle);
     return this.answer(table, include, roots(table, exclude), options);
   }
 
@@ -96,7 +96,7 @@ export class BitmapWalk {
    * (in_bitmapped_pack()). The excluded tips are peeled once, for the check and the answer.
    */
   reachableIfCovered(include: readonly Uint8Array[], exclude: readonly Uint8Array[], options: ReachableOptions = {}): BitmapObjects | null {
-    const table = new ObjectTable(this.repo.odb, this.pack.bitmap);
+    const table = new ObjectTable(this.repo.odb, this.pack.bitmap, this.pack.handle);
     const excluded = roots(table, exclude);
     if (excluded.length && !excluded.some(idx => table.packPosition(idx) >= 0)) return null;
     return this.answer(table, include, excluded, options);

@@ -40,7 +40,7 @@ export function writeEntryHeader(out: Uint8Array, type: number, size: number,
   if (type === OBJ_OFS_DELTA) pos = writeOfsDistance(out, pos, (base as { distance: number }).distance);
   else if (type === OBJ_REF_DELTA) {
     const b = base as { ids: Uint8Array; offset: number };
-    out.set(b.ids.subarray(b.offset, b.offset + OID_BYTES), pos);
+    for (let i = 0; i < OID_BYTES; i++) out[pos + i] = b.ids[b.offset + i]!;
     pos += OID_BYTES;
   }
   return pos;

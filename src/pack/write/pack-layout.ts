@@ -7,8 +7,16 @@
 // of a large pack. Once lookups add up to a quarter of the pack, every offset is read once into an
 // array, so a full walk pays for each at most about 1.25 times. A layout kept between requests (a
 // serve worker's) reads them all before the first request instead: readAllOffsets().
+//
+// Verbatim reuse asks, for each entry it might copy, whether it is a delta and where its base is:
+// the answer is read from the entry header once and remembered, since a serving process keeps its
+// layout and fetches of recent history look at the same entries again.
+import { CorruptError } from '../../core/errors.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
+import { EntryHeader } from '../entry-header.js';
 import type { PackIndex } from '../idx/read.js';
 import type { PackFile } from '../pack-file.js';
+import { MAX_ENTRY_HEADER } from './header.js';
 import { PackOrder } from '../bitmap/pack-order.js';
 
 /** An open pack: its .pack and .idx (the object database's PackHandle is one). */
@@ -17,9 +25,21 @@ export interface StoredPack {
   readonly index: PackIndex;
 }
 
+/** deltaBase() codes: not read yet, a whole object, a delta whose base is not in this pack. */
+const UNREAD = 0;
+const WHOLE = 1;
+const OUTSIDE = 2;
+/** Added to a base position (negated for a REF_DELTA's) in the code. */
+const BASE = 3;
+
 export class PackLayout {
   private offsets: Float64Array | null = null;
   private reads = 0;
+  /** Per position, what deltaBase() found (the codes above); allocated on first use. */
+  private bases: Int32Array | null = null;
+  private readonly parsed = new EntryHeader();
+  /** Length of the entry header that header() parsed last. */
+  headerLength = 0;
 
   constructor(readonly pack: StoredPack, readonly order: PackOrder) {}
 
@@ -54,6 +74,54 @@ export class PackLayout {
       if (o < offset) lo = mid + 1; else hi = mid;
     }
     return -1;
+  }
+
+  /**
+   * Parses the header of the entry at `pos` (the result is reused by the next call). A REF_DELTA's
+   * base id is at `baseOidPos` of `headerBuffer`.
+   */
+  header(pos: number): EntryHeader {
+    const offset = this.offset(pos);
+    const view = this.pack.file.read(offset, MAX_ENTRY_HEADER);
+    const h = this.parsed;
+    if (!h.parse(view.buf, view.pos, view.end, offset, 'pack', this.pack.file.path)) {
+      throw new CorruptError('pack', `${this.pack.file.path}: entry header at offset ${offset} is truncated`);
+    }
+    this.headerLength = h.dataPos - view.pos;
+    this.headerBuffer = view.buf;
+    return h;
+  }
+
+  /** The buffer header() parsed from (valid until the pack is read again). */
+  headerBuffer: Uint8Array = new Uint8Array(0);
+
+  /**
+   * The pack position of the base of the delta at `pos`; -1 for a whole object, -2 for a delta
+   * whose base is not in this pack (the writer then deals with it, and reports a corrupt pack in
+   * detail). Read once per entry.
+   */
+  deltaBase(pos: number): number {
+    const bases = this.bases ??= new Int32Array(this.count);
+    let code = bases[pos]!;
+    if (code === UNREAD) {
+      const h = this.header(pos);
+      if (h.type === OBJ_OFS_DELTA) {
+        const at = this.positionOf(h.baseOffset);
+        code = at < 0 ? OUTSIDE : at + BASE;
+      } else if (h.type === OBJ_REF_DELTA) {
+        const ip = this.pack.index.find(this.headerBuffer, h.baseOidPos);
+        code = ip < 0 ? OUTSIDE : -(this.order.indexToPosition[ip]! + BASE);
+      } else {
+        code = WHOLE;
+      }
+      bases[pos] = code;
+    }
+    return code === WHOLE ? -1 : code === OUTSIDE ? -2 : Math.abs(code) - BASE;
+  }
+
+  /** Whether the entry at `pos` is an OFS_DELTA with its base in this pack (after deltaBase(pos)). */
+  isOffsetDelta(pos: number): boolean {
+    return this.bases !== null && this.bases[pos]! >= BASE;
   }
 
   /** Reads every entry offset now (about 100 ns each), so no later lookup goes to the .idx. */

@@ -9,7 +9,9 @@
 // taken is left to the ordinary writer, which may still send it as a delta against that base.
 //
 // Writing: consecutive taken entries are one copy from the pack file straight into the output's
-// chunks, in large reads. The entries not taken leave gaps, which shift what follows; an OFS_DELTA
+// chunks, in large reads; a short run (a fetch leaves hundreds of them, between the entries it does
+// not send) is copied from the pack's cached windows instead, which a serving process keeps warm
+// from one fetch to the next, rather than costing a read system call each. The entries not taken leave gaps, which shift what follows; an OFS_DELTA
 // whose base lies before a gap gets a new header with the shortened distance (or a REF_DELTA
 // header when the receiver does not understand OFS_DELTA). The shifts are remembered as chunks
 // (source offset, source minus output offset), so a base's output offset is one binary search.
@@ -17,13 +19,18 @@ import fs from 'node:fs';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { Bitset } from '../bitmap/bitset.js';
-import { EntryHeader } from '../entry-header.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
+import type { PackFile } from '../pack-file.js';
 import type { PackLayout } from './pack-layout.js';
 import type { PackStream } from './stream.js';
 
 /** How much is copied between two looks at the receiver's back-pressure. */
 const COPY_STEP = 1 << 20;
+/**
+ * Runs up to this long are copied through PackFile.read's windows (16 KiB, cached); longer ones are
+ * read straight into the output, so a clone's bulk copy neither churns nor grows the window cache.
+ */
+const WINDOW_COPY = 16 * 1024;
 
 /** Objects written into the pack before the writer's own. */
 export interface PackPrefix {
@@ -40,9 +47,6 @@ export interface ReuseOptions {
 
 export class PackReuse implements PackPrefix {
   private taken = 0;
-  /** Length of the entry header deltaBase() parsed last. */
-  private headerLength = 0;
-  private readonly header = new EntryHeader();
   private readonly scratch = Buffer.allocUnsafe(MAX_ENTRY_HEADER);
   /** Start (source offset) of each stretch of the output with one shift, and that shift. */
   private chunkSource: number[] = [];
@@ -90,58 +94,37 @@ export class PackReuse implements PackPrefix {
 
   /** Whether the entry at `pos` is whole or a delta whose base is earlier and already taken. */
   private baseTaken(pos: number): boolean {
-    const basePos = this.deltaBase(pos);
+    const basePos = this.layout.deltaBase(pos);
     if (basePos === -1) return true;
     return basePos >= 0 && basePos < pos && this.reused.has(basePos);
-  }
-
-  /**
-   * Parses the entry header at `pos` into this.header. Returns -1 for a whole object, the base's
-   * pack position for a delta, or -2 when the base cannot be found in this pack (the ordinary
-   * writer then deals with it, and reports a corrupt pack in detail).
-   */
-  private deltaBase(pos: number): number {
-    const { pack } = this.layout;
-    const offset = this.layout.offset(pos);
-    const view = pack.file.read(offset, MAX_ENTRY_HEADER);
-    const h = this.header;
-    if (!h.parse(view.buf, view.pos, view.end, offset, 'pack', pack.file.path)) {
-      throw new CorruptError('pack', `${pack.file.path}: entry header at offset ${offset} is truncated`);
-    }
-    this.headerLength = h.dataPos - view.pos;
-    if (h.type === OBJ_OFS_DELTA) {
-      const at = this.layout.positionOf(h.baseOffset);
-      return at < 0 ? -2 : at;
-    }
-    if (h.type === OBJ_REF_DELTA) {
-      const ip = pack.index.find(view.buf, h.baseOidPos);
-      return ip < 0 ? -2 : this.layout.order.indexToPosition[ip]!;
-    }
-    return -1;
   }
 
   async write(stream: PackStream, signal?: AbortSignal): Promise<void> {
     const { layout } = this;
     const file = layout.pack.file;
-    // A descriptor of our own reads straight into the output's chunks (PackFile reads through its
-    // windows or a fresh buffer: one copy more). A pack is named by its checksum, so the file at
-    // this path holds the same bytes; a repack that deleted it since it was opened fails the fetch.
+    // Long runs are read with a descriptor of our own straight into the output's chunks (PackFile
+    // reads through its windows or a fresh buffer: one copy more). A pack is named by its checksum,
+    // so the file at this path holds the same bytes; a repack that deleted it since it was opened
+    // fails the fetch.
     const fd = fs.openSync(file.path, 'r');
     try {
-      const copier = new Copier(stream, fd, file.path, signal);
+      const copier = new Copier(stream, fd, file, signal);
       const verbatimFrom = this.options.ofsDelta ? this.wholeWordBits : 0;
       if (verbatimFrom > 0) {
         // Whole leading words: one copy, at the offsets they have in the pack.
         this.record(layout.offset(0), stream.offset);
-        await copier.add(layout.offset(0), layout.end(verbatimFrom - 1));
+        copier.add(layout.offset(0), layout.end(verbatimFrom - 1));
       }
       const w = this.reused.words;
       for (let i = verbatimFrom >>> 5; i < w.length; i++) {
         let v = w[i]!;
         while (v !== 0) {
+          // Entries go on synchronously (a promise per entry was a third of a fetch's garbage);
+          // a long run, a receiver that is behind or one that went away is seen to here.
+          if (copier.full || stream.mustWait || signal?.aborted) await copier.flush();
           const low = v & -v;
           v ^= low;
-          await this.writeOne(copier, i * 32 + 31 - Math.clz32(low));
+          this.writeOne(copier, i * 32 + 31 - Math.clz32(low));
         }
       }
       await copier.flush();
@@ -150,29 +133,27 @@ export class PackReuse implements PackPrefix {
     }
   }
 
-  private async writeOne(copier: Copier, pos: number): Promise<void> {
+  private writeOne(copier: Copier, pos: number): void {
     const { layout } = this;
     const src = layout.offset(pos), end = layout.end(pos);
     const out = copier.outputOffset;
     this.record(src, out);
     // With no gap before it, an entry keeps every distance it had.
     if (src === out && this.options.ofsDelta) return copier.add(src, end);
-    const basePos = this.deltaBase(pos);
-    const h = this.header;
-    if (basePos < 0 || h.type !== OBJ_OFS_DELTA) return copier.add(src, end);
-    let len: number;
-    if (this.options.ofsDelta) {
-      const distance = out - this.outputOf(h.baseOffset);
-      if (distance === src - h.baseOffset) return copier.add(src, end);
-      len = writeEntryHeader(this.scratch, OBJ_OFS_DELTA, h.size, { distance });
-    } else {
-      const index = layout.pack.index;
-      len = writeEntryHeader(this.scratch, OBJ_REF_DELTA, h.size,
-        { ids: index.buf, offset: index.oidAt(layout.order.positionToIndex[basePos]!) });
-    }
-    await copier.flush();
+    const basePos = layout.deltaBase(pos);
+    if (basePos < 0 || !layout.isOffsetDelta(pos)) return copier.add(src, end);
+    const baseOffset = layout.offset(basePos);
+    const distance = this.options.ofsDelta ? out - this.outputOf(baseOffset) : 0;
+    if (this.options.ofsDelta && distance === src - baseOffset) return copier.add(src, end);
+    // The header changes: read it for the delta's size and where its data starts.
+    const size = layout.header(pos).size;
+    const index = layout.pack.index;
+    const len = this.options.ofsDelta
+      ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, size, { distance })
+      : writeEntryHeader(this.scratch, OBJ_REF_DELTA, size, { ids: index.buf, offset: index.oidAt(layout.order.positionToIndex[basePos]!) });
+    copier.copyPending();
     copier.writeHeader(this.scratch, len);
-    await copier.add(src + this.headerLength, end);
+    copier.add(src + layout.headerLength, end);
   }
 
   /** Notes that the entry at source offset `src` goes to output offset `out`. */
@@ -196,12 +177,16 @@ export class PackReuse implements PackPrefix {
   }
 }
 
-/** Gathers adjacent source ranges into one copy and feeds them into the stream in large reads. */
+/**
+ * Gathers adjacent source ranges into one copy. Short ones are copied on the spot through the
+ * pack's windows; longer ones wait for flush(), which reads them straight into the output in large
+ * reads and waits for the receiver between them.
+ */
 class Copier {
   private from = 0;
   private to = 0;
 
-  constructor(private readonly stream: PackStream, private readonly fd: number, private readonly path: string,
+  constructor(private readonly stream: PackStream, private readonly fd: number, private readonly file: PackFile,
     private readonly signal: AbortSignal | undefined) {}
 
   /** Where the next byte added will land in the output. */
@@ -209,29 +194,53 @@ class Copier {
     return this.stream.offset + (this.to - this.from);
   }
 
-  async add(from: number, to: number): Promise<void> {
+  /** More is pending than add() copies on the spot: flush() before adding more. */
+  get full(): boolean {
+    return this.to - this.from > WINDOW_COPY;
+  }
+
+  add(from: number, to: number): void {
     if (from !== this.to) {
-      await this.flush();
+      this.copyPending();
       this.from = from;
     }
     this.to = to;
-    if (this.to - this.from >= COPY_STEP) await this.flush();
   }
 
   writeHeader(header: Uint8Array, length: number): void {
     this.stream.write(header, 0, length);
   }
 
+  /** Copies what is pending now, through the pack's windows (short, unless flush() was skipped). */
+  copyPending(): void {
+    const { file, stream } = this;
+    // Window by window: a run across a window boundary would otherwise be read afresh.
+    for (let p = this.from; p < this.to;) {
+      const v = file.read(p, 1);
+      const n = Math.min(this.to - p, v.end - v.pos);
+      stream.write(v.buf, v.pos, v.pos + n);
+      p += n;
+    }
+    this.from = this.to;
+  }
+
+  /** Copies everything pending, waiting for the receiver whenever it asks to. */
   async flush(): Promise<void> {
-    const { fd, path, stream } = this;
-    while (this.from < this.to) {
+    const { fd, file, stream } = this;
+    for (;;) {
       if (this.signal?.aborted) throw new GitError('pack', 'aborted', 'pack writing stopped: the receiver went away');
       if (stream.mustWait) await stream.drain();
+      const length = this.to - this.from;
+      if (length <= 0) return;
+      if (length <= WINDOW_COPY) {
+        this.copyPending();
+        continue;
+      }
       let at = this.from;
-      this.from += stream.writeFrom(Math.min(this.to - this.from, COPY_STEP), (buf, pos, len) => {
+      this.from += stream.writeFrom(Math.min(length, COPY_STEP), (buf, pos, len) => {
         for (let done = 0; done < len;) {
           const got = fs.readSync(fd, buf, pos + done, len - done, at + done);
-          if (got === 0) throw new CorruptError('pack', `${path}: unexpected end of file copying ${len} bytes at offset ${at}`);
+          if (got === 0) throw new CorruptError('pack', `${file.path}: unexpected end of file copying ${len} bytes at offset ${at}`);
           done += got;
         }
         at += len;

@@ -14,6 +14,9 @@ export interface PackStreamOptions {
   headroom?: number;
 }
 
+/** Copies up to this long go byte by byte. */
+const SHORT_COPY = 32;
+
 export class PackStream {
   /** Pack bytes produced so far: the offset the next entry will have. */
   offset = 0;
@@ -36,7 +39,9 @@ export class PackStream {
     this.offset += end - start;
     while (start < end) {
       const n = Math.min(end - start, this.buf.length - this.fill);
-      this.buf.set(data.subarray(start, start + n), this.fill);
+      // Entry headers and small deltas are a few bytes: a loop beats making a view to copy from.
+      if (n <= SHORT_COPY) for (let i = 0; i < n; i++) this.buf[this.fill + i] = data[start + i]!;
+      else this.buf.set(n === data.length ? data : data.subarray(start, start + n), this.fill);
       this.fill += n;
       start += n;
       if (this.fill === this.buf.length) this.emit();

@@ -5,20 +5,25 @@
 //      (so an OFS_DELTA can point back at it), or the delta names a base the receiver already has
 //      (thin pack, REF_DELTA); stored REF_DELTAs become OFS_DELTAs when the receiver takes them;
 //      copied bytes are checked against the .idx CRC first, as git does when it reuses;
-//      everything else (loose objects, deltas whose base is not available) is compressed once;
+//      everything else (loose objects, deltas whose base is not available) is compressed once,
+//      or, in a thin pack, made a delta against another version of its path the receiver has
+//      when the enumeration names some (PackContents.similarHad);
 //   3. the SHA-1 trailer.
-// No delta search is done: deltas come only from the packs. A prefix (reuse.ts: a bitmapped pack's
+// No delta search over the objects sent is done: deltas come from the packs, and from those few
+// fresh ones against what the receiver has. A prefix (reuse.ts: a bitmapped pack's
 // entries copied verbatim) may go between the header and the writer's own objects; a caller that
 // knows each object's pack position says so, and the .idx scans of step 1 are skipped.
 import zlib from 'node:zlib';
 import { CorruptError, GitError, NotFoundError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
+import { deflaterFor, type Deflater } from '../../core/zlib.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA, type RawObject } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import type { OidMap } from '../../walk/oid-map.js';
 import type { ByteView, PackFile } from '../pack-file.js';
 import { EntryHeader } from '../entry-header.js';
 import { crc32 } from './crc32.js';
+import { createDelta } from './delta-encode.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
 import { PackLayout, type StoredPack } from './pack-layout.js';
 import type { PackPrefix } from './reuse.js';
@@ -44,6 +49,12 @@ export interface PackContents {
   stored?: { layout: PackLayout; positions: Int32Array };
   /** The receiver has the object at .idx position `indexPos` of `file`, which is not in `ids`. */
   receiverHasStored?(file: PackFile, indexPos: number): boolean;
+  /**
+   * Objects the receiver has that are likely close to the object with index `i` (other versions of
+   * its path), as pack positions of `stored.layout`, best first. In a thin pack, an object the
+   * writer would compress whole goes as a delta against one of them when that is small enough.
+   */
+  similarHad?(index: number): readonly number[];
 }
 
 export interface ProgressMeter {
@@ -81,6 +92,9 @@ export interface PackWriteStats {
   bytes: number;
   checksum: Buffer;
 }
+
+/** Larger objects are compressed whole rather than read twice and diffed. */
+const MAX_DELTA_TARGET = 1 << 20;
 
 const PLAN_COMPRESS = 0;
 const PLAN_COPY = 1;
@@ -127,6 +141,7 @@ class PackWriter {
   private readonly header = new EntryHeader();
   private readonly scratch = Buffer.allocUnsafe(MAX_ENTRY_HEADER);
   private readonly stream: PackStream;
+  private readonly deflater: Deflater;
   private stats = { total: 0, deltas: 0, reused: 0, reusedDeltas: 0, compressed: 0 };
   private compressMeter: ProgressMeter | null = null;
   private toCompress = 0;
@@ -149,6 +164,7 @@ class PackWriter {
     this.written = new Float64Array(size).fill(NOT_WRITTEN);
     for (let i = 0; i < this.n; i++) this.sending[contents.order[i]!] = 1;
     this.stream = new PackStream(sink, options);
+    this.deflater = deflaterFor(options.compression ?? zlib.constants.Z_DEFAULT_COMPRESSION);
   }
 
   async run(): Promise<PackWriteStats> {
@@ -361,11 +377,9 @@ class PackWriter {
         if (this.plan[idx] === PLAN_COPY) return this.copyFrom(idx, view, this.offset[idx]!);
         const b = this.base[idx]!;
         const baseAt = b >= 0 && this.sending[b] ? this.written[b]! : -1;
-        const index = this.slots[this.slot[idx]!]!.pack.index;
-        const baseId = b >= 0 ? { ids: this.ids.keys, offset: b * OID_BYTES } : { ids: index.buf, offset: index.oidAt(this.outsideBase.get(idx)!) };
         const len = baseAt >= 0 && this.options.ofsDelta
           ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, this.deltaSize[idx]!, { distance: at - baseAt })
-          : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, baseId);
+          : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, this.baseId(idx, b));
         this.stream.write(this.scratch, 0, len);
         this.stats.deltas++;
         this.stats.reusedDeltas++;
@@ -375,12 +389,46 @@ class PackWriter {
     }
     const o = this.odb.read(this.ids.keys, idx * OID_BYTES);
     if (!o) throw new NotFoundError('pack', `cannot pack object ${toHex(this.ids.keys, idx * OID_BYTES)}: it disappeared`);
-    const data = zlib.deflateSync(o.data, { level: this.options.compression ?? zlib.constants.Z_DEFAULT_COMPRESSION });
-    const len = writeEntryHeader(this.scratch, o.type, o.data.length);
-    this.stream.write(this.scratch, 0, len);
     this.stats.compressed++;
     this.compressMeter?.update(this.stats.compressed);
-    return this.stream.write(data);
+    const against = this.options.thin ? this.deltaAgainstHad(idx, o) : null;
+    if (against) {
+      const len = writeEntryHeader(this.scratch, OBJ_REF_DELTA, against.delta.length, { ids: against.ids, offset: against.at });
+      this.stream.write(this.scratch, 0, len);
+      this.stats.deltas++;
+      return this.stream.write(this.deflater.deflate(against.delta));
+    }
+    const len = writeEntryHeader(this.scratch, o.type, o.data.length);
+    this.stream.write(this.scratch, 0, len);
+    return this.stream.write(this.deflater.deflate(o.data));
+  }
+
+  /** Where the id of a reused delta's base is: in the id table, or in the delta's pack's .idx. */
+  private baseId(idx: number, b: number): { ids: Uint8Array; offset: number } {
+    if (b >= 0) return { ids: this.ids.keys, offset: b * OID_BYTES };
+    const index = this.slots[this.slot[idx]!]!.pack.index;
+    return { ids: index.buf, offset: index.oidAt(this.outsideBase.get(idx)!) };
+  }
+
+  /**
+   * A delta of `o` against one of the objects the receiver has that the enumeration found similar
+   * (the first small enough: at most half of `o`, less a base id, as git's delta search allows),
+   * with where its base's id is; null when none is.
+   */
+  private deltaAgainstHad(idx: number, o: RawObject): { delta: Uint8Array; ids: Uint8Array; at: number } | null {
+    const { stored, similarHad } = this.contents;
+    if (!stored || !similarHad || o.data.length > MAX_DELTA_TARGET) return null;
+    const maxSize = Math.floor(o.data.length / 2) - OID_BYTES;
+    if (maxSize <= 0) return null;
+    const index = stored.layout.pack.index, toIndex = stored.layout.order.positionToIndex;
+    for (const pos of similarHad(idx)) {
+      const at = index.oidAt(toIndex[pos]!);
+      const base = this.odb.read(index.buf, at);
+      if (!base || base.type !== o.type) continue;
+      const delta = createDelta(base.data, o.data, maxSize);
+      if (delta) return { delta, ids: index.buf, at };
+    }
+    return null;
   }
 
   /**
