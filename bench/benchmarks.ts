@@ -332,11 +332,13 @@ function startFetchDriver(ctx: BenchContext, tool: 'tsgit' | 'git'): void {
         const started = Date.now();
         let error = null, head = null;
         try {
-          execFileSync('git', ['fetch', '-q', url, '+refs/heads/main:refs/heads/main'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+          // No automatic gc after the fetch: it may run detached, using the CPU while the next
+          // fetch is measured and writing into the directory about to be removed.
+          execFileSync('git', ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false', 'fetch', '-q', url, '+refs/heads/main:refs/heads/main'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
           head = execFileSync('git', ['rev-parse', 'refs/heads/main'], { cwd: dir, env }).toString().trim();
         } catch (e) { error = String(e.message).slice(0, 500); }
         fetches.push({ ok: !error, head, error, ms: Date.now() - started });
-        fs.rmSync(dir, { recursive: true, force: true });
+        fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
         if (i === 0 || i === 9 || i === +n - 1) cpu.push({ after: i + 1, ticks: await treeTicks(server) });
       }
       } catch (e) { fetches.push({ ok: false, head: null, error: 'driver: ' + e.message, ms: 0 }); }

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CorruptError, NotFoundError } from '../core/errors.js';
 import { OID_BYTES, compareOid, toHex } from '../core/oid.js';
-import { Inflater } from '../core/zlib.js';
+import { Inflater, deflateBound } from '../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
 import { applyDeltaWithSizes, peekDeltaSizes, readDeltaSizes } from '../pack/delta.js';
 import { EntryHeader } from '../pack/entry-header.js';
@@ -35,11 +35,6 @@ let packNumbers = 0;
 /** set() flags for a cached result: see ObjectDatabase.resultOut() for which buffers may be recycled. */
 function cacheFlags(top: boolean, transient: boolean): number {
   return (!top || transient ? RECYCLE : 0) | (top ? SPECULATIVE : 0);
-}
-
-/** The largest a zlib stream of `size` bytes gets with ordinary settings (zlib's deflateBound). */
-function compressedBound(size: number): number {
-  return size + (size >>> 12) + (size >>> 14) + (size >>> 25) + 32;
 }
 
 export class ObjectDatabase {
@@ -217,7 +212,7 @@ export class ObjectDatabase {
 
   /** Inflates the zlib stream at `dataOffset` of the pack into out[0..size). */
   private inflateAt(pack: PackHandle, entryOffset: number, dataOffset: number, size: number, out: Buffer): void {
-    let want = compressedBound(size);
+    let want = deflateBound(size);
     // The error label is one closure reading these fields, not a new closure per entry.
     this.labelPack = pack;
     this.labelOffset = entryOffset;

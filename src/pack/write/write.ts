@@ -95,6 +95,8 @@ export interface PackWriteStats {
 
 /** Larger objects are compressed whole rather than read twice and diffed. */
 const MAX_DELTA_TARGET = 1 << 20;
+/** A base more than this many times its target's size is passed over (git's try_delta: 32). */
+const MAX_BASE_RATIO = 32;
 
 const PLAN_COMPRESS = 0;
 const PLAN_COPY = 1;
@@ -423,6 +425,9 @@ class PackWriter {
     const index = stored.layout.pack.index, toIndex = stored.layout.order.positionToIndex;
     for (const pos of similarHad(idx)) {
       const at = index.oidAt(toIndex[pos]!);
+      // As git's delta search does, a base far larger than its target is not worth reading.
+      const info = this.odb.info(index.buf, at);
+      if (!info || info.type !== o.type || info.size > MAX_BASE_RATIO * Math.max(o.data.length, 1024)) continue;
       const base = this.odb.read(index.buf, at);
       if (!base || base.type !== o.type) continue;
       const delta = createDelta(base.data, o.data, maxSize);

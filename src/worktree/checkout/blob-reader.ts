@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import { CorruptError, NotFoundError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
-import { Inflater } from '../../core/zlib.js';
+import { Inflater, deflateBound } from '../../core/zlib.js';
 import { OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, type ObjectTypeCode } from '../../object/type.js';
 import type { ObjectDatabase, PackHandle } from '../../odb/database.js';
 import { DeltaBaseCache, RECYCLE } from '../../odb/delta-base-cache.js';
@@ -32,11 +32,6 @@ const CHUNK = 1 << 20;
  */
 const BASE_CACHE = 4 * 1024 * 1024;
 const MAX_CHAIN = 10000;
-
-/** zlib's deflateBound for ordinary settings: the most compressed bytes `size` bytes can take. */
-function compressedBound(size: number): number {
-  return size + (size >>> 12) + (size >>> 14) + (size >>> 25) + 32;
-}
 
 /** A pack as a reader needs it; `index` only to follow REF_DELTA bases (else the database does). */
 export interface PackSource {
@@ -244,14 +239,14 @@ export class BlobReader {
     const where = (): string => `${pack.path}: entry at offset ${entryOffset}`;
     // Text deflates to well under half its size; asking for the worst case would read several
     // times the bytes the stream takes. A stream that needs more is read again with the bound.
-    let want = Math.min(compressedBound(size), (size >>> 1) + 1024);
+    let want = Math.min(deflateBound(size), (size >>> 1) + 1024);
     for (;;) {
       this.ensure(pack, dataOffset, want);
       const from = dataOffset - this.chunkStart;
       const n = this.inflater.tryInflateInto(this.chunk, from, this.chunkEnd - this.chunkStart, into, 0, size, 'odb', where);
       if (n >= 0) return into.subarray(0, size);
       if (this.chunkEnd >= pack.dataEnd) throw new CorruptError('odb', `${where()}: zlib stream runs past the end of the pack`);
-      want = Math.max(compressedBound(size), this.chunkEnd - dataOffset + 1);
+      want = Math.max(deflateBound(size), this.chunkEnd - dataOffset + 1);
     }
   }
 }
