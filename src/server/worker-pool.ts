@@ -29,13 +29,18 @@ import {
 
 const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
 /**
- * A worker collects its garbage on its own thread. By default V8 also does so on helper threads
- * (parallel scavenges, concurrent marking), which in a serving worker cost as much CPU again as
- * the collection itself (measured: 8 ms a fetch on helper threads against 18 on the main thread,
- * serving a fetch 100 commits behind); the pool's workers, one per CPU, are the parallelism.
- * Over three alternating runs of 16 fetches: 25 ms of CPU a fetch against 31.
+ * How V8 runs in a worker, measured serving a fetch 100 commits behind (three alternating runs of
+ * 16 fetches each time):
+ * - garbage is collected on the worker's own thread: V8's helper threads (parallel scavenges,
+ *   concurrent marking) cost as much CPU again as the collection itself (8 ms a fetch on helper
+ *   threads against 18 on the main thread), and the pool's workers, one per CPU, are the
+ *   parallelism: 25 ms of CPU a fetch against 31;
+ * - no memory reducer: after a burst of work (opening and rehearsing a repository) it runs major
+ *   collections in idle time for a minute or so, 15-25 ms each, to shrink a heap of ~10 MB when a
+ *   worker's memory is its indexes and bitmap, off that heap: 28 ms a fetch against 37-60 in the
+ *   minute after a start. A worker whose RSS grows is replaced (maxRss) instead.
  */
-const WORKER_V8_FLAGS = ['--single-threaded-gc'];
+const WORKER_V8_FLAGS = ['--single-threaded-gc', '--no-memory-reducer'];
 
 export interface WorkerPoolOptions {
   /** Most workers (and so requests served) at once; default: the number of CPUs. */
