@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { Bitset } from '../bitmap/bitset.js';
+import { readExactly } from '../../core/read-exactly.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
 import type { PackFile } from '../pack-file.js';
 import type { PackLayout } from './pack-layout.js';
@@ -238,11 +239,8 @@ class Copier {
       }
       let at = this.from;
       this.from += stream.writeFrom(Math.min(length, COPY_STEP), (buf, pos, len) => {
-        for (let done = 0; done < len;) {
-          const got = fs.readSync(fd, buf, pos + done, len - done, at + done);
-          if (got === 0) throw new CorruptError('pack', `${file.path}: unexpected end of file copying ${len} bytes at offset ${at}`);
-          done += got;
-        }
+        readExactly(fd, buf, pos, len, at,
+          () => new CorruptError('pack', `${file.path}: unexpected end of file copying ${len} bytes at offset ${at}`));
         at += len;
       });
     }
