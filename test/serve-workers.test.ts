@@ -76,8 +76,8 @@ async function waitFor(what: string, cond: () => boolean): Promise<void> {
 }
 
 /**
- * A git:// client may hang up before upload-pack has told the pool it is done; the request ends
- * within the daemon's grace period.
+ * A git:// client may hang up before upload-pack has told the pool it is done; the worker that has
+ * its connection sees it go and ends the request.
  */
 async function settled(s: RunningServer): Promise<void> {
   await waitFor('every request to end', () => s.pool.stats().workers.every(w => !w.busy));
@@ -262,7 +262,8 @@ test('a client hanging up mid-pack has its worker killed, and the next clone is 
     await hangUpMidPack(`${s.gitUrl}/big.git`, 256 * 1024);
     const servingPid = s.pool.stats().workers.find(w => w.busy)?.pid;
     assert.ok(servingPid !== undefined, 'the request is still being served when its client hangs up');
-    // Stopped promptly: it finishes within the grace period (and keeps its worker) or is killed.
+    // Stopped promptly: the worker, which has the connection, sees the client go and ends the
+    // request (keeping its worker), or is killed.
     await waitFor('the abandoned request to end', () => s.pool.stats().workers.every(w => !w.busy));
     await waitFor('the abandoned worker to be idle or gone', () =>
       s.pool.stats().workers.some(w => w.pid === servingPid) || !alive(servingPid!));

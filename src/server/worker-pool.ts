@@ -395,19 +395,11 @@ export class UploadPackJob extends EventEmitter {
 
   /**
    * The client went away: stop serving it (its worker is killed, a new one started when needed).
-   * With `graceMs`, upload-pack first sees the end of its input and may finish within that time,
-   * keeping its worker: a git:// client hangs up as soon as it has read the last byte, which can
-   * be before upload-pack has said it is done.
+   * A handed-over git:// connection is not stopped so: its worker sees the client go itself.
    */
-  stop(graceMs = 0): void {
+  stop(): void {
     if (this.finished) return;
     this.stopped = true;
-    if (graceMs > 0 && this.worker) {
-      this.stdin.end();
-      const t = setTimeout(() => this.stop(), graceMs);
-      this.once('close', () => clearTimeout(t));
-      return;
-    }
     const w = this.worker;
     this.finish(null, 'SIGKILL');
     this.pool.cancel(this, w);
