@@ -3,26 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError, UsageError } from '../core/errors.js';
-import { CommandContext, type Command } from './context.js';
+import { commandListText, loadCommand } from './command-list.js';
+import { CommandContext } from './context.js';
+import { formatHelp } from './help.js';
 import { writeAll } from './output.js';
-
-// Each command is a module in ./commands named after it, so adding one touches no shared list.
-const COMMAND_DIR = new URL('./commands/', import.meta.url);
-
-function commandNames(): string[] {
-  return fs.readdirSync(COMMAND_DIR).filter(f => f.endsWith('.js')).map(f => f.slice(0, -3)).sort();
-}
-
-async function loadCommand(name: string): Promise<Command | null> {
-  if (!/^[a-z][a-z-]*$/.test(name) || !fs.existsSync(new URL(`${name}.js`, COMMAND_DIR))) return null;
-  return (await import(new URL(`${name}.js`, COMMAND_DIR).href) as { default: Command }).default;
-}
-
-const usageText = () => `usage: tsgit [-C <path>] [--git-dir=<path>] <command> [<args>]
-
-commands:
-${commandNames().map(c => `   ${c}`).join('\n')}
-`;
 
 export async function main(argv: string[], cwd = process.cwd(), env = process.env): Promise<number> {
   let dir = cwd;
@@ -34,6 +18,7 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
       const p = argv[++i];
       if (p === undefined) return usage('option -C requires a value');
       dir = path.resolve(dir, p);
+      if (!isDirectory(dir)) return fatalExit(`cannot change to '${p}': ${fs.existsSync(dir) ? 'Not a directory' : 'No such file or directory'}`);
     } else if (a === '--git-dir') {
       const p = argv[++i];
       if (p === undefined) return usage('option --git-dir requires a value');
@@ -44,7 +29,7 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
       writeAll(1, Buffer.from('tsgit version 0.1.0\n'));
       return 0;
     } else if (a === '-h' || a === '--help') {
-      writeAll(1, Buffer.from(usageText()));
+      writeAll(1, Buffer.from(await commandListText()));
       return 0;
     } else {
       break;
@@ -52,27 +37,54 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
   }
   const name = argv[i];
   if (!name) {
-    writeAll(2, Buffer.from(usageText()));
+    writeAll(2, Buffer.from(await commandListText()));
     return 1;
   }
   const cmd = await loadCommand(name);
   if (!cmd) return usage(`'${name}' is not a tsgit command. See 'tsgit --help'.`);
+  const args = argv.slice(i + 1);
+  // As git: "-h" alone is parse-options' usage (stdout, 129); "--help" before "--" opens the
+  // command's help, which here is the same text on stdout, exit 0.
+  if (args.length === 1 && args[0] === '-h') {
+    writeAll(1, Buffer.from(formatHelp(name, cmd.help)));
+    return 129;
+  }
+  const ddash = args.indexOf('--');
+  if (args.slice(0, ddash < 0 ? args.length : ddash).includes('--help')) {
+    writeAll(1, Buffer.from(formatHelp(name, cmd.help)));
+    return 0;
+  }
   const ctx = new CommandContext(dir, env, gitDir);
   try {
-    return await cmd(ctx, argv.slice(i + 1));
+    return await cmd.default(ctx, args);
   } catch (e) {
-    if (e instanceof UsageError) return usage(e.message);
-    if (e instanceof GitError) {
-      writeAll(2, Buffer.from(`fatal: ${e.message}\n`));
-      return 128;
-    }
+    if (e instanceof UsageError) return usage(e.message, formatHelp(name, cmd.help));
+    if (e instanceof GitError) return fatalExit(e.message);
     throw e;
   } finally {
     ctx.close();
   }
 }
 
-function usage(message: string): number {
-  writeAll(2, Buffer.from(`error: ${message}\n`));
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function fatalExit(message: string): number {
+  writeAll(2, Buffer.from(`fatal: ${message}\n`));
+  return 128;
+}
+
+/**
+ * A usage error as git's parse-options reports one: "error: <what>", then the command's usage
+ * (an empty message: the usage alone).
+ */
+function usage(message: string, commandHelp?: string): number {
+  const text = [message && `error: ${message}`, commandHelp?.trimEnd()].filter(Boolean).join('\n');
+  writeAll(2, Buffer.from(`${text}\n`));
   return 129;
 }

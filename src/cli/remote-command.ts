@@ -21,7 +21,7 @@ interface RemoteOptions {
  * Reads clone's or fetch's command line: the options they share here, "--name=value" or
  * "--name value" for the others, which go to `own` (false: not an option of the command).
  */
-export function parseRemoteOptions(args: readonly string[], usage: string,
+export function parseRemoteOptions(args: readonly string[],
   own: (name: string, value: () => string) => boolean): RemoteOptions {
   const o: RemoteOptions = { quiet: false, progress: false, rest: [] };
   for (let i = 0; i < args.length; i++) {
@@ -31,7 +31,7 @@ export function parseRemoteOptions(args: readonly string[], usage: string,
     const value = (): string => {
       if (eq > 0) return a.slice(eq + 1);
       const v = args[++i];
-      if (v === undefined) throw new UsageError(`option '${name}' requires a value\n${usage}`);
+      if (v === undefined) throw new UsageError(`option '${name}' requires a value`);
       return v;
     };
     switch (name) {
@@ -49,7 +49,7 @@ export function parseRemoteOptions(args: readonly string[], usage: string,
       case '--': o.rest.push(...args.slice(i + 1)); i = args.length; break;
       default:
         if (own(name, value)) break;
-        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'\n${usage}`);
+        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
         o.rest.push(a);
     }
   }

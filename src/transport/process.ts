@@ -25,8 +25,10 @@ export function spawnConnection(spec: SpawnSpec): StreamConnection {
     });
     child.on('close', (code, signal) => {
       if (code === 0 || killed) resolve();
-      else reject(new GitError('transport', 'remote-hung-up',
-        `the remote end hung up unexpectedly (${spec.command} ${signal ? `was killed by signal ${signal}` : `exited with status ${code}`})`));
+      // As git: the far end's own stderr (already passed on) says why; its exit status is for
+      // a debugger, not the user.
+      else reject(new GitError('transport', 'remote-hung-up', 'the remote end hung up unexpectedly',
+        { cause: { command: spec.command, code, signal } }));
     });
   });
   // Without a listener a failure before anyone asks would be an unhandled rejection.

@@ -7,8 +7,23 @@ import { OBJ_TREE, typeCode, typeName } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import { fatal, type CommandContext } from '../context.js';
 import { LineReader, Output } from '../output.js';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit cat-file (-t | -s | -e | -p | <type>) <object>\n   or: tsgit cat-file (--batch | --batch-check) [--batch-all-objects] [--buffer]';
+export const help: CommandHelp = {
+  summary: 'Provide contents or details of repository objects',
+  synopsis: ['(-t | -s | -e | -p | <type>) <object>', '(--batch | --batch-check)[=<format>] [--batch-all-objects] [--buffer] [--unordered]'],
+  options: [
+    ['-t', 'show object type'],
+    ['-s', 'show object size'],
+    ['-e', "exit with zero when there's no error"],
+    ['-p', "pretty-print object's content"],
+    ['--batch[=<format>]', 'show full <object> or <rev> contents for each line of stdin'],
+    ['--batch-check[=<format>]', 'show info about objects fed from the standard input'],
+    ['--batch-all-objects', 'show all objects with --batch or --batch-check'],
+    ['--buffer', 'buffer --batch output'],
+    ['--unordered', 'do not order --batch-all-objects output'],
+  ],
+};
 
 export default function catFile(ctx: CommandContext, args: string[]): number {
   let mode: string | null = null;
@@ -22,14 +37,14 @@ export default function catFile(ctx: CommandContext, args: string[]): number {
     else if (a === '--batch-all-objects') all = true;
     else if (a === '--buffer') buffer = true;
     else if (a === '--unordered') { /* sorted order is also a valid unordered order */ }
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else rest.push(a);
   }
   const repo = ctx.repository();
   const odb = repo.odb;
   const out = new Output();
   if (batch) {
-    if (rest.length) throw new UsageError(USAGE);
+    if (rest.length) throw new UsageError('');
     const fmt = compileFormat(batch.format);
     if (all) {
       odb.forEachId((buf, off) => {
@@ -59,13 +74,13 @@ export default function catFile(ctx: CommandContext, args: string[]): number {
     out.flush();
     return 0;
   }
-  if (all) throw new UsageError(USAGE);
+  if (all) throw new UsageError('');
   let wantType: string | null = null;
   if (!mode) {
-    if (rest.length !== 2) throw new UsageError(USAGE);
+    if (rest.length !== 2) throw new UsageError('');
     wantType = rest.shift()!;
   }
-  if (rest.length !== 1) throw new UsageError(USAGE);
+  if (rest.length !== 1) throw new UsageError('');
   const spec = rest[0]!;
   const revs = repo.revs();
   const id = revs.tryResolve(spec);

@@ -12,8 +12,17 @@ import { switchTree } from '../../worktree/switch.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Progress, progressWanted } from '../progress.js';
 import { writeAll } from '../output.js';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit checkout [-q] [-f] [--[no-]progress] [<branch> | <commit>]';
+export const help: CommandHelp = {
+  summary: 'Write the work tree and index of a branch or commit',
+  synopsis: ['[-q] [-f] [--[no-]progress] [<branch> | <commit>]'],
+  options: [
+    ['-q, --quiet', 'suppress progress reporting'],
+    ['-f, --force', 'force checkout (throw away local modifications)'],
+    ['--[no-]progress', 'force progress reporting'],
+  ],
+};
 /** git shows checkout progress only once it has run this long (start_delayed_progress). */
 const PROGRESS_DELAY_NS = 2_000_000_000n;
 
@@ -27,10 +36,10 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     else if (options && a === '--progress') progressFlag = true;
     else if (options && a === '--no-progress') progressFlag = false;
     else if (options && a === '--') options = false;
-    else if (options && a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    else if (options && a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
     else rest.push(a);
   }
-  if (rest.length > 1) throw new UsageError(`checking out paths is not supported\n${USAGE}`);
+  if (rest.length > 1) throw new UsageError(`checking out paths is not supported`);
   const repo = ctx.repository();
   if (!repo.workTree) throw fatal('this operation must be run in a work tree');
   const refs = RefStore.open(repo.gitDir, { env: ctx.env });

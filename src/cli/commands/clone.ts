@@ -9,9 +9,28 @@ import { GitError, UsageError } from '../../core/errors.js';
 import { parseFilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
-import { collectGarbage, keepYoungGenerationSmall } from './index-pack-memory.js';
+import { collectGarbage, keepYoungGenerationSmall } from '../memory.js';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit clone [<options>] [--] <repo> [<dir>]';
+export const help: CommandHelp = {
+  summary: 'Clone a repository into a new directory',
+  synopsis: ['[<options>] [--] <repo> [<dir>]'],
+  options: [
+    ['-q, --quiet', 'be more quiet'],
+    ['--progress', 'force progress reporting'],
+    ['-n, --no-checkout', "don't create a checkout"],
+    ['--bare', 'create a bare repository'],
+    ['--mirror', 'create a mirror repository (implies bare)'],
+    ['-o, --origin <name>', "use <name> instead of 'origin' to track upstream"],
+    ['-b, --branch <branch>', "checkout <branch> instead of the remote's HEAD"],
+    ['-u, --upload-pack <path>', 'path to git-upload-pack on the remote'],
+    ['--depth <depth>', 'create a shallow clone of that depth'],
+    ['--shallow-since <time>', 'create a shallow clone since a specific time'],
+    ['--[no-]single-branch', 'clone only one branch, HEAD or --branch'],
+    ['--no-tags', "don't clone any tags, and make later fetches not to follow them"],
+    ['--filter <args>', 'object filtering'],
+  ],
+};
 
 export default async function cloneCommand(ctx: CommandContext, args: string[]): Promise<number> {
   keepYoungGenerationSmall();
@@ -19,7 +38,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   let singleBranch: boolean | undefined;
   let branch: string | undefined, origin: string | undefined;
   let since: string | undefined, filter: string | undefined;
-  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, USAGE, (name, value) => {
+  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value) => {
     switch (name) {
       case '--bare': bare = true; break;
       case '--mirror': mirror = true; break;
@@ -36,8 +55,8 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
     }
     return true;
   });
-  if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.\n${USAGE}`);
-  if (rest.length > 2) throw new UsageError(`Too many arguments.\n${USAGE}`);
+  if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.`);
+  if (rest.length > 2) throw new UsageError(`Too many arguments.`);
   if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     await clone(rest[0]!, {

@@ -5,14 +5,29 @@
 import { fetch } from '../../client/fetch.js';
 import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
-import { collectGarbage, keepYoungGenerationSmall } from './index-pack-memory.js';
+import { collectGarbage, keepYoungGenerationSmall } from '../memory.js';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit fetch [<options>] [<repository> [<refspec>...]]';
+export const help: CommandHelp = {
+  summary: 'Download objects and refs from another repository',
+  synopsis: ['[<options>] [<repository> [<refspec>...]]'],
+  options: [
+    ['-q, --quiet', 'be more quiet'],
+    ['-v, --verbose', 'be more verbose'],
+    ['--progress', 'force progress reporting'],
+    ['-p, --[no-]prune', 'prune remote-tracking branches no longer on remote'],
+    ['-t, --tags', 'fetch all tags and associated objects'],
+    ['-n, --no-tags', 'do not fetch all tags'],
+    ['-f, --force', 'force overwrite of local reference'],
+    ['--depth <depth>', 'deepen history of shallow clone'],
+    ['-u, --upload-pack <path>', 'path to upload pack on remote end'],
+  ],
+};
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
   keepYoungGenerationSmall();
   let prune = false, tags = false, noTags = false, force = false;
-  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, USAGE, (name) => {
+  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name) => {
     switch (name) {
       case '-v': case '--verbose': break;
       case '-p': case '--prune': prune = true; break;

@@ -11,9 +11,30 @@ import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { progressWanted } from '../progress.js';
 import { printPackStats } from './verify-pack.js';
-import { keepYoungGenerationSmall } from './index-pack-memory.js';
+import { keepYoungGenerationSmall } from '../memory.js';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--[no-]rev-index] [--verify] [--strict | --fsck-objects] [--threads=<n>] (<pack-file> | --stdin [--fix-thin] [<pack-file>])';
+export const help: CommandHelp = {
+  summary: 'Build pack index file for an existing packed archive',
+  synopsis: ['[-v] [-o <index-file>] [--keep | --keep=<msg>] [--[no-]rev-index] [--verify] [--strict | --fsck-objects] [--threads=<n>] <pack-file>', '--stdin [--fix-thin] [--keep | --keep=<msg>] [-v] [-o <index-file>] [--strict | --fsck-objects] [--threads=<n>] [<pack-file>]'],
+  options: [
+    ['-v', 'be verbose about what is going on, including progress status'],
+    ['-o <index-file>', 'write the generated pack index into the specified file'],
+    ['--stdin', 'read the pack from standard input and copy it to <pack-file> or into the repository'],
+    ['--fix-thin', 'complete a thin pack with the bases it refers to'],
+    ['--keep[=<msg>]', 'create a .keep file before the pack is moved into place'],
+    ['--[no-]rev-index', 'write (or not) the reverse index (.rev)'],
+    ['--verify', 'check that the pack matches its existing index'],
+    ['--verify-stat[-only]', 'with --verify, show the delta chain histogram'],
+    ['--strict', 'die on broken objects or links (fsck every object, check connectivity)'],
+    ['--fsck-objects', 'die on broken objects, without the connectivity check'],
+    ['--threads=<n>', 'resolve deltas on <n> threads'],
+    ['--index-version=<v>[,<off>]', 'write an index of this version'],
+    ['--max-input-size=<n>', 'die if the pack is larger than <n> bytes'],
+    ['--progress-title <title>', 'the title of the progress meter'],
+    ['-q, --[no-]progress', 'show (or not) progress'],
+  ],
+};
 
 export default async function indexPackCommand(ctx: CommandContext, args: string[]): Promise<number> {
   keepYoungGenerationSmall();
@@ -30,7 +51,7 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (!a.startsWith('-')) {
-      if (packName !== undefined) throw new UsageError(USAGE);
+      if (packName !== undefined) throw new UsageError('');
       packName = a;
     } else if (a === '--stdin') stdin = true;
     else if (a === '--fix-thin') fixThin = true;
@@ -48,14 +69,14 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
     else if (a === '--no-rev-index') revIndex = false;
     else if (a === '--show-resolving-progress') showResolving = true;
     else if (a === '--progress-title') {
-      if (title !== undefined || i + 1 >= args.length) throw new UsageError(USAGE);
+      if (title !== undefined || i + 1 >= args.length) throw new UsageError('');
       title = args[++i]!;
     } else if (a === '-o') {
-      if (indexPath !== undefined || i + 1 >= args.length) throw new UsageError(USAGE);
+      if (indexPath !== undefined || i + 1 >= args.length) throw new UsageError('');
       indexPath = args[++i]!;
     } else if (a === '--threads' || a.startsWith('--threads=')) {
       const v = a === '--threads' ? args[++i] : a.slice(10);
-      if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(USAGE);
+      if (v === undefined || !/^\d+$/.test(v)) throw new UsageError('');
       threads = Number(v);
     } else if (a.startsWith('--index-version=')) {
       const m = /^(\d+)(?:,(0x[0-9a-fA-F]+|0[0-7]*|[1-9]\d*))?$/.exec(a.slice(16));
@@ -68,10 +89,10 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
     } else if (a.startsWith('--max-input-size=')) {
       maxInputSize = Number(a.slice(17));
     } else {
-      throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+      throw new UsageError(`unknown option '${a}'`);
     }
   }
-  if (!packName && !stdin) throw new UsageError(USAGE);
+  if (!packName && !stdin) throw new UsageError('');
   if (fixThin && !stdin) throw fatal(`the option '--fix-thin' requires '--stdin'`);
 
   let repo: Repository | null = null;

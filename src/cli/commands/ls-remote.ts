@@ -11,9 +11,22 @@ import { GitError, UsageError } from '../../core/errors.js';
 import { discover } from '../../repository/discover.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit ls-remote [--heads] [--tags] [--refs] [--upload-pack=<exec>] [-q | --quiet] ' +
-  '[--exit-code] [--get-url] [--symref] [<repository> [<patterns>...]]';
+export const help: CommandHelp = {
+  summary: 'List references in a remote repository',
+  synopsis: ['[--heads] [--tags] [--refs] [--upload-pack=<exec>] [-q | --quiet] [--exit-code] [--get-url] [--symref] [<repository> [<patterns>...]]'],
+  options: [
+    ['-q, --quiet', 'do not print remote URL'],
+    ['-u, --upload-pack <exec>', 'path of git-upload-pack on the remote host'],
+    ['-t, --tags', 'limit to tags'],
+    ['-h, --heads', 'limit to heads'],
+    ['--refs', 'do not show peeled tags'],
+    ['--get-url', 'take url.<base>.insteadOf into account'],
+    ['--exit-code', 'exit with exit code 2 if no matching refs are found'],
+    ['--symref', 'show underlying ref in addition to the object pointed by it'],
+  ],
+};
 
 export default async function lsRemoteCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let heads = false, tags = false, refsOnly = false, symref = false, quiet = false, exitCode = false, getUrl = false;
@@ -31,7 +44,7 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
     else if (a === '--upload-pack' || a === '-u') uploadPack = args[++i] ?? missing(a);
     else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
     else if (a === '--') { rest.push(...args.slice(i + 1)); break; }
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else rest.push(a);
   }
   const gitDir = findGitDir(ctx);
@@ -75,7 +88,7 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
 }
 
 function missing(option: string): never {
-  throw new UsageError(`option '${option}' requires a value\n${USAGE}`);
+  throw new UsageError(`option '${option}' requires a value`);
 }
 
 function findGitDir(ctx: CommandContext): string | null {

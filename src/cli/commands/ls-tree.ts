@@ -7,8 +7,22 @@ import type { ObjectDatabase } from '../../odb/database.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
 import { quoteCStyle } from '../quote.js';
+import type { CommandHelp } from '../help.js';
 
 interface Options { recursive: boolean; showTrees: boolean; onlyTrees: boolean; nameOnly: boolean; nul: boolean; quotePath: boolean }
+
+export const help: CommandHelp = {
+  summary: 'List the contents of a tree object',
+  synopsis: ['[-r] [-t] [-d] [-z] [--name-only] <tree-ish>'],
+  options: [
+    ['-d', 'only show trees'],
+    ['-r', 'recurse into subtrees'],
+    ['-t', 'show trees when recursing'],
+    ['-z', 'terminate entries with NUL byte'],
+    ['--name-only', 'list only filenames'],
+    ['--name-status', 'list only filenames'],
+  ],
+};
 
 export default function lsTree(ctx: CommandContext, args: string[]): number {
   const opts: Options = { recursive: false, showTrees: false, onlyTrees: false, nameOnly: false, nul: false, quotePath: true };
@@ -19,10 +33,10 @@ export default function lsTree(ctx: CommandContext, args: string[]): number {
     else if (a === '-d') opts.onlyTrees = true;
     else if (a === '-z') opts.nul = true;
     else if (a === '--name-only' || a === '--name-status') opts.nameOnly = true;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\nusage: tsgit ls-tree [-r] [-t] [-d] [-z] [--name-only] <tree-ish>`);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else rest.push(a);
   }
-  if (rest.length !== 1) throw new UsageError('usage: tsgit ls-tree [-r] [-t] [-d] [-z] [--name-only] <tree-ish>');
+  if (rest.length !== 1) throw new UsageError('');
   const repo = ctx.repository();
   opts.quotePath = repo.config.getBool('core', null, 'quotepath') ?? true;
   const revs = repo.revs();

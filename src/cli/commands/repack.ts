@@ -7,8 +7,19 @@ import { repack } from '../../pack/repack/index.js';
 import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { Progress, progressWanted } from '../progress.js';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit repack -a [-d] [-b | --write-bitmap-index] [-q | --quiet] [--progress]';
+export const help: CommandHelp = {
+  summary: 'Pack the objects of a repository into one pack',
+  synopsis: ['-a [-d] [-b | --write-bitmap-index] [-q | --quiet] [--progress]'],
+  options: [
+    ['-a', 'pack everything in a single pack'],
+    ['-d', 'remove redundant packs and loose objects'],
+    ['-b, --[no-]write-bitmap-index', 'write bitmap index'],
+    ['-q, --quiet', 'be quiet'],
+    ['--[no-]progress', 'show progress'],
+  ],
+};
 
 export default async function repackCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let all = false, del = false, quiet = false, progress = false;
@@ -27,7 +38,7 @@ export default async function repackCommand(ctx: CommandContext, args: string[])
         else if (c === 'b') bitmap = true;
         else if (c === 'q') quiet = true;
       }
-    } else throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    } else throw new UsageError(`unknown option '${a}'`);
   }
   const repo = ctx.repository();
   const config = repo.config;

@@ -10,6 +10,24 @@ import { TreeReadAhead } from '../../walk/tree-read-ahead.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output, writeAll } from '../output.js';
 import { revListWithBitmap, type BitmapTip } from '../rev-list-bitmap.js';
+import type { CommandHelp } from '../help.js';
+
+export const help: CommandHelp = {
+  summary: 'Lists commit objects in reverse chronological order',
+  synopsis: ['[<options>] <commit>... [--not <commit>...]'],
+  options: [
+    ['--objects', 'also list the trees and blobs the commits reach, with their paths'],
+    ['--[no-]object-names', 'show (or not) the paths with --objects'],
+    ['--count', 'print only how many objects would be listed'],
+    ['--all', 'every ref, and HEAD'],
+    ['--branches', 'every ref under refs/heads'],
+    ['--tags', 'every ref under refs/tags'],
+    ['--not', 'reverse the meaning of ^ for the revisions that follow'],
+    ['-n, --max-count <n>', 'list at most <n> commits'],
+    ['--use-bitmap-index', 'answer from the reachability bitmap'],
+    ['--in-commit-order', 'accepted; the order is the same'],
+  ],
+};
 
 export default function revList(ctx: CommandContext, args: string[]): number {
   let objects = false, count = false, names = true, maxCount = -1;
@@ -50,7 +68,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     } else if (a.startsWith('^')) addRev(a.slice(1), !negate);
     else addRev(a, negate);
   }
-  if (!anyTip) throw new UsageError('usage: tsgit rev-list [<options>] <commit>... [--] [<path>...]');
+  if (!anyTip) throw new UsageError('');
   const out = new Output();
   if (useBitmap && revListWithBitmap(repo, tips, { objects, count, maxCount }, out)) {
     out.flush();

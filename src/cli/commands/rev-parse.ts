@@ -4,6 +4,21 @@ import path from 'node:path';
 import { toHex } from '../../core/oid.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
+import type { CommandHelp } from '../help.js';
+
+export const help: CommandHelp = {
+  summary: 'Pick out and massage parameters',
+  synopsis: ['[--verify] [-q | --quiet] <rev>...', '(--git-dir | --absolute-git-dir | --show-toplevel | --is-bare-repository | --is-inside-work-tree)'],
+  options: [
+    ['--verify', 'verify that exactly one parameter is given and is a usable object name'],
+    ['-q, --quiet', 'with --verify, exit 1 quietly when it is not'],
+    ['--git-dir', 'show $GIT_DIR if defined, else the path to the .git directory'],
+    ['--absolute-git-dir', 'like --git-dir, but absolute'],
+    ['--show-toplevel', 'show the absolute path of the top of the work tree'],
+    ['--is-bare-repository', '"true" when the repository is bare'],
+    ['--is-inside-work-tree', '"true" inside a work tree'],
+  ],
+};
 
 export default function revParse(ctx: CommandContext, args: string[]): number {
   let verify = false, quiet = false;

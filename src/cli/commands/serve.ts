@@ -7,15 +7,28 @@ import { UsageError } from '../../core/errors.js';
 import { listRepositories, serve } from '../../server/serve.js';
 import type { CommandContext } from '../context.js';
 import path from 'node:path';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit serve [--host <addr>] [--port <n>] [--git-port <n> | --no-git-daemon] [--export-all] [--timeout <s>] [--workers <n>] <root>';
+export const help: CommandHelp = {
+  summary: 'Serve repositories over smart HTTP and git://',
+  synopsis: ['[--host <addr>] [--port <n>] [--git-port <n> | --no-git-daemon] [--export-all] [--timeout <s>] [--workers <n>] <root>'],
+  options: [
+    ['--host <addr>', 'listen on this address (default 127.0.0.1)'],
+    ['--port <n>', 'smart HTTP port (default 8080)'],
+    ['--git-port <n>', 'git:// port (default 9418)'],
+    ['--no-git-daemon', 'serve smart HTTP only'],
+    ['--export-all', 'serve repositories without git-daemon-export-ok too'],
+    ['--timeout <s>', 'drop a client idle this long (default 60)'],
+    ['--workers <n>', 'upload-pack worker processes (default: one per CPU)'],
+  ],
+};
 
 export default async function serveCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let host = '127.0.0.1', port = 8080, gitPort: number | null = 9418, exportAll = false, timeout = 60;
   let workers: number | undefined;
   let root: string | null = null;
   const number = (name: string, v: string | undefined) => {
-    if (v === undefined || !/^[0-9]+$/.test(v) || Number(v) > 65535) throw new UsageError(`${name} needs a number\n${USAGE}`);
+    if (v === undefined || !/^[0-9]+$/.test(v) || Number(v) > 65535) throw new UsageError(`${name} needs a number`);
     return Number(v);
   };
   for (let i = 0; i < args.length; i++) {
@@ -31,13 +44,13 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
     else if (name === '--timeout') timeout = number('--timeout', value());
     else if (name === '--workers') {
       workers = number('--workers', value());
-      if (workers === 0) throw new UsageError(`--workers needs at least 1\n${USAGE}`);
+      if (workers === 0) throw new UsageError(`--workers needs at least 1`);
     }
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else if (root === null) root = a;
-    else throw new UsageError(USAGE);
+    else throw new UsageError('');
   }
-  if (root === null || !host) throw new UsageError(USAGE);
+  if (root === null || !host) throw new UsageError('');
   root = path.resolve(ctx.cwd, root);
   const server = await serve({
     root, host, port, gitPort, exportAll, idleTimeout: timeout, workers: { size: workers },

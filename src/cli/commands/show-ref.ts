@@ -4,6 +4,21 @@ import { UsageError } from '../../core/errors.js';
 import { fromHex, toHex } from '../../core/oid.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
+import type { CommandHelp } from '../help.js';
+
+export const help: CommandHelp = {
+  summary: 'List references in a local repository',
+  synopsis: ['[--head] [-d | --dereference] [-s | --hash] [-q | --quiet] [--tags] [--heads] [<pattern>...]', '--verify [-q] [-d] [-s] <ref>...'],
+  options: [
+    ['--tags', 'only show tags (can be combined with heads)'],
+    ['--heads', 'only show heads (can be combined with tags)'],
+    ['--verify', 'stricter reference checking, requires exact ref path'],
+    ['--head', 'show the HEAD reference, even if it would be filtered out'],
+    ['-d, --dereference', 'dereference tags into object IDs'],
+    ['-s, --hash', 'only show SHA1 hash'],
+    ['-q, --quiet', 'do not print results to stdout (useful with --verify)'],
+  ],
+};
 
 export default function showRef(ctx: CommandContext, args: string[]): number {
   let head = false, deref = false, tags = false, heads = false, hashOnly = false, quiet = false, verify = false;
@@ -16,7 +31,7 @@ export default function showRef(ctx: CommandContext, args: string[]): number {
     else if (a === '-s' || a === '--hash') hashOnly = true;
     else if (a === '-q' || a === '--quiet') quiet = true;
     else if (a === '--verify') verify = true;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\nusage: tsgit show-ref [--head] [-d] [--tags] [--heads] [-s] [-q] [--verify] [<pattern>...]`);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else patterns.push(a);
   }
   const repo = ctx.repository();

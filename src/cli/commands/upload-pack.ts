@@ -8,8 +8,18 @@ import { Repository } from '../../repository/repository.js';
 import { enterRepo } from '../../server/enter-repo.js';
 import { uploadPack } from '../../server/upload-pack.js';
 import type { CommandContext } from '../context.js';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit upload-pack [--stateless-rpc] [--advertise-refs] [--strict] [--timeout=<n>] <dir>';
+export const help: CommandHelp = {
+  summary: 'Send objects packed back to git-fetch-pack',
+  synopsis: ['[--[no-]strict] [--timeout=<n>] [--stateless-rpc] [--advertise-refs] <directory>'],
+  options: [
+    ['--stateless-rpc', 'quit after a single request/response exchange'],
+    ['--advertise-refs', 'exit immediately after initial ref advertisement'],
+    ['--[no-]strict', 'do not try <directory>/.git/ if <directory> is no Git directory'],
+    ['--timeout=<n>', 'interrupt transfer after <n> seconds of inactivity'],
+  ],
+};
 
 export default async function uploadPackCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let statelessRpc = false, advertiseRefs = false, strict = false, timeout = 0;
@@ -22,15 +32,15 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
     else if (a === '--no-strict') strict = false;
     else if (a === '--timeout' || a.startsWith('--timeout=')) {
       const v = a === '--timeout' ? args[++i] : a.slice(10);
-      if (v === undefined || !/^[0-9]+$/.test(v)) throw new UsageError(`--timeout needs a number of seconds\n${USAGE}`);
+      if (v === undefined || !/^[0-9]+$/.test(v)) throw new UsageError(`--timeout needs a number of seconds`);
       timeout = Number(v);
     } else if (a === '--') {
       dir = args[++i] ?? null;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    } else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else if (dir === null) dir = a;
-    else throw new UsageError(USAGE);
+    else throw new UsageError('');
   }
-  if (dir === null) throw new UsageError(USAGE);
+  if (dir === null) throw new UsageError('');
   const repo = new Repository(enterRepo(path.resolve(ctx.cwd, dir), strict), null);
   const abort = new AbortController();
   // A reader that went away (EPIPE) stops the pack being written; nothing is left to tell it.

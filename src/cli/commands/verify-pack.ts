@@ -9,8 +9,16 @@ import { verifyPack, type PassResult } from '../../pack/index-pack/index.js';
 import type { CommandContext } from '../context.js';
 import { Output, writeAll } from '../output.js';
 import path from 'node:path';
+import type { CommandHelp } from '../help.js';
 
-const USAGE = 'usage: tsgit verify-pack [-v | --verbose] [-s | --stat-only] <pack>.idx...';
+export const help: CommandHelp = {
+  summary: 'Validate packed Git archive files',
+  synopsis: ['[-v | --verbose] [-s | --stat-only] [--] <pack>.idx...'],
+  options: [
+    ['-v, --verbose', 'verbose'],
+    ['-s, --stat-only', 'show statistics only'],
+  ],
+};
 
 export default async function verifyPackCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let verbose = false, statOnly = false;
@@ -18,10 +26,10 @@ export default async function verifyPackCommand(ctx: CommandContext, args: strin
   for (const a of args) {
     if (a === '-v' || a === '--verbose') verbose = true;
     else if (a === '-s' || a === '--stat-only') statOnly = true;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else packs.push(a);
   }
-  if (!packs.length) throw new UsageError(USAGE);
+  if (!packs.length) throw new UsageError('');
   let failed = false;
   for (const p of packs) {
     // As git: "foo.idx", "foo.pack" and "foo" all name foo.pack.

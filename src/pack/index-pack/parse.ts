@@ -20,7 +20,7 @@ import { Inflater } from '../../core/zlib.js';
 import { OBJ_OFS_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../delta.js';
 import { EntryHeader } from '../entry-header.js';
-import { crc32 } from './crc32.js';
+import { crc32 } from '../../core/crc32.js';
 import { MAX_SIZE, type ObjectTable } from './tables.js';
 import type { PackWindow } from './window.js';
 

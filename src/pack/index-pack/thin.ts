@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import { crc32 } from '../../core/crc32.js';
 import { CorruptError } from '../../core/errors.js';
 import { hashObject } from '../../core/hash.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
@@ -79,7 +80,7 @@ export function appendThinBases(ctx: ThinContext): ThinResult {
       table.type[n] = base.type;
       table.realType[n] = base.type;
       table.size[n] = base.data.length;
-      table.crc[n] = zlib.crc32(compressed, zlib.crc32(header));
+      table.crc[n] = crc32(compressed, 0, compressed.length, crc32(header));
       table.ids.set(id, n * OID_BYTES);
       table.base[n] = -1;
       table.depth[n] = 0;

@@ -7,6 +7,6 @@ export { writeOrder, type WriteOrder } from './order.js';
 export { writePack, type PackContents, type PackWriteOptions, type PackWriteStats, type ProgressMeter } from './write.js';
 export { PackStream, type ChunkSink, type PackStreamOptions } from './stream.js';
 export { writeEntryHeader, writeTypeAndSize, writeOfsDistance, MAX_ENTRY_HEADER } from './header.js';
-export { crc32 } from './crc32.js';
+export { crc32 } from '../../core/crc32.js';
 export { PackLayout, type StoredPack } from './pack-layout.js';
 export { PackReuse, type PackPrefix, type ReuseOptions } from './reuse.js';

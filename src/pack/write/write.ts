@@ -22,7 +22,7 @@ import type { ObjectDatabase } from '../../odb/database.js';
 import type { OidMap } from '../../walk/oid-map.js';
 import type { ByteView, PackFile } from '../pack-file.js';
 import { EntryHeader } from '../entry-header.js';
-import { crc32 } from './crc32.js';
+import { crc32 } from '../../core/crc32.js';
 import { createDelta } from './delta-encode.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
 import { PackLayout, type StoredPack } from './pack-layout.js';
@@ -467,13 +467,13 @@ class PackWriter {
     const expected = pack.index.crc(this.idxPos[idx]!);
     if (expected === undefined) return view;
     if (end - start <= view.end - view.pos) {
-      if (crc32(view.buf.subarray(view.pos, view.pos + (end - start))) === expected) return view;
+      if (crc32(view.buf, view.pos, view.pos + (end - start)) === expected) return view;
     } else {
       let crc = 0;
       for (let p = start; p < end;) {
         const v = pack.file.read(p, 1);
         const n = Math.min(end - p, v.end - v.pos);
-        crc = crc32(v.buf.subarray(v.pos, v.pos + n), crc);
+        crc = crc32(v.buf, v.pos, v.pos + n, crc);
         p += n;
       }
       if (crc === expected) return pack.file.read(start, 1);
