@@ -11,6 +11,7 @@ import { writeAll } from '../../cli/output.js';
 import { streamIdx } from '../idx/write.js';
 import { writeRev } from '../rev/write.js';
 import type { ObjectLookup } from './connectivity.js';
+import type { PackSink } from './observe.js';
 import { runPasses, type PackInput, type PassOptions, type PassResult } from './passes.js';
 
 /** A repository's object store as index-pack uses it (an ObjectDatabase fits). */
@@ -18,7 +19,7 @@ export interface ObjectStore extends ObjectLookup {
   readonly objectsDir: string;
 }
 
-export interface IndexPackOptions extends Omit<PassOptions, 'name' | 'onData' | 'lookup'> {
+export interface IndexPackOptions extends Omit<PassOptions, 'name' | 'sink' | 'lookup'> {
   /** For a stream: where the .pack goes (default <objects>/pack/pack-<hash>.pack). */
   packPath?: string;
   /** Where the .idx goes (default: next to the pack). */
@@ -81,11 +82,12 @@ export async function indexPack(objects: ObjectStore | string | null, input: Pac
       name = options.packPath ?? '<stdin>';
     }
     const fd = packFd;
-    const result = await runPasses(input, {
-      ...options, name, lookup, packPath: tmpPack ?? undefined,
-      onData: fd >= 0 ? (bytes) => writeAll(fd, bytes) : undefined,
-      writeAt: fd >= 0 ? (bytes, offset) => writeAt(fd, bytes, offset) : undefined,
-    });
+    const sink: PackSink | undefined = tmpPack === null ? undefined : {
+      path: tmpPack,
+      write: (bytes) => writeAll(fd, bytes),
+      writeAt: (bytes, offset) => writeAt(fd, bytes, offset),
+    };
+    const result = await runPasses(input, { ...options, name, lookup, sink });
     const hash = toHex(result.packHash);
     if (fd >= 0) {
       fs.fsyncSync(fd);

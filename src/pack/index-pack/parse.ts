@@ -21,6 +21,7 @@ import { OBJ_OFS_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../delta.js';
 import { EntryHeader } from '../entry-header.js';
 import { crc32 } from '../../core/crc32.js';
+import type { PackObserver } from './observe.js';
 import { MAX_SIZE, type ObjectTable } from './tables.js';
 import type { PackWindow } from './window.js';
 
@@ -36,8 +37,9 @@ const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '];
 export interface ParserOptions {
   /** Names the pack in errors (a path, or "<stdin>"). */
   name: string;
-  /** Receives pack bytes once they are parsed (to write the .pack of a stream). */
+  /** Receives pack bytes once they are parsed (a PackSink's write, for a stream). */
   onData?: (bytes: Uint8Array) => void;
+  observer?: PackObserver;
 }
 
 export class PackParser {
@@ -136,6 +138,7 @@ export class PackParser {
         }
         this.parsed = i + 1;
         this.pos = end;
+        this.options.observer?.onEntry?.(i, off, end, h.type, h.size);
       }
       this.flushHash(this.pos);
       if (w.end < this.pos + OID_BYTES) return this.short(eof, this.pos, this.pos + OID_BYTES, 'the pack trailer');
@@ -146,6 +149,7 @@ export class PackParser {
       }
       this.options.onData?.(trailer);
       this.packHash = computed;
+      this.options.observer?.onTrailer?.(computed);
       return 0;
     } finally {
       if (!this.done) this.flushHash(this.pos);
@@ -163,6 +167,7 @@ export class PackParser {
     if (this.version !== 2 && this.version !== 3) throw new CorruptError('pack', `${name}: pack version ${this.version} unsupported`);
     this.count = b.readUInt32BE(at + 8);
     this.pos = PACK_HEADER;
+    this.options.observer?.onHeader?.(this.version, this.count);
   }
 
   /** Out of bytes: an error at end of input, else the offset to wait for. */

@@ -19,6 +19,7 @@ import type { ReferenceList } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import { checkCollisions, checkConnectivity, type ObjectLookup } from './connectivity.js';
 import { linkDeltas } from './link.js';
+import type { PackObserver, PackSink } from './observe.js';
 import { PackParser } from './parse.js';
 import { ABORT, RESOLVED, Resolver, type ResolveShared } from './resolve.js';
 import { sortByOid } from './sort.js';
@@ -44,11 +45,10 @@ const MIN_ENTRY = 9;
 export interface PassOptions {
   /** Names the pack in messages. */
   name: string;
-  /**
-   * For a stream: the file its bytes are written to (by onData), which the second pass reads.
-   * For a path input, the path itself is used.
-   */
-  packPath?: string;
+  /** For a stream: where its bytes go, and the file the second pass reads (a path input is read where it is). */
+  sink?: PackSink;
+  /** Told of the header, each entry and the trailer as they are parsed. */
+  observer?: PackObserver;
   /** Total threads resolving deltas, this one included (default: the machine's parallelism). */
   threads?: number;
   fixThin?: boolean;
@@ -68,10 +68,6 @@ export interface PassOptions {
   cacheLimit?: number;
   /** Refuses a pack larger than this many bytes (git's --max-input-size). */
   maxInputSize?: number;
-  /** Receives the pack's bytes as they are parsed (to write the .pack of a stream). */
-  onData?: (bytes: Uint8Array) => void;
-  /** Writes bytes at an offset of the pack file (--fix-thin appends bases and fixes the header). */
-  writeAt?: (bytes: Uint8Array, offset: number) => void;
   progress?: ProgressOptions & { title?: string; resolving?: boolean };
   /** Stops delta resolution promptly (the CLI's SIGINT); the passes then throw. */
   signal?: AbortSignal;
@@ -107,7 +103,8 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const threadCount = Math.max(1, options.threads ?? os.availableParallelism());
   const name = options.name;
   const fromFile = typeof input === 'string';
-  const packPath = fromFile ? input : options.packPath;
+  const sink = fromFile ? null : options.sink;
+  const packPath = fromFile ? input : sink?.path;
   if (!packPath) throw new GitError('pack', 'usage', `${name}: a pack stream needs a file to be written to`);
   const progressOn = options.progress?.enabled ?? false;
 
@@ -138,7 +135,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const tooLarge = (): GitError => new GitError('pack', 'too-large', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`);
   // A file bounds how many objects it can hold, whatever its header claims.
   const table = new ObjectTable(fromFile ? Math.floor(fileSize / MIN_ENTRY) : MAX_ROWS);
-  parser = new PackParser(window, table, { name, onData: options.onData });
+  parser = new PackParser(window, table, { name, observer: options.observer, ...(sink ? { onData: (bytes) => sink.write(bytes) } : {}) });
   try {
     if (fromFile) {
       if (options.maxInputSize && fileSize > options.maxInputSize) throw tooLarge();
@@ -239,10 +236,10 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   let packHash = parser.packHash!;
   let entriesEnd = parser.pos;
   if (options.fixThin && Atomics.load(control, RESOLVED) < deltas) {
-    if (!options.writeAt) throw new GitError('pack', 'usage', `${name}: --fix-thin needs a pack file it may append to`);
+    if (!sink) throw new GitError('pack', 'usage', `${name}: --fix-thin needs a pack stream it may append to`);
     const thin = appendThinBases({
       table, parser, shared, lookup: options.lookup ?? null, name, packPath,
-      level: options.compressionLevel ?? 1, onProgress: showResolving, writeAt: options.writeAt,
+      level: options.compressionLevel ?? 1, onProgress: showResolving, writeAt: (bytes, offset) => sink.writeAt(bytes, offset),
     });
     appended = thin.appended;
     if (appended) {
