@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
 import type { PackIndex } from '../idx/read.js';
-import { ReverseIndex } from '../rev/read.js';
+import { ReverseIndex } from '../reverse-index/read.js';
 
 /** What a reverse index is checked against: an .idx or a multi-pack-index. */
 export interface ReversibleIndex {

@@ -9,7 +9,7 @@ import { GitError } from '../../core/errors.js';
 import { toHex } from '../../core/oid.js';
 import { writeAll } from '../../cli/output.js';
 import { streamIdx } from '../idx/write.js';
-import { writeRev } from '../rev/write.js';
+import { writeRev } from '../reverse-index/write.js';
 import type { ObjectLookup } from './connectivity.js';
 import type { PackSink } from './observe.js';
 import { runPasses, type PackInput, type PassOptions, type PassResult } from './passes.js';

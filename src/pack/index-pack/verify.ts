@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { anomalousOffsets, writeIdx } from '../idx/write.js';
-import { writeRev } from '../rev/write.js';
+import { writeRev } from '../reverse-index/write.js';
 import { derive } from './index-pack.js';
 import { runPasses, type PassResult } from './passes.js';
 

@@ -10,7 +10,7 @@ import { toHex } from '../../core/oid.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import { writeIdx } from '../idx/write.js';
 import { runPasses, type PassResult } from '../index-pack/passes.js';
-import { writeRev } from '../rev/write.js';
+import { writeRev } from '../reverse-index/write.js';
 import { writePack, type PackContents, type PackWriteOptions, type PackWriteStats } from '../write/write.js';
 
 export interface WrittenPack {
