@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
+import { LockFile } from '../core/lock-file.js';
 import { applyEdit, type ConfigEdit } from './edit.js';
 import { parseConfig } from './parse.js';
 import { parseBool, parseSigned } from './values.js';
@@ -144,17 +145,7 @@ export class Config {
   /** Writes pending edits to `<gitDir>/config` through `config.lock`; nothing to do if none. */
   save(): void {
     if (this.pending.length === 0) return;
-    const lock = this.path + '.lock';
-    let fd: number;
-    try {
-      fd = fs.openSync(lock, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o666);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new GitError('config', code === 'EEXIST' ? 'locked' : 'io',
-        code === 'EEXIST'
-          ? `could not lock config file ${this.path}: ${lock} exists; another process may be writing it, else remove it`
-          : `could not lock config file ${this.path}: ${(e as Error).message}`, { cause: e });
-    }
+    const lock = LockFile.acquire(this.path, `config file ${this.path}`, 'config');
     try {
       let text = '';
       let mode: number | null = null;
@@ -165,18 +156,14 @@ export class Config {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       }
       for (const edit of this.pending) text = applyEdit(text, this.path, edit);
-      fs.writeSync(fd, Buffer.from(text, 'latin1'));
-      if (mode !== null) fs.fchmodSync(fd, mode);
-      fs.closeSync(fd);
-      fd = -1;
-      fs.renameSync(lock, this.path);
+      lock.write(Buffer.from(text, 'latin1'));
+      if (mode !== null) lock.chmod(mode);
+      lock.commit();
       this.localText = text;
       this.pending = [];
       this.reload();
-    } catch (e) {
-      if (fd >= 0) fs.closeSync(fd);
-      fs.rmSync(lock, { force: true });
-      throw e;
+    } finally {
+      lock.rollback();
     }
   }
 

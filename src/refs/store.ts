@@ -8,7 +8,7 @@ import { Config } from '../config/index.js';
 import { CorruptError, GitError, NotFoundError } from '../core/errors.js';
 import { isHexOid, ZERO_HEX } from '../core/oid.js';
 import { checkRefFormat, checkRefPath } from './check-ref-format.js';
-import { LockFile } from './lock.js';
+import { LockFile } from '../core/lock-file.js';
 import { isMissing, listLooseRefNames, readLooseRef, type RawRef } from './loose.js';
 import { formatPackedRefs, PackedRefsCache, parsePackedRefs, removeRecords, type PackedRefs } from './packed.js';
 import { appendReflog, committerIdent, shouldLog, type LogAllRefUpdates } from './reflog.js';

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import { OID_BYTES } from '../../core/oid.js';
 import { MODE_GITLINK } from '../../object/tree.js';
-import { LockFile } from '../../refs/lock.js';
+import { LockFile } from '../../core/lock-file.js';
 import {
   CE_EXTENDED, CE_NAME_MASK, type CacheTreeNode, type IndexFile,
 } from './entry.js';

@@ -1,9 +1,10 @@
 // git's lock-file protocol: create `<file>.lock` with O_EXCL (so exactly one writer wins), write
 // the new content into it, then rename it over `<file>`. Readers see the old file or the new one,
-// never a half-written one; a crashed writer leaves only a stale .lock behind.
+// never a half-written one; a crashed writer leaves only a stale .lock behind. Refs, packed-refs,
+// the index and config all take their locks here.
 import fs from 'node:fs';
 import path from 'node:path';
-import { GitError } from '../core/errors.js';
+import { GitError, type ErrorLayer } from './errors.js';
 
 export class LockFile {
   private fd: number;
@@ -15,9 +16,10 @@ export class LockFile {
 
   /**
    * Takes the lock for `target`, creating missing parent directories. `what` names the thing
-   * being locked in the error ("ref 'refs/heads/main'", "packed-refs").
+   * being locked in the error ("ref 'refs/heads/main'", "packed-refs", "config file <path>"),
+   * which is raised in `layer`.
    */
-  static acquire(target: string, what: string): LockFile {
+  static acquire(target: string, what: string, layer: ErrorLayer = 'refs'): LockFile {
     const lockPath = target + '.lock';
     const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
     let fd: number;
@@ -32,16 +34,21 @@ export class LockFile {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') {
-        throw new GitError('refs', 'locked', `cannot lock ${what}: Unable to create '${lockPath}': File exists. `
+        throw new GitError(layer, 'locked', `cannot lock ${what}: Unable to create '${lockPath}': File exists. `
           + 'Another git process seems to be running in this repository; if it crashed, remove the file.', { cause: e });
       }
-      throw new GitError('refs', 'io', `cannot lock ${what}: cannot create '${lockPath}': ${(e as Error).message}`, { cause: e });
+      throw new GitError(layer, 'io', `cannot lock ${what}: cannot create '${lockPath}': ${(e as Error).message}`, { cause: e });
     }
     return new LockFile(target, lockPath, fd);
   }
 
   write(data: string | Uint8Array): void {
     fs.writeSync(this.fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+  }
+
+  /** Gives the new file these permission bits (config keeps the mode of the file it replaces). */
+  chmod(mode: number): void {
+    fs.fchmodSync(this.fd, mode);
   }
 
   /** Renames the lock over the target; the lock is released either way. */
@@ -51,7 +58,7 @@ export class LockFile {
       fs.renameSync(this.lockPath, this.target);
     } catch (e) {
       this.rollback();
-      throw new GitError('refs', 'io', `cannot rename '${this.lockPath}' to '${this.target}': ${(e as Error).message}`, { cause: e });
+      throw new GitError('core', 'io', `cannot rename '${this.lockPath}' to '${this.target}': ${(e as Error).message}`, { cause: e });
     }
     this.done = true;
   }
