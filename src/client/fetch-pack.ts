@@ -88,9 +88,6 @@ function checkFilter<T>(session: RemoteSession, options: FetchPackOptions<T>): F
 async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>): Promise<FetchPackResult<T>> {
   const conn = session.conn;
   const filter = checkFilter(session, options);
-  if (options.deepenSince !== undefined && !session.features('fetch').includes('shallow')) {
-    throw new GitError('client', 'unsupported', `${conn.name}: Server does not support --shallow-since`);
-  }
   // Every commit the server acknowledged, resent in each (stateless) round, in the order learnt.
   const common = new Set<string>();
   let havesToSend = INITIAL_FLUSH;
