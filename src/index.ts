@@ -14,8 +14,8 @@ export { Config, initialConfigText } from './config/index.js';
 export { RevResolver } from './rev/resolve.js';
 export { ObjectWalk, type ObjectVisitor } from './walk/object-walk.js';
 export { OidMap } from './walk/oid-map.js';
-export { indexPack, verifyPack, type IndexPackOptions, type IndexPackResult } from './pack/index-pack/index.js';
-export { repack } from './pack/repack/index.js';
+export { indexPack, verifyPack, type IndexPackOptions, type IndexPackResult } from './packing/index-pack/index.js';
+export { repack } from './packing/repack/index.js';
 export { PackBitmap } from './pack/bitmap/index.js';
 export { uploadPack, type UploadPackRequest } from './server/upload-pack.js';
 export {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { CorruptError } from '../src/core/errors.js';
 import { Bitset } from '../src/pack/bitmap/bitset.js';
 import { EwahBitmap, encodeEwah, encodeEwahXor, ewahWordCount } from '../src/pack/bitmap/ewah.js';
-import { nextCommitGap, selectBitmapCommits } from '../src/pack/bitmap/select.js';
+import { nextCommitGap, selectBitmapCommits } from '../src/packing/bitmap/select.js';
 import { packNameHash, packNameHashOf } from '../src/pack/name-hash.js';
 
 /** A deterministic generator, so a failure reproduces. */

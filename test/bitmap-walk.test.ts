@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fromHex, toHex } from '../src/core/oid.js';
 import { typeCode } from '../src/object/type.js';
-import { BitmapWalk, type BitmapObjects } from '../src/pack/bitmap/index.js';
+import { BitmapWalk, type BitmapObjects } from '../src/packing/bitmap/index.js';
 import { Repository } from '../src/repository/repository.js';
 import { buildBitmapRepo, type BitmapRepo } from './bitmap-walk-fixture.js';
 import { git, rmrf, tsgit } from './helpers.js';

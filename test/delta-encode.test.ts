@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { applyDelta } from '../src/pack/delta.js';
-import { createDelta } from '../src/pack/write/delta-encode.js';
+import { createDelta } from '../src/pack/delta-encode.js';
 
 function roundTrip(base: Uint8Array, target: Uint8Array, maxSize = target.length + 1024): Uint8Array {
   const delta = createDelta(base, target, maxSize);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { indexPack } from '../src/pack/index-pack/index.js';
+import { indexPack } from '../src/packing/index-pack/index.js';
 import { GIT_ENV, git, gitBuf, makeRepo, rmrf, TSGIT, tmpDir, tsgit } from './helpers.js';
 
 const BLOB = 3, OFS = 6, REF = 7;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { indexPack, runPasses, type PackObserver } from '../src/pack/index-pack/index.js';
+import { indexPack, runPasses, type PackObserver } from '../src/packing/index-pack/index.js';
 import { git, gitBuf, makeRepo, rmrf, tmpDir } from './helpers.js';
 
 let repo: string;

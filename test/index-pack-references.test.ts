@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { describe, it } from 'node:test';
 import { OID_BYTES } from '../src/core/oid.js';
-import { ObjectChecker } from '../src/pack/index-pack/check.js';
-import { SharedIdIndex } from '../src/pack/index-pack/id-index.js';
-import { ObjectTable } from '../src/pack/index-pack/tables.js';
+import { ObjectChecker } from '../src/packing/index-pack/check.js';
+import { SharedIdIndex } from '../src/packing/index-pack/id-index.js';
+import { ObjectTable } from '../src/packing/index-pack/tables.js';
 
 const BLOB = 3, TREE = 2;
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { indexPack } from '../src/pack/index-pack/index.js';
+import { indexPack } from '../src/packing/index-pack/index.js';
 import { git, gitBuf, GIT_ENV, rmrf, tmpDir, tsgit } from './helpers.js';
 
 let work: string;

@@ -6,7 +6,7 @@
 // nothing included), the caller walks instead, as git does.
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
 import { Bitset } from '../pack/bitmap/bitset.js';
-import { BitmapWalk, type BitmapObjects } from '../pack/bitmap/walk.js';
+import { BitmapWalk, type BitmapObjects } from '../packing/bitmap/walk.js';
 import type { Repository } from '../repository/repository.js';
 import type { Output } from './output.js';
 

@@ -4,7 +4,7 @@
 // once the refs are written. A partial clone's pack gets a .promisor listing the refs it was
 // fetched for, which is what tells git that objects it lacks may be fetched later.
 import fs from 'node:fs';
-import { indexPack } from '../pack/index-pack/index.js';
+import { indexPack } from '../packing/index-pack/index.js';
 import type { Repository } from '../repository/repository.js';
 
 export interface StorePackOptions {

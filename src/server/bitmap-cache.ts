@@ -3,8 +3,8 @@
 // BitmapWalk too, until the set of packs it sees changes; and with it the bitmapped pack's
 // PackLayout, whose entry offsets (read from the .idx as fetches look them up, then all at once)
 // serve every later fetch.
-import { BitmapWalk } from '../pack/bitmap/walk.js';
-import { PackLayout } from '../pack/write/pack-layout.js';
+import { BitmapWalk } from '../packing/bitmap/walk.js';
+import { PackLayout } from '../packing/write/pack-layout.js';
 import type { PackHandle } from '../odb/database.js';
 import type { Repository } from '../repository/repository.js';
 

@@ -2,7 +2,7 @@
 // (pack-objects' get_object_list_from_bitmap): wants and haves become bitmaps, the objects to send
 // are wants minus haves, blob:none masks out the blob type bitmap, and include-tag adds the tags of
 // what is sent. Of those, the ones stored in the bitmapped pack that can be copied as they are
-// (pack/write/reuse.ts) go out verbatim; the rest are planned by the ordinary pack writer, told
+// (packing/write/reuse.ts) go out verbatim; the rest are planned by the ordinary pack writer, told
 // where each is stored, which delta bases the receiver has, and which objects the receiver has are
 // other versions of an object's path (near it in the pack, with its name hash), so that one the
 // writer would compress whole can go as a delta against them instead.
@@ -15,11 +15,11 @@ import { parseTag } from '../object/tag.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
 import { Bitset } from '../pack/bitmap/bitset.js';
 import type { PackBitmap } from '../pack/bitmap/read.js';
-import type { BitmapObjects, BitmappedPack } from '../pack/bitmap/walk.js';
-import { writeOrder } from '../pack/write/order.js';
-import type { PackLayout } from '../pack/write/pack-layout.js';
-import { PackReuse } from '../pack/write/reuse.js';
-import type { PackContents } from '../pack/write/write.js';
+import type { BitmapObjects, BitmappedPack } from '../packing/bitmap/walk.js';
+import { writeOrder } from '../packing/write/order.js';
+import type { PackLayout } from '../packing/write/pack-layout.js';
+import { PackReuse } from '../packing/write/reuse.js';
+import type { PackContents } from '../packing/write/write.js';
 import type { PackFile } from '../pack/pack-file.js';
 import { OidMap } from '../walk/oid-map.js';
 import type { PackRequest } from './enumerate.js';

@@ -8,7 +8,7 @@
 //                          repositories kept open between them (worker-repos.ts, bitmap-cache.ts)
 //   upload-pack.ts         input limits -> refs.ts and policy.ts read once -> v0.ts or v2.ts
 //   v0.ts / v2.ts          advertisement, wants (wants.ts), shallow.ts, negotiate.ts
-//   send-pack.ts           enumerate.ts (walk, filters, include-tag, write order) -> pack/write,
+//   send-pack.ts           enumerate.ts (walk, filters, include-tag, write order) -> packing/write,
 //                          streamed into side-band with progress.ts's lines
 export { uploadPack, protocolVersion, AGENT, type UploadPackRequest } from './upload-pack.js';
 export { createUploadPackHandler, type HttpHandlerOptions, type UploadPackHandler, type AuthorizeRequest, type AuthorizeResult } from './http.js';

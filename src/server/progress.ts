@@ -3,7 +3,7 @@
 //   "Enumerating objects: 1234\r" ... "Enumerating objects: 419403, done.\n"
 // A line is redrawn when its percentage changes or a second has passed, and a shorter line pads
 // with spaces over the longer one it replaces, as progress.c does.
-import type { ProgressMeter } from '../pack/write/write.js';
+import type { ProgressMeter } from '../packing/write/write.js';
 
 export class ServerProgress implements ProgressMeter {
   private lastPercent = -1;

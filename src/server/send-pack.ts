@@ -5,9 +5,9 @@
 // arithmetic and most of the pack is copied verbatim from the bitmapped pack; when the bitmap
 // cannot answer (or cannot be read) the walk does, as git falls back.
 import { encodeSideband, SIDEBAND_MAX_DATA, writeLength, FLUSH_PKT, type SidebandMode } from '../protocol/index.js';
-import type { PackReuse } from '../pack/write/reuse.js';
+import type { PackReuse } from '../packing/write/reuse.js';
 import { GitError } from '../core/errors.js';
-import { writePack, type PackContents } from '../pack/write/write.js';
+import { writePack, type PackContents } from '../packing/write/write.js';
 import { enumerateObjects, type PackRequest } from './enumerate.js';
 import { enumerateWithBitmap, type BitmapPack } from './enumerate-bitmap.js';
 import { ServerProgress } from './progress.js';

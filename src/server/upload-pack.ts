@@ -1,7 +1,7 @@
 // upload-pack, the serve journey in one place:
 //   transport bytes in -> (idle and size limits) -> refs and policy read once -> protocol version
 //   -> v0.ts (advertise, wants, shallow, ACK/NAK rounds) or v2.ts (capabilities, ls-refs, fetch,
-//   object-info) -> send-pack.ts (enumerate.ts, then pack/write streaming into side-band) -> out.
+//   object-info) -> send-pack.ts (enumerate.ts, then packing/write streaming into side-band) -> out.
 // A client error is answered with an ERR line (band 3 once the pack has started) and ends the
 // request; the caller decides what ending means (exit status, closing a socket).
 import { Config } from '../config/index.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GitError, UsageError } from '../../core/errors.js';
 import type { Repository } from '../../repository/repository.js';
-import { indexPack, verifyPack } from '../../pack/index-pack/index.js';
+import { indexPack, verifyPack } from '../../packing/index-pack/index.js';
 import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { progressWanted } from '../progress.js';

@@ -1,9 +1,9 @@
 // tsgit repack -a [-d] [-b] [-q]: every reachable object into one new pack (see
-// src/pack/repack/repack.ts). Progress is git's, on stderr, shown when stderr is a terminal or with
+// src/packing/repack/repack.ts). Progress is git's, on stderr, shown when stderr is a terminal or with
 // --progress. As in git, a bare repository writes a bitmap with -a unless repack.writeBitmaps (or
 // pack.writeBitmaps) says otherwise. Incremental repacking (no -a) is not supported.
 import { UsageError } from '../../core/errors.js';
-import { repack } from '../../pack/repack/index.js';
+import { repack } from '../../packing/repack/index.js';
 import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { Progress, progressWanted } from '../progress.js';

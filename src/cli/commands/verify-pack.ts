@@ -5,7 +5,7 @@
 import { GitError, UsageError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { typeName } from '../../object/type.js';
-import { verifyPack, type PassResult } from '../../pack/index-pack/index.js';
+import { verifyPack, type PassResult } from '../../packing/index-pack/index.js';
 import type { CommandContext } from '../context.js';
 import { Output, writeAll } from '../output.js';
 import path from 'node:path';

@@ -1,8 +1,8 @@
 // The entry header a pack writer puts in front of each object: type and inflated size as git's
 // varint (4 bits of size in the first byte, 7 in each next), then for OFS_DELTA the distance back
 // to the base in git's biased base-128 form, or for REF_DELTA the base's 20-byte id.
-import { OID_BYTES } from '../../core/oid.js';
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
+import { OID_BYTES } from '../core/oid.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../object/type.js';
 
 /** Longest header: 10 size bytes, then 10 offset bytes or 20 id bytes. */
 export const MAX_ENTRY_HEADER = 32;

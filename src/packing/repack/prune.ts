@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
-import type { PackIndex } from '../idx/read.js';
+import type { PackIndex } from '../../pack/idx/read.js';
 
 const COMPANIONS = ['.pack', '.idx', '.rev', '.bitmap', '.promisor', '.mtimes'];
 

@@ -16,11 +16,11 @@ import { parseTag } from '../../object/tag.js';
 import { TreeCursor } from '../../object/tree.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, type RawObject } from '../../object/type.js';
 import type { ObjectDatabase, PackHandle } from '../../odb/database.js';
-import { packNameHash } from '../name-hash.js';
+import { packNameHash } from '../../pack/name-hash.js';
 import { CommitQueue } from '../../walk/commit-queue.js';
 import { ensureCapacity, OidMap } from '../../walk/oid-map.js';
-import { Bitset } from './bitset.js';
-import type { PackBitmap } from './read.js';
+import { Bitset } from '../../pack/bitmap/bitset.js';
+import type { PackBitmap } from '../../pack/bitmap/read.js';
 
 const SEEN = 1;
 const ADDED = 2;

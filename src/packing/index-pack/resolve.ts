@@ -20,7 +20,7 @@ import { compareOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
 import type { FsckOptions } from '../../object/fsck.js';
 import { OBJ_BLOB } from '../../object/type.js';
-import { applyDelta, readDeltaSizes } from '../delta.js';
+import { applyDelta, readDeltaSizes } from '../../pack/delta.js';
 import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';

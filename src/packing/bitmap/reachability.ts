@@ -11,9 +11,9 @@ import { toHex } from '../../core/oid.js';
 import { parseCommit } from '../../object/commit.js';
 import { TreeCursor } from '../../object/tree.js';
 import { OBJ_COMMIT, OBJ_TREE, typeName, type RawObject } from '../../object/type.js';
-import type { PackIndex } from '../idx/read.js';
-import { Bitset } from './bitset.js';
-import type { PackOrder } from './pack-order.js';
+import type { PackIndex } from '../../pack/idx/read.js';
+import { Bitset } from '../../pack/bitmap/bitset.js';
+import type { PackOrder } from '../../pack/bitmap/pack-order.js';
 
 export type ReadObject = (oid: Uint8Array, offset: number) => RawObject | null;
 

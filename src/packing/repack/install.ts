@@ -8,9 +8,9 @@ import path from 'node:path';
 import { GitError } from '../../core/errors.js';
 import { toHex } from '../../core/oid.js';
 import type { ObjectDatabase } from '../../odb/database.js';
-import { writeIdx } from '../idx/write.js';
+import { writeIdx } from '../../pack/idx/write.js';
 import { runPasses, type PassResult } from '../index-pack/passes.js';
-import { writeRev } from '../reverse-index/write.js';
+import { writeRev } from '../../pack/reverse-index/write.js';
 import { writePack, type PackContents, type PackWriteOptions, type PackWriteStats } from '../write/write.js';
 
 export interface WrittenPack {

@@ -18,10 +18,10 @@
 import fs from 'node:fs';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
-import { Bitset } from '../bitmap/bitset.js';
+import { Bitset } from '../../pack/bitmap/bitset.js';
 import { readExactly } from '../../core/read-exactly.js';
-import { MAX_ENTRY_HEADER, writeEntryHeader } from './header.js';
-import type { PackFile } from '../pack-file.js';
+import { MAX_ENTRY_HEADER, writeEntryHeader } from '../../pack/entry-header-encode.js';
+import type { PackFile } from '../../pack/pack-file.js';
 import type { PackLayout } from './pack-layout.js';
 import type { PackStream } from './stream.js';
 

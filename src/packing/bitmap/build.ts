@@ -1,14 +1,14 @@
 // A whole .bitmap for a pack, from the pack alone: entry headers give every object's type, every
 // commit is a candidate, selection picks which get bitmaps, reachability fills them, and the
 // writer lays out the file.
-import type { PackIndex } from '../idx/read.js';
-import type { PackFile } from '../pack-file.js';
+import type { PackIndex } from '../../pack/idx/read.js';
+import type { PackFile } from '../../pack/pack-file.js';
 import { OBJ_COMMIT } from '../../object/type.js';
-import { PackOrder } from './pack-order.js';
-import { readPackTypes } from './pack-types.js';
+import { PackOrder } from '../../pack/bitmap/pack-order.js';
+import { readPackTypes } from '../../pack/bitmap/pack-types.js';
 import { PackReachability, type ReadObject } from './reachability.js';
 import { selectBitmapCommits } from './select.js';
-import { typeBitmapsFrom, writeBitmap } from './write.js';
+import { typeBitmapsFrom, writeBitmap } from '../../pack/bitmap/write.js';
 
 export interface BuildBitmapOptions {
   /** The pack (the object database's PackHandle fits). */

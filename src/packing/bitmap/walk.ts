@@ -8,12 +8,12 @@ import { OID_BYTES } from '../../core/oid.js';
 import { OBJ_TAG } from '../../object/type.js';
 import type { PackHandle } from '../../odb/database.js';
 import type { Repository } from '../../repository/repository.js';
-import type { PackIndex } from '../idx/read.js';
-import type { PackFile } from '../pack-file.js';
-import { Bitset } from './bitset.js';
+import type { PackIndex } from '../../pack/idx/read.js';
+import type { PackFile } from '../../pack/pack-file.js';
+import { Bitset } from '../../pack/bitmap/bitset.js';
 import { findObjects, ObjectTable } from './find-objects.js';
-import type { PackOrder } from './pack-order.js';
-import { PackBitmap } from './read.js';
+import type { PackOrder } from '../../pack/bitmap/pack-order.js';
+import { PackBitmap } from '../../pack/bitmap/read.js';
 
 /** The pack a bitmap describes, with what reading it by position needs. */
 export interface BitmappedPack {

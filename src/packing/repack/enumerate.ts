@@ -10,7 +10,7 @@ import type { ObjectDatabase } from '../../odb/database.js';
 import type { RefStore } from '../../refs/store.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
 import { ensureCapacity } from '../../walk/oid-map.js';
-import { packNameHash } from '../name-hash.js';
+import { packNameHash } from '../../pack/name-hash.js';
 import { writeOrder } from '../write/order.js';
 import type { PackContents } from '../write/write.js';
 

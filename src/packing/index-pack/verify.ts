@@ -3,8 +3,8 @@
 // choices, as git's read_idx_option arranges), and the .rev too when asked to check one.
 import fs from 'node:fs';
 import { CorruptError, GitError } from '../../core/errors.js';
-import { anomalousOffsets, writeIdx } from '../idx/write.js';
-import { writeRev } from '../reverse-index/write.js';
+import { anomalousOffsets, writeIdx } from '../../pack/idx/write.js';
+import { writeRev } from '../../pack/reverse-index/write.js';
 import { derive } from './index-pack.js';
 import { runPasses, type PassResult } from './passes.js';
 

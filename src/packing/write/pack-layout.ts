@@ -13,11 +13,11 @@
 // layout and fetches of recent history look at the same entries again.
 import { CorruptError } from '../../core/errors.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
-import { EntryHeader } from '../entry-header.js';
-import type { PackIndex } from '../idx/read.js';
-import type { PackFile } from '../pack-file.js';
-import { MAX_ENTRY_HEADER } from './header.js';
-import { PackOrder } from '../bitmap/pack-order.js';
+import { EntryHeader } from '../../pack/entry-header.js';
+import type { PackIndex } from '../../pack/idx/read.js';
+import type { PackFile } from '../../pack/pack-file.js';
+import { MAX_ENTRY_HEADER } from '../../pack/entry-header-encode.js';
+import { PackOrder } from '../../pack/bitmap/pack-order.js';
 
 /** An open pack: its .pack and .idx (the object database's PackHandle is one). */
 export interface StoredPack {
