@@ -202,11 +202,20 @@ test('checkoutTree (the clone step) fills the work tree and index from a commit 
   const wt = cloneNoCheckout(src);
   const repo = new Repository(path.join(wt, '.git'), wt);
   const seen: number[] = [];
+  const meters: { title: string; total: number; delayed: boolean | undefined }[] = [];
+  let stopped = 0;
   const head = fromHex(git(wt, ['rev-parse', 'HEAD']).trim())!;
-  const result = await checkoutTree(repo, head, { progress: (n, total) => { seen.push(n); assert.equal(total, MIXED.length); } });
+  const result = await checkoutTree(repo, head, {
+    progress: (title, total, hint) => {
+      meters.push({ title, total, delayed: hint?.delayed });
+      return { update: (n) => { seen.push(n); }, stop: () => { stopped++; } };
+    },
+  });
   repo.close();
   assert.equal(result.entries, MIXED.length);
+  assert.deepEqual(meters, [{ title: 'Updating files', total: MIXED.length, delayed: true }]);
   assert.deepEqual(seen, MIXED.map((_, i) => i + 1));
+  assert.equal(stopped, 1);
   assert.equal(git(wt, ['status', '--porcelain']), '');
 });
 

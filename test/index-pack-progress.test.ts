@@ -1,14 +1,15 @@
 // The progress meter prints git's progress.c formats exactly: percentages, counts, throughput
 // (total and a moving-average rate, humanised as strbuf_humanise_bytes does), the final ", done.",
-// padding that erases a longer previous line, and the split after the title on narrow terminals.
+// padding that erases a longer previous line, and the split after the title on narrow terminals;
+// a delayed meter stays silent for two seconds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { humaniseBytes, Progress } from '../src/cli/progress.js';
+import { humaniseBytes, progressText, ProgressText } from '../src/core/progress.js';
 
 function meter(title: string, total: number, columns = 80) {
   const out: string[] = [];
   let ns = 0n;
-  const p = new Progress(title, total, { stream: (s) => out.push(s), now: () => ns, columns });
+  const p = new ProgressText(title, total, (s) => out.push(s), { now: () => ns, columns });
   return { p, out, at: (seconds: number) => { ns = BigInt(Math.round(seconds * 1e9)); } };
 }
 
@@ -30,7 +31,7 @@ describe('progress', () => {
     const { p, out } = meter('Resolving deltas', 4);
     for (let i = 0; i <= 4; i++) p.update(i);
     p.update(4);
-    p.done();
+    p.stop();
     assert.deepEqual(out, [
       'Resolving deltas:   0% (0/4)\r',
       'Resolving deltas:  25% (1/4)\r',
@@ -47,7 +48,7 @@ describe('progress', () => {
     at(0.6);
     p.update(20, 1000 + 25 * 2 ** 20);
     at(1.0);
-    p.done();
+    p.stop();
     assert.deepEqual(out, [
       'Receiving objects:  10% (10/100)\r',
       'Receiving objects:  20% (20/100), 25.00 MiB | 41.69 MiB/s\r',
@@ -60,7 +61,7 @@ describe('progress', () => {
     p.update(5);
     at(1.2);
     p.update(7);
-    p.done();
+    p.stop();
     assert.deepEqual(out, ['Counting objects: 7\r', 'Counting objects: 7, done.\n']);
   });
 
@@ -85,11 +86,21 @@ describe('progress', () => {
     assert.deepEqual(out, ['Resolving deltas:        \n   10% (1/10)\r', '   20% (2/10)\r']);
   });
 
-  it('prints nothing when disabled', () => {
+  it('a delayed meter shows nothing for two seconds, then what an undelayed one would', () => {
     const out: string[] = [];
-    const p = new Progress('Indexing objects', 3, { stream: (s) => out.push(s), enabled: false });
-    p.update(3);
-    p.done();
+    let ns = 0n;
+    const progress = progressText((s) => out.push(s), { now: () => ns });
+    const quick = progress('Updating files', 10, { delayed: true });
+    quick.update(5);
+    ns = 1_900_000_000n;
+    quick.update(10);
+    quick.stop();
     assert.deepEqual(out, []);
+    const slow = progress('Updating files', 10, { delayed: true });
+    ns = 4_000_000_000n;
+    slow.update(6);
+    slow.update(10);
+    slow.stop();
+    assert.deepEqual(out, ['Updating files:  60% (6/10)\r', 'Updating files: 100% (10/10)\r', 'Updating files: 100% (10/10), done.\n']);
   });
 });

@@ -3,6 +3,7 @@
 // chunks; writeSync keeps ordering with stderr simple and needs no stream back-pressure.
 import fs from 'node:fs';
 import { OID_BYTES, writeHex } from '../core/oid.js';
+import { writeExactly } from '../core/write-exactly.js';
 
 const CHUNK = 1 << 20;
 
@@ -94,16 +95,12 @@ export class Output {
 
 /** writeSync until done; a non-blocking pipe answers EAGAIN, which only means "try again". */
 export function writeAll(fd: number, data: Uint8Array): void {
-  let off = 0;
-  while (off < data.length) {
-    try {
-      off += fs.writeSync(fd, data, off, data.length - off);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN') continue;
-      if (code === 'EPIPE') process.exit(141);
-      throw e;
-    }
+  try {
+    writeExactly(fd, data);
+  } catch (e) {
+    // A reader that went away (`tsgit rev-list | head`) ends the command as SIGPIPE would.
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') process.exit(141);
+    throw e;
   }
 }
 

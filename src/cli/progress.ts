@@ -1,21 +1,6 @@
-// A progress meter that prints what git's progress.c prints, byte for byte:
-//   "Receiving objects:  45% (188731/419403), 120.00 MiB | 40.00 MiB/s\r"
-//   "Resolving deltas: 100% (317660/317660), done.\n"
-// Like git, a line is redrawn when the percentage changes or a second has passed, the throughput
-// is a moving average over the last eight half-second samples, and a line wider than the terminal
-// is split after the title.
+// Progress on the terminal: whether to show it, as git decides, and the meters drawn on stderr.
+import { progressText, type Progress } from '../core/progress.js';
 import { writeAll } from './output.js';
-
-export interface ProgressOptions {
-  /** Where lines go: a file descriptor (default 2, stderr) or a function (tests). */
-  stream?: number | ((text: string) => void);
-  /** Print nothing when false (the caller decides: -q, --progress, stderr a TTY). */
-  enabled?: boolean;
-  /** Terminal width for line splitting; default: stderr's columns, $COLUMNS, else 80. */
-  columns?: number;
-  /** Clock in nanoseconds (tests); default process.hrtime.bigint. */
-  now?: () => bigint;
-}
 
 /** Whether to show progress by default: git shows it when stderr is a terminal. */
 export function progressWanted(flags: { quiet?: boolean; progress?: boolean; verbose?: boolean } = {}): boolean {
@@ -24,147 +9,14 @@ export function progressWanted(flags: { quiet?: boolean; progress?: boolean; ver
   return process.stderr.isTTY === true;
 }
 
-const TP_SAMPLES = 8;
-const SECOND = 1_000_000_000n;
-const HALF_SECOND = 500_000_000n;
-
-/** git's strbuf_humanise_bytes. */
-export function humaniseBytes(bytes: number, rate = false): string {
-  const suffix = rate ? '/s' : '';
-  if (bytes > 2 ** 30) {
-    const whole = Math.floor(bytes / 2 ** 30);
-    const frac = Math.floor((bytes % 2 ** 30) / 10737419);
-    return `${whole}.${String(frac).padStart(2, '0')} GiB${suffix}`;
-  }
-  if (bytes > 2 ** 20) {
-    const x = bytes + 5243;
-    return `${Math.floor(x / 2 ** 20)}.${String(Math.floor(((x % 2 ** 20) * 100) / 2 ** 20)).padStart(2, '0')} MiB${suffix}`;
-  }
-  if (bytes > 2 ** 10) {
-    const x = bytes + 5;
-    return `${Math.floor(x / 2 ** 10)}.${String(Math.floor(((x % 2 ** 10) * 100) / 2 ** 10)).padStart(2, '0')} KiB${suffix}`;
-  }
-  return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}${suffix}`;
+/** Meters drawn on stderr, split to its width (else $COLUMNS, else 80) as git's are. */
+export function stderrProgress(): Progress {
+  const envColumns = Number(process.env.COLUMNS);
+  const columns = process.stderr.columns || (envColumns > 0 ? envColumns : 80);
+  return progressText((text) => writeAll(2, Buffer.from(text, 'utf8')), { columns });
 }
 
-export class Progress {
-  private readonly write: (text: string) => void;
-  private readonly enabled: boolean;
-  private readonly now: () => bigint;
-  private readonly columns: number;
-  private readonly start: bigint;
-  private lastValue = -1;
-  private lastPercent = -1;
-  private lastShown: bigint;
-  private counters = '';
-  private split = false;
-  private finished = false;
-  // Throughput, as git keeps it: bytes and 1024ths of a second over the last samples.
-  private tpDisplay = '';
-  private tpStarted = false;
-  private tpPrevTotal = 0;
-  private tpCurrTotal = 0;
-  private tpPrevNs = 0n;
-  private avgBytes = 0;
-  private avgMisecs = 0;
-  private readonly lastBytes = new Array<number>(TP_SAMPLES).fill(0);
-  private readonly lastMisecs = new Array<number>(TP_SAMPLES).fill(0);
-  private tpIdx = 0;
-
-  constructor(readonly title: string, private total = 0, options: ProgressOptions = {}) {
-    const stream = options.stream ?? 2;
-    this.write = typeof stream === 'function' ? stream : (text) => writeAll(stream, Buffer.from(text, 'utf8'));
-    this.enabled = options.enabled ?? true;
-    this.now = options.now ?? (() => process.hrtime.bigint());
-    const envCols = Number(process.env.COLUMNS);
-    this.columns = options.columns ?? (process.stderr.columns || (envCols > 0 ? envCols : 80));
-    this.start = this.now();
-    // The first update always draws (git: the percentage "changes" from -1).
-    this.lastShown = this.start;
-  }
-
-  /** Records that `n` items (and, for a transfer, `bytes` bytes) are done; redraws if due. */
-  update(n: number, bytes?: number): void {
-    if (!this.enabled || this.finished) return;
-    const now = this.now();
-    const tick = now - this.lastShown >= SECOND;
-    if (bytes !== undefined) this.throughput(bytes, now);
-    this.display(n, null, tick, now);
-  }
-
-  /** Prints the final line: "<title>: 100% (n/n), <message>.\n" (git's stop_progress_msg). */
-  done(message = 'done', n?: number): void {
-    if (this.finished) return;
-    this.finished = true;
-    if (!this.enabled) return;
-    if (n !== undefined) this.lastValue = n;
-    if (this.lastValue === -1) return;
-    const now = this.now();
-    if (this.tpStarted) {
-      const misecs = Number(((now - this.start) * 4398n) >> 32n);
-      const rate = Math.floor(this.tpCurrTotal / (misecs || 1));
-      this.tpDisplay = `, ${humaniseBytes(this.tpCurrTotal)} | ${humaniseBytes(rate * 1024, true)}`;
-    }
-    this.display(this.lastValue, `, ${message}.\n`, true, now);
-  }
-
-  private throughput(total: number, now: bigint): void {
-    if (!this.tpStarted) {
-      this.tpStarted = true;
-      this.tpPrevTotal = this.tpCurrTotal = total;
-      this.tpPrevNs = now;
-      return;
-    }
-    this.tpCurrTotal = total;
-    if (now - this.tpPrevNs <= HALF_SECOND) return;
-    const misecs = Number(((now - this.tpPrevNs) * 4398n) >> 32n);
-    const count = total - this.tpPrevTotal;
-    this.tpPrevTotal = total;
-    this.tpPrevNs = now;
-    this.avgBytes += count;
-    this.avgMisecs += misecs;
-    const rate = Math.floor(this.avgBytes / this.avgMisecs);
-    this.avgBytes -= this.lastBytes[this.tpIdx]!;
-    this.avgMisecs -= this.lastMisecs[this.tpIdx]!;
-    this.lastBytes[this.tpIdx] = count;
-    this.lastMisecs[this.tpIdx] = misecs;
-    this.tpIdx = (this.tpIdx + 1) % TP_SAMPLES;
-    this.tpDisplay = `, ${humaniseBytes(total)} | ${humaniseBytes(rate * 1024, true)}`;
-  }
-
-  private display(n: number, done: string | null, tick: boolean, now: bigint): void {
-    const lastLen = this.counters.length;
-    this.lastValue = n;
-    let show = false;
-    if (this.total) {
-      const percent = Math.floor((n * 100) / this.total);
-      if (percent !== this.lastPercent || tick) {
-        this.lastPercent = percent;
-        this.counters = `${String(percent).padStart(3, ' ')}% (${n}/${this.total})${this.tpDisplay}`;
-        show = true;
-      }
-    } else if (tick) {
-      this.counters = `${n}${this.tpDisplay}`;
-      show = true;
-    }
-    if (!show) return;
-    this.lastShown = now;
-    const eol = done ?? '\r';
-    let clear = this.counters.length < lastLen ? lastLen - this.counters.length + 1 : 0;
-    const lineLen = this.title.length + this.counters.length + 2;
-    if (this.split) {
-      this.write(`  ${this.counters}${pad(eol, clear)}`);
-    } else if (!done && this.columns < lineLen) {
-      clear = this.title.length + 1 < this.columns ? this.columns - this.title.length - 1 : 0;
-      this.write(`${this.title}:${' '.repeat(clear)}\n  ${this.counters}${eol}`);
-      this.split = true;
-    } else {
-      this.write(`${this.title}: ${this.counters}${pad(eol, clear)}`);
-    }
-  }
-}
-
-/** printf's "%*s": `s` right-aligned in a field of `width`. */
-function pad(s: string, width: number): string {
-  return s.length >= width ? s : ' '.repeat(width - s.length) + s;
+/** stderrProgress() when `show`, else none. */
+export function progressIf(show: boolean): Progress | undefined {
+  return show ? stderrProgress() : undefined;
 }

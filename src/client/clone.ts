@@ -4,6 +4,7 @@
 //   -> fetch-pack (no haves) -> index-pack as the pack arrives -> shallow file
 //   -> refs (packed-refs for the remote's refs, HEAD, branch tracking) -> checkout
 // Any failure, or an abort through `signal` (the CLI's SIGINT), removes what the clone created.
+import type { Progress } from '../core/progress.js';
 import os from 'node:os';
 import path from 'node:path';
 import { Config } from '../config/index.js';
@@ -15,7 +16,6 @@ import { formatFilterSpec, type FilterSpec } from '../protocol/index.js';
 import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { checkoutTree } from '../worktree/checkout.js';
-import { DelayedProgress } from './delayed-progress.js';
 import { fetchPack } from './fetch-pack.js';
 import { guessDirectory } from './guess-directory.js';
 import { initRepository } from './init-repository.js';
@@ -52,8 +52,8 @@ export interface CloneOptions {
    * that everything they point to arrived.
    */
   readonly strict?: boolean;
-  /** Draw progress meters on stderr. */
-  readonly progress?: boolean;
+  /** Meters for receiving the pack, resolving deltas and updating files (the CLI draws them on stderr). */
+  readonly progress?: Progress;
   /** The server's progress text; when absent the server is asked not to send any. */
   readonly onRemoteProgress?: (text: string) => void;
   /** "Cloning into ..." and warnings, as git prints them to stderr. */
@@ -160,7 +160,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
           onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
           receivePack: (pack) => storePack(repository, pack, {
-            fixThin: false, strict: options.strict ?? true, connectivity: !deepen && !filtered, progress: options.progress ?? false,
+            fixThin: false, strict: options.strict ?? true, connectivity: !deepen && !filtered, progress: options.progress,
             keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal, onIndexed: options.onPackStored,
             ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
           }),
@@ -194,9 +194,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
             session = null;
           }
           if (options.signal?.aborted) throw interrupted();
-          const progress = new DelayedProgress('Updating files', options.progress ?? false);
-          await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
-          progress.done();
+          await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: options.progress });
         } catch (e) {
           session?.abort();
           throw checkoutFailed(e);
@@ -232,7 +230,7 @@ async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commi
   const fetched = await fetchPack(session, {
     wants: blobs, negotiator: null, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
     receivePack: (pack) => storePack(repo, pack, {
-      fixThin: false, strict: options.strict ?? true, connectivity: false, progress: options.progress ?? false,
+      fixThin: false, strict: options.strict ?? true, connectivity: false, progress: options.progress,
       keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, promisorRefs: [], signal: options.signal,
     }),
   });

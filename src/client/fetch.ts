@@ -4,6 +4,7 @@
 //   -> shallow file -> tags that arrived but were not asked for (backfill) -> prune
 //   -> update refs (fast-forward, forced, or rejected) -> FETCH_HEAD -> report
 // Refs are touched only after the pack is stored, so a failed fetch changes no ref.
+import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,7 +46,8 @@ export interface FetchOptions {
    * everything they point to is there.
    */
   readonly strict?: boolean;
-  readonly progress?: boolean;
+  /** Meters for receiving the pack and resolving deltas (the CLI draws them on stderr). */
+  readonly progress?: Progress;
   readonly onRemoteProgress?: (text: string) => void;
   /** The ref report and warnings, as git prints them to stderr. */
   readonly log?: (message: string) => void;
@@ -136,7 +138,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
         warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack) => storePack(repo, pack, {
-          fixThin: true, strict, connectivity, progress: options.progress ?? false,
+          fixThin: true, strict, connectivity, progress: options.progress,
           keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal, onIndexed: options.onPackStored,
           ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
         }),

@@ -3,6 +3,7 @@
 // concurrent gc cannot delete its objects before refs point at them; the caller removes the .keep
 // once the refs are written. A partial clone's pack gets a .promisor listing the refs it was
 // fetched for, which is what tells git that objects it lacks may be fetched later.
+import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
 import { indexPack } from '../packing/index-pack/index.js';
 import type { Repository } from '../repository/repository.js';
@@ -18,8 +19,8 @@ export interface StorePackOptions {
    * are deliberately absent.
    */
   readonly connectivity: boolean;
-  /** Show "Receiving objects" / "Resolving deltas". */
-  readonly progress: boolean;
+  /** Meters for "Receiving objects" / "Resolving deltas". */
+  readonly progress?: Progress;
   /** The .keep text, git's "fetch-pack <pid> on <host>". */
   readonly keepMessage: string;
   /** For a partial clone: the refs the pack was fetched for, written to its .promisor file. */
@@ -73,7 +74,7 @@ async function receive(repo: Repository, pack: AsyncIterable<Uint8Array>, option
     strict: options.strict ? { strict: true } : null,
     connectivity: options.connectivity,
     keep: options.keepMessage,
-    progress: { enabled: options.progress },
+    ...(options.progress ? { progress: options.progress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   return { objects, packPath, keepCreated, keepPath };

@@ -7,10 +7,10 @@
 import { encodeSideband, SIDEBAND_MAX_DATA, writeLength, FLUSH_PKT, type SidebandMode } from '../protocol/index.js';
 import type { PackReuse } from '../packing/write/reuse.js';
 import { GitError } from '../core/errors.js';
+import { progressText } from '../core/progress.js';
 import { writePack, type PackContents } from '../packing/write/write.js';
 import { enumerateObjects, type PackRequest } from './enumerate.js';
 import { enumerateWithBitmap, type BitmapPack } from './enumerate-bitmap.js';
-import { ServerProgress } from './progress.js';
 import type { Session } from './session.js';
 
 export interface SendPackOptions {
@@ -29,10 +29,12 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
   const emit = mode && opts.progress
     ? (text: string) => out.write(encodeSideband(2, Buffer.from(text, 'utf8'), mode), true)
     : null;
+  // git's pack-objects draws the same meters for the client as for a terminal (80 columns).
+  const progress = emit ? progressText(emit) : undefined;
   const keepAliveMs = s.policy.keepAlive * 1000;
   out.packStarted = true;
   try {
-    const enumerating = emit ? new ServerProgress('Enumerating objects', 0, emit) : null;
+    const enumerating = progress?.('Enumerating objects', 0);
     const bitmap = bitmapEnumeration(s, req, opts);
     let contents: PackContents, prefix: PackReuse | undefined;
     if (bitmap) {
@@ -63,7 +65,7 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
       thin: opts.thin,
       chunkSize: mode ? SIDEBAND_MAX_DATA[mode] : 65536,
       headroom: mode ? 5 : 0,
-      progress: emit ? (title, total) => new ServerProgress(title, total, emit) : undefined,
+      progress,
       signal: s.options.signal,
       compression: s.policy.compression,
       prefix,

@@ -1,22 +1,15 @@
 // file:// URLs and plain paths: run an upload-pack on the local repository and talk to it over
-// its stdin/stdout, as git does. tsgit's own upload-pack is preferred; git's stands in when this
-// build has none. The version travels in GIT_PROTOCOL, as git sets it for local transports.
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// its stdin/stdout, as git does: tsgit's own, unless the caller names another (--upload-pack). The
+// version travels in GIT_PROTOCOL, as git sets it for local transports.
+import { TSGIT_EXECUTABLE } from '../core/executable.js';
 import { protocolParameter, type ConnectOptions } from './connection.js';
 import { spawnConnection } from './process.js';
 import type { StreamConnection } from './stream-connection.js';
 
-const OWN_UPLOAD_PACK = new URL('../cli/commands/upload-pack.js', import.meta.url);
-const TSGIT_BIN = fileURLToPath(new URL('../../../bin/tsgit', import.meta.url));
-
 /** The command that serves `repoPath`: the one place to change which upload-pack a local clone uses. */
 export function localUploadPack(repoPath: string, uploadPack: string | undefined): { command: string; args: string[] } {
   if (uploadPack !== undefined) return { command: 'sh', args: ['-c', `${uploadPack} "$@"`, uploadPack, repoPath] };
-  if (fs.existsSync(OWN_UPLOAD_PACK) && fs.existsSync(TSGIT_BIN)) {
-    return { command: process.execPath, args: [TSGIT_BIN, 'upload-pack', repoPath] };
-  }
-  return { command: 'git', args: ['upload-pack', repoPath] };
+  return { command: TSGIT_EXECUTABLE.command, args: [...TSGIT_EXECUTABLE.args, 'upload-pack', repoPath] };
 }
 
 export function connectFile(target: { path: string; display: string }, options: ConnectOptions): StreamConnection {

@@ -3,6 +3,7 @@
 // (checkout/conversions.ts), check that the target is empty, write directories and files in index
 // order (checkout/directories.ts, checkout/write-entry.ts), then write the index with the stat
 // data of every file and the cache-tree.
+import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { readCheckoutSettings } from './checkout/settings.js';
 import { newStatTable, STAT_FIELDS } from './checkout/stat-table.js';
 import { WriterThreads, writeInParallel } from './checkout/parallel.js';
 import { writePlannedFiles, type WriteSettings } from './checkout/write-files.js';
+import { updatingFiles } from './checkout/updating-files.js';
 import { IndexLock } from './index-file/write.js';
 
 export interface CheckoutOptions {
@@ -25,8 +27,8 @@ export interface CheckoutOptions {
   workTree?: string;
   /** Check out into a non-empty directory, replacing files and directories in the way. */
   force?: boolean;
-  /** Called after each file with (written, total). */
-  progress?: (done: number, total: number) => void;
+  /** The "Updating files" meter. */
+  progress?: Progress;
   /** Configuration to honour; default: the repository's, with the global and system files. */
   config?: Config;
   env?: NodeJS.ProcessEnv;
@@ -126,9 +128,11 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     const stats = newStatTable(plan.count, parallel !== null);
     const codes = conversions?.codes ?? null;
     const write: WriteSettings = { autocrlf: settings.autocrlf, eol: settings.eol, symlinks: settings.symlinks };
+    const meter = updatingFiles(options.progress);
     const result = parallel
-      ? await writeInParallel(repo.odb, plan, stats, codes, write, parallel, options.progress)
-      : writePlannedFiles(repo.odb, plan, stats, null, codes, write, force, options.progress);
+      ? await writeInParallel(repo.odb, plan, stats, codes, write, parallel, meter.report)
+      : writePlannedFiles(repo.odb, plan, stats, null, codes, write, force, meter.report);
+    meter.stop();
     pool = null;
     // Straight from the columns: an entry object per file would cost more than the plan itself.
     lock.commitStream(indexVersion(config, env), plan.count, (out) => {

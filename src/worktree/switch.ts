@@ -13,6 +13,7 @@
 // Every check runs before the first change. Then all removals happen (leading directories vetted
 // first, so no removal goes through a symlink), then the writes, with a directory cache that
 // starts empty after those removals (checkout/directories.ts).
+import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Config } from '../config/index.js';
@@ -33,13 +34,15 @@ import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './i
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
 import { isClean, lstatOrNull, type CleanCheck } from './switch/clean.js';
+import { updatingFiles } from './checkout/updating-files.js';
 import { LeadingPathCheck } from './switch/leading-path.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
 
 export interface SwitchOptions {
   /** Discard local changes and replace untracked files in the way. */
   force?: boolean;
-  progress?: (done: number, total: number) => void;
+  /** The "Updating files" meter. */
+  progress?: Progress;
   config?: Config;
   env?: NodeJS.ProcessEnv;
 }
@@ -180,7 +183,9 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     }
 
     const removed = removeEntries(root, toRemove);
-    writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, settings, force, options.progress);
+    const meter = updatingFiles(options.progress);
+    writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, settings, force, meter.report);
+    meter.stop();
 
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
     result.sort(compareEntries);

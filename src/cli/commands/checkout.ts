@@ -10,7 +10,7 @@ import { checkRefFormat, RefStore } from '../../refs/index.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
 import { fatal, type CommandContext } from '../context.js';
-import { Progress, progressWanted } from '../progress.js';
+import { progressIf, progressWanted } from '../progress.js';
 import { writeAll } from '../output.js';
 import type { CommandHelp } from '../help.js';
 
@@ -23,8 +23,6 @@ export const help: CommandHelp = {
     ['--[no-]progress', 'force progress reporting'],
   ],
 };
-/** git shows checkout progress only once it has run this long (start_delayed_progress). */
-const PROGRESS_DELAY_NS = 2_000_000_000n;
 
 export default async function checkout(ctx: CommandContext, args: string[]): Promise<number> {
   let quiet = false, force = false, progressFlag: boolean | undefined;
@@ -75,15 +73,14 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   }
 
   const show = progressFlag ?? progressWanted({ quiet });
-  const meter = show ? delayedProgress('Updating files') : null;
+  const progress = progressIf(show);
   const indexFile = indexPath(repo.gitDir, ctx.env);
   if (!fs.existsSync(indexFile)) {
-    await checkoutTree(repo, commit, { force, env: ctx.env, progress: meter?.update });
+    await checkoutTree(repo, commit, { force, env: ctx.env, progress });
   } else {
     const oldCommit = head.oid ? fromHex(head.oid) : null;
-    switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress: meter?.update });
+    switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress });
   }
-  meter?.done();
 
   // Move HEAD: a branch makes it symbolic, anything else detaches it.
   const newHex = toHex(commit);
@@ -120,22 +117,4 @@ function subject(data: Uint8Array): string {
   const text = Buffer.from(data).toString('utf8');
   const body = text.indexOf('\n\n');
   return body < 0 ? '' : text.slice(body + 2).split('\n', 1)[0]!;
-}
-
-/** A progress meter that stays silent until the work has taken two seconds, as git's does. */
-function delayedProgress(title: string): { update: (n: number, total: number) => void; done: () => void } {
-  const start = process.hrtime.bigint();
-  let meter: Progress | null = null;
-  return {
-    update(n, total) {
-      if (!meter) {
-        if ((n & 63) !== 0 || process.hrtime.bigint() - start < PROGRESS_DELAY_NS) return;
-        meter = new Progress(title, total);
-      }
-      meter.update(n);
-    },
-    done() {
-      meter?.done();
-    },
-  };
 }

@@ -11,6 +11,7 @@ import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
 import { collectGarbage, keepYoungGenerationSmall } from '../memory.js';
 import type { CommandHelp } from '../help.js';
+import { progressIf } from '../progress.js';
 
 export const help: CommandHelp = {
   summary: 'Clone a repository into a new directory',
@@ -63,7 +64,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, depth,
       ...(since !== undefined ? { shallowSince: parseApproxDate(since) } : {}),
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
-      noCheckout, origin, progress: run.showProgress,
+      noCheckout, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: (message) => { if (!quiet || message.startsWith('warning:')) run.stderr(message); },
       onPackStored: collectGarbage,

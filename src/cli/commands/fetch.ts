@@ -7,6 +7,7 @@ import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
 import { collectGarbage, keepYoungGenerationSmall } from '../memory.js';
 import type { CommandHelp } from '../help.js';
+import { progressIf } from '../progress.js';
 
 export const help: CommandHelp = {
   summary: 'Download objects and refs from another repository',
@@ -43,7 +44,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const result = await fetch(repo, {
       cwd: ctx.cwd, env: ctx.env, remote: rest[0], refspecs: rest.slice(1), depth, prune, tags, noTags, force,
-      progress: run.showProgress, report: !quiet,
+      progress: progressIf(run.showProgress), report: !quiet,
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: run.stderr, onPackStored: collectGarbage, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),
       transport: uploadPack !== undefined ? { uploadPack } : {},

@@ -9,7 +9,7 @@ import type { Repository } from '../../repository/repository.js';
 import { indexPack, verifyPack } from '../../packing/index-pack/index.js';
 import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
-import { progressWanted } from '../progress.js';
+import { progressIf, progressWanted } from '../progress.js';
 import { printPackStats } from './verify-pack.js';
 import { keepYoungGenerationSmall } from '../memory.js';
 import type { CommandHelp } from '../help.js';
@@ -129,7 +129,7 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
     maxInputSize, compressionLevel: level === -1 ? 6 : level,
     strict: strict || fsckObjects ? { strict: true } : null,
     connectivity: strict,
-    progress: { enabled: showProgress, title, resolving: showProgress || showResolving },
+    progress: progressIf(showProgress || showResolving), receivingProgress: showProgress, progressTitle: title,
   });
   if (!stdin) {
     writeAll(1, Buffer.from(`${result.packHash}\n`));

@@ -6,7 +6,7 @@ import { UsageError } from '../../core/errors.js';
 import { repack } from '../../packing/repack/index.js';
 import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
-import { Progress, progressWanted } from '../progress.js';
+import { progressIf, progressWanted } from '../progress.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -58,10 +58,7 @@ export default async function repackCommand(ctx: CommandContext, args: string[])
     packKeptObjects: config.getBool('repack', null, 'packkeptobjects'),
     compression: config.getInt('pack', null, 'compression') ?? config.getInt('core', null, 'compression'),
     threads,
-    progress: showProgress ? (title, total) => {
-      const p = new Progress(title, total);
-      return { update: n => p.update(n), stop: () => p.done() };
-    } : undefined,
+    progress: progressIf(showProgress),
   });
   if (result.packHash === null) {
     if (!quiet) writeAll(1, Buffer.from('Nothing new to pack.\n'));

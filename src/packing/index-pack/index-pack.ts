@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
 import { toHex } from '../../core/oid.js';
-import { writeAll } from '../../cli/output.js';
+import { writeExactly } from '../../core/write-exactly.js';
 import { streamIdx } from '../../pack/idx/write.js';
 import { writeRev } from '../../pack/reverse-index/write.js';
 import type { ObjectLookup } from './connectivity.js';
@@ -84,8 +84,8 @@ export async function indexPack(objects: ObjectStore | string | null, input: Pac
     const fd = packFd;
     const sink: PackSink | undefined = tmpPack === null ? undefined : {
       path: tmpPack,
-      write: (bytes) => writeAll(fd, bytes),
-      writeAt: (bytes, offset) => writeAt(fd, bytes, offset),
+      write: (bytes) => writeExactly(fd, bytes),
+      writeAt: (bytes, offset) => writeExactly(fd, bytes, offset),
     };
     const result = await runPasses(input, { ...options, name, lookup, sink });
     const hash = toHex(result.packHash);
@@ -107,13 +107,13 @@ export async function indexPack(objects: ObjectStore | string | null, input: Pac
     cleanup.push(tmpIdx);
     writeNew(tmpIdx, (fd) => streamIdx({ count: result.count, ids: t.ids, crcs: t.crc, offsets: t.offset }, result.sorted, result.packHash, {
       version: options.indexVersion, off32Limit: options.off32Limit, strict: !!options.strict,
-    }, (chunk) => writeAll(fd, chunk)));
+    }, (chunk) => writeExactly(fd, chunk)));
     let tmpRev: string | null = null;
     if (revPath) {
       tmpRev = tempName(path.dirname(revPath), 'tmp_rev_');
       cleanup.push(tmpRev);
       const rev = writeRev(result.sorted, t.offset, result.packHash);
-      writeNew(tmpRev, (fd) => writeAll(fd, rev));
+      writeNew(tmpRev, (fd) => writeExactly(fd, rev));
     }
 
     let keepPath: string | null = null;
@@ -170,11 +170,6 @@ function writeNew(file: string, fill: (fd: number) => void): void {
   }
 }
 
-function writeAt(fd: number, data: Uint8Array, position: number): void {
-  let done = 0;
-  while (done < data.length) done += fs.writeSync(fd, data, done, data.length - done, position + done);
-}
-
 /** Creates the .keep unless one exists (git's odb_pack_keep); true if this call created it. */
 function writeKeep(file: string, message: string): boolean {
   let fd: number;
@@ -185,7 +180,7 @@ function writeKeep(file: string, message: string): boolean {
     throw new GitError('pack', 'io', `cannot write keep file '${file}': ${(e as Error).message}`, { cause: e });
   }
   try {
-    if (message.length) writeAll(fd, Buffer.from(`${message}\n`, 'utf8'));
+    if (message.length) writeExactly(fd, Buffer.from(`${message}\n`, 'utf8'));
   } finally {
     fs.closeSync(fd);
   }

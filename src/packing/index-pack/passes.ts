@@ -14,7 +14,7 @@ import type { Readable } from 'node:stream';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import type { FsckOptions } from '../../object/fsck.js';
-import { Progress, type ProgressOptions } from '../../cli/progress.js';
+import type { Progress, ProgressMeter } from '../../core/progress.js';
 import type { ReferenceList } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import { checkCollisions, checkConnectivity, type ObjectLookup } from './connectivity.js';
@@ -68,7 +68,15 @@ export interface PassOptions {
   cacheLimit?: number;
   /** Refuses a pack larger than this many bytes (git's --max-input-size). */
   maxInputSize?: number;
-  progress?: ProgressOptions & { title?: string; resolving?: boolean };
+  /** Meters for "Receiving objects" (or "Indexing objects") and "Resolving deltas". */
+  progress?: Progress;
+  /** Names the first meter instead (git's --progress-title). */
+  progressTitle?: string;
+  /**
+   * Whether the first meter shows (default true); false shows "Resolving deltas" alone, as git's
+   * --show-resolving-progress does for receive-pack, whose client shows its own sending.
+   */
+  receivingProgress?: boolean;
   /** Stops delta resolution promptly (the CLI's SIGINT); the passes then throw. */
   signal?: AbortSignal;
 }
@@ -106,7 +114,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const sink = fromFile ? null : options.sink;
   const packPath = fromFile ? input : sink?.path;
   if (!packPath) throw new GitError('pack', 'usage', `${name}: a pack stream needs a file to be written to`);
-  const progressOn = options.progress?.enabled ?? false;
+  const progress = options.progress;
 
   // Pass 1.
   const window = new PackWindow();
@@ -117,16 +125,16 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   }
   let parser!: PackParser;
   let trailing = Buffer.alloc(0);
-  let receiving: Progress | null = null;
+  let receiving: ProgressMeter | null = null;
   const showReceiving = (): void => {
     if (parser.count < 0) return;
     // Workers take tens of milliseconds to start: start them as soon as the pack says it is big
     // enough to use them, so that they are ready when the first pass ends.
     if (parser.count >= THREADS_FROM && threads.size < threadCount - 1) threads.spawn(threadCount - 1);
-    if (!progressOn) return;
+    if (!progress || options.receivingProgress === false) return;
     if (!receiving) {
       // As in git, the throughput starts with the first read after the progress does.
-      receiving = new Progress(options.progress?.title ?? (fromFile ? 'Indexing objects' : 'Receiving objects'), parser.count, options.progress);
+      receiving = progress(options.progressTitle ?? (fromFile ? 'Indexing objects' : 'Receiving objects'), parser.count);
       receiving.update(parser.parsed);
       return;
     }
@@ -176,7 +184,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   } finally {
     if (fd >= 0) fs.closeSync(fd);
   }
-  (receiving as Progress | null)?.done();
+  (receiving as ProgressMeter | null)?.stop();
   const parsedCount = parser.count;
 
   // Pass 2.
@@ -196,9 +204,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     strict: options.strict ?? null, connectivity,
   };
   const deltas = parser.ofsCount + parser.refCount;
-  const resolving = progressOn && deltas > 0 && (options.progress?.resolving ?? true)
-    ? new Progress('Resolving deltas', deltas, options.progress)
-    : null;
+  const resolving = progress && deltas > 0 ? progress('Resolving deltas', deltas) : null;
   const showResolving = (): void => { resolving?.update(Atomics.load(control, RESOLVED)); };
   const lists: ReferenceList[] = [];
   const workersDone = useWorkers ? threads.start(shared) : Promise.resolve([] as ReferenceList[]);
@@ -252,8 +258,8 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const resolved = Atomics.load(control, RESOLVED);
   if (resolved < deltas) throw unresolvedError(table, count, parser, name, deltas - resolved);
   if (resolving) {
-    if (appended) resolving.done(`completed with ${appended} local object${appended === 1 ? '' : 's'}`, resolved);
-    else resolving.done('done', resolved);
+    resolving.update(resolved);
+    resolving.stop(appended ? `completed with ${appended} local object${appended === 1 ? '' : 's'}` : 'done');
   }
 
   const sorted = sortByOid(table.ids, count);

@@ -12,7 +12,7 @@ import { buildPackBitmap } from '../bitmap/build.js';
 import { writeBitmapFile } from '../../pack/bitmap/write.js';
 import { PackIndex } from '../../pack/idx/read.js';
 import { PackFile } from '../../pack/pack-file.js';
-import type { ProgressMeter } from '../write/write.js';
+import type { Progress } from '../../core/progress.js';
 import { enumerateForRepack, type RepackObjects } from './enumerate.js';
 import { installPack, writeTempPack } from './install.js';
 import { reflogTips } from './reflog-tips.js';
@@ -35,7 +35,7 @@ export interface RepackOptions {
   compression?: number;
   /** Threads for indexing the new pack. */
   threads?: number;
-  progress?: (title: string, total: number) => ProgressMeter;
+  progress?: Progress;
 }
 
 export interface RepackResult {

@@ -4,7 +4,7 @@
 // closes the pack with its SHA-1 trailer. reuse.ts copies a bitmapped pack's entries verbatim ahead of
 // the writer's own (pack-layout.ts maps pack positions to entry offsets for both).
 export { writeOrder, type WriteOrder } from './order.js';
-export { writePack, type PackContents, type PackWriteOptions, type PackWriteStats, type ProgressMeter } from './write.js';
+export { writePack, type PackContents, type PackWriteOptions, type PackWriteStats } from './write.js';
 export { PackStream, type ChunkSink, type PackStreamOptions } from './stream.js';
 export { PackLayout, type StoredPack } from './pack-layout.js';
 export { PackReuse, type PackPrefix, type ReuseOptions } from './reuse.js';

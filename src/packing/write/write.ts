@@ -23,6 +23,7 @@ import type { OidMap } from '../../walk/oid-map.js';
 import type { ByteView, PackFile } from '../../pack/pack-file.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import { crc32 } from '../../core/crc32.js';
+import type { Progress, ProgressMeter } from '../../core/progress.js';
 import { createDelta } from '../../pack/delta-encode.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from '../../pack/entry-header-encode.js';
 import { PackLayout, type StoredPack } from './pack-layout.js';
@@ -57,18 +58,13 @@ export interface PackContents {
   similarHad?(index: number): readonly number[];
 }
 
-export interface ProgressMeter {
-  update(done: number): void;
-  stop(): void;
-}
-
 export interface PackWriteOptions extends PackStreamOptions {
   /** The receiver understands OFS_DELTA (the ofs-delta capability). */
   ofsDelta: boolean;
   /** Deltas may name bases that are not in the pack but that the receiver has. */
   thin: boolean;
-  /** Starts a progress meter ("Counting objects", "Compressing objects"). */
-  progress?: (title: string, total: number) => ProgressMeter;
+  /** Meters for "Counting objects" and "Compressing objects". */
+  progress?: Progress;
   /** Stops the work between objects (the receiver went away). */
   signal?: AbortSignal;
   /** zlib level for objects compressed afresh (git's pack.compression, default -1). */
