@@ -66,7 +66,11 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
       writeAll(2, Buffer.from(`fatal: ${e.message}\n`));
       return 128;
     }
-    throw e;
+    // Anything else is a bug or an fs error nobody translated: still one line, as git dies; the
+    // stack is for TSGIT_DEBUG=1 (bin/tsgit prints it).
+    if (env.TSGIT_DEBUG) throw e;
+    writeAll(2, Buffer.from(`fatal: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}\n`));
+    return 128;
   } finally {
     ctx.close();
   }
