@@ -2,6 +2,7 @@
 // 128 for fatal errors, 129 for usage errors.
 import fs from 'node:fs';
 import path from 'node:path';
+import { addConfigParameter } from '../config/command-line.js';
 import { GitError, UsageError } from '../core/errors.js';
 import { CommandContext, type Command } from './context.js';
 import { writeAll } from './output.js';
@@ -18,7 +19,7 @@ async function loadCommand(name: string): Promise<Command | null> {
   return (await import(new URL(`${name}.js`, COMMAND_DIR).href) as { default: Command }).default;
 }
 
-const usageText = () => `usage: tsgit [-C <path>] [--git-dir=<path>] <command> [<args>]
+const usageText = () => `usage: tsgit [-C <path>] [-c <name>=<value>] [--git-dir=<path>] <command> [<args>]
 
 commands:
 ${commandNames().map(c => `   ${c}`).join('\n')}
@@ -34,6 +35,21 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
       const p = argv[++i];
       if (p === undefined) return usage('option -C requires a value');
       dir = path.resolve(dir, p);
+    } else if (a === '-c') {
+      // As git: the setting travels in $GIT_CONFIG_PARAMETERS, to this command and those it runs
+      // (set in process.env itself when that is the environment, as git's setenv, so that code
+      // reading process.env sees it too).
+      const setting = argv[++i];
+      if (setting === undefined) return usage('no config key given for -c');
+      try {
+        const value = addConfigParameter(env.GIT_CONFIG_PARAMETERS, setting);
+        if (env === process.env) process.env.GIT_CONFIG_PARAMETERS = value;
+        else env = { ...env, GIT_CONFIG_PARAMETERS: value };
+      } catch (e) {
+        if (!(e instanceof GitError)) throw e;
+        writeAll(2, Buffer.from(`error: ${e.message}\nfatal: unable to parse command-line config\n`));
+        return 128;
+      }
     } else if (a === '--git-dir') {
       const p = argv[++i];
       if (p === undefined) return usage('option --git-dir requires a value');

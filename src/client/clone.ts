@@ -26,7 +26,8 @@ import { checkRemoteRefNames, mapRefs, parseRefspec, type MappedRef, type Refspe
 import { RemoteSession, type RemoteRef } from './session.js';
 import { updateShallow } from './shallow-file.js';
 import { storePack, type StoredPack } from './store-pack.js';
-import { connectOptionsFromConfig } from './transport-config.js';
+import { rewriteUrl } from './remote-config.js';
+import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
 export interface CloneOptions {
   /** Where to clone to; by default a name guessed from the URL, in `cwd`. */
@@ -126,14 +127,19 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     if (options.noTags) config.set('remote', origin, 'tagOpt', '--no-tags');
     config.save();
 
-    const connectOptions = { ...connectOptionsFromConfig(Config.loadSync(gitDir, { global: true, env }), env), ...options.transport };
-    session = await RemoteSession.open(remoteUrl, connectOptions);
+    // As git's remote_get: the stored URL is the one given, the one used has url.<base>.insteadOf
+    // applied; and the protocol must be allowed (protocol.<name>.allow).
+    const effective = Config.loadSync(gitDir, { global: true, env });
+    const fetchUrl = parseRemoteUrl(rewriteUrl(effective, storedUrl), cwd);
+    checkProtocolAllowed(effective, env, fetchUrl);
+    const connectOptions = { ...connectOptionsFromConfig(effective, env), ...options.transport };
+    session = await RemoteSession.open(fetchUrl, connectOptions);
     if (options.signal?.aborted) throw interrupted();
     const prefixes = ['HEAD', srcPrefix];
     if (options.branch) prefixes.push(`refs/heads/${options.branch}`, `refs/tags/${options.branch}`);
     if (!options.noTags) prefixes.push('refs/tags/');
     const refs = await session.listRefs({ prefixes, unborn: true });
-    checkRemoteRefNames(refs, remoteUrl.display);
+    checkRemoteRefNames(refs, fetchUrl.display);
     const head = refs.find((r) => r.name === 'HEAD') ?? null;
     const plan = chooseRefs(refs, head, { refspec, branch: options.branch, singleBranch, mirror, noTags: options.noTags ?? false, origin });
 
@@ -189,7 +195,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       if (workTree && !options.noCheckout && headState.oid) {
         try {
           if (options.filter) {
-            session = await RemoteSession.open(remoteUrl, connectOptions);
+            session = await RemoteSession.open(fetchUrl, connectOptions);
             await fetchMissingBlobs(session, repository, headState.oid, options);
             session = null;
           }
