@@ -23,14 +23,20 @@ const CUTOFF_DATE_SLOP = 86400;
 const MERGE_TRAVERSAL_WEIGHT = 65535;
 const MAX_TAG_CHAIN = 64;
 
-/** The commits met, by dense index: date, parents and flags, each commit read once. */
+/**
+ * The commits met, by dense index: date, parents and flags, each commit read once. A shallow
+ * commit ($GIT_DIR/shallow) has no parents here, as for git.
+ */
 class CommitGraph {
   readonly ids = new OidMap(256);
   dates = new Float64Array(256);
   flags = new Uint32Array(256);
   private parents: (Int32Array | undefined)[] = [];
+  private readonly shallow = new Set<number>();
 
-  constructor(readonly odb: ObjectDatabase) {}
+  constructor(readonly odb: ObjectDatabase, shallow: Iterable<Uint8Array>) {
+    for (const id of shallow) this.shallow.add(this.intern(id));
+  }
 
   intern(id: Uint8Array, off = 0): number {
     let idx = this.ids.addOrGet(id, off);
@@ -52,7 +58,7 @@ class CommitGraph {
     } else {
       const c = parseCommit(o.data, () => `commit ${this.hex(idx)}`);
       this.dates[idx] = c.time;
-      ps = new Int32Array(c.parents.length);
+      ps = new Int32Array(this.shallow.has(idx) ? 0 : c.parents.length);
       for (let i = 0; i < ps.length; i++) ps[i] = this.intern(c.parents[i]!);
     }
     this.parents[idx] = ps;
@@ -119,6 +125,8 @@ export interface DescribeOptions {
   always?: boolean;
   /** Hex digits of an abbreviated id (git's core.abbrev=auto for the repository). */
   abbrev: number;
+  /** The repository's shallow commits, whose parents are not there. */
+  shallow?: Iterable<Uint8Array>;
 }
 
 interface Name {
@@ -130,7 +138,7 @@ interface Name {
 
 /** git describe <commit>; null when git would fail ("No names found", "No tags can describe"). */
 export function describe(odb: ObjectDatabase, refs: readonly RefEntry[], commit: Uint8Array, o: DescribeOptions): string | null {
-  const graph = new CommitGraph(odb);
+  const graph = new CommitGraph(odb, o.shallow ?? []);
   const names = new Map<number, Name>();
   for (const ref of refs) {
     const isTag = ref.name.startsWith('refs/tags/');
@@ -147,7 +155,11 @@ export function describe(odb: ObjectDatabase, refs: readonly RefEntry[], commit:
   // An annotated tag is shown by the name inside it, as git's append_name.
   const nameOf = (n: Name) => (n.tag ? `${o.all ? 'tags/' : ''}${n.tag.name}` : n.path);
   const exact = names.get(start);
-  if (exact && (o.tags || o.all || exact.prio === 2)) return nameOf(exact);
+  if (exact && (o.tags || o.all || exact.prio === 2)) {
+    // A tag whose own name differs from its ref's is "misnamed": git then shows the suffix too.
+    const misnamed = exact.tag !== null && exact.tag.name !== (o.all ? exact.path.slice(5) : exact.path);
+    return misnamed ? `${nameOf(exact)}-0-g${graph.hex(start).slice(0, o.abbrev)}` : nameOf(exact);
+  }
 
   interface Candidate { name: Name; depth: number; flag: number; order: number }
   const matches: Candidate[] = [];
@@ -226,8 +238,9 @@ interface RevName {
  * git name-rev --tags --name-only --no-undefined <commit> (what describe --contains runs): the
  * name, or null when no tag contains the commit.
  */
-export function nameRev(odb: ObjectDatabase, refs: readonly RefEntry[], commit: Uint8Array): string | null {
-  const graph = new CommitGraph(odb);
+export function nameRev(odb: ObjectDatabase, refs: readonly RefEntry[], commit: Uint8Array,
+  shallow: Iterable<Uint8Array> = []): string | null {
+  const graph = new CommitGraph(odb, shallow);
   const start = graph.intern(commit);
   const cutoff = graph.date(start) - CUTOFF_DATE_SLOP;
   const tips: { idx: number; name: string; date: number; deref: boolean; order: number }[] = [];

@@ -10,7 +10,7 @@ import { initSubmodules } from '../../client/submodule/init.js';
 import { submoduleStatus } from '../../client/submodule/status.js';
 import { Superproject } from '../../client/submodule/superproject.js';
 import { displayPath, updateSubmodules } from '../../client/submodule/update.js';
-import { UsageError } from '../../core/errors.js';
+import { GitError, UsageError } from '../../core/errors.js';
 import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { runRemoteCommand } from '../remote-command.js';
@@ -60,6 +60,17 @@ function count(text: string | undefined, option: string): number | undefined {
 }
 
 export default async function submoduleCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  try {
+    return await run(ctx, args);
+  } catch (e) {
+    // As git: a path that matches nothing is an error, status 1.
+    if (!(e instanceof GitError) || e.code !== 'no-match') throw e;
+    report.err(`error: ${e.message}\n`);
+    return 1;
+  }
+}
+
+async function run(ctx: CommandContext, args: string[]): Promise<number> {
   let i = 0;
   let quiet = false;
   for (; i < args.length && (args[i] === '-q' || args[i] === '--quiet'); i++) quiet = true;

@@ -1,7 +1,7 @@
 // `git clone --recurse-submodules[=<pathspec>]`: the clone records submodule.active=<pathspec>
 // (each given, `.` by default) before it fetches, then, once the work tree is checked out, runs
 // what git runs: `submodule update --require-init --recursive [--depth=1 with
-// --shallow-submodules] [--jobs=<n>] [--[no-]single-branch as given to the clone]`. A failure
+// --shallow-submodules] [--jobs=<n>] [--[no-]single-branch as the clone itself was]`. A failure
 // there leaves the superproject in place, as git does, and sets the exit status.
 import { Repository } from '../../repository/repository.js';
 import { clone, type CloneOptions, type CloneResult } from '../clone.js';
@@ -31,7 +31,8 @@ export async function cloneRecursive(url: string, options: CloneOptions, recurse
       requireInit: true, recursive: true,
       ...(recurse.shallow ? { depth: 1 } : {}),
       ...(recurse.jobs !== undefined ? { jobs: recurse.jobs } : {}),
-      ...(options.singleBranch !== undefined ? { singleBranch: options.singleBranch } : {}),
+      // The superproject's choice, stated: git passes --no-single-branch unless it was shallow.
+      singleBranch: options.singleBranch ?? ((options.depth ?? 0) > 0 || options.shallowSince !== undefined),
       // git's clone does not pass --progress on, and the submodules' clones write into a pipe.
       quiet: recurse.quiet ?? false, progress: false,
       report: recurse.report,

@@ -17,8 +17,15 @@ import { componentProblem } from '../../object/path-names.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import { isGitDirectory } from '../../repository/discover.js';
 
-function refuse(code: string, message: string): GitError {
-  return new GitError('client', code, message);
+/** A path or git directory refused; `detail` is the line git prints as `error:` before its `fatal:`. */
+export class RefusedPath extends GitError {
+  constructor(code: 'unsafe-path' | 'nested-gitdir', message: string, readonly detail: string | null = null) {
+    super('client', code, message);
+  }
+}
+
+function refuse(code: 'unsafe-path' | 'nested-gitdir', message: string, detail: string | null = null): RefusedPath {
+  return new RefusedPath(code, message, detail);
 }
 
 /** Throws unless `sub` (a '/'-separated path under `workTree`) is safe to clone into. */
@@ -54,8 +61,9 @@ export function validateSubmoduleGitDir(modulesDir: string, name: string): void 
   for (let i = 1; i < parts.length; i++) {
     const outer = path.join(modulesDir, ...parts.slice(0, i));
     if (isGitDirectory(outer)) {
-      throw refuse('nested-gitdir', `refusing to create/use '${path.join(modulesDir, name)}' in another submodule's git dir ` +
-        `(submodule git dir '${path.join(modulesDir, name)}' is inside git dir '${outer}')`);
+      const gitDir = path.join(modulesDir, name);
+      throw refuse('nested-gitdir', `refusing to create/use '${gitDir}' in another submodule's git dir`,
+        `submodule git dir '${gitDir}' is inside git dir '${outer}'`);
     }
   }
 }

@@ -75,8 +75,9 @@ function revName(repo: Repository, oid: string): string | null {
   if (repo.odb.info(id)?.type !== OBJ_COMMIT) return null;
   const refs = repo.refs.list();
   const abbrev = abbrevLength(repo.odb.packs.reduce((n, p) => n + p.index.count, 0));
-  return describe(repo.odb, refs, id, { abbrev })
-    ?? describe(repo.odb, refs, id, { tags: true, abbrev })
-    ?? nameRev(repo.odb, refs, id)
-    ?? describe(repo.odb, refs, id, { all: true, always: true, abbrev });
+  const shallow = repo.shallowCommits();
+  return describe(repo.odb, refs, id, { abbrev, shallow })
+    ?? describe(repo.odb, refs, id, { tags: true, abbrev, shallow })
+    ?? nameRev(repo.odb, refs, id, shallow)
+    ?? describe(repo.odb, refs, id, { all: true, always: true, abbrev, shallow });
 }

@@ -18,7 +18,7 @@ import { defaultRemoteName } from '../remote-config.js';
 import { checkoutDetached, isTipReachable } from './checkout.js';
 import { parseUpdateStrategy, type Submodule } from './gitmodules.js';
 import { initSubmodules, type Reporter } from './init.js';
-import { connectWorkTreeAndGitDir, setCoreWorktree, submoduleGitDir, validateSubmoduleGitDir, validateSubmodulePath } from './paths.js';
+import { RefusedPath, connectWorkTreeAndGitDir, setCoreWorktree, submoduleGitDir, validateSubmoduleGitDir, validateSubmodulePath } from './paths.js';
 import { Superproject, type ListedSubmodule } from './superproject.js';
 import { isGitDirectory } from '../../repository/discover.js';
 
@@ -179,9 +179,14 @@ async function cloneMissing(sp: Superproject, todo: readonly Planned[], jobs: nu
         await cloneSubmodule(sp, job.p, env, { ...o, signal: controller.signal }, say);
       } catch (e) {
         if (!(e instanceof GitError) || o.signal?.aborted) throw e;
-        say(`fatal: ${e.message}\n`);
-        if (e.code !== 'unsafe-path' && e.code !== 'nested-gitdir' && e.code !== 'not-empty') {
-          say(`fatal: clone of '${job.p.url}' into submodule path '${path.join(sp.workTree, job.p.sub.path)}' failed\n`);
+        // As git's messages: a refused path is an error before anything was tried; a refused
+        // git directory or a clone that failed are fatal to that submodule's clone.
+        if (e instanceof RefusedPath) {
+          if (e.detail !== null) say(`error: ${e.detail}\n`);
+          say(`${e.code === 'unsafe-path' ? 'error' : 'fatal'}: ${e.message}\n`);
+        } else {
+          say(`fatal: ${e.message}\n`);
+          if (e.code !== 'not-empty') say(`fatal: clone of '${job.p.url}' into submodule path '${path.join(sp.workTree, job.p.sub.path)}' failed\n`);
         }
         if (!job.retry) {
           say(`Failed to clone '${job.p.entry.path}'. Retry scheduled\n`);
