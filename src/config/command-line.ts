@@ -1,6 +1,6 @@
 // Configuration given on the command line (`tsgit -c name=value`), as git passes it on to every
-// command it runs: in $GIT_CONFIG_PARAMETERS, each `'name'='value'` (or `'name'` alone for a
-// bare boolean) single-quoted as sq_quote does and separated by spaces, and in $GIT_CONFIG_COUNT
+// command it runs: in $GIT_CONFIG_PARAMETERS, each `'name'='value'` (`'name'=` for a bare
+// boolean) single-quoted as sq_quote does and separated by spaces, and in $GIT_CONFIG_COUNT
 // with $GIT_CONFIG_KEY_<n> / $GIT_CONFIG_VALUE_<n>. These win over every file (git's command
 // scope), and reach the commands tsgit runs for itself (a local upload-pack) by the environment.
 import { GitError } from '../core/errors.js';
@@ -32,7 +32,8 @@ export function addConfigParameter(current: string | undefined, setting: string)
   const eq = setting.indexOf('=');
   const name = eq < 0 ? setting : setting.slice(0, eq);
   parseConfigKey(name);
-  const quoted = eq < 0 ? sqQuote(name) : `${sqQuote(name)}=${sqQuote(setting.slice(eq + 1))}`;
+  // `'name'=` with nothing after it is a bare boolean, `'name'=''` the empty string (git 2.31+).
+  const quoted = eq < 0 ? `${sqQuote(name)}=` : `${sqQuote(name)}=${sqQuote(setting.slice(eq + 1))}`;
   return current ? `${current} ${quoted}` : quoted;
 }
 
@@ -90,7 +91,7 @@ function splitParameters(text: string): [string, string | null][] {
     const first = word();
     if (text[i] === '=') {
       i++;
-      out.push([first, text[i] === "'" ? word() : '']);
+      out.push([first, text[i] === "'" ? word() : null]);
     } else {
       const eq = first.indexOf('=');
       out.push(eq < 0 ? [first, null] : [first.slice(0, eq), first.slice(eq + 1)]);
