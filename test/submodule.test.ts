@@ -339,4 +339,22 @@ describe('what git refuses', () => {
     assert.deepEqual(fs.readdirSync(outside()), []);
     assert.equal(fs.existsSync(path.join(mine, '.git', 'modules')), false);
   });
+
+  // Two refusals stricter than git 2.39, which would write into a repository it does not own and
+  // read its settings wherever a symlink points.
+  test('a submodule path inside another repository, and .gitmodules as a symbolic link', () => {
+    const mine = path.join(root, 'inside-tsgit');
+    git(root, ['clone', '-q', path.join(root, 'rel.git'), mine]);
+    git(mine, ['init', '-q', 'deps']);
+    const r = tsgitRun([...ALLOW, 'submodule', 'update', '--init', 'deps/a'], mine);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /error: submodule path 'deps\/a' lies inside the repository at 'deps'\n/);
+    assert.deepEqual(fs.readdirSync(path.join(mine, 'deps', 'a')), []);
+    assert.equal(fs.existsSync(path.join(mine, '.git', 'modules')), false);
+    fs.renameSync(path.join(mine, '.gitmodules'), path.join(root, 'elsewhere-gitmodules'));
+    fs.symlinkSync(path.join(root, 'elsewhere-gitmodules'), path.join(mine, '.gitmodules'));
+    const s = tsgitRun(['submodule', 'status'], mine);
+    assert.equal(s.status, 128);
+    assert.match(s.stderr, /^fatal: .*\.gitmodules is a symbolic link; refusing to read submodule settings through it\n$/);
+  });
 });
