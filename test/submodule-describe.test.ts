@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fromHex } from '../src/core/oid.js';
 import { Repository } from '../src/repository/repository.js';
-import { describe, nameRev } from '../src/rev/describe.js';
+import { describe, nameRev } from '../src/walk/describe.js';
 import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
 
 let dir: string;

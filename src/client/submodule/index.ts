@@ -6,7 +6,7 @@
 //   init.ts            URLs, active and update settings into the superproject's config
 //   update.ts          clone what is missing (paths.ts vets where), fetch by id, check out, recurse
 //   checkout.ts        the submodule's side: reachability of the commit, detached checkout
-//   status.ts          the status lines, named by rev/describe.ts
+//   status.ts          the status lines, named by walk/describe.ts
 //   clone-recursive.ts clone --recurse-submodules
 export { cloneRecursive, type RecurseOptions } from './clone-recursive.js';
 export { initSubmodules, type Reporter } from './init.js';

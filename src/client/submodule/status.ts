@@ -11,7 +11,7 @@ import { GitError } from '../../core/errors.js';
 import { fromHex } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
 import { Repository } from '../../repository/repository.js';
-import { describe, nameRev } from '../../rev/describe.js';
+import { describe, nameRev } from '../../walk/describe.js';
 import { abbrevLength } from '../fetch-report.js';
 import type { Reporter } from './init.js';
 import { submoduleGitDir, validateSubmodulePath } from './paths.js';

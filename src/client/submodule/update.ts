@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
+import { isGitDirectory } from '../../repository/discover.js';
 import { Repository } from '../../repository/repository.js';
 import { clone } from '../clone.js';
 import { fetch } from '../fetch.js';
@@ -20,7 +21,6 @@ import { parseUpdateStrategy, type Submodule } from './gitmodules.js';
 import { initSubmodules, type Reporter } from './init.js';
 import { RefusedPath, connectWorkTreeAndGitDir, setCoreWorktree, submoduleGitDir, validateSubmoduleGitDir, validateSubmodulePath } from './paths.js';
 import { Superproject, type ListedSubmodule } from './superproject.js';
-import { isGitDirectory } from '../../repository/discover.js';
 
 export interface SubmoduleUpdateOptions {
   /** Pathspecs selecting submodules (relative to `prefix`); none means all. */

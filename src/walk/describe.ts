@@ -1,5 +1,5 @@
 // Naming a commit after refs, as `git describe` (builtin/describe.c) and `git name-rev`
-// (builtin/name-rev.c) do: the other direction of resolve.ts.
+// (builtin/name-rev.c) do: the other direction of rev/resolve.ts.
 //
 // describe: the nearest ref *behind* the commit. Each ref names the commit it peels to (annotated
 // tags first, then lightweight tags, then, with `all`, any ref; the first ref in name order wins
@@ -15,7 +15,7 @@ import { parseTag } from '../object/tag.js';
 import { OBJ_COMMIT, OBJ_TAG } from '../object/type.js';
 import type { ObjectDatabase } from '../odb/database.js';
 import type { RefEntry } from '../refs/store.js';
-import { OidMap, ensureCapacity } from '../walk/oid-map.js';
+import { OidMap, ensureCapacity } from './oid-map.js';
 
 const MAX_CANDIDATES = 10;
 const SEEN = 1;
