@@ -1,5 +1,6 @@
-// `.gitmodules` as git's submodule-config.c reads it: `[submodule "<name>"]` sections with path,
-// url, update, branch, shallow and ignore. What git ignores with a warning, so is it here:
+// `.gitmodules` as git's submodule-config.c reads it: `[submodule "<name>"]` sections with the path,
+// url, update and shallow that checkout-mode updates use (branch, ignore and fetchRecurseSubmodules
+// serve commands tsgit does not have). What git ignores with a warning, so is it here:
 //   - a name that is empty or has a `..` component (check_submodule_name, CVE-2018-11235: the name
 //     becomes the directory `.git/modules/<name>`, and `../../hooks` would reach out of it);
 //   - a path or url that starts with `-` (looks_like_command_line_option, CVE-2018-17456: git
@@ -17,7 +18,6 @@ export interface Submodule {
   path: string | null;
   url: string | null;
   update: UpdateStrategy | null;
-  branch: string | null;
   /** submodule.<name>.shallow: clone with --depth 1 unless told otherwise. */
   shallow: boolean | null;
 }
@@ -75,7 +75,7 @@ export function parseGitmodules(bytes: Uint8Array, label: string, warn: (message
     }
     let sub = byName.get(name);
     if (!sub) {
-      sub = { name, path: null, url: null, update: null, branch: null, shallow: null };
+      sub = { name, path: null, url: null, update: null, shallow: null };
       byName.set(name, sub);
     }
     const value = e.value === null ? null : fromBinary(e.value);
@@ -94,9 +94,6 @@ export function parseGitmodules(bytes: Uint8Array, label: string, warn: (message
         sub.update = strategy;
         break;
       }
-      case 'branch':
-        sub.branch = value;
-        break;
       case 'shallow': {
         const b = parseBool(value);
         if (b === null) throw badValue(label, `bad boolean config value '${value}' for '${variable}'`);
