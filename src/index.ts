@@ -24,4 +24,5 @@ export {
 export { createDaemon, type DaemonOptions } from './server/daemon.js';
 export { serve, type ServeOptions, type RunningServer } from './server/serve.js';
 export { clone, fetch, lsRemote, type CloneOptions, type FetchOptions } from './client/index.js';
+export { cloneRecursive, submoduleStatus, updateSubmodules, type SubmoduleStatusOptions, type SubmoduleUpdateOptions } from './client/index.js';
 export { checkoutTree, type CheckoutOptions } from './worktree/index.js';

@@ -27,7 +27,7 @@ export async function commandListText(): Promise<string> {
   const modules = await Promise.all(names.map(loadCommand));
   const width = Math.max(...names.map(n => n.length)) + 3;
   const lines = names.map((n, i) => `   ${n.padEnd(width)}${modules[i]!.help.summary}`);
-  return `usage: tsgit [--version] [--help] [-C <path>] [--git-dir=<path>] <command> [<args>]
+  return `usage: tsgit [--version] [--help] [-C <path>] [-c <name>=<value>] [--git-dir=<path>] <command> [<args>]
 
 These are the tsgit commands:
 ${lines.join('\n')}

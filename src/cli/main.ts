@@ -2,6 +2,7 @@
 // 128 for fatal errors, 129 for usage errors.
 import fs from 'node:fs';
 import path from 'node:path';
+import { addConfigParameter } from '../config/command-line.js';
 import { GitError, UsageError } from '../core/errors.js';
 import { commandListText, loadCommand } from './command-list.js';
 import { CommandContext } from './context.js';
@@ -19,6 +20,21 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
       if (p === undefined) return usage('option -C requires a value');
       dir = path.resolve(dir, p);
       if (!isDirectory(dir)) return fatalExit(`cannot change to '${p}': ${fs.existsSync(dir) ? 'Not a directory' : 'No such file or directory'}`);
+    } else if (a === '-c') {
+      // As git: the setting travels in $GIT_CONFIG_PARAMETERS, to this command and those it runs
+      // (set in process.env itself when that is the environment, as git's setenv, so that code
+      // reading process.env sees it too).
+      const setting = argv[++i];
+      if (setting === undefined) return usage('no config key given for -c');
+      try {
+        const value = addConfigParameter(env.GIT_CONFIG_PARAMETERS, setting);
+        if (env === process.env) process.env.GIT_CONFIG_PARAMETERS = value;
+        else env = { ...env, GIT_CONFIG_PARAMETERS: value };
+      } catch (e) {
+        if (!(e instanceof GitError)) throw e;
+        writeAll(2, Buffer.from(`error: ${e.message}\nfatal: unable to parse command-line config\n`));
+        return 128;
+      }
     } else if (a === '--git-dir') {
       const p = argv[++i];
       if (p === undefined) return usage('option --git-dir requires a value');
@@ -60,7 +76,10 @@ export async function main(argv: string[], cwd = process.cwd(), env = process.en
   } catch (e) {
     if (e instanceof UsageError) return usage(e.message, formatHelp(name, cmd.help));
     if (e instanceof GitError) return fatalExit(e.message);
-    throw e;
+    // Anything else is a bug or an fs error nobody translated: still one line, as git dies; the
+    // stack is for TSGIT_DEBUG=1 (bin/tsgit prints it).
+    if (env.TSGIT_DEBUG) throw e;
+    return fatalExit((e instanceof Error ? e.message : String(e)).split('\n')[0]!);
   } finally {
     ctx.close();
   }

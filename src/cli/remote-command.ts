@@ -19,10 +19,11 @@ interface RemoteOptions {
 
 /**
  * Reads clone's or fetch's command line: the options they share here, "--name=value" or
- * "--name value" for the others, which go to `own` (false: not an option of the command).
+ * "--name value" for the others, which go to `own` (false: not an option of the command);
+ * `inline` is the "=value" part, for options whose value is optional.
  */
 export function parseRemoteOptions(args: readonly string[],
-  own: (name: string, value: () => string) => boolean): RemoteOptions {
+  own: (name: string, value: () => string, inline: string | undefined) => boolean): RemoteOptions {
   const o: RemoteOptions = { quiet: false, progress: false, rest: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -48,7 +49,7 @@ export function parseRemoteOptions(args: readonly string[],
       case '-u': case '--upload-pack': o.uploadPack = value(); break;
       case '--': o.rest.push(...args.slice(i + 1)); i = args.length; break;
       default:
-        if (own(name, value)) break;
+        if (own(name, value, eq > 0 ? a.slice(eq + 1) : undefined)) break;
         if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
         o.rest.push(a);
     }

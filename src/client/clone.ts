@@ -4,11 +4,13 @@
 //   -> fetch-pack (no haves) -> index-pack as the pack arrives -> shallow file
 //   -> refs (packed-refs for the remote's refs, HEAD, branch tracking) -> checkout
 // Any failure, or an abort through `signal` (the CLI's SIGINT), removes what the clone created.
-import type { Progress } from '../core/progress.js';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseConfigKey } from '../config/command-line.js';
 import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
+import type { Progress } from '../core/progress.js';
 import { fromHex } from '../core/oid.js';
 import { checkRefFormat } from '../refs/check-ref-format.js';
 import { RefStore } from '../refs/index.js';
@@ -26,7 +28,8 @@ import { checkRemoteRefNames, mapRefs, parseRefspec, type MappedRef, type Refspe
 import { RemoteSession, type RemoteRef } from './session.js';
 import { updateShallow } from './shallow-file.js';
 import { storePack, type StoredPack } from './store-pack.js';
-import { connectOptionsFromConfig } from './transport-config.js';
+import { rewriteUrl } from './remote-config.js';
+import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
 export interface CloneOptions {
   /** Where to clone to; by default a name guessed from the URL, in `cwd`. */
@@ -45,6 +48,16 @@ export interface CloneOptions {
   readonly shallowSince?: number;
   readonly filter?: FilterSpec;
   readonly noCheckout?: boolean;
+  /**
+   * Put the repository here instead of `<directory>/.git`, which becomes a gitfile naming it
+   * (git's --separate-git-dir; a submodule's clone into `.git/modules/<name>`).
+   */
+  readonly separateGitDir?: string;
+  /**
+   * Settings written into the new repository as soon as it exists, before anything is fetched
+   * (git's clone --config), each `name=value`; added after values the name already has.
+   */
+  readonly config?: readonly string[];
   /** The remote's name (git's -o); default origin. */
   readonly origin?: string;
   /**
@@ -100,7 +113,10 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   const storedUrl = remoteUrl.kind === 'file' && !/^file:/i.test(url) ? remoteUrl.path : url;
   const shown = options.directory ?? guessDirectory(url, bare);
   const target = path.resolve(cwd, shown);
-  const junk = JunkDirectory.claim(target, shown);
+  const separate = options.separateGitDir !== undefined && !bare ? path.resolve(cwd, options.separateGitDir) : null;
+  const junks = [JunkDirectory.claim(target, shown)];
+  if (separate) junks.push(JunkDirectory.claim(separate, separate));
+  const junk = { keep: () => { for (const j of junks) j.keep(); }, remove: () => { for (const j of junks) j.remove(); } };
   log(bare ? `Cloning into bare repository '${shown}'...\n` : `Cloning into '${shown}'...\n`);
 
   let session: RemoteSession | null = null;
@@ -113,12 +129,18 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   };
   options.signal?.addEventListener('abort', onAbort);
   try {
-    const gitDir = bare ? target : path.join(target, '.git');
+    const gitDir = bare ? target : separate ?? path.join(target, '.git');
     const workTree = bare ? null : target;
     const globalConfig = Config.loadSync(gitDir, { global: true, env });
     const initialBranch = globalConfig.get('init', null, 'defaultbranch') || 'master';
     initRepository(gitDir, { bare, initialBranch });
+    if (separate) fs.writeFileSync(path.join(target, '.git'), `gitdir: ${separate}\n`);
     const config = Config.loadSync(gitDir);
+    for (const setting of options.config ?? []) {
+      const eq = setting.indexOf('=');
+      const { section, subsection, key } = parseConfigKey(eq < 0 ? setting : setting.slice(0, eq));
+      config.add(section, subsection, key, eq < 0 ? 'true' : setting.slice(eq + 1));
+    }
     const srcPrefix = mirror ? 'refs/' : 'refs/heads/';
     const branchTop = bare ? srcPrefix : `refs/remotes/${origin}/`;
     const refspec = parseRefspec(`+${srcPrefix}*:${branchTop}*`);
@@ -126,14 +148,19 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     if (options.noTags) config.set('remote', origin, 'tagOpt', '--no-tags');
     config.save();
 
-    const connectOptions = { ...connectOptionsFromConfig(Config.loadSync(gitDir, { global: true, env }), env), ...options.transport };
-    session = await RemoteSession.open(remoteUrl, connectOptions);
+    // As git's remote_get: the stored URL is the one given, the one used has url.<base>.insteadOf
+    // applied; and the protocol must be allowed (protocol.<name>.allow).
+    const effective = Config.loadSync(gitDir, { global: true, env });
+    const fetchUrl = parseRemoteUrl(rewriteUrl(effective, storedUrl), cwd);
+    checkProtocolAllowed(effective, env, fetchUrl);
+    const connectOptions = { ...connectOptionsFromConfig(effective, env), ...options.transport };
+    session = await RemoteSession.open(fetchUrl, connectOptions);
     if (options.signal?.aborted) throw interrupted();
     const prefixes = ['HEAD', srcPrefix];
     if (options.branch) prefixes.push(`refs/heads/${options.branch}`, `refs/tags/${options.branch}`);
     if (!options.noTags) prefixes.push('refs/tags/');
     const refs = await session.listRefs({ prefixes, unborn: true });
-    checkRemoteRefNames(refs, remoteUrl.display);
+    checkRemoteRefNames(refs, fetchUrl.display);
     const head = refs.find((r) => r.name === 'HEAD') ?? null;
     const plan = chooseRefs(refs, head, { refspec, branch: options.branch, singleBranch, mirror, noTags: options.noTags ?? false, origin });
 
@@ -189,7 +216,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       if (workTree && !options.noCheckout && headState.oid) {
         try {
           if (options.filter) {
-            session = await RemoteSession.open(remoteUrl, connectOptions);
+            session = await RemoteSession.open(fetchUrl, connectOptions);
             await fetchMissingBlobs(session, repository, headState.oid, options);
             session = null;
           }

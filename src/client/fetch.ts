@@ -26,7 +26,7 @@ import { defaultRemoteName, resolveRemote, type RemoteSpec } from './remote-conf
 import { RemoteSession, type RemoteRef } from './session.js';
 import { readShallow, updateShallow } from './shallow-file.js';
 import { storePack, type StoredPack } from './store-pack.js';
-import { connectOptionsFromConfig } from './transport-config.js';
+import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
 export interface FetchOptions {
   /** A configured remote's name or an address; default: the current branch's remote, else origin. */
@@ -108,6 +108,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     ...connectOptionsFromConfig(config, env), ...(remote.uploadPack ? { uploadPack: remote.uploadPack } : {}), ...options.transport,
   };
   const remoteUrl = parseRemoteUrl(remote.url, options.cwd ?? process.cwd());
+  checkProtocolAllowed(config, env, remoteUrl);
   const shown = fetchHeadUrl(remote.url);
   const strict = options.strict ?? true;
   const connectivity = !deepen && filter === null;

@@ -10,9 +10,14 @@
 //   shallow-file.ts   the shallow boundary the server sent
 //   clone.ts / fetch.ts   refs, HEAD, config, FETCH_HEAD -> checkout (clone)
 //   junk.ts, interrupt.ts   what a failed or interrupted clone removes
+//   submodule/        submodule init, update and status, clone --recurse-submodules
 export { clone, type CloneOptions, type CloneResult } from './clone.js';
 export { fetch, type FetchOptions, type FetchResult } from './fetch.js';
 export { lsRemote, type LsRemoteOptions } from './ls-remote.js';
 export { RemoteSession, type RemoteRef, type ListRefsOptions } from './session.js';
 export { parseRefspec, mapRefs, type Refspec, type MappedRef } from './refspec.js';
 export type { RefLine } from './fetch-report.js';
+export {
+  cloneRecursive, initSubmodules, submoduleStatus, updateSubmodules,
+  type RecurseOptions, type Reporter, type SubmoduleStatusOptions, type SubmoduleUpdateOptions,
+} from './submodule/index.js';

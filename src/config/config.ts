@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
 import { LockFile } from '../core/lock-file.js';
+import { commandLineEntries } from './command-line.js';
 import { applyEdit, type ConfigEdit } from './edit.js';
 import { parseConfig } from './parse.js';
 import { parseBool, parseSigned } from './values.js';
@@ -28,7 +29,8 @@ export interface ConfigEntry {
 export interface ConfigLoadOptions {
   /**
    * Also read the system file ($GIT_CONFIG_SYSTEM or /etc/gitconfig, unless $GIT_CONFIG_NOSYSTEM)
-   * and the global ones ($GIT_CONFIG_GLOBAL, or $XDG_CONFIG_HOME/git/config and ~/.gitconfig).
+   * and the global ones ($GIT_CONFIG_GLOBAL, or $XDG_CONFIG_HOME/git/config and ~/.gitconfig),
+   * and after the repository's file the command line's (`tsgit -c`, $GIT_CONFIG_PARAMETERS).
    */
   global?: boolean;
   /** Environment to take those variables and $HOME from; process.env by default. */
@@ -54,7 +56,7 @@ export class Config {
   private pending: ConfigEdit[] = [];
 
   private constructor(file: string, localText: string, private readonly outer: ConfigEntry[],
-    private readonly env: NodeJS.ProcessEnv) {
+    private readonly commandLine: ConfigEntry[], private readonly env: NodeJS.ProcessEnv) {
     this.path = file;
     this.localText = localText;
   }
@@ -84,8 +86,9 @@ export class Config {
     }
     const file = path.join(gitDir, 'config');
     const data = yield { path: file };
-    const config = new Config(file, data ? data.toString('latin1') : '', outer, env);
-    config.entries = [...outer, ...yield* expand(config.localText, file, 0, env)];
+    const commandLine = opts.global ? commandLineEntries(env) : [];
+    const config = new Config(file, data ? data.toString('latin1') : '', outer, commandLine, env);
+    config.entries = [...outer, ...yield* expand(config.localText, file, 0, env), ...commandLine];
     return config;
   }
 
@@ -179,7 +182,7 @@ export class Config {
   }
 
   private reload(): void {
-    this.entries = [...this.outer, ...runSync(expand(this.localText, this.path, 0, this.env))];
+    this.entries = [...this.outer, ...runSync(expand(this.localText, this.path, 0, this.env)), ...this.commandLine];
   }
 
   private matching(section: string, subsection: string | null, key: string): ConfigEntry[] {

@@ -1,13 +1,18 @@
 // tsgit clone [--bare] [--mirror] [-b <branch>] [--[no-]single-branch] [--no-tags] [--depth <n>]
 //             [--shallow-since <date>] [--filter <spec>] [-n | --no-checkout] [-o <name>]
-//             [-u <upload-pack>] [-q] [--progress] <repository> [<directory>]
+//             [-c <name>=<value>] [--recurse-submodules[=<pathspec>]] [--[no-]shallow-submodules]
+//             [-j <n>] [-u <upload-pack>] [-q] [--progress] <repository> [<directory>]
 // Messages and progress go to stderr as git prints them; SIGINT, SIGTERM and SIGHUP stop the
-// clone and remove what it created.
-import { clone } from '../../client/clone.js';
+// clone and remove what it created. With --recurse-submodules the exit status is the submodule
+// update's when that fails (the superproject stays, as with git).
+import { clone, type CloneOptions } from '../../client/clone.js';
+import { cloneRecursive } from '../../client/submodule/clone-recursive.js';
+import { parseConfigKey } from '../../config/command-line.js';
 import { parseApproxDate } from '../../client/date.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { parseFilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
+import { writeAll } from '../output.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
 import { collectGarbage, keepYoungGenerationSmall } from '../memory.js';
 import type { CommandHelp } from '../help.js';
@@ -39,8 +44,23 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   let singleBranch: boolean | undefined;
   let branch: string | undefined, origin: string | undefined;
   let since: string | undefined, filter: string | undefined;
-  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value) => {
+  const settings: string[] = [];
+  const recurse: string[] = [];
+  let shallowSubmodules = false;
+  let jobs: number | undefined;
+  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value, inline) => {
     switch (name) {
+      case '-c': case '--config': settings.push(value()); break;
+      case '--recurse-submodules': case '--recursive': recurse.push(inline ?? '.'); break;
+      case '--no-recurse-submodules': case '--no-recursive': recurse.length = 0; break;
+      case '--shallow-submodules': shallowSubmodules = true; break;
+      case '--no-shallow-submodules': shallowSubmodules = false; break;
+      case '-j': case '--jobs': {
+        const text = value();
+        if (!/^[0-9]+$/.test(text)) throw new UsageError(`option 'jobs' expects a numerical value`);
+        jobs = Number(text);
+        break;
+      }
       case '--bare': bare = true; break;
       case '--mirror': mirror = true; break;
       case '-b': case '--branch': branch = value(); break;
@@ -59,8 +79,9 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.`);
   if (rest.length > 2) throw new UsageError(`Too many arguments.`);
   if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');
+  for (const setting of settings) parseConfigKey(setting.includes('=') ? setting.slice(0, setting.indexOf('=')) : setting);
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
-    await clone(rest[0]!, {
+    const options: CloneOptions = {
       cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, depth,
       ...(since !== undefined ? { shallowSince: parseApproxDate(since) } : {}),
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
@@ -70,8 +91,17 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       onPackStored: collectGarbage,
       signal: run.signal,
       transport: uploadPack !== undefined ? { uploadPack } : {},
+      ...(settings.length > 0 ? { config: settings } : {}),
+    };
+    if (recurse.length === 0) {
+      await clone(rest[0]!, options);
+      return 0;
+    }
+    const result = await cloneRecursive(rest[0]!, options, {
+      pathspecs: recurse, shallow: shallowSubmodules, ...(jobs !== undefined ? { jobs } : {}), quiet,
+      report: { out: (text) => writeAll(1, Buffer.from(text, 'utf8')), err: run.stderr },
     });
-    return 0;
+    return result.submoduleStatus;
   }, (e, run) => {
     // Interrupted during checkout, the repository stays, as git leaves it; say so.
     if (e instanceof GitError && e.code === 'checkout-failed') run.stderr(`fatal: ${e.message}\n`);

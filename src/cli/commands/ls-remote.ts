@@ -5,10 +5,11 @@
 import path from 'node:path';
 import { lsRemote, refMatcher } from '../../client/ls-remote.js';
 import { defaultRemoteName, resolveRemote } from '../../client/remote-config.js';
-import { connectOptionsFromConfig } from '../../client/transport-config.js';
+import { checkProtocolAllowed, connectOptionsFromConfig } from '../../client/transport-config.js';
 import { Config } from '../../config/index.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { discover } from '../../repository/discover.js';
+import { parseRemoteUrl } from '../../transport/index.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
 import type { CommandHelp } from '../help.js';
@@ -56,7 +57,8 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
     dest = defaultRemoteName(config, currentBranch(ctx));
     if (config.get('remote', dest, 'url') === undefined) throw fatal('No remote configured to list refs from.');
   }
-  const remote = resolveRemote(gitDir === null ? null : config, dest);
+  // Outside a repository the global and command-line configuration still rewrite and police URLs.
+  const remote = resolveRemote(config, dest);
   if (getUrl) {
     const out = new Output();
     out.text(`${remote.url}\n`);
@@ -64,6 +66,7 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
     return 0;
   }
   if (!named && !quiet) process.stderr.write(`From ${remote.url}\n`);
+  checkProtocolAllowed(config, ctx.env, parseRemoteUrl(remote.url, ctx.cwd));
   const refs = await lsRemote(remote.url, {
     ...connectOptionsFromConfig(config, ctx.env),
     cwd: ctx.cwd, heads, tags,

@@ -45,10 +45,11 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
   const abort = new AbortController();
   // A reader that went away (EPIPE) stops the pack being written; nothing is left to tell it.
   process.stdout.on('error', () => abort.abort());
+  const drained = new DrainWait(abort.signal);
   try {
     await uploadPack(repo, {
       input: process.stdin,
-      output: chunk => (process.stdout.write(chunk) ? undefined : waitDrain(abort.signal)),
+      output: chunk => (process.stdout.write(chunk) ? undefined : drained.wait()),
       protocol: ctx.env.GIT_PROTOCOL,
       statelessRpc, advertiseRefs, timeout,
       signal: abort.signal,
@@ -66,7 +67,21 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
   return 0;
 }
 
-async function waitDrain(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) throw new Error('stdout closed');
-  await once(process.stdout, 'drain', { signal });
+/**
+ * One wait for stdout's 'drain', shared by every write made while the pipe is full. The pack
+ * writer hands over a large object's chunks one after another before it waits; a wait of its own
+ * for each added a 'drain' and an 'abort' listener per chunk (Node's MaxListenersExceededWarning
+ * on a clone with a multi-megabyte blob).
+ */
+class DrainWait {
+  private pending: Promise<void> | null = null;
+
+  constructor(private readonly signal: AbortSignal) {}
+
+  wait(): Promise<void> {
+    if (this.signal.aborted) return Promise.reject(new Error('stdout closed'));
+    return this.pending ??= once(process.stdout, 'drain', { signal: this.signal })
+      .then(() => undefined)
+      .finally(() => { this.pending = null; });
+  }
 }

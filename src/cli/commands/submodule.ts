@@ -1,0 +1,145 @@
+// tsgit submodule [--quiet] [status] [--cached] [--recursive] [--] [<path>...]
+// tsgit submodule [--quiet] init [--] [<path>...]
+// tsgit submodule [--quiet] update [--init] [--recursive] [--depth <n>] [-j <n>] [-f]
+//                 [--[no-]single-branch] [--[no-]recommend-shallow] [--progress] [--] [<path>...]
+// As git-submodule(1): paths are pathspecs relative to the current directory; status lines go to
+// stdout, everything else to stderr. update exits 1 when a clone failed twice, 128 on a fatal
+// error; SIGINT, SIGTERM and SIGHUP stop it and take back a clone under way.
+import path from 'node:path';
+import { initSubmodules } from '../../client/submodule/init.js';
+import { submoduleStatus } from '../../client/submodule/status.js';
+import { Superproject } from '../../client/submodule/superproject.js';
+import { displayPath, updateSubmodules } from '../../client/submodule/update.js';
+import { GitError, UsageError } from '../../core/errors.js';
+import { fatal, type CommandContext } from '../context.js';
+import { writeAll } from '../output.js';
+import { progressIf } from '../progress.js';
+import { runRemoteCommand } from '../remote-command.js';
+import type { CommandHelp } from '../help.js';
+import { collectGarbage, keepYoungGenerationSmall } from '../memory.js';
+
+export const help: CommandHelp = {
+  summary: 'Initialize, update or inspect submodules',
+  synopsis: [
+    '[--quiet] [status] [--cached] [--recursive] [--] [<path>...]',
+    '[--quiet] init [--] [<path>...]',
+    '[--quiet] update [--init] [--recursive] [--depth <n>] [-j <n>] [-f] [--[no-]single-branch] [--[no-]recommend-shallow] [--progress] [--] [<path>...]',
+  ],
+  options: [
+    ['-q, --quiet', 'only print error messages'],
+    ['--cached', 'status: show the commits the index records, not those checked out'],
+    ['--recursive', 'recurse into nested submodules'],
+    ['--init', 'update: initialize the submodules first (submodule init)'],
+    ['--depth <n>', 'update: clone shallow, with a history truncated to <n> commits'],
+    ['-j, --jobs <n>', 'update: clone <n> submodules in parallel'],
+    ['-f, --force', 'update: check out even if the work tree has local changes'],
+    ['--[no-]single-branch', "update: clone only one branch, the remote's HEAD"],
+    ['--[no-]recommend-shallow', "update: follow .gitmodules' submodule.<name>.shallow"],
+    ['--progress', 'update: force progress reporting'],
+  ],
+};
+
+const report = {
+  out: (text: string) => writeAll(1, Buffer.from(text, 'utf8')),
+  err: (text: string) => writeAll(2, Buffer.from(text, 'utf8')),
+};
+
+interface Parsed {
+  flags: Set<string>;
+  values: Map<string, string>;
+  paths: string[];
+}
+
+/** Options of one subcommand: `known` lists the flags, `valued` those taking a value (`--x v` or `--x=v`). */
+function parse(args: readonly string[], known: readonly string[], valued: readonly string[]): Parsed {
+  const out: Parsed = { flags: new Set(), values: new Map(), paths: [] };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') { out.paths.push(...args.slice(i + 1)); break; }
+    if (!a.startsWith('-') || a === '-') { out.paths.push(a); continue; }
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    if (valued.includes(name)) {
+      const v = eq > 0 ? a.slice(eq + 1) : args[++i];
+      if (v === undefined) throw new UsageError(`option '${name}' requires a value`);
+      out.values.set(name, v);
+    } else if (known.includes(a)) {
+      out.flags.add(a);
+    } else {
+      throw new UsageError(`unknown option '${a}'`);
+    }
+  }
+  return out;
+}
+
+function count(text: string | undefined, option: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`option '${option}' expects a number, not '${text}'`);
+  return Number(text);
+}
+
+export default async function submoduleCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  try {
+    return await run(ctx, args);
+  } catch (e) {
+    // As git: a path that matches nothing is an error, status 1.
+    if (!(e instanceof GitError) || e.code !== 'no-match') throw e;
+    report.err(`error: ${e.message}\n`);
+    return 1;
+  }
+}
+
+async function run(ctx: CommandContext, args: string[]): Promise<number> {
+  let i = 0;
+  let quiet = false;
+  for (; i < args.length && (args[i] === '-q' || args[i] === '--quiet'); i++) quiet = true;
+  // No subcommand, or options first: status, as git-submodule.sh.
+  const named = args[i] !== undefined && !args[i]!.startsWith('-');
+  const sub = named ? args[i]! : 'status';
+  const rest = args.slice(named ? i + 1 : i);
+  const repo = ctx.repository();
+  if (!repo.workTree) throw fatal('this operation must be run in a work tree');
+  const relative = path.relative(repo.workTree, path.resolve(ctx.cwd));
+  if (relative.startsWith('..')) throw fatal(`'${ctx.cwd}' is outside the work tree '${repo.workTree}'`);
+  const prefix = relative === '' ? '' : `${relative.split(path.sep).join('/')}/`;
+  switch (sub) {
+    case 'status': {
+      const o = parse(rest, ['-q', '--quiet', '--cached', '--recursive'], []);
+      submoduleStatus(repo, {
+        paths: o.paths, prefix, cached: o.flags.has('--cached'), recursive: o.flags.has('--recursive'),
+        quiet: quiet || o.flags.has('-q') || o.flags.has('--quiet'), env: ctx.env, report,
+      });
+      return 0;
+    }
+    case 'init': {
+      const o = parse(rest, ['-q', '--quiet'], []);
+      const sp = Superproject.open(repo, ctx.env, (m) => report.err(`warning: ${m}\n`));
+      let list = sp.list(o.paths, prefix);
+      // Without paths and with submodule.active set, only the active ones (git's module_init).
+      if (o.paths.length === 0 && sp.config.getAll('submodule', null, 'active').length > 0) list = list.filter((e) => sp.isActive(e.path));
+      initSubmodules(sp, list, { quiet: quiet || o.flags.has('-q') || o.flags.has('--quiet'), displayPath: (p) => displayPath(p, prefix), report });
+      return 0;
+    }
+    case 'update': {
+      const o = parse(rest, [
+        '-q', '--quiet', '--init', '--recursive', '-f', '--force', '--single-branch', '--no-single-branch',
+        '--recommend-shallow', '--no-recommend-shallow', '--progress', '--checkout', '--require-init',
+      ], ['--depth', '-j', '--jobs']);
+      const has = (...names: string[]) => names.some((n) => o.flags.has(n));
+      const depth = count(o.values.get('--depth'), '--depth');
+      const jobs = count(o.values.get('-j') ?? o.values.get('--jobs'), '--jobs');
+      keepYoungGenerationSmall();
+      const q = quiet || has('-q', '--quiet');
+      return runRemoteCommand(ctx.env, { quiet: q }, (run) => updateSubmodules(repo, {
+        paths: o.paths, prefix, init: has('--init'), requireInit: has('--require-init'), recursive: has('--recursive'),
+        ...(depth ? { depth } : {}), ...(jobs !== undefined ? { jobs } : {}),
+        ...(has('--single-branch', '--no-single-branch') ? { singleBranch: has('--single-branch') } : {}),
+        recommendShallow: !has('--no-recommend-shallow'),
+        force: has('-f', '--force'), quiet: q, progress: progressIf(has('--progress')), env: ctx.env, report,
+        signal: run.signal, onPackStored: collectGarbage,
+      }));
+    }
+    default:
+      throw new UsageError(`unknown subcommand: '${sub}'`);
+  }
+}

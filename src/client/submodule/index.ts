@@ -1,0 +1,15 @@
+// Submodules, as git-submodule(1) handles them, in the order a recursive clone meets the pieces:
+//   gitmodules.ts      `.gitmodules`, with the names, paths and URLs git ignores left out
+//   superproject.ts    the index's gitlinks, `.gitmodules`, which are active, where each comes from
+//   relative-url.ts    `../x.git` against the superproject's remote (git's relative_url)
+//   pathspec.ts        the paths commands are given, and submodule.active
+//   init.ts            URLs, active and update settings into the superproject's config
+//   update.ts          clone what is missing (paths.ts vets where), fetch by id, check out, recurse
+//   checkout.ts        the submodule's side: reachability of the commit, detached checkout
+//   status.ts          the status lines, named by walk/describe.ts
+//   clone-recursive.ts clone --recurse-submodules
+export { cloneRecursive, type RecurseOptions } from './clone-recursive.js';
+export { initSubmodules, type Reporter } from './init.js';
+export { submoduleStatus, type SubmoduleStatusOptions } from './status.js';
+export { Superproject, type ListedSubmodule } from './superproject.js';
+export { updateSubmodules, type SubmoduleUpdateOptions } from './update.js';
