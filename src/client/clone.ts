@@ -195,8 +195,9 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           }
           if (options.signal?.aborted) throw interrupted();
           const progress = new DelayedProgress('Updating files', options.progress ?? false);
-          await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
+          const { errors } = await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
           progress.done();
+          for (const message of errors) log(`error: ${message}\n`);
         } catch (e) {
           session?.abort();
           throw checkoutFailed(e);

@@ -22,13 +22,14 @@ import { MODE_GITLINK } from '../object/tree.js';
 import { OBJ_BLOB, OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
 import { indexPath } from './checkout.js';
-import { planConversions } from './checkout/conversions.js';
+import { encodingErrors, planConversions } from './checkout/conversions.js';
 import { displayPath } from './checkout/path-check.js';
 import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.js';
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
-import { conversionFromCode, convertToWorkTree } from './convert.js';
+import { conversionFromCode, convertToWorkTree, type Conversion } from './convert.js';
+import { encodeToGit } from './encoding.js';
 import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
@@ -49,6 +50,8 @@ export interface SwitchResult {
   removed: number;
   /** Index entries carried over unchanged. */
   kept: number;
+  /** What git reports as errors without stopping ("failed to encode" a working-tree-encoding). */
+  errors: string[];
 }
 
 const same = (a: { mode: number; oid: Uint8Array }, b: { mode: number; oid: Uint8Array }): boolean =>
@@ -86,15 +89,27 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     const current = new Map<string, IndexEntry>();
     for (const e of index.entries) current.set(pathKey(e.path), e);
 
+    const conversionOf = (e: IndexEntry): Conversion | null => {
+      const at = planned.get(pathKey(e.path));
+      return at === undefined || !conversions ? null : conversionFromCode(conversions.codes[at]!, conversions.encodings.get(at));
+    };
     const check: CleanCheck = {
       fileMode: config.getBool('core', null, 'filemode') ?? true,
       symlinks: settings.symlinks,
       indexTimestampSec: index.timestampSec,
       expected: (e) => {
         const data = odb.mustRead(e.oid, 0, OBJ_BLOB).data;
-        const at = planned.get(pathKey(e.path));
-        const conv = at === undefined || !conversions ? null : conversionFromCode(conversions.codes[at]!);
+        const conv = conversionOf(e);
         return conv ? convertToWorkTree(data, e.oid, conv, settings) : data;
+      },
+      decodesToBlob: (e, data) => {
+        const conv = conversionOf(e);
+        if (conv?.encoding == null) return false;
+        const decoded = encodeToGit(displayPath(e.path), data, conv.encoding);
+        if (!decoded) return false;
+        // The blob's UTF-8 form in the work tree (ident, eol) is what the file decodes to.
+        const utf8 = convertToWorkTree(odb.mustRead(e.oid, 0, OBJ_BLOB).data, e.oid, { ...conv, encoding: null }, settings);
+        return decoded.equals(utf8);
       },
     };
     const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
@@ -180,7 +195,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     }
 
     const removed = removeEntries(root, toRemove);
-    writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, settings, force, options.progress);
+    writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, { ...settings, encodings: conversions?.encodings }, force, options.progress);
 
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
     result.sort(compareEntries);
@@ -195,7 +210,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       timestampNsec: index.timestampNsec,
     };
     lock.commit(next);
-    return { written: toWrite.length, removed, kept: keptCount };
+    return { written: toWrite.length, removed, kept: keptCount, errors: encodingErrors(plan, conversions) };
   } finally {
     lock.rollback();
   }

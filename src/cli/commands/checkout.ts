@@ -68,13 +68,15 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const show = progressFlag ?? progressWanted({ quiet });
   const meter = show ? delayedProgress('Updating files') : null;
   const indexFile = indexPath(repo.gitDir, ctx.env);
+  let errors: string[];
   if (!fs.existsSync(indexFile)) {
-    await checkoutTree(repo, commit, { force, env: ctx.env, progress: meter?.update });
+    ({ errors } = await checkoutTree(repo, commit, { force, env: ctx.env, progress: meter?.update }));
   } else {
     const oldCommit = head.oid ? fromHex(head.oid) : null;
-    switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress: meter?.update });
+    ({ errors } = switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress: meter?.update }));
   }
   meter?.done();
+  for (const e of errors) say(`error: ${e}`);
 
   // Move HEAD: a branch makes it symbolic, anything else detaches it.
   const newHex = toHex(commit);

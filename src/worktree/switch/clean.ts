@@ -30,6 +30,12 @@ export interface CleanCheck {
   indexTimestampSec: number;
   /** Reads the blob `oid` and returns it as the work tree would hold it (after conversion). */
   expected: (e: IndexEntry) => Uint8Array;
+  /**
+   * For an entry with a working-tree-encoding: whether `data`, read back into UTF-8 as git's
+   * encode_to_git reads it, is the blob (a file saved again with another BOM or byte order is
+   * unchanged for git).
+   */
+  decodesToBlob?: (e: IndexEntry, data: Uint8Array) => boolean;
 }
 
 /** True when the stat data alone shows `st` is the file `e` describes (git's ce_match_stat_basic). */
@@ -70,6 +76,6 @@ export function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanChec
   if (!st.isFile()) return false;
   const data = fs.readFileSync(fsPath);
   if (oidEquals(hashObject('blob', data), 0, e.oid, 0)) return true;
-  // Converted on checkout (eol, ident): compare with what checkout would write instead.
-  return Buffer.compare(data, check.expected(e)) === 0;
+  // Converted on checkout (eol, ident, encoding): compare with what checkout would write instead.
+  return Buffer.compare(data, check.expected(e)) === 0 || (check.decodesToBlob?.(e, data) ?? false);
 }
