@@ -50,9 +50,14 @@ const ENCODED: FileSpec[] = [
   { mode: '100644', path: 'a.euckr', data: '\ud55c\uad6d\uc5b4\n' },
 ];
 
-for (const config of [[], ['core.autocrlf=true'], ['checkout.workers=2', 'checkout.thresholdForParallelism=1']]) {
-  test(`working-tree-encoding writes the bytes git writes (${config.join(' ') || 'default settings'})`, () => {
-    const { ours } = compareWithGit(repoWith(ENCODED), config);
+/** tsgit's writer threads, on every entry (compared with git's sequential checkout, see CompareOptions). */
+const THREADS = ['checkout.workers=2', 'checkout.thresholdForParallelism=1'];
+
+const SETTINGS: [string[], string[]][] = [[[], []], [['core.autocrlf=true'], []], [[], THREADS]];
+
+for (const [config, oursOnly] of SETTINGS) {
+  test(`working-tree-encoding writes the bytes git writes (${[...config, ...oursOnly].join(' ') || 'default settings'})`, () => {
+    const { ours } = compareWithGit(repoWith(ENCODED), config, [], { oursOnly });
     const bytes = (p: string): Buffer => fs.readFileSync(path.join(ours, p));
     // Spot checks that the oracle really re-encoded (a tsgit and a git that both skipped would agree).
     assert.deepEqual(bytes('a.u16lebom').subarray(0, 4), Buffer.from([0xff, 0xfe, 0x68, 0x00]));
@@ -80,8 +85,8 @@ test('what git cannot encode is reported as git reports it and written unconvert
     { mode: '100644', path: 'truncated.sjis', data: Buffer.from([0xe6, 0x97]) },
   ];
   for (let i = 0; i < 300; i++) files.push({ mode: '100644', path: `many/f${i}.${i % 50 ? 'u16' : 'nope'}`, data: `file ${i}\n` });
-  for (const config of [[], ['checkout.workers=2', 'checkout.thresholdForParallelism=1']]) {
-    const { ourStderr, theirStderr } = compareWithGit(repoWith(files), config);
+  for (const oursOnly of [[], THREADS]) {
+    const { ourStderr, theirStderr } = compareWithGit(repoWith(files), [], [], { oursOnly });
     const ours = errorLines(ourStderr);
     assert.deepEqual(ours, errorLines(theirStderr));
     assert.ok(ours.includes("error: failed to encode 'euro.latin1' from UTF-8 to ISO-8859-1"), ours.join('\n'));

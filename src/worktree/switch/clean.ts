@@ -74,6 +74,9 @@ export function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanChec
     return oidEquals(hashObject('blob', target), 0, e.oid, 0);
   }
   if (!st.isFile()) return false;
+  // A changed type or exec bit is a change whatever the content (git's ie_modified returns at
+  // MODE_CHANGED and TYPE_CHANGED before it reads anything).
+  if (e.mode === MODE_SYMLINK ? check.symlinks : check.fileMode && ((Number(st.mode) ^ e.mode) & 0o100)) return false;
   const data = fs.readFileSync(fsPath);
   if (oidEquals(hashObject('blob', data), 0, e.oid, 0)) return true;
   // Converted on checkout (eol, ident, encoding): compare with what checkout would write instead.
