@@ -146,12 +146,14 @@ function fallbackName(name: string): string {
 /** Runs the system's iconv; null when it fails (unknown name, unconvertible input, no iconv). */
 function iconv(data: Uint8Array, from: string, to: string): Buffer | null {
   const key = `${from}\0${to}`;
-  if (unknownNames.has(key)) return null;
+  // No argv can carry a NUL: such a name fails as an unknown one.
+  if (unknownNames.has(key) || key.indexOf('\0') !== from.length) return null;
   // One argv element each, so that a name from .gitattributes can never be read as an option.
   const r = spawnSync('iconv', [`--from-code=${fallbackName(from)}`, `--to-code=${fallbackName(to)}`],
     { input: data, maxBuffer: Math.max(1 << 20, data.length * 8 + 64), env: { ...process.env, LC_ALL: 'C' } });
   if (r.status === 0 && !r.error) return r.stdout;
-  if (r.error || /not supported|cannot open|unsupported/i.test(r.stderr?.toString() ?? '')) unknownNames.add(key);
+  // glibc says "failed to start conversion processing" (older: "conversion to `X' is not supported").
+  if (r.error || /failed to start conversion|not supported|unsupported/i.test(r.stderr?.toString() ?? '')) unknownNames.add(key);
   return null;
 }
 
