@@ -9,8 +9,8 @@
 // its tables, aliases and refusals are git's. No JavaScript table agrees with it: glibc's
 // SHIFT_JIS reads 0x5C as U+00A5, its GBK, BIG5 and EUC-JP are not the Windows code pages that
 // WHATWG's decoders and iconv-lite implement, and those libraries replace what they cannot encode
-// with '?' where iconv refuses. Legacy encodings are rare in repositories (a few files, where
-// they occur at all), so a process per file costs little.
+// with '?' where iconv refuses. A process per file costs ~4 ms (git converts in process), which
+// legacy encodings can afford: where repositories use them at all, it is for a few files.
 //
 // A conversion git cannot do (an unknown name, content the encoding cannot hold, a blob that is
 // not UTF-8) is not fatal at checkout: git reports "failed to encode" and writes the blob as it is.
