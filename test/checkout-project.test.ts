@@ -185,3 +185,18 @@ test('attributes from info/attributes, core.attributesFile (with ~) and the XDG 
     assert.equal(git(ours, ['status', '--porcelain'], undefined, env), '');
   }
 });
+
+test('ident on generated text matches git, streamed (ident alone) and in memory (with text=auto)', () => {
+  // Short strings over the bytes either filter looks at, from a fixed seed: a few hundred cases.
+  const alphabet = ['$', 'I', 'd', ':', ' ', '\t', '\n', 'x', '\0', '$Id', '$Id:', '$Id$', ' $'];
+  let seed = 12345;
+  const next = (n: number): number => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const files: FileSpec[] = [{ mode: '100644', path: '.gitattributes', data: '*.s ident\n*.m ident text=auto\n' }];
+  for (let i = 0; i < 150; i++) {
+    const text = Array.from({ length: 1 + next(14) }, () => alphabet[next(alphabet.length)]).join('');
+    files.push({ mode: '100644', path: `g${i}.s`, data: Buffer.from(text, 'latin1') }, { mode: '100644', path: `g${i}.m`, data: Buffer.from(text, 'latin1') });
+  }
+  const { ours } = compareWithGit(repoWith(files));
+  const differ = files.filter(f => f.path.endsWith('.s') && !fs.readFileSync(path.join(ours, f.path)).equals(fs.readFileSync(path.join(ours, f.path.replace(/\.s$/, '.m')))));
+  assert.ok(differ.length > 0, 'no generated case tells the two filters apart');
+});
