@@ -165,3 +165,28 @@ test('a switch reads encoded files back: unchanged after another BOM, changed af
   assert.equal(fs.readFileSync(path.join(ours, 'a.ps1')).toString('hex'), 'fffe6f006e0065000a00');
   assert.equal(git(ours, ['status', '--porcelain']), '');
 });
+
+/** Every non-ASCII BMP character `encoding` can hold, as UTF-8 (iconv -c there and back), in lines of 64. */
+function repertoire(encoding: string): Buffer {
+  const all: string[] = [];
+  for (let cp = 0x80; cp < 0x10000; cp++) if (cp < 0xd800 || cp >= 0xe000) all.push(String.fromCodePoint(cp));
+  const there = spawnSync('iconv', ['-c', '-f', 'UTF-8', '-t', encoding], { input: all.join(''), maxBuffer: 1 << 26 });
+  const back = spawnSync('iconv', ['-f', encoding, '-t', 'UTF-8'], { input: there.stdout, maxBuffer: 1 << 26 });
+  assert.equal(back.status, 0, `${encoding}: ${back.stderr}`);
+  return Buffer.from([...back.stdout.toString('utf8')].join('').replace(/(.{64})/gu, '$1\n') + '\n');
+}
+
+test('whole code pages encode as git encodes them, by table and through iconv per file', () => {
+  const tables = ['ISO-8859-1', 'ISO-8859-2', 'ISO_8859-15', 'WINDOWS-1252', 'CP1251', 'KOI8-U', 'SHIFT_JIS', 'CP932', 'EUC-JP', 'EUC-KR', 'CP949', 'GBK', 'GB18030', 'BIG5'];
+  const perFile = ['CP1258', 'CP1255', 'CP437', 'MACINTOSH', 'EBCDIC-US'];
+  const names = [...tables, ...perFile];
+  const files: FileSpec[] = [{ mode: '100644', path: '.gitattributes', data: names.map((n, k) => `*.e${k} working-tree-encoding=${n}\n`).join('') }];
+  names.forEach((n, k) => files.push({ mode: '100644', path: `all.e${k}`, data: repertoire(n) }));
+  // Past the BMP only GB18030 holds anything.
+  files.push({ mode: '100644', path: `astral.e${names.indexOf('GB18030')}`, data: '\u{1F600} \u{20000} \u{10FFFF}\n' });
+  files.push({ mode: '100644', path: `astral.e${names.indexOf('GBK')}`, data: '\u{1F600}\n' });
+  files.push({ mode: '100644', path: `vi.e${names.indexOf('CP1258')}`, data: 'Ti\u1ebfng Vi\u1ec7t\n' });
+  const { ourStderr, theirStderr } = compareWithGit(repoWith(files), [], [], { oursOnly: THREADS });
+  assert.deepEqual(errorLines(ourStderr), [`error: failed to encode 'astral.e${names.indexOf('GBK')}' from UTF-8 to GBK`]);
+  assert.deepEqual(errorLines(ourStderr), errorLines(theirStderr));
+});

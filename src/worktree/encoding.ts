@@ -9,13 +9,14 @@
 // its tables, aliases and refusals are git's. No JavaScript table agrees with it: glibc's
 // SHIFT_JIS reads 0x5C as U+00A5, its GBK, BIG5 and EUC-JP are not the Windows code pages that
 // WHATWG's decoders and iconv-lite implement, and those libraries replace what they cannot encode
-// with '?' where iconv refuses. A process per file costs ~4 ms (git converts in process), which
-// legacy encodings can afford: where repositories use them at all, it is for a few files.
+// with '?' where iconv refuses. The common stateless code pages are read out of iconv once per
+// process into a table (code-page.ts); any other name costs an iconv process per file.
 //
 // A conversion git cannot do (an unknown name, content the encoding cannot hold, a blob that is
 // not UTF-8) is not fatal at checkout: git reports "failed to encode" and writes the blob as it is.
-import { spawnSync } from 'node:child_process';
 import os from 'node:os';
+import { encodeWithCodePage } from './code-page.js';
+import { iconv } from './iconv.js';
 
 const UTF16_BE_BOM = Buffer.from([0xfe, 0xff]);
 const UTF16_LE_BOM = Buffer.from([0xff, 0xfe]);
@@ -135,28 +136,6 @@ function decodeUtf(data: Uint8Array, form: UtfForm): Buffer | null {
   return Buffer.from(parts.join(''), 'utf8');
 }
 
-/** Names the iconv program refused, so that a repository full of them costs one run per name. */
-const unknownNames = new Set<string>();
-
-/** git's fallback_encoding, for the one spelling it knows some platforms lack. */
-function fallbackName(name: string): string {
-  return name.toLowerCase() === 'latin-1' ? 'ISO-8859-1' : name;
-}
-
-/** Runs the system's iconv; null when it fails (unknown name, unconvertible input, no iconv). */
-function iconv(data: Uint8Array, from: string, to: string): Buffer | null {
-  const key = `${from}\0${to}`;
-  // No argv can carry a NUL: such a name fails as an unknown one.
-  if (unknownNames.has(key) || key.indexOf('\0') !== from.length) return null;
-  // One argv element each, so that a name from .gitattributes can never be read as an option.
-  const r = spawnSync('iconv', [`--from-code=${fallbackName(from)}`, `--to-code=${fallbackName(to)}`],
-    { input: data, maxBuffer: Math.max(1 << 20, data.length * 8 + 64), env: { ...process.env, LC_ALL: 'C' } });
-  if (r.status === 0 && !r.error) return r.stdout;
-  // glibc says "failed to start conversion processing" (older: "conversion to `X' is not supported").
-  if (r.error || /failed to start conversion|not supported|unsupported/i.test(r.stderr?.toString() ?? '')) unknownNames.add(key);
-  return null;
-}
-
 /**
  * git's encode_to_worktree: UTF-8 blob content as the work tree holds it in `encoding`, or null
  * when git fails to convert it (it then writes the content unconverted). Empty content stays empty.
@@ -167,7 +146,9 @@ export function encodeToWorkTree(data: Uint8Array, encoding: string): Buffer | n
   if (sameUtfEncoding('UTF-16LE-BOM', encoding)) return encodeUtf(data, { unit: 2, bigEndian: false, bom: false }, UTF16_LE_BOM);
   if (sameUtfEncoding('UTF-16BE-BOM', encoding)) return encodeUtf(data, { unit: 2, bigEndian: true, bom: false }, UTF16_BE_BOM);
   const form = utfForm(encoding);
-  return form ? encodeUtf(data, form, null) : iconv(data, 'UTF-8', encoding);
+  if (form) return encodeUtf(data, form, null);
+  const viaTable = encodeWithCodePage(data, encoding);
+  return viaTable !== undefined ? viaTable : iconv(data, 'UTF-8', encoding);
 }
 
 function startsWith(data: Uint8Array, bom: Buffer): boolean {
