@@ -117,10 +117,10 @@ export function convertsAnything(conv: Conversion, settings: EolSettings): boole
   return conv.ident || outputsCrlf(conv.crlf, settings) || conv.encoding !== null;
 }
 
-interface TextStats { nul: number; lonecr: number; lonelf: number; crlf: number; printable: number; nonprintable: number }
+export interface TextStats { nul: number; lonecr: number; lonelf: number; crlf: number; printable: number; nonprintable: number }
 
 /** git's gather_stats. */
-function gatherStats(buf: Uint8Array): TextStats {
+export function gatherStats(buf: Uint8Array): TextStats {
   const s: TextStats = { nul: 0, lonecr: 0, lonelf: 0, crlf: 0, printable: 0, nonprintable: 0 };
   const n = buf.length;
   for (let i = 0; i < n; i++) {
@@ -146,7 +146,7 @@ function gatherStats(buf: Uint8Array): TextStats {
 }
 
 /** git's convert_is_binary: the heuristic text=auto relies on. */
-function isBinary(s: TextStats): boolean {
+export function isBinary(s: TextStats): boolean {
   return s.lonecr > 0 || s.nul > 0 || (s.printable >> 7) < s.nonprintable;
 }
 
@@ -181,7 +181,7 @@ function lfToCrlf(src: Uint8Array, crlf: Crlf): Buffer | null {
 const DOLLAR = 0x24;
 
 /** git's count_ident: "$Id$" and "$Id: ... $" (not spanning a line) occurrences. */
-function countIdent(src: Uint8Array): number {
+export function countIdent(src: Uint8Array): number {
   let cnt = 0;
   const n = src.length;
   for (let i = 0; i < n;) {

@@ -28,8 +28,8 @@ import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
-import { conversionFromCode, convertToWorkTree, type Conversion } from './convert.js';
-import { encodeToGit } from './encoding.js';
+import { conversionFromCode, type Conversion } from './convert.js';
+import { convertToGit } from './to-git.js';
 import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
@@ -97,19 +97,9 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       fileMode: config.getBool('core', null, 'filemode') ?? true,
       symlinks: settings.symlinks,
       indexTimestampSec: index.timestampSec,
-      expected: (e) => {
-        const data = odb.mustRead(e.oid, 0, OBJ_BLOB).data;
+      cleaned: (e, data) => {
         const conv = conversionOf(e);
-        return conv ? convertToWorkTree(data, e.oid, conv, settings) : data;
-      },
-      decodesToBlob: (e, data) => {
-        const conv = conversionOf(e);
-        if (conv?.encoding == null) return false;
-        const decoded = encodeToGit(displayPath(e.path), data, conv.encoding);
-        if (!decoded) return false;
-        // The blob's UTF-8 form in the work tree (ident, eol) is what the file decodes to.
-        const utf8 = convertToWorkTree(odb.mustRead(e.oid, 0, OBJ_BLOB).data, e.oid, { ...conv, encoding: null }, settings);
-        return decoded.equals(utf8);
+        return conv ? convertToGit(displayPath(e.path), data, conv, () => odb.mustRead(e.oid, 0, OBJ_BLOB).data) : data;
       },
     };
     const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);

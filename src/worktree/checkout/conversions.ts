@@ -6,7 +6,7 @@ import { MODE_BLOB, MODE_EXEC } from '../../object/tree.js';
 import { OBJ_BLOB } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import { AttributeChecker, type AttrFrame } from '../attributes/check.js';
-import { CODE_ENCODE_FAILED, CONVERT_ATTRIBUTES, conversionCode, conversionFor, convertsAnything } from '../convert.js';
+import { CODE_ENCODE_FAILED, CONVERT_ATTRIBUTES, Crlf, conversionCode, conversionFor, convertsAnything } from '../convert.js';
 import { encodeFailure } from '../encoding.js';
 import { displayPath } from './path-check.js';
 import { entryPath, type CheckoutPlan } from './plan.js';
@@ -57,7 +57,9 @@ export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, setting
     if (mode !== MODE_BLOB && mode !== MODE_EXEC) continue; // symlinks and submodules are never converted
     const path = entryPath(plan, i);
     const conv = conversionFor(checker.check(path, frames[plan.dirOf[i]!]!, CONVERT_ATTRIBUTES), settings, displayPath(path));
-    if (convertsAnything(conv, settings)) codes[i] = conversionCode(conv);
+    // Text files keep their code even when checkout leaves them alone: a switch reads them back
+    // through git's crlf_to_git.
+    if (convertsAnything(conv, settings) || conv.crlf !== Crlf.Binary) codes[i] = conversionCode(conv);
     if (conv.encoding !== null) encodings.set(i, conv.encoding);
   }
   return { codes, encodings, warnings: checker.warnings };
