@@ -73,15 +73,15 @@ export function encodeWithCodePage(data: Uint8Array, encoding: string): Buffer |
     return null;
   }
   // Past the BMP (GB18030 encodes them all), what this file needs that is not known yet, in one run.
-  const wanted: number[] = [];
+  const wanted = new Set<number>();
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
-    if (cp > 0xffff && !page.astral.has(cp) && !wanted.includes(cp)) wanted.push(cp);
+    if (cp > 0xffff && !page.astral.has(cp)) wanted.add(cp);
   }
-  if (wanted.length) {
-    const parts = convertEach(wanted, encoding);
+  if (wanted.size) {
+    const parts = convertEach([...wanted], encoding);
     if (!parts) return undefined;
-    wanted.forEach((cp, k) => page.astral.set(cp, parts[k]!));
+    [...wanted].forEach((cp, k) => page.astral.set(cp, parts[k]!));
   }
   const out = Buffer.allocUnsafe(data.length * 2 + 4);
   let o = 0;
