@@ -4,7 +4,6 @@
 // index must equal git's apart from stat data.
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,118 +11,10 @@ import { fromHex } from '../src/core/oid.js';
 import { Repository } from '../src/repository/repository.js';
 import { checkoutTree } from '../src/worktree/checkout.js';
 import { readIndexFile } from '../src/worktree/index-file/read.js';
-import { GIT_ENV, git, gitBuf, rmrf, tmpDir, tsgit } from './helpers.js';
+import { GIT_ENV, git, gitBuf, rmrf, tsgit } from './helpers.js';
+import { cloneNoCheckout, compareWithGit, removeScratch, repoWith, scratch, snapshot, statDirty, type FileSpec } from './checkout-oracle.js';
 
-/** Every directory a test here makes, removed after it whatever its outcome. */
-const made: string[] = [];
-function scratch(prefix?: string): string {
-  const dir = tmpDir(prefix);
-  made.push(dir);
-  return dir;
-}
-afterEach(() => { for (const dir of made.splice(0)) rmrf(dir); });
-
-type FileSpec = { mode: string; data: string | Buffer; path: string } | { mode: '160000'; oid: string; path: string };
-
-/** A repository on branch main with one commit holding `files` (paths may use C-style quoting). */
-function repoWith(files: FileSpec[]): string {
-  const dir = scratch('tsgit-checkout-src-');
-  git(dir, ['init', '-q', '-b', 'main', '.']);
-  const parts: Buffer[] = [Buffer.from('commit refs/heads/main\ncommitter C O Mitter <c@example.com> 1700000000 +0000\ndata 2\nm\n')];
-  for (const f of files) {
-    if ('oid' in f) {
-      parts.push(Buffer.from(`M 160000 ${f.oid} ${f.path}\n`));
-      continue;
-    }
-    const data = typeof f.data === 'string' ? Buffer.from(f.data) : f.data;
-    parts.push(Buffer.from(`M ${f.mode} inline ${f.path}\ndata ${data.length}\n`), data, Buffer.from('\n'));
-  }
-  parts.push(Buffer.from('\n'));
-  git(dir, ['fast-import', '--quiet'], Buffer.concat(parts));
-  return dir;
-}
-
-function cloneNoCheckout(src: string, config: string[] = []): string {
-  const dir = scratch('tsgit-checkout-wt-');
-  git(dir, ['clone', '-q', '-n', ...config.flatMap(c => ['-c', c]), src, '.']);
-  return dir;
-}
-
-/** Every path under `root` except its .git: kind, permission bits, and content or link target. */
-function snapshot(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: Buffer, rel: string): void => {
-    for (const name of fs.readdirSync(dir, { encoding: 'buffer' })) {
-      const r = rel + name.toString('latin1');
-      if (r === '.git') continue;
-      const p = Buffer.concat([dir, Buffer.from('/'), name]);
-      const st = fs.lstatSync(p);
-      const perm = (st.mode & 0o777).toString(8);
-      if (st.isSymbolicLink()) out.push(`${r} link ${fs.readlinkSync(p, { encoding: 'buffer' }).toString('hex')}`);
-      else if (st.isDirectory()) { out.push(`${r} dir ${perm}`); walk(p, r + '/'); }
-      else out.push(`${r} file ${perm} ${crypto.createHash('sha1').update(fs.readFileSync(p)).digest('hex')}`);
-    }
-  };
-  walk(Buffer.from(root), '');
-  return out.sort();
-}
-
-/** Index bytes with the per-machine stat fields (times, dev, ino, uid, gid) zeroed. */
-function indexWithoutStat(file: string): Buffer {
-  const b = Buffer.from(fs.readFileSync(file));
-  const n = b.readUInt32BE(8);
-  let pos = 12;
-  for (let i = 0; i < n; i++) {
-    const len = b.readUInt16BE(pos + 60) & 0xfff;
-    b.fill(0, pos, pos + 24);
-    b.fill(0, pos + 28, pos + 36);
-    pos += (62 + len + 8) & ~7;
-  }
-  return b.subarray(0, b.length - 20);
-}
-
-/**
- * The paths whose stat data in the index does not match the file, as git judges by stat alone.
- * A copy of the index with its mtime in the future makes no entry racy, so diff-files compares
- * stat data only and reads no file; the real index is left as it was.
- */
-function statDirty(wt: string): string {
-  const copy = path.join(wt, '.git', 'index-stat-check');
-  fs.copyFileSync(path.join(wt, '.git', 'index'), copy);
-  const future = new Date(Date.now() + 60_000);
-  fs.utimesSync(copy, future, future);
-  try {
-    return git(wt, ['diff-files', '--name-only'], undefined, { ...GIT_ENV, GIT_INDEX_FILE: copy });
-  } finally {
-    fs.rmSync(copy);
-  }
-}
-
-/**
- * `git status --porcelain` without the files in `unstable`: files whose content in the repository
- * is not what git would store (CRLF in a text file, an expanded $Id$) show as modified only while
- * racy (written in the second the index was), so for git's own checkout too it depends on timing.
- */
-function status(wt: string, unstable: string[]): string {
-  return git(wt, ['status', '--porcelain']).split('\n').filter(l => !unstable.includes(l.slice(3))).join('\n');
-}
-
-/** Clones `src` twice (with `config`), checks out with tsgit and with git, and compares. */
-function compareWithGit(src: string, config: string[] = [], unstable: string[] = []): { ours: string; theirs: string } {
-  const ours = cloneNoCheckout(src, config);
-  const theirs = cloneNoCheckout(src, config);
-  const r = tsgit(ours, ['checkout', '-q']);
-  assert.equal(r.status, 0, r.stderr.toString());
-  git(theirs, ['checkout', '-q']);
-  assert.deepEqual(snapshot(ours), snapshot(theirs));
-  execFileSync('diff', ['-r', '--no-dereference', '-x', '.git', ours, theirs]);
-  assert.deepEqual(indexWithoutStat(path.join(ours, '.git', 'index')), indexWithoutStat(path.join(theirs, '.git', 'index')));
-  assert.equal(statDirty(ours), '');
-  assert.equal(status(ours, unstable), '');
-  assert.equal(status(theirs, unstable), '');
-  if (!unstable.length) assert.equal(git(ours, ['diff']), '');
-  return { ours, theirs };
-}
+afterEach(removeScratch);
 
 const MIXED: FileSpec[] = [
   { mode: '100644', path: 'README', data: 'hello\n' },
@@ -361,8 +252,8 @@ test('core.symlinks=false writes link text into plain files, as git does', () =>
   assert.equal(fs.readFileSync(path.join(ours, 'link-rel'), 'utf8'), 'a/b.txt');
 });
 
-test('filter= and working-tree-encoding attributes stop the checkout before anything is written', () => {
-  for (const attrs of ['*.psd filter=lfs diff=lfs merge=lfs -text\n', '*.psd working-tree-encoding=UTF-16LE\n']) {
+test('filter= attributes stop the checkout before anything is written', () => {
+  for (const attrs of ['*.psd filter=lfs diff=lfs merge=lfs -text\n']) {
     const src = repoWith([
       { mode: '100644', path: '.gitattributes', data: attrs },
       { mode: '100644', path: 'a.txt', data: 'a\n' },
@@ -371,7 +262,7 @@ test('filter= and working-tree-encoding attributes stop the checkout before anyt
     const wt = cloneNoCheckout(src);
     const r = tsgit(wt, ['checkout']);
     assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), /z\/image\.psd: (filter=lfs|working-tree-encoding=UTF-16LE) is set.*tsgit/);
+    assert.match(r.stderr.toString(), /z\/image\.psd: filter=lfs is set.*tsgit/);
     assert.deepEqual(fs.readdirSync(wt), ['.git']);
     assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
   }

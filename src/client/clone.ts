@@ -221,7 +221,8 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
             session = null;
           }
           if (options.signal?.aborted) throw interrupted();
-          await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: options.progress });
+          const { errors } = await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: options.progress });
+          for (const message of errors) log(`error: ${message}\n`);
         } catch (e) {
           session?.abort();
           throw checkoutFailed(e);

@@ -12,7 +12,7 @@ import { GitError } from '../core/errors.js';
 import { OID_BYTES, toHex } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
-import { planConversions } from './checkout/conversions.js';
+import { encodingErrors, planConversions } from './checkout/conversions.js';
 import { BlobReader } from './checkout/blob-reader.js';
 import { planCheckout, type CheckoutPlan } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
@@ -40,6 +40,8 @@ export interface CheckoutResult {
   directories: number;
   /** Attribute lines git would warn about. */
   warnings: string[];
+  /** What git reports as errors without stopping ("failed to encode" a working-tree-encoding). */
+  errors: string[];
 }
 
 /** Where the index lives: $GIT_INDEX_FILE, else <gitDir>/index. */
@@ -127,7 +129,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     const parallel: WriterThreads | null = pool;
     const stats = newStatTable(plan.count, parallel !== null);
     const codes = conversions?.codes ?? null;
-    const write: WriteSettings = { autocrlf: settings.autocrlf, eol: settings.eol, symlinks: settings.symlinks };
+    const write: WriteSettings = { autocrlf: settings.autocrlf, eol: settings.eol, symlinks: settings.symlinks, encodings: conversions?.encodings };
     const meter = updatingFiles(options.progress);
     const result = parallel
       ? await writeInParallel(repo.odb, plan, stats, codes, write, parallel, meter.report)
@@ -140,7 +142,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
         out.add(stats, i * STAT_FIELDS, plan.modes[i]!, plan.oids, i * OID_BYTES, plan.paths, plan.pathStart[i]!, plan.pathStart[i + 1]!);
       }
     }, { cacheTree: plan.cacheTree, extensions: [] });
-    return { entries: plan.count, directories: result.directories, warnings: conversions?.warnings ?? [] };
+    return { entries: plan.count, directories: result.directories, warnings: conversions?.warnings ?? [], errors: encodingErrors(plan, conversions) };
   } finally {
     lock?.rollback();
     // Threads that never got their job (a refusal, an error) are stopped.

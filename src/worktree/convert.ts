@@ -1,11 +1,13 @@
 // What git's convert.c does to a blob on its way into the work tree, for the attributes and
 // settings that need no external program: `ident` ($Id$ expansion), then end-of-line conversion
-// (text/crlf/eol attributes, core.autocrlf, core.eol). Smudge filters and working-tree-encoding
-// need programs or iconv; they are reported as unsupported rather than skipped, since skipping
-// would leave a work tree that differs from git's without saying so.
+// (text/crlf/eol attributes, core.autocrlf, core.eol), then working-tree-encoding (encoding.ts).
+// Smudge filters need programs; they are reported as unsupported rather than skipped, since
+// skipping would leave a work tree that differs from git's without saying so.
 import { GitError } from '../core/errors.js';
 import { toHex } from '../core/oid.js';
 import type { AttrValue } from './attributes/rules.js';
+import { encodeToWorkTree, isUtf8Name } from './encoding.js';
+import { identToWorkTreeStreaming } from './ident-stream.js';
 
 /** The attributes convert.c consults, in the order its check list names them. */
 export const CONVERT_ATTRIBUTES = ['crlf', 'ident', 'filter', 'eol', 'text', 'working-tree-encoding'] as const;
@@ -26,6 +28,8 @@ export interface EolSettings {
 export interface Conversion {
   crlf: Crlf;
   ident: boolean;
+  /** working-tree-encoding, null for UTF-8 (no re-encoding). */
+  encoding: string | null;
 }
 
 /** core.autocrlf as git reads it: "input", else a boolean. */
@@ -56,7 +60,7 @@ function textEolIsCrlf(s: EolSettings): boolean {
 
 /**
  * git's convert_attrs: the conversion for one path, from its attribute values. Throws for
- * `filter=<driver>` and for a working-tree-encoding other than UTF-8, naming the path.
+ * `filter=<driver>` and for a working-tree-encoding of true/false, naming the path.
  */
 export function conversionFor(values: Map<string, AttrValue>, settings: EolSettings, path: string): Conversion {
   const filter = values.get('filter');
@@ -67,10 +71,6 @@ export function conversionFor(values: Map<string, AttrValue>, settings: EolSetti
   const encoding = values.get('working-tree-encoding');
   if (encoding === true || encoding === false) {
     throw new GitError('worktree', 'bad-attribute', `${path}: true/false are no valid working-tree-encodings`);
-  }
-  if (typeof encoding === 'string' && encoding !== '' && !/^utf-?8$/i.test(encoding)) {
-    throw new GitError('worktree', 'unsupported',
-      `${path}: working-tree-encoding=${encoding} is set in .gitattributes; tsgit does not re-encode files`);
   }
   let crlf = crlfFromAttr(values.get('text'));
   if (crlf === Crlf.Undefined) crlf = crlfFromAttr(values.get('crlf'));
@@ -85,16 +85,22 @@ export function conversionFor(values: Map<string, AttrValue>, settings: EolSetti
   if (crlf === Crlf.Undefined) {
     crlf = settings.autocrlf === 'true' ? Crlf.AutoCrlf : settings.autocrlf === 'input' ? Crlf.AutoInput : Crlf.Binary;
   }
-  return { crlf, ident: values.get('ident') === true };
+  return { crlf, ident: values.get('ident') === true, encoding: typeof encoding === 'string' && encoding !== '' && !isUtf8Name(encoding) ? encoding : null };
 }
+
+/** In a conversion code: the entry has a working-tree-encoding (its name is kept beside the codes). */
+export const CODE_ENCODING = 0x20;
+/** In a conversion code: set by the writer when the entry's encoding failed (git's "failed to encode"). */
+export const CODE_ENCODE_FAILED = 0x40;
 
 /** A conversion as one byte, for a column worker threads share: 0 for none. */
 export function conversionCode(conv: Conversion | null): number {
-  return conv ? 1 | (conv.crlf << 1) | (conv.ident ? 0x10 : 0) : 0;
+  return conv ? 1 | (conv.crlf << 1) | (conv.ident ? 0x10 : 0) | (conv.encoding !== null ? CODE_ENCODING : 0) : 0;
 }
 
-export function conversionFromCode(code: number): Conversion | null {
-  return code ? { crlf: ((code >> 1) & 7) as Crlf, ident: (code & 0x10) !== 0 } : null;
+/** The conversion of `code`, with `encoding` the name kept for an entry whose code has CODE_ENCODING. */
+export function conversionFromCode(code: number, encoding: string | null = null): Conversion | null {
+  return code ? { crlf: ((code >> 1) & 7) as Crlf, ident: (code & 0x10) !== 0, encoding: code & CODE_ENCODING ? encoding : null } : null;
 }
 
 /** git's output_eol: whether files with this action get CRLF in the work tree. */
@@ -108,13 +114,13 @@ function outputsCrlf(crlf: Crlf, settings: EolSettings): boolean {
 
 /** Whether `conv` can change any content (so the caller can skip the call). */
 export function convertsAnything(conv: Conversion, settings: EolSettings): boolean {
-  return conv.ident || outputsCrlf(conv.crlf, settings);
+  return conv.ident || outputsCrlf(conv.crlf, settings) || conv.encoding !== null;
 }
 
-interface TextStats { nul: number; lonecr: number; lonelf: number; crlf: number; printable: number; nonprintable: number }
+export interface TextStats { nul: number; lonecr: number; lonelf: number; crlf: number; printable: number; nonprintable: number }
 
 /** git's gather_stats. */
-function gatherStats(buf: Uint8Array): TextStats {
+export function gatherStats(buf: Uint8Array): TextStats {
   const s: TextStats = { nul: 0, lonecr: 0, lonelf: 0, crlf: 0, printable: 0, nonprintable: 0 };
   const n = buf.length;
   for (let i = 0; i < n; i++) {
@@ -140,7 +146,7 @@ function gatherStats(buf: Uint8Array): TextStats {
 }
 
 /** git's convert_is_binary: the heuristic text=auto relies on. */
-function isBinary(s: TextStats): boolean {
+export function isBinary(s: TextStats): boolean {
   return s.lonecr > 0 || s.nul > 0 || (s.printable >> 7) < s.nonprintable;
 }
 
@@ -175,7 +181,7 @@ function lfToCrlf(src: Uint8Array, crlf: Crlf): Buffer | null {
 const DOLLAR = 0x24;
 
 /** git's count_ident: "$Id$" and "$Id: ... $" (not spanning a line) occurrences. */
-function countIdent(src: Uint8Array): number {
+export function countIdent(src: Uint8Array): number {
   let cnt = 0;
   const n = src.length;
   for (let i = 0; i < n;) {
@@ -230,10 +236,29 @@ function identToWorkTree(src: Uint8Array, oid: Uint8Array): Buffer | null {
   return Buffer.concat(parts);
 }
 
-/** The bytes git writes to the work tree for blob `oid` with content `data`. */
-export function convertToWorkTree(data: Buffer, oid: Uint8Array, conv: Conversion, settings: EolSettings): Buffer {
+/**
+ * git's classify_conv_attrs: whether git streams this blob into the work tree (get_stream_filter)
+ * rather than converting it in memory. Its streaming ident filter is not its in-memory one, so the
+ * choice shows in the bytes. A filter driver with a command also means in memory.
+ */
+function streamable(conv: Conversion): boolean {
+  return conv.encoding === null && conv.crlf !== Crlf.Auto && conv.crlf !== Crlf.AutoCrlf;
+}
+
+/**
+ * The bytes git writes to the work tree for blob `oid` with content `data`. When the
+ * working-tree-encoding cannot be applied, git reports it and writes the content as it is before
+ * that step; `onEncodeFailure` is told.
+ */
+export function convertToWorkTree(data: Buffer, oid: Uint8Array, conv: Conversion, settings: EolSettings,
+  onEncodeFailure?: () => void): Buffer {
   let out = data;
-  if (conv.ident) out = identToWorkTree(out, oid) ?? out;
+  if (conv.ident) out = (streamable(conv) ? identToWorkTreeStreaming(out, oid) : identToWorkTree(out, oid)) ?? out;
   if (outputsCrlf(conv.crlf, settings)) out = lfToCrlf(out, conv.crlf) ?? out;
+  if (conv.encoding !== null) {
+    const encoded = encodeToWorkTree(out, conv.encoding);
+    if (encoded) out = encoded;
+    else onEncodeFailure?.();
+  }
   return out;
 }

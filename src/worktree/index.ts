@@ -9,6 +9,9 @@
 //                            (checkout/write-worker.ts), stat data into a shared table
 //   index-file/write.ts      the index from the plan and the stat table, through the lock
 // switch.ts moves an existing work tree from one commit to another with git's two-way rules.
+// encoding.ts is working-tree-encoding (UTF-16/32 in process, code pages as tables read out of the
+// system's iconv, code-page.ts, other names through iconv.ts); ident-stream.ts is git's streaming
+// ident filter; to-git.ts reads work-tree files back as git would store them (switch's checks).
 export { checkoutTree, indexPath, type CheckoutOptions, type CheckoutResult } from './checkout.js';
 export { switchTree, type SwitchOptions, type SwitchResult } from './switch.js';
 export {

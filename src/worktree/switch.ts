@@ -23,13 +23,14 @@ import { MODE_GITLINK } from '../object/tree.js';
 import { OBJ_BLOB, OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
 import { indexPath } from './checkout.js';
-import { planConversions } from './checkout/conversions.js';
+import { encodingErrors, planConversions } from './checkout/conversions.js';
 import { displayPath } from './checkout/path-check.js';
 import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.js';
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
-import { conversionFromCode, convertToWorkTree } from './convert.js';
+import { conversionFromCode, type Conversion } from './convert.js';
+import { convertToGit } from './to-git.js';
 import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
@@ -52,6 +53,8 @@ export interface SwitchResult {
   removed: number;
   /** Index entries carried over unchanged. */
   kept: number;
+  /** What git reports as errors without stopping ("failed to encode" a working-tree-encoding). */
+  errors: string[];
 }
 
 const same = (a: { mode: number; oid: Uint8Array }, b: { mode: number; oid: Uint8Array }): boolean =>
@@ -89,15 +92,17 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     const current = new Map<string, IndexEntry>();
     for (const e of index.entries) current.set(pathKey(e.path), e);
 
+    const conversionOf = (e: IndexEntry): Conversion | null => {
+      const at = planned.get(pathKey(e.path));
+      return at === undefined || !conversions ? null : conversionFromCode(conversions.codes[at]!, conversions.encodings.get(at));
+    };
     const check: CleanCheck = {
       fileMode: config.getBool('core', null, 'filemode') ?? true,
       symlinks: settings.symlinks,
       indexTimestampSec: index.timestampSec,
-      expected: (e) => {
-        const data = odb.mustRead(e.oid, 0, OBJ_BLOB).data;
-        const at = planned.get(pathKey(e.path));
-        const conv = at === undefined || !conversions ? null : conversionFromCode(conversions.codes[at]!);
-        return conv ? convertToWorkTree(data, e.oid, conv, settings) : data;
+      cleaned: (e, data) => {
+        const conv = conversionOf(e);
+        return conv ? convertToGit(displayPath(e.path), data, conv, () => odb.mustRead(e.oid, 0, OBJ_BLOB).data) : data;
       },
     };
     const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
@@ -184,7 +189,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
 
     const removed = removeEntries(root, toRemove);
     const meter = updatingFiles(options.progress);
-    writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, settings, force, meter.report);
+    writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, { ...settings, encodings: conversions?.encodings }, force, meter.report);
     meter.stop();
 
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
@@ -200,7 +205,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       timestampNsec: index.timestampNsec,
     };
     lock.commit(next);
-    return { written: toWrite.length, removed, kept: keptCount };
+    return { written: toWrite.length, removed, kept: keptCount, errors: encodingErrors(plan, conversions) };
   } finally {
     lock.rollback();
   }

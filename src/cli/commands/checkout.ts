@@ -75,12 +75,14 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const show = progressFlag ?? progressWanted({ quiet });
   const progress = progressIf(show);
   const indexFile = indexPath(repo.gitDir, ctx.env);
+  let errors: string[];
   if (!fs.existsSync(indexFile)) {
-    await checkoutTree(repo, commit, { force, env: ctx.env, progress });
+    ({ errors } = await checkoutTree(repo, commit, { force, env: ctx.env, progress }));
   } else {
     const oldCommit = head.oid ? fromHex(head.oid) : null;
-    switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress });
+    ({ errors } = switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress }));
   }
+  for (const e of errors) say(`error: ${e}`);
 
   // Move HEAD: a branch makes it symbolic, anything else detaches it.
   const newHex = toHex(commit);

@@ -87,7 +87,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
       noCheckout, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
-      log: (message) => { if (!quiet || message.startsWith('warning:')) run.stderr(message); },
+      log: (message) => { if (!quiet || /^(warning|error):/.test(message)) run.stderr(message); },
       onPackStored: collectGarbage,
       signal: run.signal,
       transport: uploadPack !== undefined ? { uploadPack } : {},

@@ -6,14 +6,20 @@ import { MODE_BLOB, MODE_EXEC } from '../../object/tree.js';
 import { OBJ_BLOB } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import { AttributeChecker, type AttrFrame } from '../attributes/check.js';
-import { CONVERT_ATTRIBUTES, conversionCode, conversionFor, convertsAnything } from '../convert.js';
+import { CODE_ENCODE_FAILED, CONVERT_ATTRIBUTES, Crlf, conversionCode, conversionFor, convertsAnything } from '../convert.js';
+import { encodeFailure } from '../encoding.js';
 import { displayPath } from './path-check.js';
 import { entryPath, type CheckoutPlan } from './plan.js';
 import type { CheckoutSettings } from './settings.js';
 
 export interface ConversionPlan {
-  /** Per entry of the plan: how to convert it (convert.ts conversionCode), 0 to write the blob as it is. */
+  /**
+   * Per entry of the plan: how to convert it (convert.ts conversionCode), 0 to write the blob as it
+   * is. Shared memory: writer threads mark the entries whose encoding failed.
+   */
   codes: Uint8Array;
+  /** The working-tree-encoding of each entry that has one, by entry index, ascending. */
+  encodings: Map<number, string>;
   warnings: string[];
 }
 
@@ -44,13 +50,26 @@ export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, setting
       ? [checker.frameFor(dir.path, read(dir.attributes), `${displayPath(dir.path)}/.gitattributes`), ...inherited]
       : inherited;
   }
-  const codes = new Uint8Array(plan.count);
+  const codes = new Uint8Array(new SharedArrayBuffer(plan.count));
+  const encodings = new Map<number, string>();
   for (let i = 0; i < plan.count; i++) {
     const mode = plan.modes[i];
     if (mode !== MODE_BLOB && mode !== MODE_EXEC) continue; // symlinks and submodules are never converted
     const path = entryPath(plan, i);
     const conv = conversionFor(checker.check(path, frames[plan.dirOf[i]!]!, CONVERT_ATTRIBUTES), settings, displayPath(path));
-    if (convertsAnything(conv, settings)) codes[i] = conversionCode(conv);
+    // Text files keep their code even when checkout leaves them alone: a switch reads them back
+    // through git's crlf_to_git.
+    if (convertsAnything(conv, settings) || conv.crlf !== Crlf.Binary) codes[i] = conversionCode(conv);
+    if (conv.encoding !== null) encodings.set(i, conv.encoding);
   }
-  return { codes, warnings: checker.warnings };
+  return { codes, encodings, warnings: checker.warnings };
+}
+
+/** git's "failed to encode" errors for the entries written since planning, in index order. */
+export function encodingErrors(plan: CheckoutPlan, conversions: ConversionPlan | null): string[] {
+  const errors: string[] = [];
+  for (const [i, encoding] of conversions?.encodings ?? []) {
+    if (conversions!.codes[i]! & CODE_ENCODE_FAILED) errors.push(encodeFailure(displayPath(entryPath(plan, i)), 'UTF-8', encoding));
+  }
+  return errors;
 }

@@ -6,7 +6,7 @@ import { GitError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import { MODE_EXEC, MODE_GITLINK, MODE_SYMLINK } from '../../object/tree.js';
 import type { ObjectDatabase } from '../../odb/database.js';
-import { conversionFromCode, convertToWorkTree, type EolSettings } from '../convert.js';
+import { CODE_ENCODE_FAILED, conversionFromCode, convertToWorkTree, type EolSettings } from '../convert.js';
 import { BlobReader } from './blob-reader.js';
 import { DirectoryCache } from './directories.js';
 import { displayPath } from './path-check.js';
@@ -16,6 +16,8 @@ import { EntryWriter } from './write-entry.js';
 export interface WriteSettings extends EolSettings {
   /** core.symlinks: false writes a symlink's target into a plain file. */
   symlinks: boolean;
+  /** The working-tree-encoding of each entry that has one (conversions.ts), by entry index. */
+  encodings?: ReadonlyMap<number, string>;
 }
 
 /** Reads, converts and writes entry i (a file or symlink; submodules go through writeGitlink). */
@@ -37,8 +39,8 @@ export function writeEntry(blobs: BlobReader, cols: EntryColumns, codes: Uint8Ar
     else writer.writeFile(i, data, false);
     return;
   }
-  const conv = codes ? conversionFromCode(codes[i]!) : null;
-  if (conv) data = convertToWorkTree(data, entryOid(cols, i), conv, settings);
+  const conv = codes ? conversionFromCode(codes[i]!, settings.encodings?.get(i)) : null;
+  if (conv) data = convertToWorkTree(data, entryOid(cols, i), conv, settings, () => { codes![i] |= CODE_ENCODE_FAILED; });
   writer.writeFile(i, data, mode === MODE_EXEC);
 }
 

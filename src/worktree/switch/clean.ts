@@ -1,6 +1,7 @@
-// Whether a work-tree file still holds what its index entry says, the way git's ie_match_stat
-// decides: stat data first (type, owner exec bit, times, inode, owner, size), and when that cannot
-// prove it (changed stat, or a racy entry written in the same second as the index), the content.
+// Whether a work-tree file still holds what its index entry says, the way git's ie_modified
+// decides: stat data first (type, owner exec bit, times, inode, owner, size); a changed type, exec
+// bit or size is a change; otherwise, when the stat cannot prove it (changed times, or a racy entry
+// written in the same second as the index), the content as git would store it (convert_to_git).
 import fs from 'node:fs';
 import { oidEquals } from '../../core/oid.js';
 import { hashObject } from '../../core/hash.js';
@@ -28,8 +29,11 @@ export interface CleanCheck {
   symlinks: boolean;
   /** The index file's mtime in seconds; entries modified at or after it are racy. */
   indexTimestampSec: number;
-  /** Reads the blob `oid` and returns it as the work tree would hold it (after conversion). */
-  expected: (e: IndexEntry) => Uint8Array;
+  /**
+   * Work-tree content `data` of `e` as git would store it (convert_to_git: encoding back to UTF-8,
+   * CRLF to LF, $Id$ collapsed); `data` itself where nothing converts.
+   */
+  cleaned: (e: IndexEntry, data: Uint8Array) => Uint8Array;
 }
 
 /** True when the stat data alone shows `st` is the file `e` describes (git's ce_match_stat_basic). */
@@ -68,8 +72,11 @@ export function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanChec
     return oidEquals(hashObject('blob', target), 0, e.oid, 0);
   }
   if (!st.isFile()) return false;
-  const data = fs.readFileSync(fsPath);
-  if (oidEquals(hashObject('blob', data), 0, e.oid, 0)) return true;
-  // Converted on checkout (eol, ident): compare with what checkout would write instead.
-  return Buffer.compare(data, check.expected(e)) === 0;
+  // A changed type or exec bit is a change whatever the content (git's ie_modified returns at
+  // MODE_CHANGED and TYPE_CHANGED before it reads anything).
+  if (e.mode === MODE_SYMLINK ? check.symlinks : check.fileMode && ((Number(st.mode) ^ e.mode) & 0o100)) return false;
+  // So is another size, unless the index does not know it (0, as after read-tree).
+  if (e.size !== 0 && Number(st.size & LOW32) !== e.size) return false;
+  // Then what git would store from the file must be the entry's blob.
+  return oidEquals(hashObject('blob', check.cleaned(e, fs.readFileSync(fsPath))), 0, e.oid, 0);
 }
