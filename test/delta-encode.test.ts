@@ -16,26 +16,47 @@ function roundTrip(base: Uint8Array, target: Uint8Array, maxSize = target.length
   return copy;
 }
 
-/** `base` with random replacements, insertions and deletions. */
-function edit(base: Buffer, edits: number): Buffer {
-  let out = Buffer.from(base);
-  for (let i = 0; i < edits; i++) {
-    const at = crypto.randomInt(out.length + 1);
-    const kind = crypto.randomInt(3);
-    const len = 1 + crypto.randomInt(40);
-    if (kind === 0) out = Buffer.concat([out.subarray(0, at), crypto.randomBytes(len), out.subarray(at)]);
-    else if (kind === 1) out = Buffer.concat([out.subarray(0, at), out.subarray(Math.min(out.length, at + len))]);
-    else out = Buffer.concat([out.subarray(0, at), crypto.randomBytes(len), out.subarray(Math.min(out.length, at + len))]);
-  }
-  return out;
+/** A seeded generator (xorshift32), so that a failing round can be replayed. */
+function generator(seed: number): { int: (n: number) => number; bytes: (n: number) => Buffer } {
+  let x = seed | 0 || 1;
+  const next = (): number => {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    return x >>> 0;
+  };
+  return {
+    int: (n) => next() % n,
+    bytes: (n) => { const b = Buffer.allocUnsafe(n); for (let i = 0; i < n; i++) b[i] = next() & 0xff; return b; },
+  };
 }
 
-test('a delta between two versions rebuilds the new one, and is small', () => {
-  for (let round = 0; round < 50; round++) {
-    const base = crypto.randomBytes(200 + crypto.randomInt(5000));
-    const target = edit(base, 1 + crypto.randomInt(6));
+/** `base` with random replacements, insertions and deletions, and how many new bytes they put in. */
+function edit(base: Buffer, edits: number, rng = generator(crypto.randomInt(1 << 30))): { target: Buffer; inserted: number } {
+  let out = Buffer.from(base);
+  let inserted = 0;
+  for (let i = 0; i < edits; i++) {
+    const at = rng.int(out.length + 1);
+    const kind = rng.int(3);
+    const len = 1 + rng.int(40);
+    if (kind !== 1) inserted += len;
+    if (kind === 0) out = Buffer.concat([out.subarray(0, at), rng.bytes(len), out.subarray(at)]);
+    else if (kind === 1) out = Buffer.concat([out.subarray(0, at), out.subarray(Math.min(out.length, at + len))]);
+    else out = Buffer.concat([out.subarray(0, at), rng.bytes(len), out.subarray(Math.min(out.length, at + len))]);
+  }
+  return { target: out, inserted };
+}
+
+test('a delta between two versions rebuilds the new one, and costs about what the edits put in', () => {
+  // Each edit costs its new bytes, plus at most the unmatched bytes around it short of a whole
+  // 16-byte block on either side, and an insert and a copy instruction.
+  for (let round = 0; round < 200; round++) {
+    const rng = generator(round + 1);
+    const base = rng.bytes(200 + rng.int(5000));
+    const edits = 1 + rng.int(6);
+    const { target, inserted } = edit(base, edits, rng);
     const delta = roundTrip(base, target);
-    assert.ok(delta.length < target.length / 2, `${delta.length} bytes for a ${target.length}-byte target`);
+    const bound = inserted + edits * (2 * 16 + 2 + 8) + 16;
+    assert.ok(delta.length <= bound, `round ${round}: ${delta.length} bytes for ${inserted} new bytes in ${edits} edits`);
+    if (base.length >= 2000) assert.ok(delta.length < target.length / 4, `round ${round}: ${delta.length} of ${target.length}`);
   }
 });
 
@@ -57,7 +78,7 @@ test('short or empty sides, and unrelated data, still rebuild exactly', () => {
 test('gives up when the delta would pass the size it is allowed', () => {
   const base = crypto.randomBytes(3000);
   assert.equal(createDelta(base, crypto.randomBytes(3000), 1400), null);
-  const target = edit(base, 3);
+  const { target } = edit(base, 3);
   const full = roundTrip(base, target);
   assert.equal(createDelta(base, target, full.length - 1), null);
   assert.deepEqual(Buffer.from(createDelta(base, target, full.length)!), full);
