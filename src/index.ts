@@ -4,6 +4,7 @@
 // handler, git://); the client (clone, fetch, ls-remote); checkout.
 export { GitError, CorruptError, NotFoundError, UsageError, type ErrorLayer } from './core/errors.js';
 export { fromHex, toHex, isHexOid, OID_BYTES, OID_HEX } from './core/oid.js';
+export { progressText, type Progress, type ProgressMeter, type ProgressHint } from './core/progress.js';
 export * from './object/index.js';
 export { ObjectDatabase, type ObjectInfo, type PackHandle } from './odb/database.js';
 export { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from './odb/delta-base-cache.js';
