@@ -308,7 +308,8 @@ class PackWriter {
     meter?.stop();
     const from = this.contents.storageOrderFrom;
     if (from !== undefined && from < this.n) this.order = storageOrderTail(order, from, stored);
-    if (this.toCompress > 0) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
+    // Compression happens as objects are written: with a "Writing objects" meter, that one shows it.
+    if (this.toCompress > 0 && !this.options.writingProgress) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
   }
 
   private slotFor(pack: StoredPack, layout: PackLayout | null = null): number {
