@@ -85,6 +85,8 @@ export class RefTransaction {
       p.lock = null;
       if (options.atomic) throw e;
     };
+    // A ref and another below it cannot both be written (refs/heads/a and refs/heads/a/b).
+    const writing = new Set(prepared.filter((p) => p.update.newOid !== null).map((p) => p.update.name));
     try {
       for (let i = 0; i < order.length; i++) {
         const p = order[i]!;
@@ -92,7 +94,7 @@ export class RefTransaction {
           if (i > 0 && order[i - 1]!.update.name === p.update.name) {
             throw new GitError('refs', 'duplicate-update', `multiple updates for ref '${p.update.name}' not allowed`);
           }
-          this.prepare(p, order);
+          this.prepare(p, writing);
         } catch (e) {
           fail(p, e);
         }
@@ -144,7 +146,7 @@ export class RefTransaction {
     return prepared.map((p) => ({ name: p.update.name, error: p.error }));
   }
 
-  private prepare(p: Prepared, all: readonly Prepared[]): void {
+  private prepare(p: Prepared, writing: ReadonlySet<string>): void {
     const store = this.store;
     const { name, newOid } = p.update;
     checkName(name, newOid === null ? 'delete' : 'update');
@@ -152,10 +154,11 @@ export class RefTransaction {
     p.target = target;
     p.via = via;
     if (newOid !== null) {
-      // A ref and another below it cannot both be written (refs/heads/a and refs/heads/a/b).
-      const clash = all.find((o) => o !== p && o.update.newOid !== null && !o.error
-        && (o.update.name.startsWith(`${name}/`) || name.startsWith(`${o.update.name}/`)));
-      if (clash) throw new GitError('refs', 'ref-conflict', `cannot lock ref '${name}': cannot process '${name}' and '${clash.update.name}' at the same time`);
+      // Only the other one of such a pair is reported: the one above is found through its prefix.
+      for (let slash = name.indexOf('/'); slash >= 0; slash = name.indexOf('/', slash + 1)) {
+        const above = name.slice(0, slash);
+        if (writing.has(above)) throw new GitError('refs', 'ref-conflict', `cannot lock ref '${name}': cannot process '${above}' and '${name}' at the same time`);
+      }
       store.makeRoomFor(target);
     }
     p.lock = LockFile.acquire(path.join(store.gitDir, target), `ref '${target}'`);
