@@ -25,6 +25,7 @@ describe('git push to tsgit receive-pack, side by side with git receive-pack', (
   test('create branches and tags into an empty repository', () => {
     const r = twins.push(work, ['<url>', 'main', 'side', 'v1']);
     assert.equal(r.status, 0);
+    for (const dir of [twins.ts, twins.git]) assert.ok(!fs.existsSync(path.join(dir, 'logs', 'refs', 'heads', 'main')), 'no reflog in a bare repository');
     assert.match(r.porcelain, /\*\trefs\/heads\/main:refs\/heads\/main\t\[new branch\]/);
   });
 
@@ -146,6 +147,8 @@ describe('pushing into a non-bare repository', () => {
     assert.match(r.porcelain, /\*\trefs\/heads\/main:refs\/heads\/other\t\[new branch\]/);
     assert.match(r.stderr, /remote: error: refusing to update checked out branch: refs\/heads\/main/);
     assert.match(r.stderr, /receive\.denyCurrentBranch/);
+    // A non-bare repository logs ref updates (core.logAllRefUpdates' default), a bare one does not.
+    assert.match(git(target, ['reflog', 'show', '--format=%gs', 'refs/heads/other']), /^push\n$/);
     git(target, ['config', 'receive.denyCurrentBranch', 'updateInstead']);
     const instead = push(work, target, ['<url>', 'main'], true);
     assert.match(instead.stderr, /updateInstead is not supported/);

@@ -6,13 +6,13 @@
 // directory itself (whose mtime the quarantine's coming and going changes, as git's does).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { formatPushRequest, type PushCommand } from '../src/protocol/index.js';
 import { Repository } from '../src/repository/repository.js';
-import { receivePack, type ReceivePackResult } from '../src/server/receive-pack/index.js';
-import { git, gitBuf, GIT_ENV, rmrf, tmpDir } from './helpers.js';
+import { receivePack, type ReceivePackRequest, type ReceivePackResult } from '../src/server/receive-pack/index.js';
+import { git, gitBuf, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { makeDelta, objectId, type RawEntry } from './pack-builder.js';
 import { commits, push, refsOf, workRepo } from './push-helpers.js';
 import crypto from 'node:crypto';
@@ -61,7 +61,7 @@ function rawPack(entries: RawEntry[]): Buffer {
   return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]) as Buffer;
 }
 
-async function rawPush(repo: string, commands: PushCommand[], pack: Buffer | null, caps = 'report-status'):
+async function rawPush(repo: string, commands: PushCommand[], pack: Buffer | null, caps = 'report-status', extra: Partial<ReceivePackRequest> = {}):
   Promise<{ result: ReceivePackResult | null; error: Error | null; output: string; stderr: string }> {
   const request = formatPushRequest(commands, caps.split(' ').map((name) => ({ name })));
   const chunks: Buffer[] = [];
@@ -74,6 +74,7 @@ async function rawPush(repo: string, commands: PushCommand[], pack: Buffer | nul
       stderr: (t) => { stderr += t; },
       statelessRpc: true,
       hookScripts: false,
+      ...extra,
     });
     return { result, error: null, output: Buffer.concat(chunks).toString('latin1'), stderr };
   } catch (e) {
@@ -201,6 +202,24 @@ describe('hostile pushes to tsgit receive-pack', () => {
     }
   });
 
+  test('the object count and idle-time limits', async () => {
+    const tip = git(work, ['rev-parse', 'HEAD']).trim();
+    const r = await rawPush(server, [{ oldOid: base, newOid: tip, name: 'refs/heads/main' }], packOf(work, [tip, `^${base}`]),
+      'report-status', { limits: { maxObjects: 10 } });
+    assert.equal(r.result?.unpackError, 'index-pack abnormal exit');
+    assert.match(r.stderr, /more than the 10 this server accepts/);
+    const request = formatPushRequest([{ oldOid: base, newOid: tip, name: 'refs/heads/main' }], [{ name: 'report-status' }]);
+    const repo = new Repository(server, null);
+    const started = Date.now();
+    await assert.rejects(receivePack(repo, {
+      input: (async function* () { yield request; await new Promise((resolve) => setTimeout(resolve, 5000)); })(),
+      output: () => {}, statelessRpc: true, limits: { timeout: 1 },
+    }), /no data from the client for 1 seconds/);
+    assert.ok(Date.now() - started < 4000);
+    repo.close();
+    assert.deepEqual(fs.readdirSync(path.join(server, 'objects')).filter((n) => n.startsWith('tmp_objdir')), []);
+  });
+
   test('without fsck, the connectivity walk still refuses a tip whose history is missing', async () => {
     git(server, ['config', 'receive.fsckObjects', 'false']);
     try {
@@ -216,11 +235,80 @@ describe('hostile pushes to tsgit receive-pack', () => {
     }
   });
 
+  test('a commit that names an incomplete object the repository happens to hold is refused', async () => {
+    // A dangling tree on the server whose blob is gone (what a half-pruned repository may hold).
+    const absent = 'd'.repeat(40);
+    const holey = git(server, ['hash-object', '-w', '--literally', '-t', 'tree', '--stdin'],
+      Buffer.concat([Buffer.from('100644 lost\0'), Buffer.from(absent, 'hex')])).trim();
+    const current = git(server, ['rev-parse', 'main']).trim();
+    const body = Buffer.from(`tree ${holey}\nparent ${current}\nauthor A <a@example.com> 1700000000 +0000\n`
+      + 'committer C <c@example.com> 1700000000 +0000\n\npoints at a hole\n');
+    const commit = objectId(1, body).toString('hex');
+    const pack = rawPack([{ type: 1, data: body }]);
+    const r = await rawPush(server, [{ oldOid: current, newOid: commit, name: 'refs/heads/main' }], pack);
+    assert.equal(r.result?.unpackError, null, r.stderr);
+    assert.match(r.output, /ng refs\/heads\/main missing necessary objects/);
+    assert.match(r.stderr, new RegExp(`missing blob ${absent}`));
+    assert.equal(git(server, ['rev-parse', 'main']).trim(), current);
+  });
+
   test('with fsck, the same pack is an unpack error (an object it names is missing)', async () => {
     const tip = git(work, ['rev-parse', 'HEAD']).trim();
     const r = await rawPush(server, [{ oldOid: base, newOid: tip, name: 'refs/heads/main' }], packOf(work, [tip, `^${tip}~1`]));
     assert.match(r.result?.unpackError ?? '', /abnormal exit/);
     assert.match(r.stderr, /did not receive expected object/);
+  });
+
+  test('receive.fsck.<msg-id> and receive.fsck.skipList let a refused tree in, as git does', async () => {
+    const blob = git(work, ['hash-object', '-w', '--stdin'], 'x\n').trim();
+    const bad = commitWithTree([{ mode: '100644', name: '.git', oid: blob }]);
+    const tree = git(work, ['rev-parse', `${bad}^{tree}`]).trim();
+    const pack = packOf(work, [bad, `^${base}`]);
+    git(server, ['config', 'receive.fsck.hasDotgit', 'warn']);
+    try {
+      const r = await rawPush(server, [{ oldOid: ZERO, newOid: bad, name: 'refs/heads/allowed' }], pack);
+      assert.equal(r.result?.unpackError, null, r.stderr);
+    } finally {
+      git(server, ['config', '--unset', 'receive.fsck.hasDotgit']);
+    }
+    const skip = path.join(root, 'skip-list');
+    fs.writeFileSync(skip, `# trees we know about\n${tree}\n`);
+    git(server, ['config', 'receive.fsck.skipList', skip]);
+    try {
+      const again = commitWithTree([{ mode: '100644', name: '.git', oid: blob }, { mode: '100644', name: 'other', oid: blob }]);
+      const refused = await rawPush(server, [{ oldOid: ZERO, newOid: again, name: 'refs/heads/skip' }], packOf(work, [again, `^${base}`]));
+      assert.match(refused.result?.unpackError ?? '', /abnormal exit/, 'a tree not on the list is still refused');
+      git(server, ['update-ref', '-d', 'refs/heads/allowed']);
+      const skipped = await rawPush(server, [{ oldOid: ZERO, newOid: bad, name: 'refs/heads/skipped' }], pack);
+      assert.equal(skipped.result?.unpackError, null, skipped.stderr);
+    } finally {
+      git(server, ['config', '--unset', 'receive.fsck.skipList']);
+    }
+  });
+
+  test('a client that vanishes or stalls mid-pack leaves no quarantine behind', async () => {
+    commits(work, 150, 'vanish');
+    const tip = git(work, ['rev-parse', 'HEAD']).trim();
+    const current = git(server, ['rev-parse', 'main']).trim();
+    const pack = packOf(work, [tip, `^${current}`]);
+    const request = formatPushRequest([{ oldOid: current, newOid: tip, name: 'refs/heads/main' }], [{ name: 'report-status' }]);
+    for (const ending of ['vanish', 'stall'] as const) {
+      const m = await marker(server);
+      const child = spawn(process.execPath, [TSGIT, 'receive-pack', '--stateless-rpc', server], { env: GIT_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.stdout.resume();
+      child.stderr.resume();
+      child.stdin.write(Buffer.concat([request, pack.subarray(0, pack.length >> 1)]));
+      const quarantined = () => fs.readdirSync(path.join(server, 'objects')).filter((n) => n.startsWith('tmp_objdir-incoming-')).length;
+      for (let i = 0; i < 400 && quarantined() === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(quarantined(), 1, 'quarantined while it arrives');
+      if (ending === 'vanish') child.stdin.end();
+      else child.kill('SIGTERM');
+      const code = await exited;
+      assert.equal(code, ending === 'vanish' ? 0 : 143);
+      assert.equal(git(server, ['rev-parse', 'main']).trim(), current);
+      assert.deepEqual(m.leftBehind(), []);
+    }
   });
 
   test('a push certificate is refused', async () => {

@@ -4,6 +4,7 @@
 // side-band go to stderr, as git's do; refused refs are reported to the client, not by the exit
 // status, which is 0 unless the conversation itself failed.
 import { once } from 'node:events';
+import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { Repository } from '../../repository/repository.js';
@@ -36,8 +37,14 @@ export default async function receivePackCommand(ctx: CommandContext, args: stri
   const repo = new Repository(enterRepo(path.resolve(ctx.cwd, dir), false), null);
   const abort = new AbortController();
   process.stdout.on('error', () => abort.abort());
-  // An interrupted push leaves no quarantine behind: the abort unwinds and removes it.
-  const onSignal = () => abort.abort();
+  // An interrupted push leaves no quarantine behind: the abort, and the end of input it forces on a
+  // stalled client, unwind and remove it.
+  let signalled = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = os.constants.signals[signal];
+    abort.abort();
+    process.stdin.destroy();
+  };
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal).once('SIGHUP', onSignal);
   try {
     await receivePack(repo, {
@@ -52,7 +59,8 @@ export default async function receivePackCommand(ctx: CommandContext, args: stri
       source: 'receive-pack stdin',
     });
   } catch (e) {
-    if (abort.signal.aborted) return 141;
+    // Killed, or the reader is gone (like git dying of SIGPIPE): no one is left to tell.
+    if (abort.signal.aborted) return signalled ? 128 + signalled : 141;
     throw e;
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal).off('SIGHUP', onSignal);

@@ -124,7 +124,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
       const name = tracking(d);
       return name ? refStore.resolve(name)?.oid ?? null : null;
     })));
-    const haves = [...adv.refs.filter((r) => r.oid !== ZERO_HEX)];
+    const haves = adv.refs.filter((r) => r.oid !== ZERO_HEX);
     const sent = await sendPack(conn, adv.capabilities, refs, repo.odb, haves, {
       atomic: options.atomic ?? false,
       pushOptions: options.pushOptions ?? null,

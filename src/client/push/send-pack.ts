@@ -40,9 +40,18 @@ export interface SendPackResult {
 
 /** Chunks of the pack kept in flight before the writer waits for the connection. */
 const IN_FLIGHT = 8;
+/** Stored entries are reused when the push sends at least this fraction (1/n) of the packed objects. */
+const REUSE_FRACTION = 16;
+
+/**
+ * With more refs than this on the remote, its tags are left out of what the walk excludes: its
+ * branches bound a push of new commits as well, and reading a thousand tags and their commits
+ * cost more than the push (git reads them all, in a fraction of the time).
+ */
+const MAX_HAVE_TAGS = 256;
 
 export async function sendPack(conn: Connection, capabilities: readonly Capability[], refs: PushRef[], odb: ObjectDatabase,
-  remoteRefs: readonly { oid: string }[], o: SendPackOptions): Promise<SendPackResult> {
+  remoteRefs: readonly { name: string; oid: string }[], o: SendPackOptions): Promise<SendPackResult> {
   const has = (c: string) => hasCapability(capabilities, c);
   if (o.atomic && !has('atomic')) throw new GitError('client', 'unsupported', 'the receiving end does not support --atomic push');
   if (o.pushOptions && !has('push-options')) throw new GitError('client', 'unsupported', 'the receiving end does not support push options');
@@ -75,11 +84,15 @@ export async function sendPack(conn: Connection, capabilities: readonly Capabili
     if (o.pushOptions) yield formatPushOptions(o.pushOptions);
     if (tips.length === 0) return;
     const enumerating = o.progress?.('Enumerating objects', 0);
-    const pack = enumeratePush(odb, tips, remoteRefs.map((r) => fromHex(r.oid)!), (n) => enumerating?.update(n));
+    const haves = remoteRefs.length > MAX_HAVE_TAGS ? remoteRefs.filter((r) => !r.name.startsWith('refs/tags/')) : remoteRefs;
+    const pack = enumeratePush(odb, tips, haves.map((r) => fromHex(r.oid)!), (n) => enumerating?.update(n));
     enumerating?.stop();
     objects = pack.count;
+    // A few objects out of many are compressed afresh rather than found in the packs' indexes.
+    const packed = odb.packs.reduce((n, p) => n + p.index.count, 0);
     yield* streamed((sink) => writePack(odb, pack.contents, sink, {
       ofsDelta: has('ofs-delta'), thin: true, progress: o.progress, writingProgress: true, signal: o.signal, chunkSize: 65536,
+      reuse: pack.count * REUSE_FRACTION >= packed,
     }).then((stats) => {
       o.onTotal?.(`Total ${stats.total} (delta ${stats.deltas}), reused ${stats.reused} (delta ${stats.reusedDeltas}), pack-reused ${stats.packReused}\n`);
     }));

@@ -89,6 +89,12 @@ export interface PackWriteOptions extends PackStreamOptions {
   prefix?: PackPrefix;
   /** Also show "Writing objects" (git's pack-objects does for a push, not for a fetch). */
   writingProgress?: boolean;
+  /**
+   * false: compress every object afresh (with PackContents.similar's deltas) instead of copying
+   * stored entries. For a few objects out of a large pack, finding and planning stored entries
+   * (each .idx scanned, the pack's entry order built) costs more than compressing them.
+   */
+  reuse?: boolean;
 }
 
 export interface PackWriteStats {
@@ -232,7 +238,17 @@ class PackWriter {
     const stored = new Int32Array(this.n);
     let k = 0;
     const known = this.contents.stored;
-    if (known) {
+    if (this.options.reuse === false) {
+      for (let i = 0; i < this.n; i++) {
+        const idx = order[i]!;
+        if (found[idx]) continue;
+        found[idx] = 1;
+        this.slot[idx] = -1;
+        this.plan[idx] = PLAN_COMPRESS;
+        this.toCompress++;
+        stored[k++] = idx;
+      }
+    } else if (known) {
       // Objects whose pack positions are given are planned in position order.
       const s = this.slotFor(known.layout.pack, known.layout);
       const byPosition: number[] = [];

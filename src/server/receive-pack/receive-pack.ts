@@ -29,7 +29,7 @@ import type { Repository } from '../../repository/repository.js';
 import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
-import { isFastForward, missingObjects } from './connectivity.js';
+import { connectedThroughBases, isFastForward, missingObjects } from './connectivity.js';
 import {
   findHook, hookStdin, pushOptionEnv, runHookScript, type HookContext, type HookName, type ReceiveHooks, type ScriptHookSettings,
 } from './hooks.js';
@@ -294,8 +294,11 @@ class PushSession {
     const inPack = unpacked?.inPack ?? [];
     const closed = unpacked !== null && unpacked.outsideReferences === 0 && inPack.every(Boolean);
     if (closed) return;
-    const existing = this.refs.list('refs/').filter((r) => !isHiddenRef(r.name, this.policy.hideRefs)).map((r) => fromHex(r.oid)!);
-    if (missingObjects(odb, updating.map((c) => fromHex(c.newOid)!), existing) === null) return;
+    const visible = this.refs.list('refs/').filter((r) => !isHiddenRef(r.name, this.policy.hideRefs));
+    const tips = updating.map((c) => fromHex(c.newOid)!);
+    if (odb !== this.repo.odb && connectedThroughBases(odb, tips, new Set(visible.map((r) => r.oid)))) return;
+    const existing = visible.map((r) => fromHex(r.oid)!);
+    if (missingObjects(odb, tips, existing) === null) return;
     // git's set_connectivity_errors: which of them is it?
     for (const c of updating) {
       const missing = missingObjects(odb, [fromHex(c.newOid)!], existing);
@@ -539,7 +542,8 @@ async function* idleLimited(input: AsyncIterable<Uint8Array>, source: string, id
       yield r.value;
     }
   } finally {
-    await it.return?.();
+    // Not awaited: a source still busy with the read that timed out would hold the error back.
+    void it.return?.();
   }
 }
 
