@@ -131,36 +131,41 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
   let quarantine: Quarantine | null = null;
   let unpacked: Unpacked | null = null;
   try {
-    if (!commands.every(isDeletion)) {
-      quarantine = Quarantine.create(repo.odb.objectsDir);
-      try {
-        unpacked = await unpack(input.rest(), quarantine, repo.odb, commands.filter((c) => !isDeletion(c)).map((c) => fromHex(c.newOid)!), {
-          fsck: policy.fsck && { ...policy.fsck, skip: policy.skipList },
-          gitmodules: checkGitmodulesBlob,
-          maxInputSize: policy.maxInputSize || limits.maxInputSize || 0,
-          maxObjects: limits.maxObjects ?? 0,
-          unpackLimit: policy.unpackLimit,
-          keepMessage: `receive-pack ${process.pid} on ${hostname()}`,
-          progress: s.sideband && !s.quiet ? { enabled: true, stream: (text) => s.message(text) } : null,
-          threads: req.threads,
-          signal: req.signal,
-        });
-      } catch (e) {
-        if (!(e instanceof UnpackError) || req.signal?.aborted) throw e;
-        unpackError = e.status;
-        s.message(`fatal: ${e.message}\n`);
+    try {
+      if (!commands.every(isDeletion)) {
+        quarantine = Quarantine.create(repo.odb.objectsDir);
+        try {
+          unpacked = await unpack(input.rest(), quarantine, repo.odb, commands.filter((c) => !isDeletion(c)).map((c) => fromHex(c.newOid)!), {
+            fsck: policy.fsck && { ...policy.fsck, skip: policy.skipList },
+            gitmodules: checkGitmodulesBlob,
+            maxInputSize: policy.maxInputSize || limits.maxInputSize || 0,
+            maxObjects: limits.maxObjects ?? 0,
+            unpackLimit: policy.unpackLimit,
+            keepMessage: `receive-pack ${process.pid} on ${os.hostname()}`,
+            progress: s.sideband && !s.quiet ? { enabled: true, stream: (text) => s.message(text) } : null,
+            threads: req.threads,
+            signal: req.signal,
+            onInputEnd: () => s.startKeepAlive(),
+          });
+        } catch (e) {
+          if (!(e instanceof UnpackError) || req.signal?.aborted) throw e;
+          unpackError = e.status;
+          s.message(`fatal: ${e.message}\n`);
+        }
       }
+      s.startKeepAlive();
+      await s.execute(commands, unpackError, unpacked, quarantine, pushOptions);
+    } finally {
+      quarantine?.remove();
+      // The refs point at the kept pack's objects now (or the push failed): a gc may have them.
+      if (unpacked?.keepName) fs.rmSync(path.join(repo.odb.objectsDir, 'pack', unpacked.keepName), { force: true });
     }
-    s.startKeepAlive();
-    await s.execute(commands, unpackError, unpacked, quarantine, pushOptions);
+    s.report(commands, unpackError);
+    await out.drain();
+    await s.postHooks(commands, pushOptions);
   } finally {
-    quarantine?.remove();
+    s.stopKeepAlive();
   }
-  if (unpacked?.keepName) s.removeKeep(unpacked.keepName);
-  s.report(commands, unpackError);
-  await out.drain();
-  await s.postHooks(commands, pushOptions);
-  s.stopKeepAlive();
   if (policy.autoGc && !unpackError) startAutoGc(repo.gitDir, repo.odb.objectsDir, policy, env);
   if (s.sideband) out.write(FLUSH_PKT);
   await out.drain();
@@ -220,7 +225,7 @@ class PushSession {
   /** git's keep-alive: an empty side-band 1 packet whenever nothing was sent for receive.keepAlive seconds. */
   startKeepAlive(): void {
     const every = this.policy.keepAlive * 1000;
-    if (!this.sideband || every <= 0) return;
+    if (!this.sideband || every <= 0 || this.keepAlive) return;
     this.keepAlive = setInterval(() => {
       if (Date.now() - this.lastWrite >= every) this.send(KEEPALIVE);
     }, Math.min(every, 1000));
@@ -469,11 +474,6 @@ class PushSession {
     return verdict !== false;
   }
 
-  /** The refs point at the pack's objects now (or the push failed): a gc may have them. */
-  removeKeep(name: string): void {
-    fs.rmSync(path.join(this.repo.odb.objectsDir, 'pack', name), { force: true });
-  }
-
   /** report-status (or -v2): band 1 when side-band was asked for, plain pkt-lines otherwise. */
   report(commands: readonly Command[], unpackError: string | null): void {
     if (!this.reportStatus) return;
@@ -511,14 +511,6 @@ function inferWorkTree(gitDir: string, config: Config): string | null {
   const configured = config.get('core', null, 'worktree');
   if (configured !== undefined) return path.resolve(gitDir, configured);
   return path.basename(gitDir) === '.git' && bare === false ? path.dirname(gitDir) : null;
-}
-
-function hostname(): string {
-  try {
-    return os.hostname();
-  } catch {
-    return 'localhost';
-  }
 }
 
 /** Passes client chunks through, failing when the client is idle too long. */

@@ -36,6 +36,8 @@ export interface UnpackOptions {
   progress: ProgressOptions | null;
   threads?: number;
   signal?: AbortSignal;
+  /** Called once the whole pack has been read (the client now waits: keep-alives may start). */
+  onInputEnd?: () => void;
 }
 
 export interface Unpacked {
@@ -59,7 +61,7 @@ const PACK_HEADER = 12;
 
 export async function unpack(input: AsyncIterable<Uint8Array>, quarantine: Quarantine, odb: ObjectDatabase,
   tips: readonly Uint8Array[], options: UnpackOptions): Promise<Unpacked> {
-  const { header, stream } = await readHeader(input);
+  const { header, stream } = await readHeader(input, options.onInputEnd);
   const count = header.readUInt32BE(8);
   if (options.maxObjects > 0 && count > options.maxObjects) {
     throw new UnpackError('index-pack abnormal exit', `pack has ${count} objects, more than the ${options.maxObjects} this server accepts`);
@@ -142,7 +144,7 @@ function findInPass(result: PassResult, id: Uint8Array): boolean {
  * The pack header, read before anything else is done with the stream (git's parse_pack_header),
  * and the stream from its first byte on.
  */
-async function readHeader(input: AsyncIterable<Uint8Array>): Promise<{ header: Buffer; stream: AsyncIterable<Uint8Array> }> {
+async function readHeader(input: AsyncIterable<Uint8Array>, onEnd?: () => void): Promise<{ header: Buffer; stream: AsyncIterable<Uint8Array> }> {
   const it = input[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let have = 0;
@@ -158,9 +160,14 @@ async function readHeader(input: AsyncIterable<Uint8Array>): Promise<{ header: B
   }
   const version = first.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new UnpackError('protocol error (pack version unsupported)', `pack version ${version} is not supported`);
+  // index-pack stops reading where the pack ends: that is when this generator is closed.
   async function* stream(): AsyncGenerator<Uint8Array> {
-    yield first;
-    for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    try {
+      yield first;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    } finally {
+      onEnd?.();
+    }
   }
   return { header: first.subarray(0, PACK_HEADER), stream: stream() };
 }
