@@ -125,6 +125,50 @@ describe('tsgit push to git-core and tsgit servers, against git push', () => {
   });
 });
 
+describe('the pack tsgit push sends', () => {
+  let root: string;
+  before(() => { root = tmpDir('tsgit-push-pack-'); });
+  after(() => rmrf(root));
+
+  test('thin and deltified: the objects git push sends, in a pack of about its size', async () => {
+    const work = workRepo(root, 'w', 5);
+    const servers = { git: path.join(root, 'g.git'), ts: path.join(root, 't.git') };
+    for (const dir of Object.values(servers)) {
+      git(root, ['clone', '-q', '--bare', work, dir]);
+      git(dir, ['config', 'receive.unpackLimit', '1']);
+      git(dir, ['repack', '-adq']);
+    }
+    // Twenty commits, each editing a few lines of one large file and adding a small one.
+    const big = path.join(work, 'big.txt');
+    for (let i = 0; i < 20; i++) {
+      fs.writeFileSync(big, Array.from({ length: 3000 }, (_, k) => `line ${k} ${k % 97 === i ? `edit ${i}` : ''}\n`).join(''));
+      fs.writeFileSync(path.join(work, `small-${i}.txt`), `small ${i}\n`);
+      git(work, ['add', '-A']);
+      git(work, ['commit', '-q', '-m', `edit ${i}`]);
+    }
+    const g = await runAsync('git', ['push', '-q', servers.git, 'main'], work, GIT_ENV);
+    const t = await runAsync(process.execPath, [TSGIT, 'push', '-q', `--receive-pack=git-receive-pack`, servers.ts, 'main'], work, GIT_ENV);
+    assert.equal(g.status, 0, g.stderr);
+    assert.equal(t.status, 0, t.stderr);
+    const received = (dir: string) => {
+      const packs = fs.readdirSync(path.join(dir, 'objects', 'pack')).filter((n) => n.endsWith('.idx'));
+      const newest = packs.map((n) => path.join(dir, 'objects', 'pack', n)).sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0]!;
+      const lines = git(dir, ['verify-pack', '-v', newest]).split('\n');
+      return {
+        objects: lines.filter((l) => /^[0-9a-f]{40} (commit|tree|blob|tag) /.test(l)).length,
+        deltas: lines.filter((l) => /^[0-9a-f]{40} \w+ +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(l)).length,
+        bytes: fs.statSync(newest.replace(/\.idx$/, '.pack')).size,
+      };
+    };
+    const theirs = received(servers.git), ours = received(servers.ts);
+    assert.equal(ours.objects, theirs.objects, 'the same objects: nothing the remote has (beyond thin-pack bases)');
+    assert.ok(ours.deltas >= 19, `versions of big.txt go as deltas (${ours.deltas})`);
+    assert.ok(ours.bytes <= theirs.bytes * 2, `pack of ${ours.bytes} bytes, git's ${theirs.bytes}`);
+    assert.equal(refsOf(servers.ts), refsOf(servers.git));
+    assertFsck(servers.ts);
+  });
+});
+
 describe('tsgit push to a configured remote', () => {
   let root: string;
   before(() => { root = tmpDir('tsgit-push-remote-'); });
