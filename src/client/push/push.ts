@@ -97,6 +97,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
   options: PushOptions, connectOptions: ConnectOptions, headRef: string | null, log: (t: string) => void, out: (t: string) => void,
 ): Promise<PushResult> {
   const remoteUrl = parseRemoteUrl(url, options.cwd ?? process.cwd());
+  if (options.verbose) log(`Pushing to ${remoteUrl.display}\n`);
   const conn = await connect(remoteUrl, connectOptions);
   const onAbort = () => conn.abort();
   options.signal?.addEventListener('abort', onAbort);
