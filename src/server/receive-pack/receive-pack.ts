@@ -14,7 +14,6 @@ import { Config } from '../../config/index.js';
 import { checkGitmodulesBlob } from '../../config/gitmodules.js';
 import { GitError } from '../../core/errors.js';
 import { fromHex, ZERO_HEX } from '../../core/oid.js';
-import { OBJ_COMMIT } from '../../object/type.js';
 import { DeltaBaseCache } from '../../odb/delta-base-cache.js';
 import { ObjectDatabase } from '../../odb/database.js';
 import {
@@ -29,7 +28,8 @@ import type { Repository } from '../../repository/repository.js';
 import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
-import { connectedThroughBases, isFastForward, missingObjects } from './connectivity.js';
+import { connectedThroughBases, missingObjects } from './connectivity.js';
+import { refusal } from './update-rules.js';
 import {
   findHook, hookStdin, pushOptionEnv, runHookScript, type HookContext, type HookName, type ReceiveHooks, type ScriptHookSettings,
 } from './hooks.js';
@@ -378,61 +378,16 @@ class PushSession {
     }
   }
 
-  /** git's update(): the rules one ref must pass; queues it in `tx`, or says why not. */
+  /** git's update(): the rules (update-rules.ts), the update hook, then `tx`; or why not. */
   private async update(c: Command, headName: string | null, tx: RefTransaction, pushOptions: readonly string[]): Promise<string | null> {
     const name = c.name;
     const deleting = isDeletion(c);
-    if (!name.startsWith('refs/') || checkRefFormat(name.slice(5), { allowOneLevel: deleting }) !== null) {
-      this.error(`refusing to update funny ref '${name}' remotely`);
-      return 'funny refname';
-    }
-    const current = this.workTree !== null && headName === name;
-    if (current && !deleting) {
-      switch (this.policy.denyCurrentBranch) {
-        case 'ignore': break;
-        case 'warn': this.warning('updating the current branch'); break;
-        case 'updateInstead':
-          this.error(`refusing to update checked out branch: ${name}`);
-          this.error('receive.denyCurrentBranch=updateInstead is not supported by tsgit: it does not update work trees');
-          return 'branch is currently checked out';
-        default:
-          this.error(`refusing to update checked out branch: ${name}`);
-          if (this.policy.denyCurrentBranch === 'unconfigured') this.error(REFUSE_CURRENT_BRANCH);
-          return 'branch is currently checked out';
-      }
-    }
     const odb = this.repo.odb;
-    if (!deleting && !odb.has(fromHex(c.newOid)!)) {
-      this.error(`unpack should have generated ${c.newOid}, but I can't find it!`);
-      return 'bad pack';
-    }
-    if (deleting && c.oldOid !== ZERO_HEX) {
-      if (this.policy.denyDeletes && name.startsWith('refs/heads/')) {
-        this.error(`denying ref deletion for ${name}`);
-        return 'deletion prohibited';
-      }
-      if (headName === name) {
-        switch (this.policy.denyDeleteCurrent) {
-          case 'ignore': break;
-          case 'warn': this.warning('deleting the current branch'); break;
-          default:
-            if (this.policy.denyDeleteCurrent === 'unconfigured') this.error(REFUSE_DELETE_CURRENT);
-            this.error(`refusing to delete the current branch: ${name}`);
-            return 'deletion of the current branch prohibited';
-        }
-      }
-    }
-    if (this.policy.denyNonFastForwards && !deleting && c.oldOid !== ZERO_HEX && name.startsWith('refs/heads/')) {
-      const oldId = fromHex(c.oldOid)!, newId = fromHex(c.newOid)!;
-      if (odb.info(oldId)?.type !== OBJ_COMMIT || odb.info(newId)?.type !== OBJ_COMMIT) {
-        this.error(`bad sha1 objects for ${name}`);
-        return 'bad ref';
-      }
-      if (!isFastForward(odb, oldId, newId)) {
-        this.error(`denying non-fast-forward ${name} (you should pull first)`);
-        return 'non-fast-forward';
-      }
-    }
+    const refused = refusal({
+      policy: this.policy, workTree: this.workTree, headName, odb,
+      error: (text) => this.error(text), warning: (text) => this.warning(text),
+    }, c);
+    if (refused) return refused;
     const accepted = await this.runHook('update', { args: [name, c.oldOid, c.newOid], stdin: null, env: {} },
       (ctx) => this.req.hooks?.update?.(plain(c), ctx), odb, pushOptions, true);
     if (!accepted) {
@@ -440,8 +395,9 @@ class PushSession {
       return 'hook declined';
     }
     if (deleting) {
-      let expected: string | null | undefined = c.oldOid === ZERO_HEX ? undefined : c.oldOid;
-      if (expected !== undefined && !odb.has(fromHex(expected)!)) {
+      // As git: an old value we do not have (the zero id included) is not checked.
+      let expected: string | undefined = c.oldOid;
+      if (c.oldOid === ZERO_HEX || !odb.has(fromHex(c.oldOid)!)) {
         expected = undefined;
         if (this.refs.resolve(name) !== null) this.warning('allowing deletion of corrupt ref');
         else {
@@ -538,26 +494,3 @@ async function* idleLimited(input: AsyncIterable<Uint8Array>, source: string, id
     void it.return?.();
   }
 }
-
-const REFUSE_CURRENT_BRANCH = `By default, updating the current branch in a non-bare repository
-is denied, because it will make the index and work tree inconsistent
-with what you pushed, and will require 'git reset --hard' to match
-the work tree to HEAD.
-
-You can set the 'receive.denyCurrentBranch' configuration variable
-to 'ignore' or 'warn' in the remote repository to allow pushing into
-its current branch; however, this is not recommended unless you
-arranged to update its work tree to match what you pushed in some
-other way.
-
-To squelch this message and still keep the default behaviour, set
-'receive.denyCurrentBranch' configuration variable to 'refuse'.`;
-
-const REFUSE_DELETE_CURRENT = `By default, deleting the current branch is denied, because the next
-'git clone' won't result in any file checked out, causing confusion.
-
-You can set 'receive.denyDeleteCurrent' configuration variable to
-'warn' or 'ignore' in the remote repository to allow deleting the
-current branch, with or without a warning message.
-
-To squelch this message, you can set it to 'refuse'.`;
