@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { decodePktLines, formatPushRequest, readStatusReport, PacketReader, type PushCommand } from '../src/protocol/index.js';
 import { Repository } from '../src/repository/repository.js';
-import { receivePack, type ReceiveHooks, type ReceivePackRequest } from '../src/server/receive-pack/index.js';
+import { Config } from '../src/config/index.js';
+import {
+  daemonReceivePackEnabled, httpReceivePackEnabled, receivePack, type ReceiveHooks, type ReceivePackRequest,
+} from '../src/server/receive-pack/index.js';
 import { git, gitBuf, GIT_ENV, rmrf, tmpDir } from './helpers.js';
 import { assertFsck, commits, RECEIVE_PACK, workRepo } from './push-helpers.js';
 import { runAsync } from './transport-servers.js';
@@ -138,6 +141,28 @@ describe('receivePack() with hooks as functions and an authorize callback', () =
     assert.equal(git(server, ['rev-parse', 'copy']).trim(), tip);
     const main = await libraryPush(server, work, [{ oldOid: git(server, ['rev-parse', 'main']).trim(), newOid: '0'.repeat(40), name: 'refs/heads/main' }], []);
     assert.equal(main.report.refs[0]!.error, 'deletion of the current branch prohibited');
+  });
+});
+
+describe('who may push over HTTP and git://, as git http-backend and git daemon decide', () => {
+  test('http.receivepack: on for authenticated requests unless false, off for anonymous ones unless true', () => {
+    const dir = tmpDir('tsgit-rp-enable-');
+    try {
+      git(dir, ['init', '-q', '--bare', '.']);
+      const config = () => Config.loadSync(dir);
+      assert.deepEqual([httpReceivePackEnabled(config(), true), httpReceivePackEnabled(config(), false)], [true, false]);
+      git(dir, ['config', 'http.receivepack', 'true']);
+      assert.deepEqual([httpReceivePackEnabled(config(), true), httpReceivePackEnabled(config(), false)], [true, true]);
+      git(dir, ['config', 'http.receivepack', 'false']);
+      assert.deepEqual([httpReceivePackEnabled(config(), true), httpReceivePackEnabled(config(), false)], [false, false]);
+      assert.deepEqual([daemonReceivePackEnabled(config(), false), daemonReceivePackEnabled(config(), true)], [false, true]);
+      git(dir, ['config', 'daemon.receivepack', 'true']);
+      assert.equal(daemonReceivePackEnabled(config(), false), true);
+      git(dir, ['config', 'daemon.receivepack', 'false']);
+      assert.equal(daemonReceivePackEnabled(config(), true), false);
+    } finally {
+      rmrf(dir);
+    }
   });
 });
 

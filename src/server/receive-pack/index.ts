@@ -14,3 +14,4 @@ export {
 } from './receive-pack.js';
 export type { HookContext, HookVerdict, ReceiveHooks } from './hooks.js';
 export { needsGc } from './auto-gc.js';
+export { daemonReceivePackEnabled, httpReceivePackEnabled } from './policy.js';
