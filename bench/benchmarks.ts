@@ -15,7 +15,7 @@ import path from 'node:path';
 import { ensureBitmapCorpus } from './bitmap-corpus.js';
 import type { CorpusName } from './corpus.js';
 
-export type Issue = 'foundation' | 'index-pack' | 'serve' | 'clone' | 'checkout' | 'bitmaps';
+export type Issue = 'foundation' | 'index-pack' | 'serve' | 'clone' | 'checkout' | 'bitmaps' | 'push';
 
 export interface BenchContext {
   root: string;
@@ -86,6 +86,41 @@ async function stopCloneDaemon(ctx: BenchContext): Promise<void> {
 }
 
 export const BENCHMARKS: Benchmark[] = [
+  {
+    // The receiving end of a push of the whole corpus (every ref) into an empty repository, as git
+    // 2.39's client sends it (report-status-v2, side-band-64k, quiet): pack in, objects fsck'd
+    // (git with receive.fsckObjects=true, as tsgit by default), connectivity, refs, report.
+    name: 'receive-pack-large-into-empty',
+    issue: 'push',
+    corpus: 'large',
+    cwd: '{scratch}/recv.git',
+    stdin: '{scratch}/push-request',
+    tsgit: ['receive-pack', '--stateless-rpc', '.'],
+    git: ['-c', 'receive.fsckObjects=true', 'receive-pack', '--stateless-rpc', '.'],
+    setup: (ctx) => { writePushRequest(ctx); freshRepo(path.join(ctx.scratch, 'recv.git')); },
+  },
+  {
+    // One small push (one commit on top of main) into a repository holding the corpus: what each
+    // of a hundred sequential pushes costs the server when it is started per push (stdio, ssh).
+    name: 'receive-pack-small-push',
+    issue: 'push',
+    corpus: 'large',
+    cwd: '{scratch}/server.git',
+    stdin: '{scratch}/small-push-request',
+    tsgit: ['receive-pack', '--stateless-rpc', '.'],
+    git: ['-c', 'receive.fsckObjects=true', 'receive-pack', '--stateless-rpc', '.'],
+    setup: (ctx) => prepareSmallPush(ctx),
+  },
+  {
+    // The client: a push of the corpus's last 100 first-parent commits to a copy of it whose main
+    // is 100 behind, both clients talking to the same git receive-pack (a local path).
+    name: 'push-100-commits',
+    issue: 'push',
+    corpus: 'large',
+    tsgit: ['push', '-q', '--receive-pack=git receive-pack', '{scratch}/behind.git', '{head}:refs/heads/main'],
+    git: ['push', '-q', '--receive-pack=git receive-pack', '{scratch}/behind.git', '{head}:refs/heads/main'],
+    setup: (ctx) => cloneBehind(ctx, 100),
+  },
   {
     name: 'rev-list-objects',
     issue: 'foundation',
@@ -434,6 +469,70 @@ function freshRepo(dir: string): void {
   execFileSync('git', ['init', '-q', '--bare', dir]);
 }
 
+
+const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`;
+
+/** Update commands (the first with git 2.39's push capabilities), then a flush. */
+function pushCommands(commands: { old: string; new: string; name: string }[]): string {
+  const caps = 'report-status-v2 side-band-64k quiet object-format=sha1 agent=git/2.39.5';
+  return `${commands.map((c, i) => pkt(`${c.old} ${c.new} ${c.name}${i === 0 ? `\0${caps}` : ''}`)).join('')}0000`;
+}
+
+/** {scratch}/push-request: every ref of the corpus created, and the corpus's pack. */
+function writePushRequest(ctx: BenchContext): void {
+  const file = path.join(ctx.scratch, 'push-request');
+  if (fs.existsSync(file)) return;
+  const zero = '0'.repeat(40);
+  const refs = execFileSync('git', ['for-each-ref', '--format=%(objectname) %(refname)'], { cwd: ctx.gitDir }).toString().trim().split('\n');
+  const commands = refs.map((l) => ({ old: zero, new: l.slice(0, 40), name: l.slice(41) }));
+  fs.writeFileSync(file, pushCommands(commands));
+  fs.appendFileSync(file, fs.readFileSync(ctx.pack));
+}
+
+/**
+ * {scratch}/server.git: the corpus (its pack hard-linked) with main as in the corpus, and
+ * {scratch}/small-push-request: one new commit on main, as a thin pack. Made once; before every
+ * run main is set back and the objects of the previous run's push removed.
+ */
+function prepareSmallPush(ctx: BenchContext): void {
+  const server = path.join(ctx.scratch, 'server.git');
+  const request = path.join(ctx.scratch, 'small-push-request');
+  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  if (!fs.existsSync(request)) {
+    execFileSync('git', ['clone', '-q', '--bare', '--local', ctx.gitDir, server], { env });
+    const work = path.join(ctx.scratch, 'work');
+    execFileSync('git', ['clone', '-q', '--shared', '--no-checkout', server, work], { env });
+    const tree = execFileSync('git', ['rev-parse', `${ctx.head}^{tree}`], { cwd: work, env }).toString().trim();
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: work, env, input: 'one more line\n' }).toString().trim();
+    const newTree = execFileSync('git', ['mktree'], {
+      cwd: work, env, input: execFileSync('git', ['ls-tree', tree], { cwd: work, env }).toString() + `100644 blob ${blob}\tbench-small-push.txt\n`,
+    }).toString().trim();
+    const commit = execFileSync('git', ['commit-tree', newTree, '-p', ctx.head, '-m', 'small push'], {
+      cwd: work, env: { ...env, GIT_AUTHOR_NAME: 'B', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'B', GIT_COMMITTER_EMAIL: 'b@example.com' },
+    }).toString().trim();
+    const pack = execFileSync('git', ['pack-objects', '--stdout', '--revs', '--thin', '-q'], { cwd: work, env, input: `${commit}\n^${ctx.head}\n` });
+    fs.writeFileSync(request, pushCommands([{ old: ctx.head, new: commit, name: 'refs/heads/main' }]));
+    fs.appendFileSync(request, pack);
+  }
+  execFileSync('git', ['update-ref', 'refs/heads/main', ctx.head], { cwd: server, env });
+  for (const dir of fs.readdirSync(path.join(server, 'objects'))) {
+    if (/^[0-9a-f]{2}$/.test(dir)) fs.rmSync(path.join(server, 'objects', dir), { recursive: true, force: true });
+  }
+  for (const f of fs.readdirSync(path.join(server, 'objects', 'pack'))) {
+    if (!f.startsWith(path.basename(ctx.pack, '.pack'))) fs.rmSync(path.join(server, 'objects', 'pack', f), { force: true });
+  }
+  fs.rmSync(path.join(server, 'logs'), { recursive: true, force: true });
+}
+
+/** {scratch}/behind.git: the corpus (its pack hard-linked) with main `n` first-parent commits behind. */
+function cloneBehind(ctx: BenchContext, n: number): void {
+  const dir = path.join(ctx.scratch, 'behind.git');
+  fs.rmSync(dir, { recursive: true, force: true });
+  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  execFileSync('git', ['clone', '-q', '--bare', '--local', ctx.gitDir, dir], { env });
+  execFileSync('git', ['update-ref', 'refs/heads/main', `${ctx.head}~${n}`], { cwd: dir, env });
+  execFileSync('git', ['config', 'receive.autogc', 'false'], { cwd: dir, env });
+}
 
 /** The want list of a full clone of every branch and tag, with git 2.39's clone capabilities. */
 function writeCloneRequest(ctx: BenchContext): void {

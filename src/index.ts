@@ -24,6 +24,9 @@ export {
 } from './server/http.js';
 export { createDaemon, type DaemonOptions } from './server/daemon.js';
 export { serve, type ServeOptions, type RunningServer } from './server/serve.js';
+export { receivePack, type ReceivePackRequest, type ReceivePackResult, type ReceiveHooks } from './server/receive-pack/index.js';
+export { push, type PushOptions, type PushResult } from './client/push/push.js';
+export { RefTransaction, type RefUpdateOutcome } from './refs/transaction.js';
 export { clone, fetch, lsRemote, type CloneOptions, type FetchOptions } from './client/index.js';
 export { cloneRecursive, submoduleStatus, updateSubmodules, type SubmoduleStatusOptions, type SubmoduleUpdateOptions } from './client/index.js';
 export { checkoutTree, type CheckoutOptions } from './worktree/index.js';

@@ -54,12 +54,12 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** git daemon --export-all --base-path=<root> on a free loopback port. */
-export async function startDaemon(root: string): Promise<Server & { port: number }> {
+/** git daemon --export-all --base-path=<root> on a free loopback port; `extra`: more options (--enable=receive-pack). */
+export async function startDaemon(root: string, extra: string[] = []): Promise<Server & { port: number }> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     const child = spawn('git', ['daemon', '--export-all', `--base-path=${root}`, '--listen=127.0.0.1', `--port=${port}`,
-      '--reuseaddr', '--informative-errors', root], { env: GIT_ENV, stdio: ['ignore', 'ignore', 'pipe'] });
+      '--reuseaddr', '--informative-errors', ...extra, root], { env: GIT_ENV, stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.resume();
     try {
       await waitForPort(port, child);

@@ -30,7 +30,14 @@ export const FSCK_LEVELS = {
   badTreeSha1: 'error',
   badType: 'error',
   duplicateEntries: 'error',
+  gitmodulesBlob: 'error',
+  gitmodulesLarge: 'error',
+  gitmodulesMissing: 'error',
+  gitmodulesName: 'error',
+  gitmodulesPath: 'error',
   gitmodulesSymlink: 'error',
+  gitmodulesUpdate: 'error',
+  gitmodulesUrl: 'error',
   missingAuthor: 'error',
   missingCommitter: 'error',
   missingEmail: 'error',
@@ -56,6 +63,7 @@ export const FSCK_LEVELS = {
   zeroPaddedFilemode: 'warn',
   badFilemode: 'info',
   badTagName: 'info',
+  gitmodulesParse: 'info',
   gitattributesSymlink: 'info',
   gitignoreSymlink: 'info',
   mailmapSymlink: 'info',
@@ -83,6 +91,8 @@ export interface FsckOptions {
   strict?: boolean;
   /** Per-id levels, like git's `fsck.<msg-id>` settings. Fatal ids ignore them, as git refuses. */
   levels?: FsckOverrides;
+  /** Objects (hex ids) whose problems are not reported, git's fsck.skipList. */
+  skip?: ReadonlySet<string>;
 }
 
 /**
@@ -98,7 +108,7 @@ export const HARDENED_LEVELS: FsckOverrides = {
 };
 
 /** Collects problems; `add` says whether the problem is an error, after which git stops parsing. */
-class Report {
+export class FsckReport {
   readonly problems: FsckProblem[] = [];
   constructor(private readonly options: FsckOptions) {}
 
@@ -246,8 +256,13 @@ const TREE_MESSAGES: readonly [FsckMsgId, string][] = [
  * backslash rule to `.gitattributes`, `.gitignore` and `.mailmap` symlinks (git only to `.git`
  * and `.gitmodules`).
  */
-export function checkTree(content: Uint8Array, options: FsckOptions = {}): FsckProblem[] {
-  const report = new Report(options);
+/**
+ * `onGitmodules` hears of every entry named `.gitmodules` (in any spelling a filesystem folds to
+ * it) that is not a symlink, with the offset of its id in `content`: as in git, such a blob is
+ * checked as a .gitmodules file once it is at hand.
+ */
+export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitmodules?: (idOffset: number) => void): FsckProblem[] {
+  const report = new FsckReport(options);
   if (content.length === 0) return report.problems;
   const found = new Map<FsckMsgId, string>();
   const flag = (id: FsckMsgId, e: Entry): void => {
@@ -267,8 +282,11 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}): FsckP
     if (isDotGit(content, s, e)) flag('hasDotgit', cur);
     if (content[cur.start] === ZERO) flag('zeroPaddedFilemode', cur);
     if (e - s > MAX_TREE_ENTRY_LEN) flag('largePathname', cur);
+    if (isDotGitmodules(content, s, e)) {
+      if (isLink) flag('gitmodulesSymlink', cur);
+      else if (onGitmodules && (mode & S_IFMT) !== S_IFGITLINK) onGitmodules(e + 1);
+    }
     if (isLink) {
-      if (isDotGitmodules(content, s, e)) flag('gitmodulesSymlink', cur);
       if (isDotGitattributes(content, s, e)) flag('gitattributesSymlink', cur);
       if (isDotGitignore(content, s, e)) flag('gitignoreSymlink', cur);
       if (isDotMailmap(content, s, e)) flag('mailmapSymlink', cur);
@@ -344,7 +362,7 @@ function isOidLine(buf: Uint8Array, pos: number): boolean {
  * git's verify_headers: the header must end in LF (a blank line or the last byte) and contain no
  * NUL, which is what lets the line parsers below run without bounds surprises.
  */
-function verifyHeaders(buf: Uint8Array, report: Report): boolean {
+function verifyHeaders(buf: Uint8Array, report: FsckReport): boolean {
   const len = buf.length;
   let blank = buf.indexOf(LF);
   while (blank >= 0 && blank + 1 < len && buf[blank + 1] !== LF) blank = buf.indexOf(LF, blank + 1);
@@ -407,7 +425,7 @@ function identProblem(buf: Uint8Array, pos: number): [FsckMsgId, string] | null 
 }
 
 /** Reports what is wrong with the `line` identity at `pos`; true if that is an error. */
-function checkIdent(buf: Uint8Array, pos: number, line: string, report: Report): boolean {
+function checkIdent(buf: Uint8Array, pos: number, line: string, report: FsckReport): boolean {
   const problem = identProblem(buf, pos);
   if (problem === null) return false;
   const lineStart = pos - line.length - 1;
@@ -416,7 +434,7 @@ function checkIdent(buf: Uint8Array, pos: number, line: string, report: Report):
 
 /** Checks a commit object's content as git's fsck_commit does. */
 export function checkCommit(content: Uint8Array, options: FsckOptions = {}): FsckProblem[] {
-  const report = new Report(options);
+  const report = new FsckReport(options);
   const problems = report.problems;
   if (!verifyHeaders(content, report)) return problems;
   const end = content.length;
@@ -485,7 +503,7 @@ function isValidTagRefName(buf: Uint8Array, start: number, end: number): boolean
 
 /** Checks a tag object's content as git's fsck_tag does. */
 export function checkTag(content: Uint8Array, options: FsckOptions = {}): FsckProblem[] {
-  const report = new Report(options);
+  const report = new FsckReport(options);
   const problems = report.problems;
   if (!verifyHeaders(content, report)) return problems;
   const end = content.length;
@@ -546,9 +564,10 @@ export function checkTag(content: Uint8Array, options: FsckOptions = {}): FsckPr
 }
 
 /** Checks any object; blobs have nothing to check on their own (their role comes from trees). */
-export function checkObject(type: ObjectType, content: Uint8Array, options: FsckOptions = {}): FsckProblem[] {
+export function checkObject(type: ObjectType, content: Uint8Array, options: FsckOptions = {},
+  onGitmodules?: (idOffset: number) => void): FsckProblem[] {
   switch (type) {
-    case 'tree': return checkTree(content, options);
+    case 'tree': return checkTree(content, options, onGitmodules);
     case 'commit': return checkCommit(content, options);
     case 'tag': return checkTag(content, options);
     case 'blob': return [];

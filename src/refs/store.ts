@@ -214,7 +214,7 @@ export class RefStore {
       checkOld(target, current, opts.oldOid);
       if (current !== null || this.readUnchecked(target) !== null) {
         // packed-refs first: removing the loose file alone would bring the packed value back.
-        this.removePacked(target);
+        this.removePacked([target]);
         fs.rmSync(file, { force: true });
         fs.rmSync(path.join(this.gitDir, 'logs', target), { force: true });
         deleted = true;
@@ -307,7 +307,7 @@ export class RefStore {
   }
 
   /** Where a write to `name` lands: the end of its symbolic ref chain, which may not exist yet. */
-  private derefForWrite(name: string): { target: string; via: string[] } {
+  derefForWrite(name: string): { target: string; via: string[] } {
     const via: string[] = [];
     let current = name;
     for (let reads = 0; reads < SYMREF_MAXDEPTH; reads++) {
@@ -320,7 +320,7 @@ export class RefStore {
   }
 
   /** The id `name` holds now (a symbolic ref's target's), null if none; throws if broken. */
-  private currentValue(name: string): string | null {
+  currentValue(name: string): string | null {
     const raw = this.readUnchecked(name);
     if (!raw) return null;
     if (raw.type === 'direct') return raw.oid;
@@ -331,7 +331,7 @@ export class RefStore {
    * Refuses names that clash with existing refs as file and directory (refs/heads/a against
    * refs/heads/a/b), and clears empty directories left where the ref file must go.
    */
-  private makeRoomFor(name: string): void {
+  makeRoomFor(name: string): void {
     const packed = this.packed.get();
     const conflict = (existing: string) =>
       new GitError('refs', 'ref-conflict', `cannot lock ref '${name}': '${existing}' exists; cannot create '${name}'`);
@@ -362,7 +362,8 @@ export class RefStore {
     removeEmptyDirs(dir, () => conflict(`${name}/...`));
   }
 
-  private log(target: string, via: string[], oldOid: string, newOid: string, message: string): void {
+  /** Appends the reflog entries an update of `target` (reached through `via`) gets. */
+  log(target: string, via: string[], oldOid: string, newOid: string, message: string): void {
     const names = [target, ...via];
     // Moving the branch HEAD is on moves HEAD too, so HEAD's reflog hears of it (git's
     // split_head_update).
@@ -379,9 +380,11 @@ export class RefStore {
     }
   }
 
-  private removePacked(name: string): void {
+  /** Drops `names` from packed-refs under its lock (those it does not hold are skipped). */
+  removePacked(names: readonly string[]): void {
     const file = this.packed.file;
-    if (!this.packed.get().byName.has(name)) return;
+    const packed = this.packed.get().byName;
+    if (!names.some((n) => packed.has(n))) return;
     const lock = LockFile.acquire(file, 'packed-refs');
     try {
       // Re-read under the lock: the cached parse may predate another writer.
@@ -392,7 +395,8 @@ export class RefStore {
         if (isMissing(e)) return;
         throw e;
       }
-      const drop = parsePackedRefs(data, file).refs.filter((r) => r.name === name);
+      const dropping = new Set(names);
+      const drop = parsePackedRefs(data, file).refs.filter((r) => dropping.has(r.name));
       if (drop.length === 0) return;
       lock.write(removeRecords(data, drop));
       lock.commit();
@@ -403,7 +407,7 @@ export class RefStore {
   }
 }
 
-function checkName(name: string, action: string): void {
+export function checkName(name: string, action: string): void {
   const reason = checkRefPath(name);
   if (reason !== null) throw new GitError('refs', 'invalid-ref', `cannot ${action} ref '${name}': the name ${reason}`);
 }
@@ -422,7 +426,7 @@ function symrefTarget(gitDir: string, from: string, target: string): string {
   return target;
 }
 
-function checkOld(name: string, current: string | null, oldOid: string | null | undefined): void {
+export function checkOld(name: string, current: string | null, oldOid: string | null | undefined): void {
   if (oldOid === undefined) return;
   const fail = (why: string) => new GitError('refs', 'ref-changed', `cannot lock ref '${name}': ${why}`);
   if (oldOid === null || oldOid === ZERO_HEX) {
@@ -452,7 +456,7 @@ function removeEmptyDirs(dir: string, onNotEmpty: () => Error): void {
  * After deleting `name` under `root`, removes the directories it leaves empty, keeping the first
  * two levels (refs/heads) as git's try_remove_empty_parents does.
  */
-function removeEmptyParents(root: string, name: string): void {
+export function removeEmptyParents(root: string, name: string): void {
   const parts = name.split('/');
   for (let i = parts.length - 1; i > 2; i--) {
     try {

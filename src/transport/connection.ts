@@ -7,6 +7,12 @@ import type { PacketReader } from '../protocol/pkt-line.js';
 
 export type ProtocolVersion = 0 | 1 | 2;
 
+/** The program on the far end: upload-pack serves fetches, receive-pack takes pushes. */
+export type Service = 'git-upload-pack' | 'git-receive-pack';
+
+/** A request body: whole, or (a push's pack) streamed as it is written. */
+export type RequestBody = Buffer | AsyncIterable<Uint8Array>;
+
 export interface Connection {
   /** The remote as it may be shown in messages (no password). */
   readonly name: string;
@@ -17,9 +23,10 @@ export interface Connection {
   /**
    * Sends one request. A stateful transport writes it and returns `reader` (the answer follows
    * there, and the caller may send more before reading, as git pipelines haves); a stateless one
-   * returns the reader of a new response.
+   * returns the reader of a new response. A streamed body is written as it comes (with
+   * back-pressure; over HTTP as a chunked POST).
    */
-  send(body: Buffer): Promise<PacketReader>;
+  send(body: RequestBody): Promise<PacketReader>;
   /** Hangs up cleanly: ends our side and waits for the server (or its process) to finish. */
   close(): Promise<void>;
   /** Hangs up at once, after a failure or an interrupt; never throws. */
@@ -47,12 +54,22 @@ export interface ConnectOptions {
   readonly onStderr?: (chunk: Buffer) => void;
   /** For HTTP servers that ask for authentication and the URL holds no credentials. */
   readonly credentials?: CredentialCallback;
+  /** Which service to talk to (default git-upload-pack). */
+  readonly service?: Service;
   /** The upload-pack program to run on the remote side (git's --upload-pack). */
   readonly uploadPack?: string;
+  /** The receive-pack program to run on the remote side (git push's --receive-pack). */
+  readonly receivePack?: string;
   /** core.sshCommand from config, used when GIT_SSH_COMMAND is not set. */
   readonly sshCommand?: string;
   /** ssh.variant from config, used when GIT_SSH_VARIANT is not set. */
   readonly sshVariant?: string;
+}
+
+/** The program to run for the service: --upload-pack / --receive-pack, else git's name for it. */
+export function serviceProgram(options: ConnectOptions): string {
+  if (options.service === 'git-receive-pack') return options.receivePack ?? 'git-receive-pack';
+  return options.uploadPack ?? 'git-upload-pack';
 }
 
 /** The Git-Protocol header / GIT_PROTOCOL variable value for a version, or null for v0. */

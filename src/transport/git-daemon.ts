@@ -53,7 +53,7 @@ export async function connectGitDaemon(target: GitTarget, options: ConnectOption
     finished: () => closed,
     kill: () => socket.destroy(),
   });
-  await conn.send(formatDaemonRequest('git-upload-pack', target, options.protocolVersion ?? 2));
+  await conn.send(formatDaemonRequest(options.service ?? 'git-upload-pack', target, options.protocolVersion ?? 2));
   return conn;
 }
 

@@ -1,6 +1,7 @@
 // Smart HTTP (gitprotocol-http) on node's http/https:
 //   GET  <base>/info/refs?service=git-upload-pack   -> the advertisement (v0) or capabilities (v2)
 //   POST <base>/git-upload-pack                       -> one answer per request (stateless)
+// and the same with git-receive-pack for a push, whose POST streams the pack (chunked).
 // As git (http.followRedirects=initial): redirects are followed for the first request only, and
 // the base of later requests moves to where the redirect led. Credentials come from the URL or,
 // when the server answers 401, from a callback; they are never sent to another origin after a
@@ -12,10 +13,11 @@ import { Readable, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import { GitError } from '../core/errors.js';
 import { PacketReader } from '../protocol/pkt-line.js';
-import { protocolParameter, type Connection, type ConnectOptions, type CredentialCallback, type Credentials } from './connection.js';
+import {
+  protocolParameter, type Connection, type ConnectOptions, type CredentialCallback, type Credentials, type RequestBody, type Service,
+} from './connection.js';
 import { redact } from './url.js';
 
-const SERVICE = 'git-upload-pack';
 const MAX_REDIRECTS = 20;
 const GZIP_REQUEST_OVER = 1024;
 export const USER_AGENT = 'git/2.39.5 (tsgit/0.1.0)';
@@ -37,8 +39,10 @@ export class HttpConnection implements Connection {
   private readonly agents = new Map<string, http.Agent>();
   private readonly requests = new Set<http.ClientRequest>();
   private aborted = false;
+  private readonly service: Service;
 
   constructor(url: URL, private readonly options: ConnectOptions) {
+    this.service = options.service ?? 'git-upload-pack';
     this.name = redact(url);
     this.base = withoutCredentials(url);
     this.credentials = url.username || url.password
@@ -48,13 +52,13 @@ export class HttpConnection implements Connection {
 
   /** Fetches info/refs, following redirects; sets `reader` to its body. */
   async discover(): Promise<void> {
-    const target = appendPath(this.base, '/info/refs', `service=${SERVICE}`);
+    const target = appendPath(this.base, '/info/refs', `service=${this.service}`);
     const res = await this.authenticated((auth) => this.request('GET', target, null, {
       Accept: '*/*', Pragma: 'no-cache', ...this.protocolHeader(), ...auth,
     }, MAX_REDIRECTS));
     if (res.url.href !== target.href) this.rebase(res.url, target);
     const type = contentType(res.headers);
-    if (type !== `application/x-${SERVICE}-advertisement`) {
+    if (type !== `application/x-${this.service}-advertisement`) {
       res.body.resume();
       throw new GitError('transport', 'dumb-http', `${this.name}: the server does not speak git's smart HTTP protocol ` +
         `(info/refs answered with Content-Type ${JSON.stringify(type ?? '')}); dumb HTTP is not supported`);
@@ -62,23 +66,31 @@ export class HttpConnection implements Connection {
     this.reader = new PacketReader(this.bodyChunks(res), this.name);
   }
 
-  async send(body: Buffer): Promise<PacketReader> {
-    const target = appendPath(this.base, `/${SERVICE}`, null);
+  async send(body: RequestBody): Promise<PacketReader> {
+    const target = appendPath(this.base, `/${this.service}`, null);
     let payload = body;
     const headers: http.OutgoingHttpHeaders = {
-      'Content-Type': `application/x-${SERVICE}-request`,
-      Accept: `application/x-${SERVICE}-result`,
+      'Content-Type': `application/x-${this.service}-request`,
+      Accept: `application/x-${this.service}-result`,
       ...this.protocolHeader(),
     };
-    if (body.length > GZIP_REQUEST_OVER) {
+    // As git's remote-curl, only upload-pack's requests are gzipped; a pack is compressed already.
+    if (Buffer.isBuffer(body) && this.service === 'git-upload-pack' && body.length > GZIP_REQUEST_OVER) {
       payload = zlib.gzipSync(body, { level: 1 });
       headers['Content-Encoding'] = 'gzip';
     }
-    const res = await this.authenticated((auth) => this.request('POST', target, payload, { ...headers, ...auth }, 0));
+    let sent = false;
+    const res = await this.authenticated((auth) => {
+      // A streamed body cannot be sent twice: a push whose POST is refused after info/refs was
+      // accepted fails rather than asking for credentials again.
+      if (sent && !Buffer.isBuffer(payload)) throw new GitError('transport', 'auth', `Authentication failed for '${this.name}'`);
+      sent = true;
+      return this.request('POST', target, payload, { ...headers, ...auth }, 0);
+    });
     const type = contentType(res.headers);
-    if (type !== `application/x-${SERVICE}-result`) {
+    if (type !== `application/x-${this.service}-result`) {
       res.body.resume();
-      throw new GitError('transport', 'bad-response', `${this.name}: POST ${SERVICE} answered with Content-Type ${JSON.stringify(type ?? '')}`);
+      throw new GitError('transport', 'bad-response', `${this.name}: POST ${this.service} answered with Content-Type ${JSON.stringify(type ?? '')}`);
     }
     return new PacketReader(this.bodyChunks(res), this.name);
   }
@@ -133,7 +145,7 @@ export class HttpConnection implements Connection {
     }
   }
 
-  private request(method: string, url: URL, body: Buffer | null, headers: http.OutgoingHttpHeaders, redirects: number): Promise<Response> {
+  private request(method: string, url: URL, body: RequestBody | null, headers: http.OutgoingHttpHeaders, redirects: number): Promise<Response> {
     if (this.aborted) return Promise.reject(new GitError('transport', 'aborted', `${this.name}: connection aborted`));
     const lib = url.protocol === 'https:' ? https : http;
     const agent = this.agentFor(url);
@@ -142,7 +154,7 @@ export class HttpConnection implements Connection {
         method, agent,
         headers: {
           'User-Agent': USER_AGENT, 'Accept-Encoding': 'deflate, gzip', ...headers,
-          ...(body ? { 'Content-Length': body.length } : {}),
+          ...(Buffer.isBuffer(body) ? { 'Content-Length': body.length } : {}),
         },
       }, (res) => {
         this.requests.delete(req);
@@ -151,7 +163,7 @@ export class HttpConnection implements Connection {
         if (status >= 300 && status < 400 && location !== undefined) {
           res.resume();
           if (redirects <= 0) {
-            reject(new GitError('transport', 'redirect', `${this.name}: ${method} ${SERVICE} was redirected to ${location}; ` +
+            reject(new GitError('transport', 'redirect', `${this.name}: ${method} ${this.service} was redirected to ${location}; ` +
               'only the first request may be redirected'));
             return;
           }
@@ -180,13 +192,20 @@ export class HttpConnection implements Connection {
         this.requests.delete(req);
         reject(new GitError('transport', 'io', `unable to access '${this.name}': ${e.message}`, { cause: e }));
       });
-      req.end(body ?? undefined);
+      if (body === null || Buffer.isBuffer(body)) {
+        req.end(body ?? undefined);
+        return;
+      }
+      // A streamed body (a push's pack) goes out chunked, as it is produced.
+      pipeline(Readable.from(body), req, (e) => {
+        if (e && !this.aborted) reject(new GitError('transport', 'io', `unable to access '${this.name}': ${e.message}`, { cause: e }));
+      });
     });
   }
 
   /** The new base after a redirected info/refs: the redirect target minus what we appended. */
   private rebase(finalUrl: URL, asked: URL): void {
-    const tail = `service=${SERVICE}`;
+    const tail = `service=${this.service}`;
     const search = finalUrl.search;
     if (!finalUrl.pathname.endsWith('/info/refs') || !(search === `?${tail}` || search.endsWith(`&${tail}`))) {
       throw new GitError('transport', 'redirect', `unable to update url base from redirection:\n  asked for: ${redact(asked)}\n   redirect: ${redact(finalUrl)}`);

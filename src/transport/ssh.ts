@@ -1,6 +1,6 @@
 // ssh://, scp-like addresses: run the system ssh the way git's connect.c does, so the same
 // GIT_SSH_COMMAND / GIT_SSH / core.sshCommand settings and ssh variants work:
-//   <ssh> [-o SendEnv=GIT_PROTOCOL] [-p <port>] [user@]host "git-upload-pack '<path>'"
+//   <ssh> [-o SendEnv=GIT_PROTOCOL] [-p <port>] [user@]host "git-upload-pack '<path>'" (or git-receive-pack)
 // GIT_SSH_COMMAND (and core.sshCommand) is a shell command; GIT_SSH is a program run without a
 // shell. The variant (OpenSSH, plink, putty, tortoiseplink, simple) decides how a port is passed
 // and whether the protocol version travels in GIT_PROTOCOL; an unknown program is probed with
@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
-import { protocolParameter, type ConnectOptions } from './connection.js';
+import { protocolParameter, serviceProgram, type ConnectOptions } from './connection.js';
 import { spawnConnection } from './process.js';
 import type { StreamConnection } from './stream-connection.js';
 
@@ -94,7 +94,7 @@ export function sshInvocation(target: SshTarget, options: ConnectOptions): SshIn
   }
   const args: string[] = [];
   pushOptions(args, variant, target.port, protocol !== null);
-  args.push(sshHost, `${options.uploadPack ?? 'git-upload-pack'} ${shellQuote(target.path)}`);
+  args.push(sshHost, `${serviceProgram(options)} ${shellQuote(target.path)}`);
   const childEnv = { ...env };
   if (variant === 'ssh' && protocol !== null) childEnv.GIT_PROTOCOL = protocol;
   else delete childEnv.GIT_PROTOCOL;

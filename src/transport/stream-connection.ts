@@ -4,7 +4,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { GitError } from '../core/errors.js';
 import { PacketReader } from '../protocol/pkt-line.js';
-import type { Connection } from './connection.js';
+import type { Connection, RequestBody } from './connection.js';
 
 export interface StreamEnds {
   readonly name: string;
@@ -53,17 +53,22 @@ export class StreamConnection implements Connection {
     if (!this.closed) await this.ends.finished();
   }
 
-  async send(body: Buffer): Promise<PacketReader> {
+  async send(body: RequestBody): Promise<PacketReader> {
+    if (Buffer.isBuffer(body)) await this.write(body);
+    else for await (const chunk of body) await this.write(chunk);
+    return this.reader;
+  }
+
+  private async write(chunk: Uint8Array): Promise<void> {
     if (this.writeError) throw transportError(this.name, this.writeError);
     const output = this.ends.output;
-    if (!output.write(body)) {
+    if (!output.write(chunk)) {
       await new Promise<void>((resolve) => {
         const done = () => { output.off('drain', done); output.off('close', done); output.off('error', done); resolve(); };
         output.on('drain', done).on('close', done).on('error', done);
       });
     }
     if (this.writeError) throw transportError(this.name, this.writeError);
-    return this.reader;
   }
 
   async close(): Promise<void> {

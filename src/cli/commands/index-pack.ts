@@ -4,6 +4,7 @@
 // the pack. Progress is git's, on stderr, shown with -v/--progress or when stderr is a terminal.
 import fs from 'node:fs';
 import path from 'node:path';
+import { checkGitmodulesBlob } from '../../config/gitmodules.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import type { Repository } from '../../repository/repository.js';
 import { indexPack, verifyPack } from '../../packing/index-pack/index.js';
@@ -128,6 +129,7 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
     packPath: stdin ? packName : undefined, indexPath, keep, fixThin, threads, indexVersion, off32Limit, revIndex,
     maxInputSize, compressionLevel: level === -1 ? 6 : level,
     strict: strict || fsckObjects ? { strict: true } : null,
+    gitmodules: checkGitmodulesBlob,
     connectivity: strict,
     progress: progressIf(showProgress || showResolving), receivingProgress: showProgress, progressTitle: title,
   });

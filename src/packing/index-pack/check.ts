@@ -19,6 +19,8 @@ export interface ReferenceList {
   ids: Uint8Array;
   types: Uint8Array;
   count: number;
+  /** Ids of what trees name `.gitmodules` (git's gitmodules_found), checked once all is in. */
+  gitmodules: Uint8Array;
 }
 
 const TREE_LINE = 5 + 40 + 1;
@@ -37,6 +39,11 @@ export class ObjectChecker {
   // answers them without a trip to the index.
   private readonly recentIds = new Uint8Array(RECENT_SLOTS * OID_BYTES);
   private readonly recentTypes = new Uint8Array(RECENT_SLOTS);
+  private gitmodules = new Uint8Array(0);
+  private gitmodulesCount = 0;
+  /** The tree being checked, for onGitmodules (one closure for all trees). */
+  private tree: Uint8Array = this.scratch;
+  private readonly onGitmodules = (at: number): void => this.addGitmodules(this.tree, at);
 
   constructor(private readonly options: FsckOptions, private readonly where: string,
     private readonly index: SharedIdIndex | null, private table: ObjectTable) {}
@@ -49,9 +56,11 @@ export class ObjectChecker {
   /** Checks one object; throws on an fsck error; records what it points to. */
   check(type: number, content: Uint8Array, id: Uint8Array, idOff: number): void {
     if (type === OBJ_BLOB) return;
-    const problems = checkObject(typeName(type), content, this.options);
+    this.tree = content;
+    const problems = checkObject(typeName(type), content, this.options, this.onGitmodules);
+    const skip = this.options.skip;
     for (const p of problems) {
-      if (p.severity !== 'error') continue;
+      if (p.severity !== 'error' || (skip && skip.size > 0 && skip.has(toHex(id, idOff)))) continue;
       throw new CorruptError('pack', `${this.where}: fsck error in packed object ${typeName(type)} ${toHex(id, idOff)}: ${p.id}: ${p.message}`);
     }
     if (!this.index) return;
@@ -188,9 +197,23 @@ export class ObjectChecker {
     this.slots = slots;
   }
 
-  /** The references still to be checked. */
+  private addGitmodules(tree: Uint8Array, at: number): void {
+    const n = this.gitmodulesCount;
+    if ((n + 1) * OID_BYTES > this.gitmodules.length) {
+      const bigger = new Uint8Array(Math.max(16, (n + 1) * 2) * OID_BYTES);
+      bigger.set(this.gitmodules);
+      this.gitmodules = bigger;
+    }
+    this.gitmodules.set(tree.subarray(at, at + OID_BYTES), n * OID_BYTES);
+    this.gitmodulesCount = n + 1;
+  }
+
+  /** The references still to be checked, and the .gitmodules found. */
   references(): ReferenceList {
-    return { ids: this.ids.subarray(0, this.count * OID_BYTES), types: this.types.subarray(0, this.count), count: this.count };
+    return {
+      ids: this.ids.subarray(0, this.count * OID_BYTES), types: this.types.subarray(0, this.count), count: this.count,
+      gitmodules: this.gitmodules.subarray(0, this.gitmodulesCount * OID_BYTES),
+    };
   }
 }
 

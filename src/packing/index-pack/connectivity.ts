@@ -28,8 +28,10 @@ export function quickHas(db: ObjectLookup, oid: Uint8Array, off: number): boolea
   return false;
 }
 
+/** Returns how many references were found in the repository rather than in the pack. */
 export function checkConnectivity(lists: readonly ReferenceList[], table: ObjectTable, index: SharedIdIndex,
-  lookup: ObjectLookup | null, name: string): void {
+  lookup: ObjectLookup | null, name: string): number {
+  let outside = 0;
   for (const list of lists) {
     for (let k = 0; k < list.count; k++) {
       const at = k * OID_BYTES;
@@ -44,8 +46,10 @@ export function checkConnectivity(lists: readonly ReferenceList[], table: Object
       if (info.type !== want) {
         throw new CorruptError('pack', `${name}: object ${toHex(list.ids, at)}: expected type ${typeName(want)}, found ${typeName(info.type)}`);
       }
+      outside++;
     }
   }
+  return outside;
 }
 
 /** True when the lookup surely holds no object (a fresh repository): no packs, no loose ones. */

@@ -3,7 +3,8 @@
 //   1. parse the input as it arrives (parse.ts), handing the parsed bytes on to be written;
 //   2. link deltas to their bases and resolve them on every thread (link.ts, resolve.ts);
 //   3. with fixThin, append the missing REF_DELTA bases from the repository (thin.ts);
-//   4. with strict, confirm every reference of every commit, tree and tag exists (connectivity.ts);
+//   4. with strict, confirm every reference of every commit, tree and tag exists (connectivity.ts),
+//      and check every blob a tree names `.gitmodules` (with the caller's gitmodules check);
 //   5. check that no object collides with a different object of the same id in the repository.
 // Memory: the tables (46 bytes an object), the delta links, a window of input, and each
 // resolver thread's bounded cache of bases; the pack itself stays on disk and the resolvers read
@@ -13,7 +14,8 @@ import os from 'node:os';
 import type { Readable } from 'node:stream';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
-import type { FsckOptions } from '../../object/fsck.js';
+import type { FsckOptions, FsckProblem } from '../../object/fsck.js';
+import { OBJ_BLOB, typeName } from '../../object/type.js';
 import type { Progress, ProgressMeter } from '../../core/progress.js';
 import type { ReferenceList } from './check.js';
 import { SharedIdIndex } from './id-index.js';
@@ -61,6 +63,11 @@ export interface PassOptions {
   connectivity?: boolean;
   /** The repository's objects: thin-pack bases, connectivity and collision checks. */
   lookup?: ObjectLookup | null;
+  /**
+   * With strict: checks the content of a blob that a tree names `.gitmodules` (config/gitmodules.ts's
+   * checkGitmodulesBlob, which this layer cannot import). Without it such blobs are not checked.
+   */
+  gitmodules?: (content: Buffer, options: FsckOptions) => FsckProblem[];
   /** zlib level of appended thin-pack bases (git: core.compression, default 1). */
   compressionLevel?: number;
   maxDepth?: number;
@@ -94,6 +101,11 @@ export interface PassResult {
   sorted: Int32Array;
   /** Bytes of a stream that came after the pack. */
   trailing: Buffer;
+  /**
+   * With the connectivity check: how many of the objects the pack's commits, trees and tags point
+   * to are not in the pack but in the repository (0: the pack is closed under its references).
+   */
+  outsideReferences: number;
   /** Reconstructs any object of the pack (for checks and tests). */
   objectData(i: number): Buffer;
 }
@@ -263,9 +275,10 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   }
 
   const sorted = sortByOid(table.ids, count);
+  let outsideReferences = 0;
   if (connectivity) {
     index.rebind(table.ids);
-    checkConnectivity(lists, table, index, options.lookup ?? null, name);
+    outsideReferences = checkConnectivity(lists, table, index, options.lookup ?? null, name);
   }
   const reader = new Resolver({ ...shared, table: table.shared(), count });
   const objectData = (i: number): Buffer => {
@@ -275,8 +288,69 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
       reader.close();
     }
   };
+  if (options.strict && options.gitmodules) {
+    checkGitmodules(lists, { table, sorted, count, objectData, lookup: options.lookup ?? null, name, connectivity },
+      options.strict, options.gitmodules);
+  }
   if (options.lookup) checkCollisions(table, parsedCount, options.lookup, name, objectData);
-  return { table, count, appended, deltas, packHash, entriesEnd, sorted, trailing, objectData };
+  return { table, count, appended, deltas, packHash, entriesEnd, sorted, trailing, outsideReferences, objectData };
+}
+
+/** git's core.bigFileThreshold: a .gitmodules larger than this is refused unread (gitmodulesLarge). */
+const GITMODULES_MAX = 512 << 20;
+
+/**
+ * git's fsck_finish: every object a tree names `.gitmodules` must be a blob that passes the
+ * gitmodules checks, whether it came in the pack or was already in the repository.
+ */
+function checkGitmodules(lists: readonly ReferenceList[], at: {
+  table: ObjectTable; sorted: Int32Array; count: number; objectData: (i: number) => Buffer; lookup: ObjectLookup | null;
+  name: string; connectivity: boolean;
+}, fsck: FsckOptions, check: (content: Buffer, options: FsckOptions) => FsckProblem[]): void {
+  const seen = new Set<string>();
+  for (const list of lists) {
+    for (let off = 0; off < list.gitmodules.length; off += OID_BYTES) {
+      const hex = toHex(list.gitmodules, off);
+      if (seen.has(hex) || fsck.skip?.has(hex)) continue;
+      seen.add(hex);
+      const fail = (id: string, message: string): never => {
+        throw new CorruptError('pack', `${at.name}: fsck error in object ${hex} (.gitmodules): ${id}: ${message}`);
+      };
+      const i = findSorted(at.table, at.sorted, at.count, list.gitmodules, off);
+      let type: number, size: number;
+      if (i >= 0) {
+        type = at.table.realType[i]!;
+        size = at.table.size[i]!;
+      } else {
+        const info = at.lookup?.info(list.gitmodules, off) ?? null;
+        if (!info) {
+          // Without the connectivity check (shallow, partial) an absent object is expected.
+          if (at.connectivity) fail('gitmodulesMissing', 'unable to read .gitmodules blob');
+          continue;
+        }
+        type = info.type;
+        size = info.size;
+      }
+      if (type !== OBJ_BLOB) fail('gitmodulesBlob', `non-blob found at .gitmodules (a ${typeName(type)})`);
+      if (size > GITMODULES_MAX) fail('gitmodulesLarge', '.gitmodules too large to parse');
+      const content = i >= 0 ? at.objectData(i) : at.lookup!.read(list.gitmodules, off)!.data;
+      for (const p of check(content, fsck)) if (p.severity === 'error') fail(p.id, p.message);
+    }
+  }
+}
+
+function findSorted(table: ObjectTable, sorted: Int32Array, count: number, id: Uint8Array, off: number): number {
+  let lo = 0, hi = count;
+  const ids = table.ids;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = sorted[mid]! * OID_BYTES;
+    let c = 0;
+    for (let k = 0; k < OID_BYTES && c === 0; k++) c = ids[at + k]! - id[off + k]!;
+    if (c === 0) return sorted[mid]!;
+    if (c < 0) lo = mid + 1; else hi = mid;
+  }
+  return -1;
 }
 
 function unresolvedError(table: ObjectTable, count: number, parser: PackParser, name: string, n: number): CorruptError {

@@ -43,7 +43,10 @@ export class ResolverThreads {
           return;
         }
         const r = reply.refs;
-        resolve(r ? { ids: new Uint8Array(r.ids, 0, r.count * OID_BYTES), types: new Uint8Array(r.types, 0, r.count), count: r.count } : null);
+        resolve(r ? {
+          ids: new Uint8Array(r.ids, 0, r.count * OID_BYTES), types: new Uint8Array(r.types, 0, r.count), count: r.count,
+          gitmodules: r.gitmodules,
+        } : null);
       });
       w.ref();
       w.postMessage(shared);

@@ -6,7 +6,7 @@ import { Resolver, type ResolveShared } from './resolve.js';
 
 export interface WorkerReply {
   ok: boolean;
-  refs?: { ids: ArrayBuffer; types: ArrayBuffer; count: number } | null;
+  refs?: { ids: ArrayBuffer; types: ArrayBuffer; count: number; gitmodules: Uint8Array } | null;
   error?: ErrorData | null;
 }
 
@@ -21,7 +21,7 @@ parentPort!.on('message', (shared: ResolveShared) => {
       // The whole buffers move (no copy): the list is their start.
       const ids = refs.ids.buffer as ArrayBuffer, types = refs.types.buffer as ArrayBuffer;
       transfer.push(ids, types);
-      reply = { ok: true, refs: { ids, types, count: refs.count } };
+      reply = { ok: true, refs: { ids, types, count: refs.count, gitmodules: refs.gitmodules.slice() } };
     } else {
       reply = { ok: true, refs: null };
     }

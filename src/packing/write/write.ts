@@ -7,7 +7,9 @@
 //      copied bytes are checked against the .idx CRC first, as git does when it reuses;
 //      everything else (loose objects, deltas whose base is not available) is compressed once,
 //      or, in a thin pack, made a delta against another version of its path the receiver has
-//      when the enumeration names some (PackContents.similarHad);
+//      when the enumeration names some (PackContents.similarHad), or, when the enumeration gives
+//      versions of its path by index (PackContents.similar, a push), against one of them that the
+//      receiver has or that this pack has already written;
 //   3. the SHA-1 trailer.
 // No delta search over the objects sent is done: deltas come from the packs, and from those few
 // fresh ones against what the receiver has. A prefix (reuse.ts: a bitmapped pack's
@@ -56,6 +58,12 @@ export interface PackContents {
    * writer would compress whole goes as a delta against one of them when that is small enough.
    */
   similarHad?(index: number): readonly number[];
+  /**
+   * Other versions of the path of the object with index `i` (indices in `ids`), best first. An
+   * object compressed afresh may go as a delta against one that the receiver has (thin pack) or
+   * that this pack has written before it, so no delta waits on a base not yet written.
+   */
+  similar?(index: number): readonly number[];
 }
 
 export interface PackWriteOptions extends PackStreamOptions {
@@ -74,6 +82,14 @@ export interface PackWriteOptions extends PackStreamOptions {
    * never name them as bases, as git's do not.
    */
   prefix?: PackPrefix;
+  /** Also show "Writing objects" (git's pack-objects does for a push, not for a fetch). */
+  writingProgress?: boolean;
+  /**
+   * false: compress every object afresh (with PackContents.similar's deltas) instead of copying
+   * stored entries. For a few objects out of a large pack, finding and planning stored entries
+   * (each .idx scanned, the pack's entry order built) costs more than compressing them.
+   */
+  reuse?: boolean;
 }
 
 export interface PackWriteStats {
@@ -93,10 +109,20 @@ export interface PackWriteStats {
 const MAX_DELTA_TARGET = 1 << 20;
 /** A base more than this many times its target's size is passed over (git's try_delta: 32). */
 const MAX_BASE_RATIO = 32;
+/** Fresh deltas against objects of the same pack chain no deeper than this (git's pack.depth). */
+const MAX_FRESH_DEPTH = 50;
 
 const PLAN_COMPRESS = 0;
 const PLAN_COPY = 1;
 const PLAN_DELTA = 2;
+
+/** A delta made afresh: its base's id (ids, at) and, for a base in this pack, where it was written. */
+interface FreshDelta {
+  delta: Uint8Array;
+  ids: Uint8Array;
+  at: number;
+  baseAt?: number;
+}
 
 const NOT_WRITTEN = -1;
 const IN_PROGRESS = -2;
@@ -143,6 +169,8 @@ class PackWriter {
   private stats = { total: 0, deltas: 0, reused: 0, reusedDeltas: 0, compressed: 0 };
   private compressMeter: ProgressMeter | null = null;
   private toCompress = 0;
+  /** How deep a chain of fresh deltas within this pack each object ends (similar only). */
+  private freshDepth: Uint8Array | null = null;
 
   constructor(private readonly odb: ObjectDatabase, private readonly contents: PackContents, sink: ChunkSink,
     private readonly options: PackWriteOptions) {
@@ -175,13 +203,19 @@ class PackWriter {
     this.stream.write(head);
     if (prefix) await prefix.write(this.stream, this.options.signal);
     const order = this.order;
+    const writing = this.options.writingProgress && this.n > 0 ? this.options.progress?.('Writing objects', this.n) ?? null : null;
     for (let i = 0; i < this.n; i++) {
       if (this.options.signal?.aborted) throw aborted();
       if (this.written[order[i]!]! >= 0) continue;
       if (this.writeWithBases(order[i]!)) await this.stream.drain();
+      writing?.update(this.stats.total, this.stream.offset);
     }
     this.compressMeter?.stop();
     const checksum = await this.stream.finish();
+    if (writing) {
+      writing.update(this.stats.total, this.stream.offset);
+      writing.stop();
+    }
     const packReused = prefix?.count ?? 0;
     return { ...this.stats, total: this.stats.total + packReused, packReused, bytes: this.stream.offset, checksum };
   }
@@ -199,7 +233,17 @@ class PackWriter {
     const stored = new Int32Array(this.n);
     let k = 0;
     const known = this.contents.stored;
-    if (known) {
+    if (this.options.reuse === false) {
+      for (let i = 0; i < this.n; i++) {
+        const idx = order[i]!;
+        if (found[idx]) continue;
+        found[idx] = 1;
+        this.slot[idx] = -1;
+        this.plan[idx] = PLAN_COMPRESS;
+        this.toCompress++;
+        stored[k++] = idx;
+      }
+    } else if (known) {
       // Objects whose pack positions are given are planned in position order.
       const s = this.slotFor(known.layout.pack, known.layout);
       const byPosition: number[] = [];
@@ -275,7 +319,8 @@ class PackWriter {
     meter?.stop();
     const from = this.contents.storageOrderFrom;
     if (from !== undefined && from < this.n) this.order = storageOrderTail(order, from, stored);
-    if (this.toCompress > 0) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
+    // Compression happens as objects are written: with a "Writing objects" meter, that one shows it.
+    if (this.toCompress > 0 && !this.options.writingProgress) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
   }
 
   private slotFor(pack: StoredPack, layout: PackLayout | null = null): number {
@@ -389,9 +434,12 @@ class PackWriter {
     if (!o) throw new NotFoundError('pack', `cannot pack object ${toHex(this.ids.keys, idx * OID_BYTES)}: it disappeared`);
     this.stats.compressed++;
     this.compressMeter?.update(this.stats.compressed);
-    const against = this.options.thin ? this.deltaAgainstHad(idx, o) : null;
+    const against: FreshDelta | null = this.contents.similar ? this.deltaAgainstSimilar(idx, o)
+      : this.options.thin ? this.deltaAgainstHad(idx, o) : null;
     if (against) {
-      const len = writeEntryHeader(this.scratch, OBJ_REF_DELTA, against.delta.length, { ids: against.ids, offset: against.at });
+      const len = against.baseAt !== undefined
+        ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, against.delta.length, { distance: at - against.baseAt })
+        : writeEntryHeader(this.scratch, OBJ_REF_DELTA, against.delta.length, { ids: against.ids, offset: against.at });
       this.stream.write(this.scratch, 0, len);
       this.stats.deltas++;
       return this.stream.write(this.deflater.deflate(against.delta));
@@ -428,6 +476,31 @@ class PackWriter {
       if (!base || base.type !== o.type) continue;
       const delta = createDelta(base.data, o.data, maxSize);
       if (delta) return { delta, ids: index.buf, at };
+    }
+    return null;
+  }
+
+  /**
+   * A delta of `o` against a version of its path (PackContents.similar) that the receiver has or
+   * that is already written.
+   */
+  private deltaAgainstSimilar(idx: number, o: RawObject): FreshDelta | null {
+    if (o.data.length > MAX_DELTA_TARGET) return null;
+    const maxSize = Math.floor(o.data.length / 2) - OID_BYTES;
+    if (maxSize <= 0) return null;
+    const depth = this.freshDepth ??= new Uint8Array(this.ids.size);
+    const keys = this.ids.keys;
+    for (const b of this.contents.similar!(idx)) {
+      const inPack = this.sending[b] === 1;
+      if (inPack ? this.written[b]! < 0 || depth[b]! >= MAX_FRESH_DEPTH : !(this.options.thin && this.contents.receiverHas?.(b))) continue;
+      const info = this.odb.info(keys, b * OID_BYTES);
+      if (!info || info.type !== o.type || info.size > MAX_BASE_RATIO * Math.max(o.data.length, 1024)) continue;
+      const base = this.odb.read(keys, b * OID_BYTES);
+      if (!base || base.type !== o.type) continue;
+      const delta = createDelta(base.data, o.data, maxSize);
+      if (!delta) continue;
+      depth[idx] = inPack ? depth[b]! + 1 : 1;
+      return inPack && this.options.ofsDelta ? { delta, ids: keys, at: b * OID_BYTES, baseAt: this.written[b]! } : { delta, ids: keys, at: b * OID_BYTES };
     }
     return null;
   }

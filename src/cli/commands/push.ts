@@ -1,0 +1,116 @@
+// tsgit push [-f | --force-with-lease[=<ref>[:<expect>]]] [--atomic] [-d | --delete] [--tags]
+//            [--follow-tags] [-o <option>] [-n | --dry-run] [-u] [--porcelain] [-v] [-q]
+//            [--progress] [--receive-pack <program>] [<repository> [<refspec>...]]
+// git's push over http(s), ssh, git:// and local paths: the per-ref report on stderr (stdout with
+// --porcelain), progress when stderr is a terminal, exit status 1 when a ref was refused.
+import { Config } from '../../config/index.js';
+import { push, PushFailed } from '../../client/push/push.js';
+import { formatRemoteProgress, stderrIsSmartTerminal } from '../../client/remote-progress.js';
+import { parseLease, type Lease } from '../../client/push/status.js';
+import { UsageError } from '../../core/errors.js';
+import type { CommandContext } from '../context.js';
+import { writeAll } from '../output.js';
+import { progressIf } from '../progress.js';
+import { runRemoteCommand } from '../remote-command.js';
+import type { CommandHelp } from '../help.js';
+
+export const help: CommandHelp = {
+  summary: 'Update remote refs along with associated objects',
+  synopsis: ['[<options>] [<repository> [<refspec>...]]'],
+  options: [
+    ['-v, --verbose', 'be more verbose'],
+    ['-q, --quiet', 'be more quiet'],
+    ['--all, --branches', 'push all branches'],
+    ['-d, --delete', 'delete refs'],
+    ['--tags', 'push tags (can\'t be used with --all)'],
+    ['-n, --dry-run', 'dry run'],
+    ['--porcelain', 'machine-readable output'],
+    ['-f, --force', 'force updates'],
+    ['--force-with-lease[=<refname>:<expect>]', 'require old value of ref to be at this value'],
+    ['--receive-pack <receive-pack>', 'receive pack program'],
+    ['-u, --set-upstream', 'set upstream for git pull/status'],
+    ['--[no-]progress', 'force progress reporting'],
+    ['--follow-tags', 'push missing but relevant tags'],
+    ['--atomic', 'request atomic transaction on remote side'],
+    ['-o, --push-option <server-specific>', 'option to transmit'],
+  ],
+};
+
+export default async function pushCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  let force = false, atomic: boolean | undefined, del = false, tags = false, followTags: boolean | undefined, dryRun = false;
+  let setUpstream = false, porcelain = false, verbose = false, quiet = false, progress: boolean | undefined;
+  let receivePack: string | undefined, all = false;
+  const leases: Lease[] = [];
+  const pushOptions: string[] = [];
+  let noPushOptions = false;
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    const value = (): string => {
+      if (eq > 0) return a.slice(eq + 1);
+      const v = args[++i];
+      if (v === undefined) throw new UsageError(`option '${name}' requires a value`);
+      return v;
+    };
+    switch (name) {
+      case '-f': case '--force': force = true; break;
+      case '--force-with-lease': leases.push(parseLease(eq > 0 ? a.slice(eq + 1) : null)); break;
+      case '--no-force-with-lease': leases.length = 0; break;
+      case '--atomic': atomic = true; break;
+      case '--no-atomic': atomic = false; break;
+      case '-d': case '--delete': del = true; break;
+      case '--tags': tags = true; break;
+      case '--all': case '--branches': all = true; break;
+      case '--follow-tags': followTags = true; break;
+      case '--no-follow-tags': followTags = false; break;
+      case '-o': case '--push-option': pushOptions.push(value()); break;
+      case '--no-push-option': noPushOptions = true; pushOptions.length = 0; break;
+      case '-n': case '--dry-run': dryRun = true; break;
+      case '-u': case '--set-upstream': setUpstream = true; break;
+      case '--porcelain': porcelain = true; break;
+      case '-v': case '--verbose': verbose = true; break;
+      case '-q': case '--quiet': quiet = true; break;
+      case '--progress': progress = true; break;
+      case '--no-progress': progress = false; break;
+      case '--receive-pack': case '--exec': receivePack = value(); break;
+      case '--': rest.push(...args.slice(i + 1)); i = args.length; break;
+      default:
+        if (/^-o./.test(a)) { pushOptions.push(a.slice(2)); break; }
+        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
+        rest.push(a);
+    }
+  }
+  if (all && tags) throw new UsageError(`options '--all' and '--tags' cannot be used together`);
+  if (all && rest.length > 1) throw new UsageError(`options '--all' and refspecs cannot be used together`);
+  const repo = ctx.repository();
+  const config = Config.loadSync(repo.gitDir, { global: true, env: ctx.env });
+  atomic ??= config.getBool('push', null, 'atomic') ?? false;
+  followTags ??= config.getBool('push', null, 'followtags') ?? false;
+  const configured = config.getAll('push', null, 'pushoption');
+  const options = pushOptions.length > 0 ? pushOptions : noPushOptions || configured.length === 0 ? null : configured;
+  return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
+    const stdout = (text: string) => writeAll(1, Buffer.from(text, 'utf8'));
+    try {
+      const result = await push(repo, {
+        remote: rest[0], refspecs: all ? ['refs/heads/*'] : rest.slice(1), force, leases, atomic, delete: del, tags, followTags,
+        pushOptions: options, dryRun, setUpstream, porcelain, verbose, quiet, receivePack,
+        progress: progressIf(run.showProgress),
+        log: run.stderr, out: stdout,
+        // Remote messages are shown even without progress, as git shows them.
+        onRemote: (text) => run.stderr(formatRemote(text, ctx.env)),
+        signal: run.signal, env: ctx.env, cwd: ctx.cwd,
+      });
+      return result.failed ? 1 : 0;
+    } catch (e) {
+      if (!(e instanceof PushFailed)) throw e;
+      run.stderr(`error: ${e.message}\n`);
+      return 1;
+    }
+  });
+}
+
+function formatRemote(text: string, env: NodeJS.ProcessEnv): string {
+  return formatRemoteProgress(text, stderrIsSmartTerminal(env));
+}

@@ -1,0 +1,304 @@
+// Push, top to bottom (git's builtin/push.c, transport.c):
+//   which remote and URLs (remote.ts) -> which refspecs: the command line's, remote.<name>.push,
+//   else push.default's -> for each URL: connect to its receive-pack, read the advertisement,
+//   match refspecs against local and remote refs (refspec.ts) and --follow-tags -> decide each
+//   update (status.ts, leases) -> send commands, options and the thin pack, read the report
+//   (send-pack.ts) -> report (report.ts) -> remote-tracking refs and --set-upstream.
+import { Config } from '../../config/index.js';
+import { GitError } from '../../core/errors.js';
+import { fromHex, ZERO_HEX } from '../../core/oid.js';
+import { OBJ_TAG } from '../../object/type.js';
+import type { Progress } from '../../core/progress.js';
+import { readRefAdvertisement, readServiceHeader, findCapability, type AdvertisedRef } from '../../protocol/index.js';
+import { RefStore } from '../../refs/index.js';
+import type { Repository } from '../../repository/repository.js';
+import { connect, parseRemoteUrl, type ConnectOptions } from '../../transport/index.js';
+import { isAncestor } from '../ancestry.js';
+import { abbrevLength } from '../fetch-report.js';
+import { peeledValue } from '../peel.js';
+import { mapRefs, parseRefspec } from '../refspec.js';
+import { connectOptionsFromConfig } from '../transport-config.js';
+import { resolvePushRemote, type PushRemote } from './remote.js';
+import { formatPushStatus, pushAdvice } from './report.js';
+import { matchPushRefs, parsePushRefspec, type LocalRef, type PushRefspec, type PushTarget } from './refspec.js';
+import { sendPack } from './send-pack.js';
+import { isFailure, leaseExpectation, pushStatus, type Lease, type PushRef } from './status.js';
+
+export interface PushOptions {
+  /** A configured remote's name or an address; default as git chooses (pushRemote, pushDefault, ...). */
+  readonly remote?: string;
+  readonly refspecs?: readonly string[];
+  readonly force?: boolean;
+  readonly leases?: readonly Lease[];
+  readonly atomic?: boolean;
+  /** Every refspec names a ref to delete. */
+  readonly delete?: boolean;
+  readonly tags?: boolean;
+  readonly followTags?: boolean;
+  /** -o: null when none was given. */
+  readonly pushOptions?: readonly string[] | null;
+  readonly dryRun?: boolean;
+  readonly setUpstream?: boolean;
+  readonly porcelain?: boolean;
+  readonly verbose?: boolean;
+  readonly quiet?: boolean;
+  /** Progress meters (Enumerating, Counting, Compressing, Writing objects); none when absent. */
+  readonly progress?: Progress;
+  /** The git --receive-pack program. */
+  readonly receivePack?: string;
+  /** stderr and stdout, as git writes them. */
+  readonly log?: (text: string) => void;
+  readonly out?: (text: string) => void;
+  /** The server's side-band 2 text, whole lines (shown as "remote: ..."). */
+  readonly onRemote?: (text: string) => void;
+  readonly signal?: AbortSignal;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  readonly transport?: ConnectOptions;
+}
+
+export interface PushResult {
+  /** Every URL's refs with what became of them. */
+  readonly refs: PushRef[];
+  /** Some update failed (git exits 1). */
+  readonly failed: boolean;
+}
+
+export async function push(repo: Repository, options: PushOptions = {}): Promise<PushResult> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => {});
+  const out = options.out ?? (() => {});
+  const config = Config.loadSync(repo.gitDir, { global: true, env });
+  const refStore = RefStore.open(repo.gitDir, { env });
+  const head = refStore.head();
+  const branch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
+  const remote = resolvePushRemote(config, options.remote, branch);
+  const specs = refspecsToPush(config, remote, options, branch, options.remote ?? remote.name ?? 'origin');
+  const base = { ...connectOptionsFromConfig(config, env), ...options.transport };
+  const receivePack = options.receivePack ?? remote.receivePack;
+  const connectOptions: ConnectOptions = {
+    ...base,
+    service: 'git-receive-pack',
+    // Push has no protocol v2: receive-pack answers a v2 request in v0, so v0 is what is asked for.
+    protocolVersion: (base.protocolVersion ?? 2) === 1 ? 1 : 0,
+    ...(receivePack ? { receivePack } : {}),
+  };
+  const all: PushRef[] = [];
+  let failed = false;
+  for (const url of remote.urls) {
+    const result = await pushTo(repo, refStore, config, remote, url, specs, options, connectOptions, head.symref, log, out);
+    all.push(...result.refs);
+    failed ||= result.failed;
+  }
+  return { refs: all, failed };
+}
+
+async function pushTo(repo: Repository, refStore: RefStore, config: Config, remote: PushRemote, url: string, specs: PushRefspec[],
+  options: PushOptions, connectOptions: ConnectOptions, headRef: string | null, log: (t: string) => void, out: (t: string) => void,
+): Promise<PushResult> {
+  const remoteUrl = parseRemoteUrl(url, options.cwd ?? process.cwd());
+  if (options.verbose) log(`Pushing to ${remoteUrl.display}\n`);
+  const conn = await connect(remoteUrl, connectOptions);
+  const onAbort = () => conn.abort();
+  options.signal?.addEventListener('abort', onAbort);
+  try {
+    await readServiceHeader(conn.reader, 'git-receive-pack');
+    const first = await conn.reader.peek();
+    if (first?.type === 'data' && first.payload.toString('latin1').replace(/\n$/, '') === 'version 2') {
+      throw new GitError('client', 'unsupported', 'support for protocol v2 not implemented yet');
+    }
+    const adv = await readRefAdvertisement(conn.reader);
+    const format = findCapability(adv.capabilities, 'object-format')?.value;
+    if (format !== undefined && format !== 'sha1') {
+      throw new GitError('client', 'unsupported', "the receiving end does not support this repository's hash algorithm");
+    }
+    const remoteRefs = adv.refs.filter((r) => r.name !== '.have');
+    const local = localRefs(refStore);
+    const { targets, errors } = matchPushRefs(repo, local, remoteRefs, specs, options.force ?? false);
+    if (errors.length > 0) {
+      for (const e of errors) log(`error: ${e}\n`);
+      throw new PushFailed(`failed to push some refs to '${remoteUrl.display}'`);
+    }
+    if (options.followTags) targets.push(...tagsToFollow(repo, local, remoteRefs, targets));
+    const tracking = (dst: string) => trackingRef(remote, dst);
+    const refs = targets.map((t) => pushStatus(repo, t, leaseExpectation(repo, options.leases ?? [], t.dst, (d) => {
+      const name = tracking(d);
+      return name ? refStore.resolve(name)?.oid ?? null : null;
+    })));
+    const haves = adv.refs.filter((r) => r.oid !== ZERO_HEX);
+    const sent = await sendPack(conn, adv.capabilities, refs, repo.odb, haves, {
+      atomic: options.atomic ?? false,
+      pushOptions: options.pushOptions ?? null,
+      dryRun: options.dryRun ?? false,
+      quiet: (options.quiet ?? false) || !options.progress,
+      progress: options.progress,
+      onTotal: options.progress ? log : undefined,
+      onRemote: options.onRemote,
+      signal: options.signal,
+    });
+    await conn.close();
+    if (sent.report?.unpackError) log(`error: unpack failed: ${sent.report.unpackError}\n`);
+    const abbrev = abbrevLength(repo.odb.packs.reduce((n, p) => n + p.index.count, 0));
+    const porcelain = options.porcelain ?? false;
+    const failed = refs.some((r) => isFailure(r.status));
+    const text = formatPushStatus(remoteUrl.display, refs, { porcelain, verbose: options.verbose ?? false, abbrev });
+    if (porcelain) out(text + 'Done\n');
+    else if (!(options.quiet ?? false) || failed) log(text);
+    if (!options.dryRun) {
+      updateTracking(remote, refStore, refs);
+      if (options.setUpstream) setUpstream(config, remote, url, refs, out);
+    }
+    if (!failed && !refs.some((r) => r.status !== 'up-to-date') && !(options.quiet ?? false)) log('Everything up-to-date\n');
+    if (failed) {
+      log(`error: failed to push some refs to '${remoteUrl.display}'\n`);
+      log(pushAdvice(refs, headRef));
+    }
+    return { refs, failed };
+  } catch (e) {
+    conn.abort();
+    throw e;
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A push that failed as a whole after its errors were printed (git exits 1). */
+export class PushFailed extends GitError {
+  constructor(message: string) {
+    super('client', 'push-failed', message);
+  }
+}
+
+function localRefs(refStore: RefStore): LocalRef[] {
+  const out: LocalRef[] = [];
+  const head = refStore.head();
+  if (head.oid) out.push({ name: 'HEAD', oid: head.oid });
+  for (const r of refStore.list('refs/')) out.push({ name: r.name, oid: r.oid });
+  return out;
+}
+
+/** git's push refspec choice: the command line's (+ --tags, --delete), remote.<name>.push, else push.default. */
+function refspecsToPush(config: Config, remote: PushRemote, o: PushOptions, branch: string | null, remoteName: string): PushRefspec[] {
+  let texts = [...(o.refspecs ?? [])];
+  if (o.delete) {
+    if (texts.length === 0) throw new GitError('cli', 'usage', '--delete doesn\'t make sense without any refs');
+    texts = texts.map((t) => (t.includes(':') ? t : `:${t}`));
+    if (texts.some((t) => !t.startsWith(':'))) throw new GitError('cli', 'usage', '--delete only accepts plain target ref names');
+  }
+  if (o.tags) texts.push('refs/tags/*');
+  if (texts.length === 0) texts = remote.push.length > 0 ? remote.push : defaultRefspecs(config, remote, branch, remoteName);
+  return texts.map(parsePushRefspec);
+}
+
+/** git's setup_default_push_refspecs (push.default, default "simple"). */
+function defaultRefspecs(config: Config, remote: PushRemote, branch: string | null, remoteName: string): string[] {
+  const mode = (config.get('push', null, 'default') ?? 'simple').toLowerCase();
+  if (mode === 'matching') return [':'];
+  if (mode === 'nothing') throw new GitError('client', 'no-refspec', 'You didn\'t specify any refspecs to push, and push.default is "nothing".');
+  if (branch === null) {
+    throw new GitError('client', 'detached', `You are not currently on a branch.
+To push the history leading to the current (detached HEAD)
+state now, use
+
+    git push ${remoteName} HEAD:<name-of-remote-branch>
+`);
+  }
+  const current = `refs/heads/${branch}:refs/heads/${branch}`;
+  if (mode === 'current') return [current];
+  if (mode !== 'simple' && mode !== 'upstream') throw new GitError('config', 'bad-value', `invalid value for push.default: '${mode}'`);
+  const branchRemote = config.get('branch', branch, 'remote') ?? 'origin';
+  const triangular = remote.name === null || remote.name !== branchRemote;
+  if (mode === 'simple' && triangular) return [current];
+  const merge = config.get('branch', branch, 'merge');
+  if (merge === undefined || config.get('branch', branch, 'remote') === undefined) {
+    if (config.getBool('push', null, 'autosetupremote')) return [current];
+    throw new GitError('client', 'no-upstream', `The current branch ${branch} has no upstream branch.
+To push the current branch and set the remote as upstream, use
+
+    git push --set-upstream ${remoteName} ${branch}
+
+To have this happen automatically for branches without a tracking
+upstream, see 'push.autoSetupRemote' in 'git help config'.
+`);
+  }
+  if (triangular) {
+    throw new GitError('client', 'not-upstream', `You are pushing to remote '${remoteName}', which is not the upstream of
+your current branch '${branch}', without telling me what to push
+to update which remote branch.`);
+  }
+  if (mode === 'simple' && merge !== `refs/heads/${branch}`) {
+    throw new GitError('client', 'upstream-name', `The upstream branch of your current branch does not match
+the name of your current branch.  To push to the upstream branch
+on the remote, use
+
+    git push ${remoteName} HEAD:${merge.replace(/^refs\/heads\//, '')}
+
+To push to the branch of the same name on the remote, use
+
+    git push ${remoteName} HEAD
+
+To choose either option permanently, see push.default in 'git help config'.
+
+To avoid automatically configuring an upstream branch when its name
+won't match the local branch, see option 'simple' of branch.autoSetupMerge
+in 'git help config'.`);
+  }
+  return [`refs/heads/${branch}:${merge}`];
+}
+
+/**
+ * --follow-tags: annotated tags the remote does not have whose target is reachable from a commit
+ * being pushed (git's add_missing_tags).
+ */
+function tagsToFollow(repo: Repository, local: readonly LocalRef[], remote: readonly AdvertisedRef[], targets: readonly PushTarget[]): PushTarget[] {
+  const onRemote = new Set(remote.map((r) => r.name));
+  const pushing = new Set(targets.map((t) => t.dst));
+  const tips = targets.filter((t) => t.newOid !== ZERO_HEX).map((t) => peeledValue(repo.odb, t.newOid) ?? t.newOid);
+  const out: PushTarget[] = [];
+  for (const r of local) {
+    if (!r.name.startsWith('refs/tags/') || onRemote.has(r.name) || pushing.has(r.name)) continue;
+    if (repo.odb.info(fromHex(r.oid)!)?.type !== OBJ_TAG) continue;
+    const peeled = peeledValue(repo.odb, r.oid);
+    if (peeled === null || !tips.some((tip) => isAncestor(repo.odb, peeled, tip))) continue;
+    out.push({ src: r.name, dst: r.name, newOid: r.oid, oldOid: ZERO_HEX, force: false });
+  }
+  return out;
+}
+
+/** The remote-tracking ref remote.<name>.fetch maps `dst` to, if any. */
+function trackingRef(remote: PushRemote, dst: string): string | null {
+  if (remote.name === null || remote.fetch.length === 0) return null;
+  const mapped = mapRefs([{ name: dst, oid: ZERO_HEX }], remote.fetch.map(parseRefspec), true);
+  return mapped.find((m) => m.local !== null)?.local ?? null;
+}
+
+/** git's transport_update_tracking_ref: what the remote now has, in its remote-tracking refs. */
+function updateTracking(remote: PushRemote, refStore: RefStore, refs: readonly PushRef[]): void {
+  for (const r of refs) {
+    if (r.status !== 'ok' && r.status !== 'up-to-date') continue;
+    const name = trackingRef(remote, r.dst);
+    if (!name) continue;
+    try {
+      if (r.newOid === ZERO_HEX) refStore.delete(name);
+      else refStore.update(name, r.newOid, { reflogMessage: 'update by push' });
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+    }
+  }
+}
+
+/** -u: branch.<name>.remote and .merge for every branch pushed to a branch. */
+function setUpstream(config: Config, remote: PushRemote, url: string, refs: readonly PushRef[], out: (t: string) => void): void {
+  let changed = false;
+  for (const r of refs) {
+    if ((r.status !== 'ok' && r.status !== 'up-to-date') || !r.src?.startsWith('refs/heads/') || !r.dst.startsWith('refs/heads/')) continue;
+    const branch = r.src.slice(11);
+    config.set('branch', branch, 'remote', remote.name ?? url);
+    config.set('branch', branch, 'merge', r.dst);
+    changed = true;
+    out(remote.name !== null
+      ? `branch '${branch}' set up to track '${remote.name}/${r.dst.slice(11)}'.\n`
+      : `branch '${branch}' set up to track '${r.dst}' from '${url}'.\n`);
+  }
+  if (changed) config.save();
+}

@@ -1,0 +1,184 @@
+// Which local objects go to which remote refs (git's remote.c match_push_refs, builtin/push.c's
+// push.default): refspecs `[+]<src>[:<dst>]` where <src> is a local ref (abbreviated as rev-parse
+// abbreviates: main means refs/heads/main) or any revision (HEAD~2, an id) when <dst> is given,
+// an empty <src> deletes <dst>, `:` pushes every branch the remote has by the same name, and a
+// pattern (refs/heads/*:refs/remotes/x/*) maps many. A <dst> that is not a full name is matched
+// against the remote's refs, else guessed from the kind of <src> (a branch or a tag).
+import { GitError } from '../../core/errors.js';
+import { toHex, ZERO_HEX } from '../../core/oid.js';
+import { checkRefFormat } from '../../refs/check-ref-format.js';
+import type { Repository } from '../../repository/repository.js';
+import { expandAbbreviation } from '../refspec.js';
+
+export interface PushRefspec {
+  readonly force: boolean;
+  readonly negative: boolean;
+  /** The `:` refspec. */
+  readonly matching: boolean;
+  readonly pattern: boolean;
+  /** Empty: delete `dst`. */
+  readonly src: string;
+  /** null when the refspec has no `:` (the source's own name is used). */
+  readonly dst: string | null;
+  readonly text: string;
+}
+
+export interface PushTarget {
+  /** The local ref or revision pushed; null for a deletion. */
+  readonly src: string | null;
+  /** The remote ref. */
+  readonly dst: string;
+  /** Zero id for a deletion. */
+  readonly newOid: string;
+  /** What the remote has there now (zero id when nothing). */
+  readonly oldOid: string;
+  readonly force: boolean;
+}
+
+export interface LocalRef {
+  readonly name: string;
+  readonly oid: string;
+}
+
+function bad(text: string): GitError {
+  return new GitError('client', 'bad-refspec', `invalid refspec '${text}'`);
+}
+
+/** git's parse_refspec for a push. */
+export function parsePushRefspec(text: string): PushRefspec {
+  let s = text, force = false, negative = false;
+  if (s.startsWith('^')) { negative = true; s = s.slice(1); }
+  else if (s.startsWith('+')) { force = true; s = s.slice(1); }
+  if (s === ':' && !negative) return { force, negative, matching: true, pattern: false, src: '', dst: null, text };
+  const colon = s.indexOf(':');
+  const src = colon < 0 ? s : s.slice(0, colon);
+  const dst = colon < 0 ? null : s.slice(colon + 1);
+  if (negative && dst !== null) throw bad(text);
+  const stars = (x: string) => x.split('*').length - 1;
+  const pattern = stars(src) === 1;
+  if (stars(src) > 1 || (dst !== null && stars(dst) > 1) || (dst !== null && dst !== '' && pattern !== (stars(dst) === 1))) throw bad(text);
+  const opts = { allowOneLevel: true, refspecPattern: pattern };
+  if (dst === null) {
+    if (src === '' || checkRefFormat(src, opts) !== null) throw bad(text);
+  } else if (dst === '' || checkRefFormat(dst, opts) !== null) {
+    throw bad(text);
+  } else if (pattern && checkRefFormat(src, opts) !== null) {
+    throw bad(text);
+  }
+  return { force, negative, matching: false, pattern, src, dst, text };
+}
+
+/**
+ * git's count_refspec_match: the refs `pattern` names by rev-parse's rules. A "weak" match (outside
+ * heads and tags, not spelled from refs/ or one level below) counts only when nothing strong does.
+ */
+function refspecMatches<T extends { name: string }>(pattern: string, refs: readonly T[]): T[] {
+  const strong: T[] = [], weak: T[] = [];
+  const candidates = new Set(expandAbbreviation(pattern));
+  for (const r of refs) {
+    if (!candidates.has(r.name)) continue;
+    const full = r.name.length === pattern.length || r.name.length - 5 === pattern.length;
+    if (!full && !r.name.startsWith('refs/heads/') && !r.name.startsWith('refs/tags/')) weak.push(r);
+    else strong.push(r);
+  }
+  return strong.length ? strong : weak;
+}
+
+function matchPattern(pattern: string, name: string): string | null {
+  const star = pattern.indexOf('*');
+  const prefix = pattern.slice(0, star), suffix = pattern.slice(star + 1);
+  if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return null;
+  return name.slice(prefix.length, name.length - suffix.length);
+}
+
+/**
+ * The updates `specs` ask for. `local` holds HEAD (when it resolves) and every ref; `remote` the
+ * remote's advertised refs. Errors are git's ("src refspec x does not match any", ...), collected
+ * so that every bad refspec is reported; the caller fails the push with them.
+ */
+export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remote: readonly LocalRef[], specs: readonly PushRefspec[],
+  forceAll: boolean): { targets: PushTarget[]; errors: string[] } {
+  const remoteOid = new Map(remote.map((r) => [r.name, r.oid]));
+  const targets: PushTarget[] = [];
+  const byDst = new Map<string, PushTarget>();
+  const errors: string[] = [];
+  const negatives = specs.filter((s) => s.negative);
+  const excluded = (name: string) => negatives.some((n) => (n.pattern ? matchPattern(n.src, name) !== null : n.src === name));
+  const add = (src: string | null, dst: string, newOid: string, force: boolean, fromPattern: boolean) => {
+    const seen = byDst.get(dst);
+    if (seen) {
+      // A pattern never overrides an explicit refspec; two explicit sources for one ref are an error.
+      if (!fromPattern && seen.src !== src) errors.push(`dst ref ${dst} receives from more than one src`);
+      return;
+    }
+    const t: PushTarget = { src, dst, newOid, oldOid: remoteOid.get(dst) ?? ZERO_HEX, force: force || forceAll };
+    byDst.set(dst, t);
+    targets.push(t);
+  };
+  const refsOnly = local.filter((r) => r.name.startsWith('refs/'));
+  for (const spec of specs) {
+    if (spec.negative) continue;
+    if (spec.matching) {
+      for (const r of refsOnly) if (r.name.startsWith('refs/heads/') && remoteOid.has(r.name) && !excluded(r.name)) add(r.name, r.name, r.oid, spec.force, true);
+      continue;
+    }
+    if (spec.pattern) {
+      for (const r of refsOnly) {
+        const star = matchPattern(spec.src, r.name);
+        if (star === null || excluded(r.name)) continue;
+        add(r.name, (spec.dst ?? spec.src).replace('*', star), r.oid, spec.force, true);
+      }
+      continue;
+    }
+    // The source: a ref, else any revision; empty deletes.
+    let srcName: string | null = null, newOid = ZERO_HEX, srcRef: string | null = null;
+    if (spec.src !== '') {
+      const found = refspecMatches(spec.src, local);
+      if (found.length > 1) { errors.push(`src refspec ${spec.src} matches more than one`); continue; }
+      if (found.length === 1) {
+        srcName = found[0]!.name;
+        srcRef = srcName;
+        newOid = found[0]!.oid;
+      } else {
+        const id = repo.revs().tryResolve(spec.src);
+        if (!id) { errors.push(`src refspec ${spec.src} does not match any`); continue; }
+        srcName = spec.src;
+        newOid = toHex(id);
+      }
+    }
+    let dst = spec.dst;
+    if (dst === null) {
+      // No destination: the source's own name (HEAD: the branch it is on).
+      const name = srcName === 'HEAD' ? repo.refs.head().symref : srcName;
+      if (!name || !name.startsWith('refs/')) { errors.push(`${srcName} cannot be resolved to branch`); continue; }
+      dst = name;
+    }
+    if (excluded(dst)) continue;
+    const remoteMatch = refspecMatches(dst, remote);
+    if (remoteMatch.length > 1) { errors.push(`dst refspec ${dst} matches more than one`); continue; }
+    if (remoteMatch.length === 1) dst = remoteMatch[0]!.name;
+    else if (!dst.startsWith('refs/')) {
+      if (newOid === ZERO_HEX) { errors.push(`unable to delete '${dst}': remote ref does not exist`); continue; }
+      const kind = srcRef === 'HEAD' ? repo.refs.head().symref : srcRef;
+      if (kind?.startsWith('refs/heads/')) dst = `refs/heads/${dst}`;
+      else if (kind?.startsWith('refs/tags/')) dst = `refs/tags/${dst}`;
+      else { errors.push(unqualified(dst, spec.src)); continue; }
+    }
+    const reason = checkRefFormat(dst);
+    if (reason !== null) { errors.push(`invalid destination ref '${dst}': it ${reason}`); continue; }
+    add(srcName === null ? null : srcRef ?? srcName, dst, newOid, spec.force, false);
+  }
+  return { targets, errors };
+}
+
+function unqualified(dst: string, src: string): string {
+  return `The destination you provided is not a full refname (i.e.,
+starting with "refs/"). We tried to guess what you meant by:
+
+- Looking for a ref that matches '${dst}' on the remote side.
+- Checking if the <src> being pushed ('${src}')
+  is a ref in "refs/{heads,tags}/". If so we add a corresponding
+  refs/{heads,tags}/ prefix on the remote side.
+
+Neither worked, so we gave up. You must fully qualify the ref.`;
+}

@@ -1,0 +1,54 @@
+// Where a push goes, as git's remote.c and builtin/push.c decide: the remote named on the command
+// line, else branch.<current>.pushRemote, remote.pushDefault, branch.<current>.remote, origin; its
+// push URLs are remote.<name>.pushurl (rewritten by url.<base>.insteadOf), else remote.<name>.url
+// rewritten by url.<base>.pushInsteadOf when one matches, by insteadOf otherwise. A push goes to
+// every push URL in turn.
+import type { Config } from '../../config/index.js';
+import { GitError } from '../../core/errors.js';
+import { rewriteUrl } from '../remote-config.js';
+
+export interface PushRemote {
+  /** The configured remote, or null when an address was given. */
+  readonly name: string | null;
+  readonly urls: string[];
+  /** remote.<name>.push. */
+  readonly push: string[];
+  /** remote.<name>.fetch: which remote-tracking refs a push updates. */
+  readonly fetch: string[];
+  /** remote.<name>.receivepack. */
+  readonly receivePack: string | null;
+}
+
+/** url.<base>.pushInsteadOf: the longest matching prefix wins; null when none matches. */
+function pushInsteadOf(config: Config, url: string): string | null {
+  let best: { base: string; prefix: string } | null = null;
+  for (const e of config.list()) {
+    if (e.section !== 'url' || e.key !== 'pushinsteadof' || e.subsection === null || e.value === null) continue;
+    if (url.startsWith(e.value) && (!best || e.value.length > best.prefix.length)) best = { base: e.subsection, prefix: e.value };
+  }
+  return best ? best.base + url.slice(best.prefix.length) : null;
+}
+
+export function resolvePushRemote(config: Config, given: string | undefined, currentBranch: string | null): PushRemote {
+  const name = given ?? (currentBranch !== null ? config.get('branch', currentBranch, 'pushremote') : undefined)
+    ?? config.get('remote', null, 'pushdefault')
+    ?? (currentBranch !== null ? config.get('branch', currentBranch, 'remote') : undefined)
+    ?? 'origin';
+  const urls = config.getAll('remote', name, 'url');
+  const pushUrls = config.getAll('remote', name, 'pushurl');
+  if (urls.length === 0 && pushUrls.length === 0) {
+    if (given === undefined) {
+      throw new GitError('client', 'no-remote', 'No configured push destination.\nEither specify the URL from the command-line or configure a remote repository using\n\n'
+        + '    git remote add <name> <url>\n\nand then push using the remote name\n\n    git push <name>\n');
+    }
+    return { name: null, urls: [pushInsteadOf(config, given) ?? rewriteUrl(config, given)], push: [], fetch: [], receivePack: null };
+  }
+  for (const u of [...urls, ...pushUrls]) if (u === '') throw new GitError('client', 'bad-config', `remote.${name}.url is empty`);
+  return {
+    name,
+    urls: pushUrls.length > 0 ? pushUrls.map((u) => rewriteUrl(config, u)) : urls.map((u) => pushInsteadOf(config, u) ?? rewriteUrl(config, u)),
+    push: config.getAll('remote', name, 'push'),
+    fetch: config.getAll('remote', name, 'fetch'),
+    receivePack: config.get('remote', name, 'receivepack') ?? null,
+  };
+}

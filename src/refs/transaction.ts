@@ -1,0 +1,168 @@
+// Several ref updates as one unit, the way git's files backend commits a ref transaction:
+//   1. prepare, in name order: check the name, follow symbolic refs to the ref written, make room
+//      for it (file/directory clashes), take its lock (O_EXCL: of two writers exactly one wins),
+//      and check the value it holds now against the expected old value, under that lock;
+//   2. write each new value into its lock file;
+//   3. drop the deleted refs from packed-refs (one rewrite, under its own lock), then their loose
+//      files and reflogs;
+//   4. append the reflog entries and rename every lock over its ref.
+// Atomic: the first update that cannot be prepared releases every lock and fails them all, and
+// nothing is written. Otherwise each update stands alone: one that cannot be prepared fails, the
+// rest go on. Readers never see a half-written ref (a ref is a rename away from old to new), but
+// as in git a crash between two renames of step 4 can leave some refs moved and others not.
+import { GitError } from '../core/errors.js';
+import { isHexOid, ZERO_HEX } from '../core/oid.js';
+import { LockFile } from '../core/lock-file.js';
+import { checkName, checkOld, removeEmptyParents, type RefStore } from './store.js';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface RefUpdate {
+  readonly name: string;
+  /** The new value; null deletes the ref. */
+  readonly newOid: string | null;
+  /**
+   * The value the ref must hold when it is locked: a hex id, null for "must not exist", or
+   * undefined to take whatever is there.
+   */
+  readonly oldOid?: string | null;
+  /** Reflog message. */
+  readonly message?: string;
+}
+
+export interface RefUpdateOutcome {
+  readonly name: string;
+  /** null when the update was made. */
+  readonly error: GitError | null;
+}
+
+interface Prepared {
+  update: RefUpdate;
+  index: number;
+  target: string;
+  via: string[];
+  lock: LockFile | null;
+  current: string | null;
+  error: GitError | null;
+}
+
+export class RefTransaction {
+  private readonly updates: RefUpdate[] = [];
+
+  constructor(private readonly store: RefStore) {}
+
+  update(name: string, newOid: string, oldOid?: string | null, message?: string): this {
+    if (!isHexOid(newOid) || newOid === ZERO_HEX) {
+      throw new GitError('refs', 'invalid-oid', `cannot update ref '${name}': '${newOid}' is not a 40-hex object id (use delete to remove a ref)`);
+    }
+    this.updates.push({ name, newOid: newOid.toLowerCase(), oldOid, message });
+    return this;
+  }
+
+  delete(name: string, oldOid?: string | null, message?: string): this {
+    this.updates.push({ name, newOid: null, oldOid, message });
+    return this;
+  }
+
+  get size(): number {
+    return this.updates.length;
+  }
+
+  /**
+   * Makes the updates, all or none with `atomic`. Returns an outcome per update, in the order
+   * they were added; with `atomic`, a failure throws instead, naming the update that failed.
+   */
+  commit(options: { atomic: boolean }): RefUpdateOutcome[] {
+    const store = this.store;
+    const prepared: Prepared[] = this.updates.map((update, index) => ({
+      update, index, target: update.name, via: [], lock: null, current: null, error: null,
+    }));
+    const order = [...prepared].sort((a, b) => (a.update.name < b.update.name ? -1 : a.update.name > b.update.name ? 1 : a.index - b.index));
+    const fail = (p: Prepared, e: unknown): void => {
+      if (!(e instanceof GitError)) throw e;
+      p.error = e;
+      p.lock?.rollback();
+      p.lock = null;
+      if (options.atomic) throw e;
+    };
+    // A ref and another below it cannot both be written (refs/heads/a and refs/heads/a/b).
+    const writing = new Set(prepared.filter((p) => p.update.newOid !== null).map((p) => p.update.name));
+    try {
+      for (let i = 0; i < order.length; i++) {
+        const p = order[i]!;
+        try {
+          if (i > 0 && order[i - 1]!.update.name === p.update.name) {
+            throw new GitError('refs', 'duplicate-update', `multiple updates for ref '${p.update.name}' not allowed`);
+          }
+          this.prepare(p, writing);
+        } catch (e) {
+          fail(p, e);
+        }
+      }
+      for (const p of order) {
+        if (p.error || p.update.newOid === null) continue;
+        try {
+          p.lock!.write(p.update.newOid + '\n');
+        } catch (e) {
+          fail(p, new GitError('refs', 'io', `cannot write lock for ref '${p.target}': ${(e as Error).message}`, { cause: e }));
+        }
+      }
+      const deleting = order.filter((p) => !p.error && p.update.newOid === null && p.current !== null);
+      if (deleting.length > 0) {
+        try {
+          // packed-refs first: removing the loose file alone would bring the packed value back.
+          store.removePacked(deleting.map((p) => p.target));
+        } catch (e) {
+          for (const p of deleting) fail(p, e);
+        }
+      }
+      for (const p of order) {
+        if (p.error) continue;
+        try {
+          if (p.update.newOid === null) {
+            if (p.current !== null) {
+              fs.rmSync(path.join(store.gitDir, p.target), { force: true });
+              fs.rmSync(path.join(store.gitDir, 'logs', p.target), { force: true });
+            }
+            p.lock!.rollback();
+            removeEmptyParents(store.gitDir, p.target);
+            removeEmptyParents(path.join(store.gitDir, 'logs'), p.target);
+          } else {
+            store.log(p.target, p.via, p.current ?? ZERO_HEX, p.update.newOid, p.update.message ?? '');
+            p.lock!.commit();
+          }
+          p.lock = null;
+        } catch (e) {
+          // Past the point of no return for an atomic transaction: report, do not undo.
+          if (!(e instanceof GitError)) throw e;
+          p.error = e;
+          p.lock?.rollback();
+          p.lock = null;
+        }
+      }
+    } finally {
+      for (const p of prepared) p.lock?.rollback();
+    }
+    return prepared.map((p) => ({ name: p.update.name, error: p.error }));
+  }
+
+  private prepare(p: Prepared, writing: ReadonlySet<string>): void {
+    const store = this.store;
+    const { name, newOid } = p.update;
+    checkName(name, newOid === null ? 'delete' : 'update');
+    const { target, via } = store.derefForWrite(name);
+    p.target = target;
+    p.via = via;
+    if (newOid !== null) {
+      // Only the other one of such a pair is reported: the one above is found through its prefix.
+      for (let slash = name.indexOf('/'); slash >= 0; slash = name.indexOf('/', slash + 1)) {
+        const above = name.slice(0, slash);
+        if (writing.has(above)) throw new GitError('refs', 'ref-conflict', `cannot lock ref '${name}': cannot process '${above}' and '${name}' at the same time`);
+      }
+      store.makeRoomFor(target);
+    }
+    p.lock = LockFile.acquire(path.join(store.gitDir, target), `ref '${target}'`);
+    p.current = store.currentValue(target);
+    checkOld(target, p.current, p.update.oldOid);
+  }
+}

@@ -1,0 +1,101 @@
+// The quarantine (git's tmp-objdir.c): a push's objects are written into
+// objects/tmp_objdir-incoming-XXXXXX, which the repository does not read, and moved into objects/
+// only once every check has passed. Hooks see it through GIT_QUARANTINE_PATH,
+// GIT_OBJECT_DIRECTORY and GIT_ALTERNATE_OBJECT_DIRECTORIES, as git sets them. Moving is git's
+// finalize_object_file (a hard link, then the temporary name removed; an object that exists
+// already stays as it is), with pack files in git's order so that a reader who finds an .idx
+// finds its pack: .keep, .pack, .rev, .idx, anything else. Whatever stays behind goes with the
+// directory.
+import fs from 'node:fs';
+import path from 'node:path';
+import { GitError } from '../../core/errors.js';
+
+export class Quarantine {
+  private removed = false;
+
+  private constructor(readonly dir: string, private readonly objectsDir: string) {}
+
+  static create(objectsDir: string): Quarantine {
+    try {
+      const dir = fs.mkdtempSync(path.join(objectsDir, 'tmp_objdir-incoming-'));
+      fs.mkdirSync(path.join(dir, 'pack'));
+      return new Quarantine(dir, objectsDir);
+    } catch (e) {
+      throw new GitError('server', 'io', `unable to create temporary object directory in ${objectsDir}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  /** The variables git gives hooks (and its own helpers) while objects are in quarantine. */
+  env(parent: NodeJS.ProcessEnv): Record<string, string> {
+    const alternates = [this.objectsDir, ...(parent.GIT_ALTERNATE_OBJECT_DIRECTORIES ? [parent.GIT_ALTERNATE_OBJECT_DIRECTORIES] : [])];
+    return {
+      GIT_QUARANTINE_PATH: this.dir,
+      GIT_OBJECT_DIRECTORY: this.dir,
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: alternates.join(':'),
+    };
+  }
+
+  /** Moves every object into the repository; the quarantine is gone afterwards. */
+  migrate(): void {
+    if (this.removed) throw new GitError('server', 'internal', `${this.dir}: quarantine already removed`);
+    try {
+      this.migrateDir(this.dir, this.objectsDir);
+    } catch (e) {
+      throw new GitError('server', 'io', `unable to migrate objects to permanent storage: ${(e as Error).message}`, { cause: e });
+    }
+    this.remove();
+  }
+
+  /** Removes the quarantine and whatever is in it (a rejected or failed push). */
+  remove(): void {
+    if (this.removed) return;
+    this.removed = true;
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private migrateDir(from: string, to: string): void {
+    const entries = fs.readdirSync(from, { withFileTypes: true });
+    entries.sort((a, b) => priority(a.name) - priority(b.name) || (a.name < b.name ? -1 : 1));
+    let made = false;
+    for (const e of entries) {
+      const src = path.join(from, e.name), dst = path.join(to, e.name);
+      if (e.isDirectory()) {
+        this.migrateDir(src, dst);
+        continue;
+      }
+      // Temporary files of a writer that stopped half-way are not objects.
+      if (e.name.startsWith('tmp_')) continue;
+      if (!made) {
+        fs.mkdirSync(to, { recursive: true });
+        made = true;
+      }
+      finalize(src, dst);
+    }
+  }
+}
+
+/** git's pack_copy_priority. */
+function priority(name: string): number {
+  if (!name.startsWith('pack')) return 0;
+  if (name.endsWith('.keep')) return 1;
+  if (name.endsWith('.pack')) return 2;
+  if (name.endsWith('.rev')) return 3;
+  if (name.endsWith('.idx')) return 4;
+  return 5;
+}
+
+/** git's finalize_object_file: link into place (an existing file wins), then drop the old name. */
+function finalize(src: string, dst: string): void {
+  try {
+    fs.linkSync(src, dst);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST') {
+      // Filesystems without hard links: a rename that does not replace an existing file.
+      if (fs.existsSync(dst)) return;
+      fs.renameSync(src, dst);
+      return;
+    }
+  }
+  fs.rmSync(src, { force: true });
+}

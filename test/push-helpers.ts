@@ -1,0 +1,83 @@
+// Shared scaffolding of the push tests: pushing with git-core to tsgit's receive-pack and to git's
+// side by side (Twins), reading refs, fsck, and work repositories with a few commits.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { git, GIT_ENV, TSGIT } from './helpers.js';
+
+export const RECEIVE_PACK = `${process.execPath} ${TSGIT} receive-pack`;
+
+export interface PushOutcome {
+  status: number | null;
+  /** --porcelain output with the URL replaced by "<url>". */
+  porcelain: string;
+  stderr: string;
+}
+
+export function push(work: string, url: string, args: string[], tsgit: boolean, env: NodeJS.ProcessEnv = GIT_ENV): PushOutcome {
+  const r = spawnSync('git', ['push', '--porcelain', ...(tsgit ? [`--receive-pack=${RECEIVE_PACK}`] : []), ...args.map((a) => (a === '<url>' ? url : a))],
+    { cwd: work, env, encoding: 'utf8' });
+  return { status: r.status, porcelain: r.stdout.split(url).join('<url>'), stderr: r.stderr };
+}
+
+export function refsOf(repo: string): string {
+  return git(repo, ['for-each-ref', '--format=%(objectname) %(refname)']);
+}
+
+export function assertFsck(repo: string): void {
+  const r = spawnSync('git', ['fsck', '--full', '--no-dangling'], { cwd: repo, env: GIT_ENV, encoding: 'utf8' });
+  assert.equal(r.status, 0, `git fsck --full failed in ${repo}:\n${r.stdout}${r.stderr}`);
+}
+
+/** Two bare repositories with the same history, one served by tsgit, one by git. */
+export class Twins {
+  readonly ts: string;
+  readonly git: string;
+  constructor(readonly root: string, source: string) {
+    this.ts = path.join(root, 'ts.git');
+    this.git = path.join(root, 'git.git');
+    for (const dir of [this.ts, this.git]) git(root, ['clone', '-q', '--bare', source, dir]);
+  }
+
+  config(...args: string[]): void {
+    for (const dir of [this.ts, this.git]) git(dir, ['config', ...args]);
+  }
+
+  hook(name: string, script: string): void {
+    for (const dir of [this.ts, this.git]) {
+      fs.writeFileSync(path.join(dir, 'hooks', name), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+    }
+  }
+
+  /** Pushes to both; asserts they agree; returns tsgit's outcome. */
+  push(work: string, args: string[], env?: NodeJS.ProcessEnv): PushOutcome {
+    const ts = push(work, this.ts, args, true, env);
+    const theirs = push(work, this.git, args, false, env);
+    assert.equal(ts.porcelain, theirs.porcelain, `porcelain differs for git push ${args.join(' ')}\ntsgit stderr:\n${ts.stderr}\ngit stderr:\n${theirs.stderr}`);
+    assert.equal(ts.status, theirs.status, `exit status differs for git push ${args.join(' ')}: ${ts.stderr}`);
+    assert.equal(refsOf(this.ts), refsOf(this.git), 'refs differ after the push');
+    assertFsck(this.ts);
+    return ts;
+  }
+}
+
+/** A work repository with `n` commits on main; returns its path. */
+export function workRepo(root: string, name: string, n: number): string {
+  const dir = path.join(root, name);
+  git(root, ['init', '-q', '-b', 'main', dir]);
+  commits(dir, n, 'base');
+  return dir;
+}
+
+export function commits(dir: string, n: number, tag: string): string {
+  for (let i = 0; i < n; i++) {
+    fs.mkdirSync(path.join(dir, 'd', tag), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'd', tag, `f${i}.txt`), `${tag} ${i}\n`.repeat(20 + i));
+    fs.writeFileSync(path.join(dir, 'shared.txt'), Array.from({ length: 200 }, (_, k) => `line ${k} ${k % 17 === i % 17 ? tag : ''}\n`).join(''));
+    git(dir, ['add', '-A']);
+    git(dir, ['commit', '-q', '-m', `${tag} ${i}`]);
+  }
+  return git(dir, ['rev-parse', 'HEAD']).trim();
+}
+

@@ -1,0 +1,159 @@
+// git-core pushes to `tsgit receive-pack` over stdio (--receive-pack), each push made twice: to a
+// repository served by tsgit and to an identical one served by git's own receive-pack. What git's
+// client reports (--porcelain: one line per ref with its flag and reason), its exit status and the
+// refs afterwards must be the same, and `git fsck --full` must be clean on tsgit's side.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
+import { assertFsck, commits, push, Twins, workRepo } from './push-helpers.js';
+
+describe('git push to tsgit receive-pack, side by side with git receive-pack', () => {
+  let root: string, work: string, twins: Twins;
+  before(() => {
+    root = tmpDir('tsgit-rp-');
+    work = workRepo(root, 'work', 3);
+    git(work, ['branch', 'side']);
+    git(work, ['tag', '-a', '-m', 'one', 'v1']);
+    const seed = path.join(root, 'seed.git');
+    git(root, ['init', '-q', '--bare', '-b', 'main', seed]);
+    twins = new Twins(root, seed);
+  });
+  after(() => rmrf(root));
+
+  test('create branches and tags into an empty repository', () => {
+    const r = twins.push(work, ['<url>', 'main', 'side', 'v1']);
+    assert.equal(r.status, 0);
+    for (const dir of [twins.ts, twins.git]) assert.ok(!fs.existsSync(path.join(dir, 'logs', 'refs', 'heads', 'main')), 'no reflog in a bare repository');
+    assert.match(r.porcelain, /\*\trefs\/heads\/main:refs\/heads\/main\t\[new branch\]/);
+  });
+
+  test('update (a thin pack against what the server has), then nothing to do', () => {
+    commits(work, 4, 'update');
+    assert.equal(twins.push(work, ['<url>', 'main']).status, 0);
+    assert.match(twins.push(work, ['<url>', 'main']).porcelain, /=\trefs\/heads\/main:refs\/heads\/main\t\[up to date\]/);
+  });
+
+  test('a push of 150 objects is kept as a pack; of a few, as loose objects', () => {
+    commits(work, 50, 'many');
+    twins.push(work, ['<url>', 'main']);
+    assert.equal(fs.readdirSync(path.join(twins.ts, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length, 1);
+    assert.ok(!fs.readdirSync(path.join(twins.ts, 'objects', 'pack')).some((n) => n.endsWith('.keep')), 'the .keep is gone once the refs are written');
+  });
+
+  test('delete a branch, and a deletion-only push sends no pack', () => {
+    const r = twins.push(work, ['<url>', ':side']);
+    assert.equal(r.status, 0);
+    assert.match(r.porcelain, /-\t:refs\/heads\/side\t\[deleted\]/);
+  });
+
+  test('non-fast-forward: refused by the client, forced, then refused by receive.denyNonFastForwards', () => {
+    git(work, ['reset', '-q', '--hard', 'HEAD~2']);
+    commits(work, 1, 'diverged');
+    assert.notEqual(twins.push(work, ['<url>', 'main']).status, 0);
+    assert.equal(twins.push(work, ['--force', '<url>', 'main']).status, 0);
+    twins.config('receive.denyNonFastForwards', 'true');
+    git(work, ['reset', '-q', '--hard', 'HEAD~1']);
+    commits(work, 1, 'diverged-again');
+    const r = twins.push(work, ['--force', '<url>', 'main']);
+    assert.match(r.porcelain, /!\trefs\/heads\/main:refs\/heads\/main\t\[remote rejected\] \(non-fast-forward\)/);
+    assert.match(r.stderr, /remote: error: denying non-fast-forward refs\/heads\/main/);
+    twins.config('--unset', 'receive.denyNonFastForwards');
+    twins.push(work, ['--force', '<url>', 'main']);
+  });
+
+  test('receive.denyDeletes', () => {
+    twins.push(work, ['<url>', 'main:refs/heads/doomed']);
+    twins.config('receive.denyDeletes', 'true');
+    const r = twins.push(work, ['<url>', ':doomed']);
+    assert.match(r.porcelain, /\(deletion prohibited\)/);
+    twins.config('--unset', 'receive.denyDeletes');
+    twins.push(work, ['<url>', ':doomed']);
+  });
+
+  test('--atomic with one failing ref updates none; without it the others go through', () => {
+    twins.hook('update', 'case "$1" in refs/heads/blocked) echo "no pushes to $1" >&2; exit 1;; esac; exit 0');
+    commits(work, 1, 'atomic');
+    const atomic = twins.push(work, ['--atomic', '<url>', 'main', 'main:refs/heads/blocked']);
+    assert.notEqual(atomic.status, 0);
+    assert.match(atomic.porcelain, /\(hook declined\)/);
+    assert.match(atomic.porcelain, /\(atomic push failure\)/);
+    const each = twins.push(work, ['<url>', 'main', 'main:refs/heads/blocked']);
+    assert.match(each.porcelain, / \trefs\/heads\/main:refs\/heads\/main\t/);
+    assert.match(each.porcelain, /\(hook declined\)/);
+    fs.rmSync(path.join(twins.ts, 'hooks', 'update'));
+    fs.rmSync(path.join(twins.git, 'hooks', 'update'));
+  });
+
+  test('--force-with-lease: a stale expectation is refused', () => {
+    const old = git(work, ['rev-parse', 'HEAD~1']).trim();
+    commits(work, 1, 'lease');
+    const stale = twins.push(work, [`--force-with-lease=main:${old}`, '<url>', 'main']);
+    assert.match(stale.porcelain, /\[rejected\] \(stale info\)/);
+    const current = git(twins.ts, ['rev-parse', 'main']).trim();
+    assert.equal(twins.push(work, [`--force-with-lease=main:${current}`, '<url>', 'main']).status, 0);
+  });
+
+  test('funny ref names are refused', () => {
+    const r = twins.push(work, ['<url>', 'main:refs/foo']);
+    assert.match(r.porcelain, /\(funny refname\)/);
+  });
+
+  test('receive.hideRefs: hidden refs are not advertised and cannot be updated', () => {
+    twins.push(work, ['<url>', 'main:refs/hidden/x']);
+    twins.config('receive.hideRefs', 'refs/hidden');
+    const r = twins.push(work, ['--force', '<url>', 'HEAD~1:refs/hidden/x']);
+    assert.match(r.porcelain, /\(deny updating a hidden ref\)/);
+    twins.config('--unset', 'receive.hideRefs');
+  });
+
+  test('push options need the capability, and git says so when it is off', () => {
+    twins.config('receive.advertisePushOptions', 'true');
+    twins.hook('pre-receive', 'echo "options: $GIT_PUSH_OPTION_COUNT $GIT_PUSH_OPTION_0 $GIT_PUSH_OPTION_1"; cat >/dev/null');
+    commits(work, 1, 'options');
+    const r = twins.push(work, ['-o', 'first', '-o', 'second value', '<url>', 'main']);
+    assert.match(r.stderr, /remote: options: 2 first second value/);
+    twins.config('receive.advertisePushOptions', 'false');
+    const refused = push(work, twins.ts, ['-o', 'x', '<url>', 'main'], true);
+    assert.match(refused.stderr, /the receiving end does not support push options/);
+    fs.rmSync(path.join(twins.ts, 'hooks', 'pre-receive'));
+    fs.rmSync(path.join(twins.git, 'hooks', 'pre-receive'));
+    twins.config('--unset', 'receive.advertisePushOptions');
+  });
+
+  test('protocol v1 and v2 requests are answered (v2 falls back to v0, as in git)', () => {
+    commits(work, 1, 'versions');
+    for (const v of ['1', '2']) {
+      const env = { ...GIT_ENV, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'protocol.version', GIT_CONFIG_VALUE_0: v };
+      git(work, ['commit', '-q', '--allow-empty', '-m', `v${v}`]);
+      assert.equal(twins.push(work, ['<url>', 'main'], env).status, 0);
+    }
+  });
+});
+
+describe('pushing into a non-bare repository', () => {
+  let root: string;
+  before(() => { root = tmpDir('tsgit-rp-nonbare-'); });
+  after(() => rmrf(root));
+
+  test('the checked-out branch is refused with git\'s explanation, other branches are not', () => {
+    const target = workRepo(root, 'target', 1);
+    const work = path.join(root, 'w');
+    git(root, ['clone', '-q', target, work]);
+    commits(work, 1, 'more');
+    const r = push(work, target, ['<url>', 'main', 'main:other'], true);
+    assert.match(r.porcelain, /!\trefs\/heads\/main:refs\/heads\/main\t\[remote rejected\] \(branch is currently checked out\)/);
+    assert.match(r.porcelain, /\*\trefs\/heads\/main:refs\/heads\/other\t\[new branch\]/);
+    assert.match(r.stderr, /remote: error: refusing to update checked out branch: refs\/heads\/main/);
+    assert.match(r.stderr, /receive\.denyCurrentBranch/);
+    // A non-bare repository logs ref updates (core.logAllRefUpdates' default), a bare one does not.
+    assert.match(git(target, ['reflog', 'show', '--format=%gs', 'refs/heads/other']), /^push\n$/);
+    git(target, ['config', 'receive.denyCurrentBranch', 'updateInstead']);
+    const instead = push(work, target, ['<url>', 'main'], true);
+    assert.match(instead.stderr, /updateInstead is not supported/);
+    git(target, ['config', 'receive.denyCurrentBranch', 'ignore']);
+    assert.equal(push(work, target, ['<url>', 'main'], true).status, 0);
+    assertFsck(target);
+  });
+});
