@@ -195,7 +195,11 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           }
           if (options.signal?.aborted) throw interrupted();
           const progress = new DelayedProgress('Updating files', options.progress ?? false);
-          await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: (done, total) => progress.update(done, total) });
+          // Filters run as under git clone: with GIT_DIR set, told the branch.
+          await checkoutTree(repository, fromHex(headState.oid)!, {
+            workTree, env: { ...env, GIT_DIR: gitDir }, ...headState.symref ? { ref: headState.symref } : {},
+            progress: (done, total) => progress.update(done, total),
+          });
           progress.done();
         } catch (e) {
           session?.abort();

@@ -1,8 +1,9 @@
 // Checking out a tree into a work tree that holds nothing yet (the last step of clone, or
 // `checkout` after `clone -n`): plan and vet every path (checkout/plan.ts), decide conversions
-// (checkout/conversions.ts), check that the target is empty, write directories and files in index
-// order (checkout/directories.ts, checkout/write-entry.ts), then write the index with the stat
-// data of every file and the cache-tree.
+// and filters (checkout/conversions.ts), check that the target is empty, write directories and
+// files in index order (checkout/directories.ts, checkout/write-entry.ts; filtered files through
+// their filter drivers, checkout/write-filtered.ts), then write the index with the stat data of
+// every file and the cache-tree.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,9 @@ import { newStatTable, STAT_FIELDS } from './checkout/stat-table.js';
 import { WriterThreads, writeInParallel } from './checkout/parallel.js';
 import { writePlannedFiles, type WriteSettings } from './checkout/write-files.js';
 import { IndexLock } from './index-file/write.js';
+import { readFilterDrivers } from './filter/driver.js';
+import { FilterRunner } from './filter/filters.js';
+import type { FilterPass } from './checkout/write-files.js';
 
 export interface CheckoutOptions {
   /** Absolute or relative to the process; default: the repository's work tree. */
@@ -29,7 +33,12 @@ export interface CheckoutOptions {
   progress?: (done: number, total: number) => void;
   /** Configuration to honour; default: the repository's, with the global and system files. */
   config?: Config;
+  /** The environment of filters too (git's: it adds GIT_DIR in clone, GIT_PREFIX in checkout). */
   env?: NodeJS.ProcessEnv;
+  /** The branch checked out, which git tells filters as `ref` (clone does). */
+  ref?: string;
+  /** Receives git's error lines from filters; by default they go to stderr. */
+  log?: (message: string) => void;
 }
 
 export interface CheckoutResult {
@@ -80,8 +89,10 @@ function occupants(root: string): string[] {
 
 /**
  * Writes the tree of `commitOrTreeId` (a commit, tag or tree id) into the work tree, then the
- * index. Refuses, before writing anything, an unsafe tree (see checkout/path-check.ts), an
- * unsupported filter, or a non-empty work tree unless `force`.
+ * index. Refuses, before writing anything, an unsafe tree (see checkout/path-check.ts), a
+ * required filter with nothing to run, or a non-empty work tree unless `force`. A required
+ * filter that fails stops it there; files a filter never delivered fail it once the index is
+ * written, as git's clone fails.
  */
 export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array, options: CheckoutOptions = {}): Promise<CheckoutResult> {
   const env = options.env ?? process.env;
@@ -97,6 +108,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
   let pool: WriterThreads | null = null;
   const lockFile = indexPath(repo.gitDir, env);
   let lock: IndexLock | null = null;
+  let runner: FilterRunner | null = null;
   try {
     // Trees through a chunk reader too: the database would keep every tree in its delta-base
     // cache and its pack windows, 10 MiB for a tree of 100k files, for nothing.
@@ -111,7 +123,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
       trees.close();
     }
     const settings = readCheckoutSettings(config, repo.gitDir, env);
-    const conversions = planConversions(plan, repo.odb, settings);
+    const conversions = planConversions(plan, repo.odb, settings, readFilterDrivers(config));
 
     if (!force) {
       const found = occupants(root);
@@ -126,9 +138,14 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     const stats = newStatTable(plan.count, parallel !== null);
     const codes = conversions?.codes ?? null;
     const write: WriteSettings = { autocrlf: settings.autocrlf, eol: settings.eol, symlinks: settings.symlinks };
+    let filters: FilterPass | null = null;
+    if (conversions?.filtered) {
+      runner = new FilterRunner({ cwd: root, env, log: options.log ?? (m => process.stderr.write(m)) });
+      filters = { filtered: conversions.filtered, session: { runner, ref: options.ref, treeish: toHex(commitOrTreeId) } };
+    }
     const result = parallel
-      ? await writeInParallel(repo.odb, plan, stats, codes, write, parallel, options.progress)
-      : writePlannedFiles(repo.odb, plan, stats, null, codes, write, force, options.progress);
+      ? await writeInParallel(repo.odb, plan, stats, codes, write, parallel, options.progress, filters)
+      : await writePlannedFiles(repo.odb, plan, stats, null, codes, write, force, options.progress, filters);
     pool = null;
     // Straight from the columns: an entry object per file would cost more than the plan itself.
     lock.commitStream(indexVersion(config, env), plan.count, (out) => {
@@ -136,10 +153,12 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
         out.add(stats, i * STAT_FIELDS, plan.modes[i]!, plan.oids, i * OID_BYTES, plan.paths, plan.pathStart[i]!, plan.pathStart[i + 1]!);
       }
     }, { cacheTree: plan.cacheTree, extensions: [] });
+    if (result.unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
     return { entries: plan.count, directories: result.directories, warnings: conversions?.warnings ?? [] };
   } finally {
     lock?.rollback();
     // Threads that never got their job (a refusal, an error) are stopped.
     if (pool) await (pool as WriterThreads).close();
+    await runner?.close();
   }
 }

@@ -1,8 +1,8 @@
 // What git's convert.c does to a blob on its way into the work tree, for the attributes and
 // settings that need no external program: `ident` ($Id$ expansion), then end-of-line conversion
-// (text/crlf/eol attributes, core.autocrlf, core.eol). Smudge filters and working-tree-encoding
-// need programs or iconv; they are reported as unsupported rather than skipped, since skipping
-// would leave a work tree that differs from git's without saying so.
+// (text/crlf/eol attributes, core.autocrlf, core.eol). Filter drivers run after these (filter/);
+// working-tree-encoding needs iconv and is reported as unsupported rather than skipped, since
+// skipping would leave a work tree that differs from git's without saying so.
 import { GitError } from '../core/errors.js';
 import { toHex } from '../core/oid.js';
 import type { AttrValue } from './attributes/rules.js';
@@ -55,15 +55,11 @@ function textEolIsCrlf(s: EolSettings): boolean {
 }
 
 /**
- * git's convert_attrs: the conversion for one path, from its attribute values. Throws for
- * `filter=<driver>` and for a working-tree-encoding other than UTF-8, naming the path.
+ * git's convert_attrs: the conversion for one path, from its attribute values (the filter
+ * driver is looked up apart, filter/driver.ts). Throws for a working-tree-encoding other than
+ * UTF-8, naming the path.
  */
 export function conversionFor(values: Map<string, AttrValue>, settings: EolSettings, path: string): Conversion {
-  const filter = values.get('filter');
-  if (typeof filter === 'string') {
-    throw new GitError('worktree', 'unsupported',
-      `${path}: filter=${filter} is set in .gitattributes; tsgit cannot run filters (such as git-lfs), so it will not check out this file rather than write its unfiltered content`);
-  }
   const encoding = values.get('working-tree-encoding');
   if (encoding === true || encoding === false) {
     throw new GitError('worktree', 'bad-attribute', `${path}: true/false are no valid working-tree-encodings`);

@@ -10,6 +10,9 @@
 // With force the result is N everywhere: files that do not match are rewritten, tracked files
 // not in N removed. Untracked files are never removed except, with force, when in the way.
 //
+// A file is compared with its blob through its clean filter (switch/clean-filters.ts), and
+// written through its smudge filter, as in a checkout.
+//
 // Every check runs before the first change. Then all removals happen (leading directories vetted
 // first, so no removal goes through a symlink), then the writes, with a directory cache that
 // starts empty after those removals (checkout/directories.ts).
@@ -35,13 +38,19 @@ import { IndexLock } from './index-file/write.js';
 import { isClean, lstatOrNull, type CleanCheck } from './switch/clean.js';
 import { LeadingPathCheck } from './switch/leading-path.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
+import { CleanFilters } from './switch/clean-filters.js';
+import { readFilterDrivers } from './filter/driver.js';
+import { FilterRunner } from './filter/filters.js';
 
 export interface SwitchOptions {
   /** Discard local changes and replace untracked files in the way. */
   force?: boolean;
   progress?: (done: number, total: number) => void;
   config?: Config;
+  /** The environment of filters too. */
   env?: NodeJS.ProcessEnv;
+  /** Receives git's error lines from filters; by default they go to stderr. */
+  log?: (message: string) => void;
 }
 
 export interface SwitchResult {
@@ -59,8 +68,8 @@ function listPaths(title: string, paths: string[], advice: string): string {
 }
 
 /** Switches the work tree and index from `oldCommit` (null: unborn) to `newCommit`. */
-export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCommit: Uint8Array,
-  options: SwitchOptions = {}): SwitchResult {
+export async function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCommit: Uint8Array,
+  options: SwitchOptions = {}): Promise<SwitchResult> {
   const env = options.env ?? process.env;
   const force = options.force ?? false;
   if (!repo.workTree) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
@@ -71,6 +80,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
   const revs = repo.revs();
 
   const lock = IndexLock.acquire(indexPath(repo.gitDir, env));
+  const runner = new FilterRunner({ cwd: root, env, log: options.log ?? (m => process.stderr.write(m)) });
   try {
     const index = readIndexFile(indexPath(repo.gitDir, env));
     if (!index) throw new GitError('worktree', 'no-index', 'there is no index to switch from; check out into the empty work tree instead');
@@ -79,7 +89,9 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
 
     const oldTree = oldCommit ? flattenTree(odb, revs.peel(oldCommit, OBJ_TREE, toHex(oldCommit))) : new Map<string, TreeEntryInfo>();
     const plan = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
-    const conversions = planConversions(plan, odb, settings);
+    const drivers = readFilterDrivers(config);
+    const conversions = planConversions(plan, odb, settings, drivers);
+    const cleanFilters = new CleanFilters(odb, oldTree, settings, drivers, runner);
     const planned = new Map<string, number>();
     for (let i = 0; i < plan.count; i++) planned.set(pathKey(entryPath(plan, i)), i);
     const stats = newStatTable(plan.count);
@@ -96,9 +108,10 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
         const conv = at === undefined || !conversions ? null : conversionFromCode(conversions.codes[at]!);
         return conv ? convertToWorkTree(data, e.oid, conv, settings) : data;
       },
+      clean: (e, data) => cleanFilters.clean(e.path, data),
     };
     const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
-    const clean = (e: IndexEntry): boolean => isClean(e, fsPath(e.path), check);
+    const clean = (e: IndexEntry): Promise<boolean> => isClean(e, fsPath(e.path), check);
 
     const result: IndexEntry[] = [];
     const toWrite: number[] = [];
@@ -116,7 +129,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       const old = oldTree.get(key);
       current.delete(key);
       if (force) {
-        if (cur && same(cur, n) && clean(cur)) keep(cur);
+        if (cur && same(cur, n) && await clean(cur)) keep(cur);
         else {
           if (cur) toRemove.push(cur);
           toWrite.push(i);
@@ -125,7 +138,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       }
       if (cur) {
         if (same(cur, n) || (old && same(old, n))) keep(cur);
-        else if (old && same(cur, old) && clean(cur)) {
+        else if (old && same(cur, old) && await clean(cur)) {
           toRemove.push(cur);
           toWrite.push(i);
         } else localChanges.push(displayPath(n.path));
@@ -142,7 +155,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       const old = oldTree.get(key);
       if (force) toRemove.push(cur);
       else if (!old) keep(cur);
-      else if (same(cur, old) && clean(cur)) toRemove.push(cur);
+      else if (same(cur, old) && await clean(cur)) toRemove.push(cur);
       else localChanges.push(displayPath(cur.path));
     }
 
@@ -180,7 +193,11 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     }
 
     const removed = removeEntries(root, toRemove);
-    writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, settings, force, options.progress);
+    const filters = conversions?.filtered
+      ? { filtered: conversions.filtered, session: { runner, treeish: toHex(newCommit) } }
+      : null;
+    const { unfiltered } = await writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, settings, force,
+      options.progress, filters);
 
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
     result.sort(compareEntries);
@@ -195,9 +212,11 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       timestampNsec: index.timestampNsec,
     };
     lock.commit(next);
+    if (unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
     return { written: toWrite.length, removed, kept: keptCount };
   } finally {
     lock.rollback();
+    await runner.close();
   }
 }
 

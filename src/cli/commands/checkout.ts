@@ -3,6 +3,7 @@
 // existing work tree to another commit, refusing to lose local changes unless -f. A branch name
 // also points HEAD at the branch; any other commit detaches HEAD.
 import fs from 'node:fs';
+import path from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { fromHex, toHex } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
@@ -68,11 +69,20 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const show = progressFlag ?? progressWanted({ quiet });
   const meter = show ? delayedProgress('Updating files') : null;
   const indexFile = indexPath(repo.gitDir, ctx.env);
+  // Filters run in the work tree with the environment git gives them: GIT_PREFIX, and GIT_DIR
+  // (absolute) when it was given.
+  const prefix = path.relative(repo.workTree, ctx.cwd);
+  const gitDirGiven = ctx.gitDir ?? ctx.env.GIT_DIR;
+  const env: NodeJS.ProcessEnv = {
+    ...ctx.env,
+    GIT_PREFIX: prefix && !prefix.startsWith('..') ? `${prefix}/` : '',
+    ...gitDirGiven ? { GIT_DIR: path.resolve(ctx.cwd, gitDirGiven) } : {},
+  };
   if (!fs.existsSync(indexFile)) {
-    await checkoutTree(repo, commit, { force, env: ctx.env, progress: meter?.update });
+    await checkoutTree(repo, commit, { force, env, progress: meter?.update });
   } else {
     const oldCommit = head.oid ? fromHex(head.oid) : null;
-    switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress: meter?.update });
+    await switchTree(repo, oldCommit, commit, { force, env, progress: meter?.update });
   }
   meter?.done();
 

@@ -1,6 +1,7 @@
 // Whether a work-tree file still holds what its index entry says, the way git's ie_match_stat
 // decides: stat data first (type, owner exec bit, times, inode, owner, size), and when that cannot
-// prove it (changed stat, or a racy entry written in the same second as the index), the content.
+// prove it (changed stat, or a racy entry written in the same second as the index), the content,
+// through the path's clean filter when it has one.
 import fs from 'node:fs';
 import { oidEquals } from '../../core/oid.js';
 import { hashObject } from '../../core/hash.js';
@@ -30,6 +31,8 @@ export interface CleanCheck {
   indexTimestampSec: number;
   /** Reads the blob `oid` and returns it as the work tree would hold it (after conversion). */
   expected: (e: IndexEntry) => Uint8Array;
+  /** The work-tree content as its clean filter gives it, or null when no filter applies. */
+  clean: (e: IndexEntry, data: Buffer) => Promise<Buffer | null>;
 }
 
 /** True when the stat data alone shows `st` is the file `e` describes (git's ce_match_stat_basic). */
@@ -55,7 +58,7 @@ export function statMatches(e: IndexEntry, st: fs.BigIntStats, check: CleanCheck
  * Whether the work-tree file at `fsPath` is unchanged from index entry `e`. A submodule counts as
  * unchanged while its directory exists (tsgit does not look inside submodules).
  */
-export function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanCheck): boolean {
+export async function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanCheck): Promise<boolean> {
   const st = lstatOrNull(fsPath);
   if (!st) return false;
   if (e.mode === MODE_GITLINK) return st.isDirectory();
@@ -69,6 +72,8 @@ export function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanChec
   }
   if (!st.isFile()) return false;
   const data = fs.readFileSync(fsPath);
+  const cleaned = await check.clean(e, data);
+  if (cleaned) return oidEquals(hashObject('blob', cleaned), 0, e.oid, 0);
   if (oidEquals(hashObject('blob', data), 0, e.oid, 0)) return true;
   // Converted on checkout (eol, ident): compare with what checkout would write instead.
   return Buffer.compare(data, check.expected(e)) === 0;
