@@ -13,6 +13,7 @@ import { Repository } from '../src/repository/repository.js';
 import { checkoutTree } from '../src/worktree/checkout.js';
 import { readIndexFile } from '../src/worktree/index-file/read.js';
 import { GIT_ENV, git, gitBuf, rmrf, tmpDir, tsgit } from './helpers.js';
+import { indexWithoutStat, snapshot, statDirty } from './worktree-compare.js';
 
 /** Every directory a test here makes, removed after it whatever its outcome. */
 const made: string[] = [];
@@ -47,56 +48,6 @@ function cloneNoCheckout(src: string, config: string[] = []): string {
   const dir = scratch('tsgit-checkout-wt-');
   git(dir, ['clone', '-q', '-n', ...config.flatMap(c => ['-c', c]), src, '.']);
   return dir;
-}
-
-/** Every path under `root` except its .git: kind, permission bits, and content or link target. */
-function snapshot(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: Buffer, rel: string): void => {
-    for (const name of fs.readdirSync(dir, { encoding: 'buffer' })) {
-      const r = rel + name.toString('latin1');
-      if (r === '.git') continue;
-      const p = Buffer.concat([dir, Buffer.from('/'), name]);
-      const st = fs.lstatSync(p);
-      const perm = (st.mode & 0o777).toString(8);
-      if (st.isSymbolicLink()) out.push(`${r} link ${fs.readlinkSync(p, { encoding: 'buffer' }).toString('hex')}`);
-      else if (st.isDirectory()) { out.push(`${r} dir ${perm}`); walk(p, r + '/'); }
-      else out.push(`${r} file ${perm} ${crypto.createHash('sha1').update(fs.readFileSync(p)).digest('hex')}`);
-    }
-  };
-  walk(Buffer.from(root), '');
-  return out.sort();
-}
-
-/** Index bytes with the per-machine stat fields (times, dev, ino, uid, gid) zeroed. */
-function indexWithoutStat(file: string): Buffer {
-  const b = Buffer.from(fs.readFileSync(file));
-  const n = b.readUInt32BE(8);
-  let pos = 12;
-  for (let i = 0; i < n; i++) {
-    const len = b.readUInt16BE(pos + 60) & 0xfff;
-    b.fill(0, pos, pos + 24);
-    b.fill(0, pos + 28, pos + 36);
-    pos += (62 + len + 8) & ~7;
-  }
-  return b.subarray(0, b.length - 20);
-}
-
-/**
- * The paths whose stat data in the index does not match the file, as git judges by stat alone.
- * A copy of the index with its mtime in the future makes no entry racy, so diff-files compares
- * stat data only and reads no file; the real index is left as it was.
- */
-function statDirty(wt: string): string {
-  const copy = path.join(wt, '.git', 'index-stat-check');
-  fs.copyFileSync(path.join(wt, '.git', 'index'), copy);
-  const future = new Date(Date.now() + 60_000);
-  fs.utimesSync(copy, future, future);
-  try {
-    return git(wt, ['diff-files', '--name-only'], undefined, { ...GIT_ENV, GIT_INDEX_FILE: copy });
-  } finally {
-    fs.rmSync(copy);
-  }
 }
 
 /**
@@ -352,8 +303,8 @@ test('core.symlinks=false writes link text into plain files, as git does', () =>
   assert.equal(fs.readFileSync(path.join(ours, 'link-rel'), 'utf8'), 'a/b.txt');
 });
 
-test('filter= and working-tree-encoding attributes stop the checkout before anything is written', () => {
-  for (const attrs of ['*.psd filter=lfs diff=lfs merge=lfs -text\n', '*.psd working-tree-encoding=UTF-16LE\n']) {
+test('working-tree-encoding attributes stop the checkout before anything is written', () => {
+  for (const attrs of ['*.psd working-tree-encoding=UTF-16LE\n']) {
     const src = repoWith([
       { mode: '100644', path: '.gitattributes', data: attrs },
       { mode: '100644', path: 'a.txt', data: 'a\n' },
@@ -362,7 +313,7 @@ test('filter= and working-tree-encoding attributes stop the checkout before anyt
     const wt = cloneNoCheckout(src);
     const r = tsgit(wt, ['checkout']);
     assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), /z\/image\.psd: (filter=lfs|working-tree-encoding=UTF-16LE) is set.*tsgit/);
+    assert.match(r.stderr.toString(), /z\/image\.psd: working-tree-encoding=UTF-16LE is set.*tsgit/);
     assert.deepEqual(fs.readdirSync(wt), ['.git']);
     assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
   }

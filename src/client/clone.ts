@@ -223,7 +223,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
 function checkoutFailed(cause: unknown): GitError {
   const why = cause instanceof Error ? cause.message : String(cause);
   return new GitError('client', 'checkout-failed', `${why}\nwarning: Clone succeeded, but checkout failed.\n` +
-    "You can inspect what was checked out with 'git status'\nand retry with 'git restore --source=HEAD :/'", { cause });
+    "You can inspect what was checked out with 'git status'\nand retry with 'git restore --source=HEAD :/'\n", { cause });
 }
 
 /** A partial clone fetches the blobs of the commit it checks out in one more request, as git does. */
