@@ -49,6 +49,8 @@ export interface SwitchOptions {
   config?: Config;
   /** The environment of filters too. */
   env?: NodeJS.ProcessEnv;
+  /** The ref checked out, which git tells filters as `ref`. */
+  ref?: string;
   /** Receives git's error lines from filters; by default they go to stderr. */
   log?: (message: string) => void;
 }
@@ -194,7 +196,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
 
     const removed = removeEntries(root, toRemove);
     const filters = conversions?.filtered
-      ? { filtered: conversions.filtered, session: { runner, treeish: toHex(newCommit) } }
+      ? { filtered: conversions.filtered, session: { runner, ...options.ref ? { ref: options.ref } : {}, treeish: toHex(newCommit) } }
       : null;
     const { unfiltered } = await writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, settings, force,
       options.progress, filters);

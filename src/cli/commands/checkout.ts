@@ -7,6 +7,7 @@ import path from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { fromHex, toHex } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
+import type { Repository } from '../../repository/repository.js';
 import { checkRefFormat, RefStore } from '../../refs/index.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
@@ -78,11 +79,14 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     GIT_PREFIX: prefix && !prefix.startsWith('..') ? `${prefix}/` : '',
     ...gitDirGiven ? { GIT_DIR: path.resolve(ctx.cwd, gitDirGiven) } : {},
   };
+  // git names the branch or remote-tracking ref being checked out to filters, not a tag or commit.
+  const named = tracking?.ref ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
+  const ref = named ? { ref: named } : {};
   if (!fs.existsSync(indexFile)) {
-    await checkoutTree(repo, commit, { force, env, progress: meter?.update });
+    await checkoutTree(repo, commit, { force, env, ...ref, progress: meter?.update });
   } else {
     const oldCommit = head.oid ? fromHex(head.oid) : null;
-    await switchTree(repo, oldCommit, commit, { force, env, progress: meter?.update });
+    await switchTree(repo, oldCommit, commit, { force, env, ...ref, progress: meter?.update });
   }
   meter?.done();
 
@@ -110,6 +114,14 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     if (!quiet && spec !== 'HEAD') say(`HEAD is now at ${newHex.slice(0, 7)} ${subject(repo.odb.mustRead(commit).data)}`);
   }
   return 0;
+}
+
+/** The branch or remote-tracking ref `spec` names (in full or as `<remote>/<branch>`), if any. */
+function namedRef(repo: Repository, spec: string): string | null {
+  for (const name of [spec, `refs/remotes/${spec}`]) {
+    if ((name.startsWith('refs/heads/') || name.startsWith('refs/remotes/')) && repo.resolveRef(name)) return name;
+  }
+  return null;
 }
 
 function say(line: string): void {
