@@ -114,10 +114,10 @@ test('tsgit clone of a repository with LFS objects over file:// writes their con
   assert.ok(fs.existsSync(path.join(ours, '.git', 'lfs', 'objects')));
 
   // Switching to the other branch cleans (git-lfs clean) what it compares and smudges what it
-  // writes. An index dated in the future makes every entry racy, so every file the switch
+  // writes. New mtimes make every asset's stat differ from its entry, so every one the switch
   // touches is read back through the clean side.
-  const future = new Date(Date.now() + 3600_000);
-  fs.utimesSync(path.join(ours, '.git', 'index'), future, future);
+  const past = new Date(Date.now() - 3600_000);
+  for (const p of assets.keys()) fs.utimesSync(path.join(ours, p), past, past);
   const r = tsgit(ours, ['checkout', '-q', 'next'], undefined, lfsEnv);
   assert.equal(r.status, 0, r.stderr.toString());
   git(theirs, ['checkout', '-q', 'next'], undefined, lfsEnv);
