@@ -209,7 +209,7 @@ async function writeFilteredHere(plan: CheckoutPlan, blobs: BlobReader, codes: U
     filters.session, () => Atomics.add(control, DONE, 1));
   for (const i of filters.filtered.driverOf.keys()) {
     if (Atomics.load(control, FAILED)) return 0;
-    await filtering.write(i);
+    await filtering.submit(i);
   }
   return filtering.finish();
 }

@@ -84,7 +84,7 @@ export async function writePlannedFiles(odb: ObjectDatabase, plan: CheckoutPlan,
     for (let k = 0; k < total; k++) {
       const i = which ? which[k]! : k;
       if (marks?.[i]) {
-        await filtering!.write(i);
+        await filtering!.submit(i);
         continue;
       }
       writeEntry(blobs, plan, codes, settings, writer, i);

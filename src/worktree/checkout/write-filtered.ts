@@ -9,7 +9,7 @@
 import { GitError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { MODE_EXEC } from '../../object/tree.js';
-import { processCommand, requiredFilterFailed, type FilterDriver } from '../filter/driver.js';
+import { filterCommand, processCommand, requiredFilterFailed, type FilterDriver } from '../filter/driver.js';
 import type { FilterResult, FilterRunner } from '../filter/filters.js';
 import { displayPath } from './path-check.js';
 import { entryPath, type EntryColumns } from './plan.js';
@@ -34,11 +34,23 @@ export interface FilterSession {
 
 const EMPTY = Buffer.alloc(0);
 const pathKey = (p: Uint8Array): string => Buffer.from(p.buffer, p.byteOffset, p.length).toString('latin1');
+/** Requests to filter processes in flight at most, and their content bytes. */
+const WINDOW = 64;
+const WINDOW_BYTES = 4 << 20;
+
+interface InFlight {
+  i: number;
+  driver: FilterDriver;
+  size: number;
+  result: Promise<FilterResult>;
+}
 
 export class FilteredWriter {
   /** Delayed entries by path, and the commands of the processes holding them. */
   private readonly delayed = new Map<string, number>();
   private readonly delaying = new Set<string>();
+  private readonly inFlight: InFlight[] = [];
+  private inFlightBytes = 0;
 
   /**
    * `converted(i)` gives entry i's blob as the work tree holds it before filters (ident, eol
@@ -48,31 +60,60 @@ export class FilteredWriter {
     private readonly writer: EntryWriter, private readonly filtered: FilteredEntries, private readonly session: FilterSession,
     private readonly onWritten: () => void) {}
 
-  /** Writes entry i through its driver, or leaves it delayed for finish(). */
-  async write(i: number): Promise<void> {
+  /**
+   * Sends entry i to its driver. A process filter's answer is taken later (written, or left
+   * delayed for finish()), so that requests to it follow one another without waiting; a
+   * single-file command runs to the end here.
+   */
+  async submit(i: number): Promise<void> {
     const driver = this.filtered.driverOf.get(i)!;
-    const data = this.converted(i);
     const path = entryPath(this.cols, i);
-    const result = await this.session.runner.smudge(driver, path, data, this.metadata(i), true);
+    if (filterCommand(driver, 'smudge')) {
+      const data = this.converted(i);
+      this.settle(i, driver, await this.session.runner.smudge(driver, path, data, this.metadata(i), true));
+      return;
+    }
+    // The request may be asked again of a new process after this returns: it keeps its own copy.
+    const data = Buffer.from(this.converted(i));
+    const result = this.session.runner.smudge(driver, path, data, this.metadata(i), true);
+    result.catch(() => {}); // awaited below; not unhandled if the checkout stops first
+    this.inFlight.push({ i, driver, size: data.length, result });
+    this.inFlightBytes += data.length;
+    while (this.inFlight.length >= WINDOW || this.inFlightBytes > WINDOW_BYTES) await this.settleOldest();
+  }
+
+  private async settleOldest(): Promise<void> {
+    const head = this.inFlight.shift()!;
+    this.inFlightBytes -= head.size;
+    this.settle(head.i, head.driver, await head.result);
+  }
+
+  private settle(i: number, driver: FilterDriver, result: FilterResult): void {
     if (result === 'delayed') {
-      this.delayed.set(pathKey(path), i);
+      this.delayed.set(pathKey(entryPath(this.cols, i)), i);
       this.delaying.add(processCommand(driver)!);
       return;
     }
-    this.writeResult(i, driver, result, data);
+    this.writeResult(i, driver, result);
   }
 
   /**
-   * Collects the delayed entries. Returns how many could not be written (git's "was not filtered
-   * properly"), each reported; the caller fails the checkout when there are any.
+   * Takes the answers still to come, then collects the delayed entries. Returns how many could
+   * not be written (git's "was not filtered properly"), each reported; the caller fails the
+   * checkout when there are any.
    */
   async finish(): Promise<number> {
+    while (this.inFlight.length) await this.settleOldest();
     const { runner } = this.session;
     const log = runner.ctx.log;
     let errors = 0;
+    // With one process holding delayed files, git's next question after a round of retries is
+    // that process's list again: it is asked with the retries rather than after their answers.
+    let next: Promise<Buffer[] | null> | null = null;
     while (this.delaying.size) {
       for (const command of [...this.delaying].sort()) {
-        const ready = await runner.available(command);
+        const ready = await (next ?? runner.available(command));
+        next = null;
         if (!ready || !ready.length) {
           if (!ready) errors++;
           this.delaying.delete(command);
@@ -81,18 +122,27 @@ export class FilteredWriter {
         const paths = [...new Map(ready.map(p => [pathKey(p), p])).values()].sort(Buffer.compare);
         const entries = paths.map(p => this.delayed.get(pathKey(p)));
         for (const p of paths) this.delayed.delete(pathKey(p));
+        const retries: (Promise<FilterResult> | null)[] = [];
         for (let k = 0; k < paths.length; k++) {
           const i = entries[k];
           if (i === undefined) {
             log(`error: external filter '${command}' signaled that '${displayPath(paths[k]!)}' is now available although it has not been delayed earlier\n`);
             errors++;
             this.delaying.delete(command); // likely buggy: not asked again
+            retries.push(null);
             continue;
           }
-          const driver = this.filtered.driverOf.get(i)!;
-          const result = await runner.smudge(driver, entryPath(this.cols, i), EMPTY, this.metadata(i), false);
-          // A retry that fails writes the converted blob (git would write an empty file).
-          this.writeResult(i, driver, result, result ? EMPTY : this.converted(i));
+          const retry = runner.smudge(this.filtered.driverOf.get(i)!, entryPath(this.cols, i), EMPTY, this.metadata(i), false);
+          retry.catch(() => {});
+          retries.push(retry);
+        }
+        if (this.delaying.size === 1 && this.delaying.has(command)) {
+          next = runner.available(command);
+          next.catch(() => {});
+        }
+        for (let k = 0; k < paths.length; k++) {
+          const i = entries[k];
+          if (i !== undefined) this.writeResult(i, this.filtered.driverOf.get(i)!, await retries[k]!);
         }
       }
     }
@@ -104,12 +154,13 @@ export class FilteredWriter {
     return errors;
   }
 
-  private writeResult(i: number, driver: FilterDriver, result: FilterResult, unfiltered: Uint8Array): void {
+  /** A filter's output, or, when it failed, the converted blob (git writes an empty file after a failed retry). */
+  private writeResult(i: number, driver: FilterDriver, result: FilterResult): void {
     const executable = this.cols.modes[i] === MODE_EXEC;
     if (result === 'delayed') throw new GitError('worktree', 'internal', 'a filter delayed a file it could not delay');
     if (result) this.writer.writeFile(i, result, executable);
     else if (driver.required) throw requiredFilterFailed('smudge', displayPath(entryPath(this.cols, i)), driver);
-    else this.writer.writeFile(i, unfiltered, executable);
+    else this.writer.writeFile(i, this.converted(i), executable);
     this.onWritten();
   }
 

@@ -12,11 +12,13 @@
 //   delayed     > command=list_available_blobs, flush   < pathname=<path>..., flush, status=success, flush
 //               then each listed path is asked for again, with empty content.
 //
-// The last `status=` of a list wins, and a list may be empty (the status stays as it was). One
-// request is answered before the next is sent. The process inherits our stderr; closing its
-// stdin tells it to exit.
+// The last `status=` of a list wins, and a list may be empty (the status stays as it was). The
+// filter answers requests one after another, in order; so requests may be written before the
+// earlier ones are answered (the caller decides when that is what git would have sent), and each
+// answer is matched to the oldest request still waiting. Answers are parsed as the bytes arrive,
+// with no await per packet. The process inherits our stderr; closing its stdin tells it to exit.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { FLUSH_PKT, MAX_PKT_PAYLOAD, PacketReader, pktLine, stripLf, writeLength } from '../../protocol/pkt-line.js';
+import { FLUSH_PKT, MAX_PKT_PAYLOAD, PktLineDecoder, pktLine, stripLf, writeLength, type Packet } from '../../protocol/pkt-line.js';
 import { GitError } from '../../core/errors.js';
 import type { FilterContext } from './run-command.js';
 import { shellArgv } from './shell-command.js';
@@ -27,11 +29,11 @@ const CAPABILITIES: [string, number][] = [['clean', CAP_CLEAN], ['smudge', CAP_S
 export interface FilterRequest {
   command: 'smudge' | 'clean';
   path: Uint8Array;
-  /** git's checkout metadata (the branch, the commit or tree, the blob), sent when known. */
+  /** git's checkout metadata (the ref, the commit or tree, the blob), sent when known. */
   ref?: string;
   treeish?: string;
   blob?: string;
-  /** Empty when asking again for a delayed file. */
+  /** Empty when asking again for a delayed file; copied before request() returns. */
   content: Uint8Array;
   canDelay: boolean;
 }
@@ -43,29 +45,54 @@ export interface FilterRequest {
  */
 export type FilterAnswer = { status: 'success'; content: Buffer[] } | { status: string; content?: undefined };
 
-/** The conversation broke: the caller stops the process. */
-class ProtocolBroken extends Error {}
+export interface AvailableAnswer {
+  paths: Buffer[];
+  status: string;
+}
+
+/** Takes the packets of one answer; returns true on the last one. */
+interface AnswerReader {
+  take(p: Packet): boolean;
+  /** The conversation broke before the answer was complete. */
+  broken(): void;
+}
 
 const LF = Buffer.from('\n');
 const PATHNAME = Buffer.from('pathname=');
+
+/** A flush, delim, or empty packet ends a list (git's packet_read_line returns NULL for all). */
+const ends = (p: Packet): boolean => p.type !== 'data' || p.payload.length === 0;
+
+/** The `status=` value of a list line, or null. */
+function statusOf(p: Packet & { type: 'data' }): string | null {
+  const line = stripLf(p.payload);
+  return line.length >= 7 && line.toString('latin1', 0, 7) === 'status=' ? line.toString('utf8', 7) : null;
+}
 
 export class FilterProcess {
   /** What the process said it can do (CAP_*). */
   capabilities = 0;
   private readonly child: ChildProcess;
-  private readonly packets: PacketReader;
+  private readonly decoder: PktLineDecoder;
   private readonly exited: Promise<void>;
+  /** Answers being read, oldest first; packets that arrive before their reader wait in `early`. */
+  private readonly readers: AnswerReader[] = [];
+  private readonly early: Packet[] = [];
+  private isBroken = false;
   private spawnError: NodeJS.ErrnoException | null = null;
 
   private constructor(readonly command: string, ctx: FilterContext) {
     const [file, args] = shellArgv(command);
+    this.decoder = new PktLineDecoder(`filter process '${command}'`);
     this.child = spawn(file, args, { cwd: ctx.cwd, env: ctx.env, stdio: ['pipe', 'pipe', 'inherit'] });
     this.exited = new Promise(resolve => this.child.once('close', () => resolve()));
-    this.child.once('error', (e: NodeJS.ErrnoException) => { this.spawnError = e; });
-    // A write to a process that has gone fails with EPIPE; the read that follows reports it.
+    this.child.once('error', (e: NodeJS.ErrnoException) => { this.spawnError = e; this.breakOff(); });
+    // A write to a process that has gone fails with EPIPE; the reading side reports it.
     this.child.stdin!.on('error', () => {});
-    this.child.stdout!.on('error', () => {});
-    this.packets = new PacketReader(this.child.stdout!, `filter process '${command}'`);
+    const out = this.child.stdout!;
+    out.on('error', () => this.breakOff());
+    out.on('end', () => this.breakOff());
+    out.on('data', (chunk: Buffer) => this.onData(chunk));
   }
 
   /**
@@ -75,88 +102,113 @@ export class FilterProcess {
    */
   static async start(command: string, ctx: FilterContext): Promise<FilterProcess | null> {
     const p = new FilterProcess(command, ctx);
-    try {
-      await p.handshake();
-      return p;
-    } catch (e) {
-      if (!(e instanceof ProtocolBroken)) {
-        await p.stop();
-        throw e;
-      }
-      if (p.spawnError) {
-        const why = p.spawnError.code === 'ENOENT' ? 'No such file or directory' : p.spawnError.message;
-        ctx.log(`error: cannot run ${command}: ${why}\nerror: cannot fork to run subprocess '${command}'\n`);
-      } else {
-        ctx.log(`error: ${e.message}\nerror: initialization for subprocess '${command}' failed\n`);
-      }
-      await p.stop();
-      return null;
+    const failure = await p.handshake();
+    if (failure === null) return p;
+    await p.stop();
+    if (failure instanceof GitError) throw failure;
+    if (p.spawnError) {
+      const why = p.spawnError.code === 'ENOENT' ? 'No such file or directory' : p.spawnError.message;
+      ctx.log(`error: cannot run ${command}: ${why}\nerror: cannot fork to run subprocess '${command}'\n`);
+    } else {
+      ctx.log(`error: ${failure}\nerror: initialization for subprocess '${command}' failed\n`);
     }
+    return null;
   }
 
-  private async handshake(): Promise<void> {
+  /** null when the handshake went through; else what went wrong. */
+  private async handshake(): Promise<string | GitError | null> {
     this.send([pktLine('git-filter-client\n'), pktLine('version=2\n'), FLUSH_PKT]);
-    const greeting = await this.readLine(`could not read greeting from subprocess '${this.command}'`);
-    if (greeting?.toString('latin1') !== 'git-filter-server') {
-      throw new ProtocolBroken(`Unexpected line '${greeting?.toString('utf8') ?? '<flush packet>'}', expected git-filter-server`);
+    const welcome = await this.readList();
+    const shown = (line: Buffer | undefined): string => line?.toString('utf8') ?? '<flush packet>';
+    if (welcome === null || welcome.broken) {
+      const read = welcome?.lines.length ?? 0;
+      return `could not read ${read === 0 ? 'greeting' : read === 1 ? 'version' : 'version flush'} from subprocess '${this.command}'`;
     }
-    const version = await this.readLine(`could not read version from subprocess '${this.command}'`);
+    const [greeting, version, extra] = welcome.lines;
+    if (greeting?.toString('latin1') !== 'git-filter-server') return `Unexpected line '${shown(greeting)}', expected git-filter-server`;
     const v = version?.toString('latin1');
-    if (v === undefined || !/^version=-?\d+$/.test(v)) {
-      throw new ProtocolBroken(`Unexpected line '${version?.toString('utf8') ?? '<flush packet>'}', expected version`);
-    }
-    const flush = await this.readLine(`could not read version flush from subprocess '${this.command}'`);
-    if (flush) throw new ProtocolBroken(`Unexpected line '${flush.toString('utf8')}', expected flush`);
-    if (v !== 'version=2') throw new ProtocolBroken(`Version ${v.slice(8)} not supported`);
+    if (v === undefined || !/^version=-?\d+$/.test(v)) return `Unexpected line '${shown(version)}', expected version`;
+    if (extra) return `Unexpected line '${shown(extra)}', expected flush`;
+    if (v !== 'version=2') return `Version ${v.slice(8)} not supported`;
 
     this.send([...CAPABILITIES.map(([name]) => pktLine(`capability=${name}\n`)), FLUSH_PKT]);
-    for (;;) {
-      const line = await this.readLine(`could not read capabilities from subprocess '${this.command}'`);
-      if (!line) break;
+    const caps = await this.readList();
+    if (caps === null || caps.broken) return `could not read capabilities from subprocess '${this.command}'`;
+    for (const line of caps.lines) {
       const text = line.toString('utf8');
       if (!text.startsWith('capability=')) continue;
       const cap = CAPABILITIES.find(([name]) => name === text.slice(11));
-      if (!cap) throw new GitError('worktree', 'filter-capability', `subprocess '${this.command}' requested unsupported capability '${text.slice(11)}'`);
+      if (!cap) return new GitError('worktree', 'filter-capability', `subprocess '${this.command}' requested unsupported capability '${text.slice(11)}'`);
       this.capabilities |= cap[1];
     }
+    return null;
   }
 
-  /** Sends one file and reads the answer (git's apply_multi_file_filter). */
-  async request(req: FilterRequest): Promise<FilterAnswer> {
+  /** Writes one file's request now and resolves with its answer (git's apply_multi_file_filter). */
+  request(req: FilterRequest): Promise<FilterAnswer> {
     const head: Buffer[] = [pktLine(`command=${req.command}\n`), pktLine(Buffer.concat([PATHNAME, req.path, LF]))];
     if (req.ref !== undefined) head.push(pktLine(`ref=${req.ref}\n`));
     if (req.treeish !== undefined) head.push(pktLine(`treeish=${req.treeish}\n`));
     if (req.blob !== undefined) head.push(pktLine(`blob=${req.blob}\n`));
     if (req.canDelay) head.push(pktLine('can-delay=1\n'));
     head.push(FLUSH_PKT);
-    this.send(head, req.content);
-    try {
-      let status = await this.readStatus('');
-      if (status !== 'success') return { status };
-      const content = await this.readContent();
-      status = await this.readStatus(status);
-      return status === 'success' ? { status, content } : { status };
-    } catch (e) {
-      if (e instanceof ProtocolBroken) return { status: '' };
-      throw e;
-    }
+    return new Promise((resolve) => {
+      // status list, then (after success) content up to a flush and a second status list
+      let status = '';
+      let phase: 'status' | 'content' | 'trailer' = 'status';
+      const content: Buffer[] = [];
+      this.expect({
+        take: (p) => {
+          if (phase === 'content') {
+            if (ends(p)) phase = 'trailer';
+            else content.push((p as { payload: Buffer }).payload);
+            return false;
+          }
+          if (!ends(p)) {
+            status = statusOf(p as Packet & { type: 'data' }) ?? status;
+            return false;
+          }
+          if (phase === 'status' && status === 'success') {
+            phase = 'content';
+            return false;
+          }
+          resolve(phase === 'trailer' && status === 'success' ? { status, content } : { status });
+          return true;
+        },
+        broken: () => resolve({ status: '' }),
+      });
+      this.send(head, req.content);
+    });
   }
 
-  /** The delayed paths that are ready now (none: no more will come), and the filter's status. */
-  async listAvailable(): Promise<{ paths: Buffer[]; status: string }> {
-    this.send([pktLine('command=list_available_blobs\n'), FLUSH_PKT]);
-    const paths: Buffer[] = [];
-    try {
-      for (;;) {
-        const line = await this.readLine('list_available_blobs');
-        if (!line) break;
-        if (line.subarray(0, PATHNAME.length).equals(PATHNAME)) paths.push(Buffer.from(line.subarray(PATHNAME.length)));
-      }
-      return { paths, status: await this.readStatus('') };
-    } catch (e) {
-      if (e instanceof ProtocolBroken) return { paths: [], status: '' };
-      throw e;
-    }
+  /** Writes a list_available_blobs request now; resolves with the ready paths (none: no more will come). */
+  listAvailable(): Promise<AvailableAnswer> {
+    return new Promise((resolve) => {
+      const paths: Buffer[] = [];
+      let status = '';
+      let inStatus = false;
+      this.expect({
+        take: (p) => {
+          if (ends(p)) {
+            if (!inStatus) {
+              inStatus = true;
+              return false;
+            }
+            resolve({ paths, status });
+            return true;
+          }
+          const data = p as Packet & { type: 'data' };
+          if (inStatus) status = statusOf(data) ?? status;
+          else {
+            const line = stripLf(data.payload);
+            if (line.subarray(0, PATHNAME.length).equals(PATHNAME)) paths.push(Buffer.from(line.subarray(PATHNAME.length)));
+          }
+          return false;
+        },
+        broken: () => resolve({ paths: [], status: '' }),
+      });
+      this.send([pktLine('command=list_available_blobs\n'), FLUSH_PKT]);
+    });
   }
 
   /** Closes its stdin, which asks it to exit, and waits until it has (git at exit). */
@@ -167,13 +219,70 @@ export class FilterProcess {
 
   /** Kills it (SIGTERM) and waits (git's subprocess_stop, after a broken conversation). */
   async stop(): Promise<void> {
+    this.breakOff();
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
     this.child.stdin!.destroy();
     await this.exited;
   }
 
+  /** The lines of one list up to a flush; `broken` when the conversation ended first. */
+  private readList(): Promise<{ lines: Buffer[]; broken: boolean } | null> {
+    return new Promise((resolve) => {
+      const lines: Buffer[] = [];
+      this.expect({
+        take: (p) => {
+          if (ends(p)) {
+            resolve({ lines, broken: false });
+            return true;
+          }
+          lines.push(stripLf((p as { payload: Buffer }).payload));
+          return false;
+        },
+        broken: () => resolve(lines.length ? { lines, broken: true } : null),
+      });
+    });
+  }
+
+  private expect(reader: AnswerReader): void {
+    if (this.isBroken) {
+      reader.broken();
+      return;
+    }
+    this.readers.push(reader);
+    this.deliver();
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.isBroken) return;
+    try {
+      this.decoder.push(chunk);
+      for (let p = this.decoder.next(); p; p = this.decoder.next()) this.early.push(p);
+    } catch {
+      this.breakOff(); // a malformed pkt-line
+      return;
+    }
+    this.deliver();
+  }
+
+  private deliver(): void {
+    let k = 0;
+    while (k < this.early.length && this.readers.length) {
+      if (this.readers[0]!.take(this.early[k++]!)) this.readers.shift();
+    }
+    if (k) this.early.splice(0, k);
+  }
+
+  /** The process went away or spoke garbage: every answer still awaited is broken. */
+  private breakOff(): void {
+    if (this.isBroken) return;
+    this.isBroken = true;
+    this.early.length = 0;
+    for (const r of this.readers.splice(0)) r.broken();
+  }
+
   /** Writes `packets`, then `content` in packets and a flush when given, as one buffer. */
   private send(packets: Buffer[], content?: Uint8Array): void {
+    if (this.isBroken) return;
     let size = 0;
     for (const p of packets) size += p.length;
     if (content) size += content.length + 4 * Math.ceil(content.length / MAX_PKT_PAYLOAD) + 4;
@@ -191,43 +300,5 @@ export class FilterProcess {
     }
     // The copy is what is queued: the caller's content may be a buffer it reuses.
     this.child.stdin!.write(out);
-  }
-
-  /** A data packet without its LF, or null for a flush (or delim, or an empty packet, as git reads them). */
-  private async readLine(what: string): Promise<Buffer | null> {
-    let p;
-    try {
-      p = await this.packets.read();
-    } catch (e) {
-      throw new ProtocolBroken(`${what}: ${(e as Error).message}`);
-    }
-    if (!p) throw new ProtocolBroken(what);
-    if (p.type !== 'data' || p.payload.length === 0) return null;
-    return stripLf(p.payload);
-  }
-
-  /** A list of key=value lines up to a flush: the last status= in it, else `current` (subprocess_read_status). */
-  private async readStatus(current: string): Promise<string> {
-    for (let line = await this.readLine('status'); line; line = await this.readLine('status')) {
-      const text = line.toString('utf8');
-      if (text.startsWith('status=')) current = text.slice(7);
-    }
-    return current;
-  }
-
-  /** Content packets up to a flush (read_packetized_to_strbuf). */
-  private async readContent(): Promise<Buffer[]> {
-    const chunks: Buffer[] = [];
-    for (;;) {
-      let p;
-      try {
-        p = await this.packets.read();
-      } catch (e) {
-        throw new ProtocolBroken((e as Error).message);
-      }
-      if (!p) throw new ProtocolBroken('content');
-      if (p.type !== 'data' || p.payload.length === 0) return chunks;
-      chunks.push(p.payload);
-    }
   }
 }
