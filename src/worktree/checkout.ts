@@ -134,6 +134,12 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     }
     fs.mkdirSync(root, { recursive: true });
     lock = IndexLock.acquire(lockFile);
+    // Files a filter smudges are written by this thread; threads for too few others are let go.
+    const filteredCount = conversions?.filtered?.driverOf.size ?? 0;
+    if (pool && plan.count - filteredCount < threshold) {
+      await (pool as WriterThreads).close();
+      pool = null;
+    }
     const parallel: WriterThreads | null = pool;
     const stats = newStatTable(plan.count, parallel !== null);
     const codes = conversions?.codes ?? null;

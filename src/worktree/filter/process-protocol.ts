@@ -79,6 +79,7 @@ export class FilterProcess {
   private readonly readers: AnswerReader[] = [];
   private readonly early: Packet[] = [];
   private isBroken = false;
+  private corked = false;
   private spawnError: NodeJS.ErrnoException | null = null;
 
   private constructor(readonly command: string, ctx: FilterContext) {
@@ -298,7 +299,17 @@ export class FilterProcess {
       }
       at += FLUSH_PKT.copy(out, at);
     }
-    // The copy is what is queued: the caller's content may be a buffer it reuses.
-    this.child.stdin!.write(out);
+    // The copy is what is queued: the caller's content may be a buffer it reuses. Requests sent
+    // in one turn of the event loop go out in one write.
+    const stdin = this.child.stdin!;
+    if (!this.corked) {
+      this.corked = true;
+      stdin.cork();
+      setImmediate(() => {
+        this.corked = false;
+        stdin.uncork();
+      });
+    }
+    stdin.write(out);
   }
 }
