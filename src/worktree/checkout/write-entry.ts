@@ -66,48 +66,6 @@ export class EntryWriter {
     }
   }
 
-  /**
-   * writeFile for a filter's output, with the file created and written on libuv's threads, so
-   * that this thread can go on talking to the filter meanwhile (a create costs a journal update,
-   * the longest step of a filtered file here). Only without force: whatever is in the way is an
-   * error, nothing is removed. The chunks must stay as they are until it resolves.
-   */
-  writeFileAsync(i: number, chunks: readonly Uint8Array[], executable: boolean): Promise<void> {
-    if (this.force) {
-      this.writeFile(i, chunks, executable);
-      return Promise.resolve();
-    }
-    this.dirs?.ensure(this.plan.dirOf[i]!);
-    const fsPath = entryFsPath(this.plan, i);
-    return new Promise((resolve, reject) => {
-      fs.open(fsPath, CREATE, executable ? 0o777 : 0o666, (openError, fd) => {
-        if (openError) {
-          try {
-            this.onExisting(i, fsPath, openError, 1);
-          } catch (e) {
-            reject(e);
-          }
-          return;
-        }
-        fs.writev(fd, chunks as Uint8Array[], (writeError, written) => {
-          try {
-            if (writeError) throw writeError;
-            let total = 0;
-            for (const c of chunks) total += c.length;
-            // writev may stop short, as write may: the rest here.
-            if (written < total) writeChunks(fd, skipBytes(chunks, written));
-            fstatInto(fd, this.stats, i * STAT_FIELDS);
-            resolve();
-          } catch (e) {
-            reject(ioError('write', entryPath(this.plan, i), e));
-          } finally {
-            fs.closeSync(fd);
-          }
-        });
-      });
-    });
-  }
-
   /** Creates a symlink whose target is `target` as given (git stops at a NUL, and so do we). */
   writeSymlink(i: number, target: Uint8Array): void {
     this.dirs?.ensure(this.plan.dirOf[i]!);
@@ -156,17 +114,4 @@ function writeChunks(fd: number, chunks: readonly Uint8Array[]): void {
     }
     skip += n;
   }
-}
-
-/** `chunks` without their first `n` bytes. */
-function skipBytes(chunks: readonly Uint8Array[], n: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (const c of chunks) {
-    if (n >= c.length) n -= c.length;
-    else {
-      out.push(n ? c.subarray(n) : c);
-      n = 0;
-    }
-  }
-  return out;
 }

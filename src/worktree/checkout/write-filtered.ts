@@ -37,8 +37,6 @@ const pathKey = (p: Uint8Array): string => Buffer.from(p.buffer, p.byteOffset, p
 /** Requests to filter processes in flight at most, and their content bytes. */
 const WINDOW = 64;
 const WINDOW_BYTES = 4 << 20;
-/** Files being written on libuv's threads at most. */
-const WRITING = 16;
 
 interface InFlight {
   i: number;
@@ -53,8 +51,6 @@ export class FilteredWriter {
   private readonly delaying = new Set<string>();
   private readonly inFlight: InFlight[] = [];
   private inFlightBytes = 0;
-  private readonly writing: Promise<void>[] = [];
-  private writeError: unknown = null;
 
   /**
    * `converted(i)` gives entry i's blob as the work tree holds it before filters (ident, eol
@@ -70,7 +66,6 @@ export class FilteredWriter {
    * single-file command runs to the end here.
    */
   async submit(i: number): Promise<void> {
-    if (this.writeError) throw this.writeError;
     const driver = this.filtered.driverOf.get(i)!;
     const path = entryPath(this.cols, i);
     if (filterCommand(driver, 'smudge')) {
@@ -91,7 +86,6 @@ export class FilteredWriter {
     const head = this.inFlight.shift()!;
     this.inFlightBytes -= head.size;
     this.settle(head.i, head.driver, await head.result);
-    while (this.writing.length > WRITING) await this.writing.shift();
   }
 
   private settle(i: number, driver: FilterDriver, result: FilterResult): void {
@@ -109,15 +103,6 @@ export class FilteredWriter {
    * checkout when there are any.
    */
   async finish(): Promise<number> {
-    try {
-      return await this.collectDelayed();
-    } finally {
-      // Every file started is finished (or has failed) before the checkout goes on or stops.
-      await Promise.all(this.writing.splice(0));
-    }
-  }
-
-  private async collectDelayed(): Promise<number> {
     while (this.inFlight.length) await this.settleOldest();
     const { runner } = this.session;
     const log = runner.ctx.log;
@@ -159,11 +144,8 @@ export class FilteredWriter {
           const i = entries[k];
           if (i !== undefined) this.writeResult(i, this.filtered.driverOf.get(i)!, await retries[k]!);
         }
-        while (this.writing.length > WRITING) await this.writing.shift();
       }
     }
-    while (this.writing.length) await this.writing.shift();
-    if (this.writeError) throw this.writeError;
     for (const i of this.delayed.values()) {
       log(`error: '${displayPath(entryPath(this.cols, i))}' was not filtered properly\n`);
       errors++;
@@ -176,13 +158,9 @@ export class FilteredWriter {
   private writeResult(i: number, driver: FilterDriver, result: FilterResult): void {
     const executable = this.cols.modes[i] === MODE_EXEC;
     if (result === 'delayed') throw new GitError('worktree', 'internal', 'a filter delayed a file it could not delay');
-    if (result) {
-      const done = this.writer.writeFileAsync(i, result, executable).then(this.onWritten, (e: unknown) => { this.writeError ??= e; });
-      this.writing.push(done);
-      return;
-    }
-    if (driver.required) throw requiredFilterFailed('smudge', displayPath(entryPath(this.cols, i)), driver);
-    this.writer.writeFile(i, this.converted(i), executable);
+    if (result) this.writer.writeFile(i, result, executable);
+    else if (driver.required) throw requiredFilterFailed('smudge', displayPath(entryPath(this.cols, i)), driver);
+    else this.writer.writeFile(i, this.converted(i), executable);
     this.onWritten();
   }
 
