@@ -89,10 +89,13 @@ const GETTEXT_TREE = {
 
 test('a driver that is named but not configured passes content through, as in git (git/git\'s po/ trees)', () => {
   const src = repoWith(GETTEXT_TREE);
-  for (const config of [[], PARALLEL, ['filter.gettext-no-location.clean=cat']]) {
+  // A process driver configured for everything (as `git lfs install` does) that no attribute
+  // names is never started.
+  for (const config of [[], PARALLEL, ['filter.gettext-no-location.clean=cat'], [`filter.p.process=${FILTER_PROCESS}`]]) {
     const { ours, theirs } = checkoutBoth(src, config);
     assertSameCheckout(ours, theirs);
     assert.equal(ours.stderr, '');
+    assert.equal(ours.log, '');
     assert.equal(read(ours.dir, 'po/bg.po'), GETTEXT_TREE['po/bg.po']);
   }
   // The clone command too, over file://.

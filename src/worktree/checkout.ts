@@ -22,6 +22,7 @@ import { writePlannedFiles, type WriteSettings } from './checkout/write-files.js
 import { IndexLock } from './index-file/write.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
+import { processesNamedAtRoot } from './checkout/filter-warm-up.js';
 import type { FilterPass } from './checkout/write-files.js';
 
 export interface CheckoutOptions {
@@ -112,6 +113,13 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
   try {
     // Trees through a chunk reader too: the database would keep every tree in its delta-base
     // cache and its pack windows, 10 MiB for a tree of 100k files, for nothing.
+    const drivers = readFilterDrivers(config);
+    const filterContext = { cwd: root, env, log: options.log ?? ((m: string) => { process.stderr.write(m); }) };
+    const warm = processesNamedAtRoot(repo.odb, treeId, drivers);
+    if (warm.length) {
+      runner = new FilterRunner(filterContext);
+      for (const command of warm) runner.warmUp(command);
+    }
     const trees = new BlobReader(repo.odb);
     let plan: CheckoutPlan;
     try {
@@ -123,7 +131,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
       trees.close();
     }
     const settings = readCheckoutSettings(config, repo.gitDir, env);
-    const conversions = planConversions(plan, repo.odb, settings, readFilterDrivers(config));
+    const conversions = planConversions(plan, repo.odb, settings, drivers);
 
     if (!force) {
       const found = occupants(root);
@@ -146,7 +154,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     const write: WriteSettings = { autocrlf: settings.autocrlf, eol: settings.eol, symlinks: settings.symlinks };
     let filters: FilterPass | null = null;
     if (conversions?.filtered) {
-      runner = new FilterRunner({ cwd: root, env, log: options.log ?? (m => process.stderr.write(m)) });
+      runner ??= new FilterRunner(filterContext);
       filters = { filtered: conversions.filtered, session: { runner, ref: options.ref, treeish: toHex(commitOrTreeId) } };
     }
     const result = parallel

@@ -36,6 +36,7 @@ interface Running {
   forgotten: Set<string>;
 }
 
+const running = (proc: FilterProcess): Running => ({ proc, sent: 0, stoppedAfter: Infinity, abortedAfter: new Map(), forgotten: new Set() });
 const keyOf = (p: Uint8Array): string => Buffer.from(p.buffer, p.byteOffset, p.length).toString('latin1');
 
 export class FilterRunner {
@@ -94,25 +95,47 @@ export class FilterRunner {
     return null;
   }
 
+  /**
+   * Starts the process for `command` now, ahead of its first request, which then waits for it.
+   * Quietly: if it cannot start, the first request tries again and reports it, as git would.
+   */
+  warmUp(command: string): void {
+    if (this.running.has(command) || this.queued.has(command)) return;
+    const quiet: FilterContext = { ...this.ctx, log: () => {} };
+    void this.chain(command, async () => {
+      try {
+        const proc = await FilterProcess.start(command, quiet);
+        if (proc) this.running.set(command, running(proc));
+      } catch {
+        // a capability git does not know: the first request meets it again, and fails
+      }
+    });
+  }
+
   private viaProcess(command: string, wanted: number, req: FilterRequest): Promise<FilterResult> {
     const e = this.running.get(command);
     if (e && !this.queued.has(command)) return this.send(command, e, wanted, req);
     // It waits for a start: it must own its bytes, and go after what came before it.
     const owned: FilterRequest = { ...req, path: Buffer.from(req.path), content: Buffer.from(req.content) };
-    const q = this.queued.get(command) ?? { tail: Promise.resolve(), count: 0 };
-    const step = q.tail.then(async () => {
+    return this.chain(command, async () => {
       let run = this.running.get(command);
       if (!run) {
         const proc = await FilterProcess.start(command, this.ctx);
-        if (proc) this.running.set(command, run = { proc, sent: 0, stoppedAfter: Infinity, abortedAfter: new Map(), forgotten: new Set() });
+        if (proc) this.running.set(command, run = running(proc));
       }
       // Wrapped, so that this step ends once the request is written, not when it is answered.
       return { answer: run ? this.send(command, run, wanted, owned) : Promise.resolve(null) };
-    });
+    }).then(s => s.answer);
+  }
+
+  /** Runs `step` after the steps queued for `command` before it. */
+  private chain<T>(command: string, step: () => Promise<T>): Promise<T> {
+    const q = this.queued.get(command) ?? { tail: Promise.resolve() as Promise<unknown>, count: 0 };
+    const done = q.tail.then(step);
     q.count++;
-    q.tail = step.then(() => this.dequeue(command, q), () => this.dequeue(command, q));
+    q.tail = done.then(() => this.dequeue(command, q), () => this.dequeue(command, q));
     this.queued.set(command, q);
-    return step.then(s => s.answer);
+    return done;
   }
 
   private dequeue(command: string, q: { count: number }): void {
