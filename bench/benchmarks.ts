@@ -13,9 +13,10 @@ import fs from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import path from 'node:path';
 import { ensureBitmapCorpus } from './bitmap-corpus.js';
+import { LFS_CONFIG, ensureLfsCorpus } from './lfs-corpus.js';
 import type { CorpusName } from './corpus.js';
 
-export type Issue = 'foundation' | 'index-pack' | 'serve' | 'clone' | 'checkout' | 'bitmaps' | 'push';
+export type Issue = 'foundation' | 'index-pack' | 'serve' | 'clone' | 'checkout' | 'bitmaps' | 'push' | 'real-repositories';
 
 export interface BenchContext {
   root: string;
@@ -198,6 +199,20 @@ export const BENCHMARKS: Benchmark[] = [
   },
   checkoutBenchmark('checkout-large', 'large'),
   checkoutBenchmark('checkout-wide', 'wide'),
+  {
+    // 2,000 LFS-tracked files through `git-lfs filter-process` (bench/lfs-corpus.ts): each tool
+    // checks out a fresh `clone -n` of a file:// remote with git-lfs configured in the clone, so
+    // both drive the same git-lfs, which delays every file, fetches the objects from the remote's
+    // lfs/objects, and hands them back one at a time. (The corpus is unused.)
+    name: 'checkout-lfs-2000',
+    issue: 'real-repositories',
+    corpus: 'small',
+    cwd: '{scratch}/wt',
+    tsgit: ['checkout', '-q'],
+    git: ['checkout', '-q'],
+    setup: (ctx) => cloneLfsWithoutCheckout(ctx),
+    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'wt'), { recursive: true, force: true }),
+  },
   {
     // A full clone (with checkout) from git daemon on loopback; the daemon serves the corpus
     // (without bitmaps, so its own counting is part of both tools' wall time).
@@ -462,6 +477,15 @@ function cloneWithoutCheckout(ctx: BenchContext): void {
   const wt = path.join(ctx.scratch, 'wt');
   fs.rmSync(wt, { recursive: true, force: true });
   execFileSync('git', ['clone', '-q', '-n', ctx.gitDir, wt], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+}
+
+/** {scratch}/wt: a `clone -n` of the LFS corpus over file://, git-lfs set up in its config. */
+function cloneLfsWithoutCheckout(ctx: BenchContext): void {
+  const wt = path.join(ctx.scratch, 'wt');
+  fs.rmSync(wt, { recursive: true, force: true });
+  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  execFileSync('git', ['clone', '-q', '-n', `file://${ensureLfsCorpus()}`, wt], { env });
+  for (const [key, value] of LFS_CONFIG) execFileSync('git', ['config', key, value], { cwd: wt, env });
 }
 
 function freshRepo(dir: string): void {

@@ -252,22 +252,6 @@ test('core.symlinks=false writes link text into plain files, as git does', () =>
   assert.equal(fs.readFileSync(path.join(ours, 'link-rel'), 'utf8'), 'a/b.txt');
 });
 
-test('filter= attributes stop the checkout before anything is written', () => {
-  for (const attrs of ['*.psd filter=lfs diff=lfs merge=lfs -text\n']) {
-    const src = repoWith([
-      { mode: '100644', path: '.gitattributes', data: attrs },
-      { mode: '100644', path: 'a.txt', data: 'a\n' },
-      { mode: '100644', path: 'z/image.psd', data: 'version https://git-lfs.github.com/spec/v1\n' },
-    ]);
-    const wt = cloneNoCheckout(src);
-    const r = tsgit(wt, ['checkout']);
-    assert.equal(r.status, 128);
-    assert.match(r.stderr.toString(), /z\/image\.psd: filter=lfs is set.*tsgit/);
-    assert.deepEqual(fs.readdirSync(wt), ['.git']);
-    assert.ok(!fs.existsSync(path.join(wt, '.git', 'index')));
-  }
-});
-
 // ---- the command ---------------------------------------------------------------------------------
 
 test('a non-empty work tree is refused without -f; with -f files in the way are replaced', () => {

@@ -221,7 +221,11 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
             session = null;
           }
           if (options.signal?.aborted) throw interrupted();
-          const { errors } = await checkoutTree(repository, fromHex(headState.oid)!, { workTree, env, progress: options.progress });
+          // Filters run as under git clone: with GIT_DIR set, told the branch.
+          const { errors } = await checkoutTree(repository, fromHex(headState.oid)!, {
+            workTree, env: { ...env, GIT_DIR: gitDir }, ...headState.symref ? { ref: headState.symref } : {},
+            progress: options.progress,
+          });
           for (const message of errors) log(`error: ${message}\n`);
         } catch (e) {
           session?.abort();
@@ -245,7 +249,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
 function checkoutFailed(cause: unknown): GitError {
   const why = cause instanceof Error ? cause.message : String(cause);
   return new GitError('client', 'checkout-failed', `${why}\nwarning: Clone succeeded, but checkout failed.\n` +
-    "You can inspect what was checked out with 'git status'\nand retry with 'git restore --source=HEAD :/'", { cause });
+    "You can inspect what was checked out with 'git status'\nand retry with 'git restore --source=HEAD :/'\n", { cause });
 }
 
 /** A partial clone fetches the blobs of the commit it checks out in one more request, as git does. */

@@ -1,8 +1,9 @@
 // Checking out a tree into a work tree that holds nothing yet (the last step of clone, or
 // `checkout` after `clone -n`): plan and vet every path (checkout/plan.ts), decide conversions
-// (checkout/conversions.ts), check that the target is empty, write directories and files in index
-// order (checkout/directories.ts, checkout/write-entry.ts), then write the index with the stat
-// data of every file and the cache-tree.
+// and filters (checkout/conversions.ts), check that the target is empty, write directories and
+// files in index order (checkout/directories.ts, checkout/write-entry.ts; filtered files through
+// their filter drivers, checkout/write-filtered.ts), then write the index with the stat data of
+// every file and the cache-tree.
 import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +22,10 @@ import { WriterThreads, writeInParallel } from './checkout/parallel.js';
 import { writePlannedFiles, type WriteSettings } from './checkout/write-files.js';
 import { updatingFiles } from './checkout/updating-files.js';
 import { IndexLock } from './index-file/write.js';
+import { readFilterDrivers } from './filter/driver.js';
+import { FilterRunner } from './filter/filters.js';
+import { processesNamedAtRoot } from './checkout/filter-warm-up.js';
+import type { FilterPass } from './checkout/write-files.js';
 
 export interface CheckoutOptions {
   /** Absolute or relative to the process; default: the repository's work tree. */
@@ -31,7 +36,12 @@ export interface CheckoutOptions {
   progress?: Progress;
   /** Configuration to honour; default: the repository's, with the global and system files. */
   config?: Config;
+  /** The environment of filters too (git's: it adds GIT_DIR in clone, GIT_PREFIX in checkout). */
   env?: NodeJS.ProcessEnv;
+  /** The branch checked out, which git tells filters as `ref` (clone does). */
+  ref?: string;
+  /** Receives git's error lines from filters; by default they go to stderr. */
+  log?: (message: string) => void;
 }
 
 export interface CheckoutResult {
@@ -84,8 +94,10 @@ function occupants(root: string): string[] {
 
 /**
  * Writes the tree of `commitOrTreeId` (a commit, tag or tree id) into the work tree, then the
- * index. Refuses, before writing anything, an unsafe tree (see checkout/path-check.ts), an
- * unsupported filter, or a non-empty work tree unless `force`.
+ * index. Refuses, before writing anything, an unsafe tree (see checkout/path-check.ts), a
+ * required filter with nothing to run, or a non-empty work tree unless `force`. A required
+ * filter that fails stops it there; files a filter never delivered fail it once the index is
+ * written, as git's clone fails.
  */
 export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array, options: CheckoutOptions = {}): Promise<CheckoutResult> {
   const env = options.env ?? process.env;
@@ -101,9 +113,17 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
   let pool: WriterThreads | null = null;
   const lockFile = indexPath(repo.gitDir, env);
   let lock: IndexLock | null = null;
+  let runner: FilterRunner | null = null;
   try {
     // Trees through a chunk reader too: the database would keep every tree in its delta-base
     // cache and its pack windows, 10 MiB for a tree of 100k files, for nothing.
+    const drivers = readFilterDrivers(config);
+    const filterContext = { cwd: root, env, log: options.log ?? ((m: string) => { process.stderr.write(m); }) };
+    const warm = processesNamedAtRoot(repo.odb, treeId, drivers);
+    if (warm.length) {
+      runner = new FilterRunner(filterContext);
+      for (const command of warm) runner.warmUp(command);
+    }
     const trees = new BlobReader(repo.odb);
     let plan: CheckoutPlan;
     try {
@@ -115,7 +135,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
       trees.close();
     }
     const settings = readCheckoutSettings(config, repo.gitDir, env);
-    const conversions = planConversions(plan, repo.odb, settings);
+    const conversions = planConversions(plan, repo.odb, settings, drivers);
 
     if (!force) {
       const found = occupants(root);
@@ -126,14 +146,25 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     }
     fs.mkdirSync(root, { recursive: true });
     lock = IndexLock.acquire(lockFile);
+    // Files a filter smudges are written by this thread; threads for too few others are let go.
+    const filteredCount = conversions?.filtered?.driverOf.size ?? 0;
+    if (pool && plan.count - filteredCount < threshold) {
+      await (pool as WriterThreads).close();
+      pool = null;
+    }
     const parallel: WriterThreads | null = pool;
     const stats = newStatTable(plan.count, parallel !== null);
     const codes = conversions?.codes ?? null;
     const write: WriteSettings = { autocrlf: settings.autocrlf, eol: settings.eol, symlinks: settings.symlinks, encodings: conversions?.encodings };
+    let filters: FilterPass | null = null;
+    if (conversions?.filtered) {
+      runner ??= new FilterRunner(filterContext);
+      filters = { filtered: conversions.filtered, session: { runner, ref: options.ref, treeish: toHex(commitOrTreeId) } };
+    }
     const meter = updatingFiles(options.progress);
     const result = parallel
-      ? await writeInParallel(repo.odb, plan, stats, codes, write, parallel, meter.report)
-      : writePlannedFiles(repo.odb, plan, stats, null, codes, write, force, meter.report);
+      ? await writeInParallel(repo.odb, plan, stats, codes, write, parallel, meter.report, filters)
+      : await writePlannedFiles(repo.odb, plan, stats, null, codes, write, force, meter.report, filters);
     meter.stop();
     pool = null;
     // Straight from the columns: an entry object per file would cost more than the plan itself.
@@ -142,10 +173,12 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
         out.add(stats, i * STAT_FIELDS, plan.modes[i]!, plan.oids, i * OID_BYTES, plan.paths, plan.pathStart[i]!, plan.pathStart[i + 1]!);
       }
     }, { cacheTree: plan.cacheTree, extensions: [] });
+    if (result.unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
     return { entries: plan.count, directories: result.directories, warnings: conversions?.warnings ?? [], errors: encodingErrors(plan, conversions) };
   } finally {
     lock?.rollback();
     // Threads that never got their job (a refusal, an error) are stopped.
     if (pool) await (pool as WriterThreads).close();
+    await runner?.close();
   }
 }

@@ -1,7 +1,7 @@
 // What git's convert.c does to a blob on its way into the work tree, for the attributes and
 // settings that need no external program: `ident` ($Id$ expansion), then end-of-line conversion
 // (text/crlf/eol attributes, core.autocrlf, core.eol), then working-tree-encoding (encoding.ts).
-// Smudge filters need programs; they are reported as unsupported rather than skipped, since
+// Filter drivers run after these (filter/). Anything tsgit cannot do is reported rather than skipped, since
 // skipping would leave a work tree that differs from git's without saying so.
 import { GitError } from '../core/errors.js';
 import { toHex } from '../core/oid.js';
@@ -59,15 +59,11 @@ function textEolIsCrlf(s: EolSettings): boolean {
 }
 
 /**
- * git's convert_attrs: the conversion for one path, from its attribute values. Throws for
- * `filter=<driver>` and for a working-tree-encoding of true/false, naming the path.
+ * git's convert_attrs: the conversion for one path, from its attribute values (the filter
+ * driver is looked up apart, filter/driver.ts). Throws for a working-tree-encoding of true/false,
+ * naming the path.
  */
 export function conversionFor(values: Map<string, AttrValue>, settings: EolSettings, path: string): Conversion {
-  const filter = values.get('filter');
-  if (typeof filter === 'string') {
-    throw new GitError('worktree', 'unsupported',
-      `${path}: filter=${filter} is set in .gitattributes; tsgit cannot run filters (such as git-lfs), so it will not check out this file rather than write its unfiltered content`);
-  }
   const encoding = values.get('working-tree-encoding');
   if (encoding === true || encoding === false) {
     throw new GitError('worktree', 'bad-attribute', `${path}: true/false are no valid working-tree-encodings`);
@@ -248,12 +244,13 @@ function streamable(conv: Conversion): boolean {
 /**
  * The bytes git writes to the work tree for blob `oid` with content `data`. When the
  * working-tree-encoding cannot be applied, git reports it and writes the content as it is before
- * that step; `onEncodeFailure` is told.
+ * that step; `onEncodeFailure` is told. `filtered`: a filter driver gets the result, and git
+ * converts such a file in memory, never through its streaming filters.
  */
 export function convertToWorkTree(data: Buffer, oid: Uint8Array, conv: Conversion, settings: EolSettings,
-  onEncodeFailure?: () => void): Buffer {
+  onEncodeFailure?: () => void, filtered = false): Buffer {
   let out = data;
-  if (conv.ident) out = (streamable(conv) ? identToWorkTreeStreaming(out, oid) : identToWorkTree(out, oid)) ?? out;
+  if (conv.ident) out = (!filtered && streamable(conv) ? identToWorkTreeStreaming(out, oid) : identToWorkTree(out, oid)) ?? out;
   if (outputsCrlf(conv.crlf, settings)) out = lfToCrlf(out, conv.crlf) ?? out;
   if (conv.encoding !== null) {
     const encoded = encodeToWorkTree(out, conv.encoding);

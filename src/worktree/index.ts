@@ -2,11 +2,14 @@
 //   checkout/plan.ts         walk the tree, vet every name (object/path-names.ts), mode, order and
 //                            duplicate, lay the entries out as columns, build the cache-tree
 //   checkout/conversions.ts  attributes (attributes/*) from the tree and $GIT_DIR/info, decide
-//                            each file's eol/ident conversion (convert.ts), refuse filters
+//                            each file's eol/ident conversion (convert.ts) and filter driver
+//                            (filter/driver.ts)
 //   checkout.ts              refuse a non-empty target, take index.lock, then write
 //   checkout/write-files.ts  one thread: directories once each (checkout/directories.ts), files
 //   checkout/parallel.ts     or several: directories on the calling thread, files on all
 //                            (checkout/write-worker.ts), stat data into a shared table
+//   checkout/write-filtered.ts  filtered files on the calling thread, through filter/ (smudge
+//                            commands, the long-running process protocol, delayed files)
 //   index-file/write.ts      the index from the plan and the stat table, through the lock
 // switch.ts moves an existing work tree from one commit to another with git's two-way rules.
 // encoding.ts is working-tree-encoding (UTF-16/32 in process, code pages as tables read out of the

@@ -10,6 +10,9 @@
 // With force the result is N everywhere: files that do not match are rewritten, tracked files
 // not in N removed. Untracked files are never removed except, with force, when in the way.
 //
+// A file is compared with its blob through its clean filter (switch/clean-filters.ts), and
+// written through its smudge filter, as in a checkout.
+//
 // Every check runs before the first change. Then all removals happen (leading directories vetted
 // first, so no removal goes through a symlink), then the writes, with a directory cache that
 // starts empty after those removals (checkout/directories.ts).
@@ -38,6 +41,9 @@ import { isClean, lstatOrNull, type CleanCheck } from './switch/clean.js';
 import { updatingFiles } from './checkout/updating-files.js';
 import { LeadingPathCheck } from './switch/leading-path.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
+import { CleanFilters } from './switch/clean-filters.js';
+import { readFilterDrivers } from './filter/driver.js';
+import { FilterRunner } from './filter/filters.js';
 
 export interface SwitchOptions {
   /** Discard local changes and replace untracked files in the way. */
@@ -45,7 +51,12 @@ export interface SwitchOptions {
   /** The "Updating files" meter. */
   progress?: Progress;
   config?: Config;
+  /** The environment of filters too. */
   env?: NodeJS.ProcessEnv;
+  /** The ref checked out, which git tells filters as `ref`. */
+  ref?: string;
+  /** Receives git's error lines from filters; by default they go to stderr. */
+  log?: (message: string) => void;
 }
 
 export interface SwitchResult {
@@ -65,8 +76,8 @@ function listPaths(title: string, paths: string[], advice: string): string {
 }
 
 /** Switches the work tree and index from `oldCommit` (null: unborn) to `newCommit`. */
-export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCommit: Uint8Array,
-  options: SwitchOptions = {}): SwitchResult {
+export async function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCommit: Uint8Array,
+  options: SwitchOptions = {}): Promise<SwitchResult> {
   const env = options.env ?? process.env;
   const force = options.force ?? false;
   if (!repo.workTree) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
@@ -77,6 +88,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
   const revs = repo.revs();
 
   const lock = IndexLock.acquire(indexPath(repo.gitDir, env));
+  const runner = new FilterRunner({ cwd: root, env, log: options.log ?? (m => process.stderr.write(m)) });
   try {
     const index = readIndexFile(indexPath(repo.gitDir, env));
     if (!index) throw new GitError('worktree', 'no-index', 'there is no index to switch from; check out into the empty work tree instead');
@@ -85,7 +97,9 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
 
     const oldTree = oldCommit ? flattenTree(odb, revs.peel(oldCommit, OBJ_TREE, toHex(oldCommit))) : new Map<string, TreeEntryInfo>();
     const plan = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
-    const conversions = planConversions(plan, odb, settings);
+    const drivers = readFilterDrivers(config);
+    const conversions = planConversions(plan, odb, settings, drivers);
+    const cleanFilters = new CleanFilters(odb, oldTree, settings, drivers, runner);
     const planned = new Map<string, number>();
     for (let i = 0; i < plan.count; i++) planned.set(pathKey(entryPath(plan, i)), i);
     const stats = newStatTable(plan.count);
@@ -104,9 +118,10 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
         const conv = conversionOf(e);
         return conv ? convertToGit(displayPath(e.path), data, conv, () => odb.mustRead(e.oid, 0, OBJ_BLOB).data) : data;
       },
+      clean: (e, data) => cleanFilters.clean(e.path, data),
     };
     const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
-    const clean = (e: IndexEntry): boolean => isClean(e, fsPath(e.path), check);
+    const clean = (e: IndexEntry): Promise<boolean> => isClean(e, fsPath(e.path), check);
 
     const result: IndexEntry[] = [];
     const toWrite: number[] = [];
@@ -124,7 +139,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       const old = oldTree.get(key);
       current.delete(key);
       if (force) {
-        if (cur && same(cur, n) && clean(cur)) keep(cur);
+        if (cur && same(cur, n) && await clean(cur)) keep(cur);
         else {
           if (cur) toRemove.push(cur);
           toWrite.push(i);
@@ -133,7 +148,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       }
       if (cur) {
         if (same(cur, n) || (old && same(old, n))) keep(cur);
-        else if (old && same(cur, old) && clean(cur)) {
+        else if (old && same(cur, old) && await clean(cur)) {
           toRemove.push(cur);
           toWrite.push(i);
         } else localChanges.push(displayPath(n.path));
@@ -150,7 +165,7 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       const old = oldTree.get(key);
       if (force) toRemove.push(cur);
       else if (!old) keep(cur);
-      else if (same(cur, old) && clean(cur)) toRemove.push(cur);
+      else if (same(cur, old) && await clean(cur)) toRemove.push(cur);
       else localChanges.push(displayPath(cur.path));
     }
 
@@ -188,8 +203,12 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
     }
 
     const removed = removeEntries(root, toRemove);
+    const filters = conversions?.filtered
+      ? { filtered: conversions.filtered, session: { runner, ...options.ref ? { ref: options.ref } : {}, treeish: toHex(newCommit) } }
+      : null;
     const meter = updatingFiles(options.progress);
-    writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null, { ...settings, encodings: conversions?.encodings }, force, meter.report);
+    const { unfiltered } = await writePlannedFiles(odb, plan, stats, toWrite, conversions?.codes ?? null,
+      { ...settings, encodings: conversions?.encodings }, force, meter.report, filters);
     meter.stop();
 
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
@@ -205,9 +224,11 @@ export function switchTree(repo: Repository, oldCommit: Uint8Array | null, newCo
       timestampNsec: index.timestampNsec,
     };
     lock.commit(next);
+    if (unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
     return { written: toWrite.length, removed, kept: keptCount, errors: encodingErrors(plan, conversions) };
   } finally {
     lock.rollback();
+    await runner.close();
   }
 }
 

@@ -3,9 +3,11 @@
 // existing work tree to another commit, refusing to lose local changes unless -f. A branch name
 // also points HEAD at the branch; any other commit detaches HEAD.
 import fs from 'node:fs';
+import path from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { fromHex, toHex } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
+import type { Repository } from '../../repository/repository.js';
 import { checkRefFormat, RefStore } from '../../refs/index.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
@@ -75,12 +77,24 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const show = progressFlag ?? progressWanted({ quiet });
   const progress = progressIf(show);
   const indexFile = indexPath(repo.gitDir, ctx.env);
+  // Filters run in the work tree with the environment git gives them: GIT_PREFIX, and GIT_DIR
+  // (absolute) when it was given.
+  const prefix = path.relative(repo.workTree, ctx.cwd);
+  const gitDirGiven = ctx.gitDir ?? ctx.env.GIT_DIR;
+  const env: NodeJS.ProcessEnv = {
+    ...ctx.env,
+    GIT_PREFIX: prefix && !prefix.startsWith('..') ? `${prefix}/` : '',
+    ...gitDirGiven ? { GIT_DIR: path.resolve(ctx.cwd, gitDirGiven) } : {},
+  };
+  // git names the branch or remote-tracking ref being checked out to filters, not a tag or commit.
+  const named = tracking?.ref ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
+  const ref = named ? { ref: named } : {};
   let errors: string[];
   if (!fs.existsSync(indexFile)) {
-    ({ errors } = await checkoutTree(repo, commit, { force, env: ctx.env, progress }));
+    ({ errors } = await checkoutTree(repo, commit, { force, env, ...ref, progress }));
   } else {
     const oldCommit = head.oid ? fromHex(head.oid) : null;
-    ({ errors } = switchTree(repo, oldCommit, commit, { force, env: ctx.env, progress }));
+    ({ errors } = await switchTree(repo, oldCommit, commit, { force, env, ...ref, progress }));
   }
   for (const e of errors) say(`error: ${e}`);
 
@@ -108,6 +122,14 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     if (!quiet && spec !== 'HEAD') say(`HEAD is now at ${newHex.slice(0, 7)} ${subject(repo.odb.mustRead(commit).data)}`);
   }
   return 0;
+}
+
+/** The branch or remote-tracking ref `spec` names (in full or as `<remote>/<branch>`), if any. */
+function namedRef(repo: Repository, spec: string): string | null {
+  for (const name of [spec, `refs/remotes/${spec}`]) {
+    if ((name.startsWith('refs/heads/') || name.startsWith('refs/remotes/')) && repo.resolveRef(name)) return name;
+  }
+  return null;
 }
 
 function say(line: string): void {

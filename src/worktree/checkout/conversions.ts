@@ -1,6 +1,6 @@
-// Which files a checkout converts on the way out (ident, end of line), decided for every file
-// before the first one is written, so that an unsupported filter stops the checkout while the
-// work tree is still untouched. Attributes come from the tree being checked out (the work tree is
+// Which files a checkout converts on the way out (ident, end of line, encoding) and which a filter driver
+// smudges, decided for every file before the first one is written, so that a required filter
+// with nothing to run stops the checkout while the work tree is still untouched. Attributes come from the tree being checked out (the work tree is
 // empty; git reads them from the new index in this direction), plus the files outside the tree.
 import { MODE_BLOB, MODE_EXEC } from '../../object/tree.js';
 import { OBJ_BLOB } from '../../object/type.js';
@@ -8,9 +8,11 @@ import type { ObjectDatabase } from '../../odb/database.js';
 import { AttributeChecker, type AttrFrame } from '../attributes/check.js';
 import { CODE_ENCODE_FAILED, CONVERT_ATTRIBUTES, Crlf, conversionCode, conversionFor, convertsAnything } from '../convert.js';
 import { encodeFailure } from '../encoding.js';
+import { smudgeDriverFor, type FilterDriver } from '../filter/driver.js';
 import { displayPath } from './path-check.js';
 import { entryPath, type CheckoutPlan } from './plan.js';
 import type { CheckoutSettings } from './settings.js';
+import type { FilteredEntries } from './write-filtered.js';
 
 export interface ConversionPlan {
   /**
@@ -20,11 +22,14 @@ export interface ConversionPlan {
   codes: Uint8Array;
   /** The working-tree-encoding of each entry that has one, by entry index, ascending. */
   encodings: Map<number, string>;
+  /** The entries a filter driver smudges; null when none does. */
+  filtered: FilteredEntries | null;
   warnings: string[];
 }
 
 /** null when no file can need converting (no attributes anywhere and core.autocrlf off). */
-export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, settings: CheckoutSettings): ConversionPlan | null {
+export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, settings: CheckoutSettings,
+  drivers: ReadonlyMap<string, FilterDriver> = new Map()): ConversionPlan | null {
   const { dirs } = plan;
   const rootAttrs = dirs[0]!.attributes;
   const anyDirAttrs = dirs.some(d => d.attributes !== null);
@@ -52,17 +57,25 @@ export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, setting
   }
   const codes = new Uint8Array(new SharedArrayBuffer(plan.count));
   const encodings = new Map<number, string>();
+  let filtered: FilteredEntries | null = null;
   for (let i = 0; i < plan.count; i++) {
     const mode = plan.modes[i];
     if (mode !== MODE_BLOB && mode !== MODE_EXEC) continue; // symlinks and submodules are never converted
     const path = entryPath(plan, i);
-    const conv = conversionFor(checker.check(path, frames[plan.dirOf[i]!]!, CONVERT_ATTRIBUTES), settings, displayPath(path));
+    const values = checker.check(path, frames[plan.dirOf[i]!]!, CONVERT_ATTRIBUTES);
+    const conv = conversionFor(values, settings, displayPath(path));
     // Text files keep their code even when checkout leaves them alone: a switch reads them back
     // through git's crlf_to_git.
     if (convertsAnything(conv, settings) || conv.crlf !== Crlf.Binary) codes[i] = conversionCode(conv);
     if (conv.encoding !== null) encodings.set(i, conv.encoding);
+    const driver = drivers.size ? smudgeDriverFor(values, conv, drivers, displayPath(path)) : null;
+    if (driver) {
+      filtered ??= { marks: new Uint8Array(plan.count), driverOf: new Map() };
+      filtered.marks[i] = 1;
+      filtered.driverOf.set(i, driver);
+    }
   }
-  return { codes, encodings, warnings: checker.warnings };
+  return { codes, encodings, filtered, warnings: checker.warnings };
 }
 
 /** git's "failed to encode" errors for the entries written since planning, in index order. */

@@ -4,7 +4,9 @@
 // counter, wait until their chunk's directories exist, then read, convert and write the files and
 // record their stat data in the shared table. When the directories are done this thread claims
 // chunks too. Nothing here removes anything, so the directory cache never needs dropping; a file
-// already in the way is an error (checkouts that replace things run on one thread).
+// already in the way is an error (checkouts that replace things run on one thread). Entries a
+// filter smudges are passed by: this thread streams them through their filters
+// (write-filtered.ts) once the directories exist, while the workers write the rest.
 import { Worker } from 'node:worker_threads';
 import { errorFromData, type ErrorData } from '../../core/errors.js';
 import { MODE_GITLINK } from '../../object/tree.js';
@@ -13,7 +15,8 @@ import { BlobReader, locateBlobs, type PackSource } from './blob-reader.js';
 import { DirectoryCache } from './directories.js';
 import type { CheckoutPlan, EntryColumns } from './plan.js';
 import { EntryWriter } from './write-entry.js';
-import { writeEntry, type WriteSettings } from './write-files.js';
+import { workTreeBytes, writeEntry, type FilterPass, type WriteSettings } from './write-files.js';
+import { FilteredWriter } from './write-filtered.js';
 
 /** Control words in a shared Int32Array. */
 export const NEXT = 0, READY = 1, DONE = 2, FAILED = 3;
@@ -29,6 +32,8 @@ export interface WorkerJob {
   paths: SharedArrayBuffer; pathStart: SharedArrayBuffer; nameStart: SharedArrayBuffer; oids: SharedArrayBuffer;
   modes: SharedArrayBuffer; dirOf: SharedArrayBuffer; rawName: SharedArrayBuffer;
   codes: SharedArrayBuffer | null;
+  /** 1 for each entry a filter smudges: written by the main thread, not here. */
+  skip: SharedArrayBuffer | null;
   /** Where each blob is (see BlobLocations). */
   packs: PackSource[]; packOf: SharedArrayBuffer; offsets: SharedArrayBuffer;
   stats: SharedArrayBuffer;
@@ -61,8 +66,8 @@ export function jobColumns(job: WorkerJob): EntryColumns {
  * Claims chunks and writes their entries (submodules excepted: the directory creator made them)
  * until none are left or some thread has failed.
  */
-export function drain(blobs: BlobReader, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings,
-  writer: EntryWriter, control: Int32Array, onChunk?: () => void): void {
+export function drain(blobs: BlobReader, cols: EntryColumns, codes: Uint8Array | null, skip: Uint8Array | null,
+  settings: WriteSettings, writer: EntryWriter, control: Int32Array, onChunk?: () => void): void {
   for (;;) {
     if (Atomics.load(control, FAILED)) return;
     const start = Atomics.add(control, NEXT, CHUNK);
@@ -76,7 +81,7 @@ export function drain(blobs: BlobReader, cols: EntryColumns, codes: Uint8Array |
     }
     let written = 0;
     for (let i = start; i < end; i++) {
-      if (cols.modes[i] === MODE_GITLINK) continue;
+      if (cols.modes[i] === MODE_GITLINK || skip?.[i]) continue;
       writeEntry(blobs, cols, codes, settings, writer, i);
       written++;
     }
@@ -125,18 +130,24 @@ export class WriterThreads {
   }
 }
 
-/** Writes all of `plan` on this thread and `threads`; stat data goes to the shared `stats`. */
+/**
+ * Writes all of `plan` on this thread and `threads`; stat data goes to the shared `stats`.
+ * `unfiltered` counts the entries a filter never delivered (reported).
+ */
 export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, stats: Uint32Array, codes: Uint8Array | null,
-  settings: WriteSettings, threads: WriterThreads, progress?: (done: number, total: number) => void): Promise<{ directories: number }> {
+  settings: WriteSettings, threads: WriterThreads, progress?: (done: number, total: number) => void,
+  filters: FilterPass | null = null): Promise<{ directories: number; unfiltered: number }> {
   if (!(stats.buffer instanceof SharedArrayBuffer)) throw new TypeError('the stat table must be shared');
   const control = new Int32Array(new SharedArrayBuffer(16));
   const locations = locateBlobs(odb, plan.oids, plan.count, i => plan.modes[i] === MODE_GITLINK);
+  const skip = filters?.filtered.marks ?? null;
   const job: WorkerJob = {
     dirPaths: plan.dirs.map(d => d.fsPath),
     count: plan.count,
     paths: share(plan.paths), pathStart: share(plan.pathStart), nameStart: share(plan.nameStart), oids: share(plan.oids),
     modes: share(plan.modes), dirOf: share(plan.dirOf), rawName: share(plan.rawName),
     codes: codes ? share(codes) : null,
+    skip: skip ? share(skip) : null,
     packs: locations.packs, packOf: locations.packOf.buffer as SharedArrayBuffer, offsets: locations.offsets.buffer as SharedArrayBuffer,
     stats: stats.buffer,
     control: control.buffer as SharedArrayBuffer,
@@ -144,7 +155,9 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
   };
   const replies = threads.run(job);
   const report = (): void => progress?.(Atomics.load(control, DONE), plan.count);
+  const timer = progress ? setInterval(report, 100) : null;
   let failure: unknown = null;
+  let unfiltered = 0;
   const dirs = new DirectoryCache(plan.dirs, false);
   try {
     const writer = new EntryWriter(plan, stats, dirs, false);
@@ -166,7 +179,9 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
     Atomics.notify(control, READY);
     const blobs = new BlobReader(odb, locations);
     try {
-      drain(blobs, plan, codes, settings, new EntryWriter(plan, stats, null, false), control, report);
+      const fileWriter = new EntryWriter(plan, stats, null, false);
+      if (filters) unfiltered = await writeFilteredHere(plan, blobs, codes, settings, fileWriter, filters, control);
+      drain(blobs, plan, codes, skip, settings, fileWriter, control, report);
     } finally {
       blobs.close();
     }
@@ -175,7 +190,6 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
     Atomics.store(control, FAILED, 1);
     Atomics.notify(control, READY);
   }
-  const timer = progress ? setInterval(report, 100) : null;
   try {
     const results = await replies;
     if (failure) throw failure;
@@ -185,5 +199,17 @@ export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, s
     if (timer) clearInterval(timer);
   }
   report();
-  return { directories: dirs.created };
+  return { directories: dirs.created, unfiltered };
+}
+
+/** The filtered entries, in index order, on this thread while the workers write the others. */
+async function writeFilteredHere(plan: CheckoutPlan, blobs: BlobReader, codes: Uint8Array | null, settings: WriteSettings,
+  writer: EntryWriter, filters: FilterPass, control: Int32Array): Promise<number> {
+  const filtering = new FilteredWriter(plan, i => workTreeBytes(blobs, plan, codes, settings, i, true), writer, filters.filtered,
+    filters.session, () => Atomics.add(control, DONE, 1));
+  for (const i of filters.filtered.driverOf.keys()) {
+    if (Atomics.load(control, FAILED)) return 0;
+    await filtering.submit(i);
+  }
+  return filtering.finish();
 }

@@ -43,14 +43,21 @@ export class EntryWriter {
     this.dirs.ensure(this.plan.dirOf[i]!);
   }
 
-  /** Writes a regular file (or a symlink's text, when symlinks are off) and records its stat. */
-  writeFile(i: number, data: Uint8Array, executable: boolean): void {
+  /**
+   * Writes a regular file (or a symlink's text, when symlinks are off) and records its stat. A
+   * filter's output comes as the chunks it arrived in, written as they are.
+   */
+  writeFile(i: number, data: Uint8Array | readonly Uint8Array[], executable: boolean): void {
     this.dirs?.ensure(this.plan.dirOf[i]!);
     const fsPath = entryFsPath(this.plan, i);
     const fd = this.create(i, fsPath, executable ? 0o777 : 0o666);
     try {
-      let off = 0;
-      while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off);
+      if (data instanceof Uint8Array) {
+        let off = 0;
+        while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off);
+      } else {
+        writeChunks(fd, data);
+      }
       fstatInto(fd, this.stats, i * STAT_FIELDS);
     } catch (e) {
       throw ioError('write', entryPath(this.plan, i), e);
@@ -90,5 +97,21 @@ export class EntryWriter {
       }
     }
     recordStat(this.stats, i, fs.lstatSync(fsPath, { bigint: true }));
+  }
+}
+
+/** writev until every chunk is written (a writev may stop short, as a write may). */
+function writeChunks(fd: number, chunks: readonly Uint8Array[]): void {
+  let k = 0, skip = 0;
+  while (k < chunks.length) {
+    const batch = chunks.slice(k, k + 1024);
+    if (skip) batch[0] = batch[0]!.subarray(skip);
+    let n = fs.writevSync(fd, batch as Uint8Array[]);
+    while (k < chunks.length && n >= chunks[k]!.length - skip) {
+      n -= chunks[k]!.length - skip;
+      skip = 0;
+      k++;
+    }
+    skip += n;
   }
 }

@@ -12,6 +12,7 @@ import { DirectoryCache } from './directories.js';
 import { displayPath } from './path-check.js';
 import { entryOid, entryPath, type CheckoutPlan, type EntryColumns } from './plan.js';
 import { EntryWriter } from './write-entry.js';
+import { FilteredWriter, type FilteredEntries, type FilterSession } from './write-filtered.js';
 
 export interface WriteSettings extends EolSettings {
   /** core.symlinks: false writes a symlink's target into a plain file. */
@@ -28,41 +29,74 @@ export function writeEntry(blobs: BlobReader, cols: EntryColumns, codes: Uint8Ar
     writer.writeGitlink(i);
     return;
   }
-  let data: Buffer;
-  try {
-    data = blobs.readEntry(cols.oids, i * OID_BYTES, i);
-  } catch (err) {
-    throw new GitError('worktree', 'bad-object', `cannot check out '${displayPath(entryPath(cols, i))}': ${(err as Error).message}`, { cause: err });
-  }
   if (mode === MODE_SYMLINK) {
+    const data = readBlob(blobs, cols, i);
     if (settings.symlinks) writer.writeSymlink(i, data);
     else writer.writeFile(i, data, false);
     return;
   }
+  writer.writeFile(i, workTreeBytes(blobs, cols, codes, settings, i), mode === MODE_EXEC);
+}
+
+function readBlob(blobs: BlobReader, cols: EntryColumns, i: number): Buffer {
+  try {
+    return blobs.readEntry(cols.oids, i * OID_BYTES, i);
+  } catch (err) {
+    throw new GitError('worktree', 'bad-object', `cannot check out '${displayPath(entryPath(cols, i))}': ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * Regular file i's blob converted as the plan says (ident, eol, encoding), before any filter: what
+ * it is written as, or (`filtered`) what a smudge filter is given. An encoding that fails is marked
+ * in `codes` for encodingErrors(). It may live in the reader's reused buffer.
+ */
+export function workTreeBytes(blobs: BlobReader, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings, i: number,
+  filtered = false): Buffer {
+  const data = readBlob(blobs, cols, i);
   const conv = codes ? conversionFromCode(codes[i]!, settings.encodings?.get(i)) : null;
-  if (conv) data = convertToWorkTree(data, entryOid(cols, i), conv, settings, () => { codes![i] |= CODE_ENCODE_FAILED; });
-  writer.writeFile(i, data, mode === MODE_EXEC);
+  return conv ? convertToWorkTree(data, entryOid(cols, i), conv, settings, () => { codes![i] |= CODE_ENCODE_FAILED; }, filtered) : data;
+}
+
+/** The filtered entries of a plan and the filters to write them with (see write-filtered.ts). */
+export interface FilterPass {
+  filtered: FilteredEntries;
+  session: FilterSession;
 }
 
 /**
  * Writes the plan's entries (all of them, or those `which` lists, ascending) on this thread and
  * records their stat data in `stats`. With `force`, whatever is in the way is removed; otherwise
- * it is an error.
+ * it is an error. Entries a filter smudges go through it in their turn; the delayed ones are
+ * written at the end. `unfiltered` counts those a filter never delivered (reported).
  */
-export function writePlannedFiles(odb: ObjectDatabase, plan: CheckoutPlan, stats: Uint32Array, which: readonly number[] | null,
-  codes: Uint8Array | null, settings: WriteSettings, force: boolean,
-  progress?: (done: number, total: number) => void): { directories: number } {
+export async function writePlannedFiles(odb: ObjectDatabase, plan: CheckoutPlan, stats: Uint32Array, which: readonly number[] | null,
+  codes: Uint8Array | null, settings: WriteSettings, force: boolean, progress?: (done: number, total: number) => void,
+  filters: FilterPass | null = null): Promise<{ directories: number; unfiltered: number }> {
   const dirs = new DirectoryCache(plan.dirs, force);
   const writer = new EntryWriter(plan, stats, dirs, force);
   const blobs = new BlobReader(odb);
   const total = which ? which.length : plan.count;
+  let done = 0;
+  const written = (): void => progress?.(++done, total);
+  const marks = filters?.filtered.marks ?? null;
+  const filtering = filters
+    ? new FilteredWriter(plan, i => workTreeBytes(blobs, plan, codes, settings, i, true), writer, filters.filtered, filters.session, written)
+    : null;
+  let unfiltered = 0;
   try {
     for (let k = 0; k < total; k++) {
-      writeEntry(blobs, plan, codes, settings, writer, which ? which[k]! : k);
-      progress?.(k + 1, total);
+      const i = which ? which[k]! : k;
+      if (marks?.[i]) {
+        await filtering!.submit(i);
+        continue;
+      }
+      writeEntry(blobs, plan, codes, settings, writer, i);
+      written();
     }
+    if (filtering) unfiltered = await filtering.finish();
   } finally {
     blobs.close();
   }
-  return { directories: dirs.created };
+  return { directories: dirs.created, unfiltered };
 }

@@ -20,7 +20,7 @@ parentPort!.once('message', (job: WorkerJob) => {
     const locations = { packs: job.packs, packOf: new Int32Array(job.packOf), offsets: new Float64Array(job.offsets) };
     const blobs = new BlobReader(() => opened ??= new ObjectDatabase(workerData as string), locations);
     try {
-      drain(blobs, cols, job.codes ? new Uint8Array(job.codes) : null, job.settings, writer, control);
+      drain(blobs, cols, job.codes ? new Uint8Array(job.codes) : null, job.skip ? new Uint8Array(job.skip) : null, job.settings, writer, control);
     } finally {
       blobs.close();
     }

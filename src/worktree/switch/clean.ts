@@ -1,7 +1,8 @@
 // Whether a work-tree file still holds what its index entry says, the way git's ie_modified
 // decides: stat data first (type, owner exec bit, times, inode, owner, size); a changed type, exec
 // bit or size is a change; otherwise, when the stat cannot prove it (changed times, or a racy entry
-// written in the same second as the index), the content as git would store it (convert_to_git).
+// written in the same second as the index), the content as git would store it (convert_to_git:
+// the path's clean filter first, when it has one, then the encoding, end-of-line and ident steps).
 import fs from 'node:fs';
 import { oidEquals } from '../../core/oid.js';
 import { hashObject } from '../../core/hash.js';
@@ -30,10 +31,12 @@ export interface CleanCheck {
   /** The index file's mtime in seconds; entries modified at or after it are racy. */
   indexTimestampSec: number;
   /**
-   * Work-tree content `data` of `e` as git would store it (convert_to_git: encoding back to UTF-8,
-   * CRLF to LF, $Id$ collapsed); `data` itself where nothing converts.
+   * Work-tree content `data` of `e` as git would store it after its clean filter (convert_to_git:
+   * encoding back to UTF-8, CRLF to LF, $Id$ collapsed); `data` itself where nothing converts.
    */
   cleaned: (e: IndexEntry, data: Uint8Array) => Uint8Array;
+  /** The work-tree content as its clean filter gives it, or null when no filter applies. */
+  clean: (e: IndexEntry, data: Buffer) => Promise<Buffer | null>;
 }
 
 /** True when the stat data alone shows `st` is the file `e` describes (git's ce_match_stat_basic). */
@@ -59,7 +62,7 @@ export function statMatches(e: IndexEntry, st: fs.BigIntStats, check: CleanCheck
  * Whether the work-tree file at `fsPath` is unchanged from index entry `e`. A submodule counts as
  * unchanged while its directory exists (tsgit does not look inside submodules).
  */
-export function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanCheck): boolean {
+export async function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanCheck): Promise<boolean> {
   const st = lstatOrNull(fsPath);
   if (!st) return false;
   if (e.mode === MODE_GITLINK) return st.isDirectory();
@@ -78,5 +81,7 @@ export function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanChec
   // So is another size, unless the index does not know it (0, as after read-tree).
   if (e.size !== 0 && Number(st.size & LOW32) !== e.size) return false;
   // Then what git would store from the file must be the entry's blob.
-  return oidEquals(hashObject('blob', check.cleaned(e, fs.readFileSync(fsPath))), 0, e.oid, 0);
+  const data = fs.readFileSync(fsPath);
+  const filtered = await check.clean(e, data);
+  return oidEquals(hashObject('blob', check.cleaned(e, filtered ?? data)), 0, e.oid, 0);
 }
