@@ -18,7 +18,7 @@ import { formatFilterSpec, type FilterSpec } from '../protocol/index.js';
 import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { checkoutTree } from '../worktree/checkout.js';
-import { fetchPack } from './fetch-pack.js';
+import { deepens, fetchPack } from './fetch-pack.js';
 import { guessDirectory } from './guess-directory.js';
 import { initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
@@ -105,7 +105,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   const bare = mirror || (options.bare ?? false);
   const origin = options.origin ?? 'origin';
   if (checkRefFormat(`refs/remotes/${origin}/test`) !== null) throw new GitError('client', 'bad-remote', `'${origin}' is not a valid remote name`);
-  const deepen = (options.depth ?? 0) > 0 || options.shallowSince !== undefined;
+  const deepen = deepens({ depth: options.depth, deepenSince: options.shallowSince });
   const singleBranch = options.singleBranch ?? deepen;
   const log = options.log ?? (() => {});
   const remoteUrl = parseRemoteUrl(url, cwd);
@@ -131,11 +131,12 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   try {
     const gitDir = bare ? target : separate ?? path.join(target, '.git');
     const workTree = bare ? null : target;
-    const globalConfig = Config.loadSync(gitDir, { global: true, env });
-    const initialBranch = globalConfig.get('init', null, 'defaultbranch') || 'master';
+    // One configuration for the whole clone: the global files, then the new repository's own
+    // (save() re-reads the file initRepository wrote, replays the edits on it, and reloads).
+    const config = Config.loadSync(gitDir, { global: true, env });
+    const initialBranch = config.get('init', null, 'defaultbranch') || 'master';
     initRepository(gitDir, { bare, initialBranch });
     if (separate) fs.writeFileSync(path.join(target, '.git'), `gitdir: ${separate}\n`);
-    const config = Config.loadSync(gitDir);
     for (const setting of options.config ?? []) {
       const eq = setting.indexOf('=');
       const { section, subsection, key } = parseConfigKey(eq < 0 ? setting : setting.slice(0, eq));
@@ -150,10 +151,9 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
 
     // As git's remote_get: the stored URL is the one given, the one used has url.<base>.insteadOf
     // applied; and the protocol must be allowed (protocol.<name>.allow).
-    const effective = Config.loadSync(gitDir, { global: true, env });
-    const fetchUrl = parseRemoteUrl(rewriteUrl(effective, storedUrl), cwd);
-    checkProtocolAllowed(effective, env, fetchUrl);
-    const connectOptions = { ...connectOptionsFromConfig(effective, env), ...options.transport };
+    const fetchUrl = parseRemoteUrl(rewriteUrl(config, storedUrl), cwd);
+    checkProtocolAllowed(config, env, fetchUrl);
+    const connectOptions = { ...connectOptionsFromConfig(config, env), ...options.transport };
     session = await RemoteSession.open(fetchUrl, connectOptions);
     if (options.signal?.aborted) throw interrupted();
     const prefixes = ['HEAD', srcPrefix];
@@ -188,7 +188,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
           receivePack: (pack) => storePack(repository, pack, {
             fixThin: false, strict: options.strict ?? true, connectivity: !deepen && !filtered, progress: options.progress,
-            keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal, onIndexed: options.onPackStored,
+            signal: options.signal, onIndexed: options.onPackStored,
             ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
           }),
         });
@@ -263,7 +263,7 @@ async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commi
     wants: blobs, negotiator: null, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
     receivePack: (pack) => storePack(repo, pack, {
       fixThin: false, strict: options.strict ?? true, connectivity: false, progress: options.progress,
-      keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, promisorRefs: [], signal: options.signal,
+      promisorRefs: [], signal: options.signal,
     }),
   });
   await session.close(session.version === 2);

@@ -62,9 +62,14 @@ function haveLine(oid: string): Buffer {
   return pktLine(`have ${oid}\n`);
 }
 
+/** Whether a fetch changes the shallow boundary (--depth, --shallow-since): git's args->deepen. */
+export function deepens(options: { readonly depth?: number; readonly deepenSince?: number }): boolean {
+  return (options.depth ?? 0) > 0 || options.deepenSince !== undefined;
+}
+
 export async function fetchPack<T>(session: RemoteSession, options: FetchPackOptions<T>): Promise<FetchPackResult<T>> {
   if (options.wants.length === 0) throw new GitError('client', 'invalid-argument', 'fetch-pack needs at least one want');
-  const deepen = (options.depth ?? 0) > 0 || options.deepenSince !== undefined;
+  const deepen = deepens(options);
   if ((deepen || (options.shallows?.length ?? 0) > 0) && !supportsShallow(session)) {
     throw new GitError('client', 'unsupported', `${session.conn.name}: Server does not support shallow clients`);
   }

@@ -17,7 +17,7 @@ import { RefStore } from '../refs/index.js';
 import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
-import { fetchPack } from './fetch-pack.js';
+import { deepens, fetchPack } from './fetch-pack.js';
 import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatRefLines, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { peeledValue } from './peel.js';
@@ -103,7 +103,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const tagSpec = tagMode === 'all' ? parseRefspec('refs/tags/*:refs/tags/*') : null;
   const follow = tagMode === 'auto' && specs.some((s) => !s.negative && s.dst !== '');
   const filter = remote.promisor && remote.partialCloneFilter ? parseFilterSpec(remote.partialCloneFilter) : null;
-  const deepen = (options.depth ?? 0) > 0;
+  const deepen = deepens(options);
   const connectOptions = {
     ...connectOptionsFromConfig(config, env), ...(remote.uploadPack ? { uploadPack: remote.uploadPack } : {}), ...options.transport,
   };
@@ -140,7 +140,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack) => storePack(repo, pack, {
           fixThin: true, strict, connectivity, progress: options.progress,
-          keepMessage: `fetch-pack ${process.pid} on ${os.hostname()}`, signal: options.signal, onIndexed: options.onPackStored,
+          signal: options.signal, onIndexed: options.onPackStored,
           ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
         }),
       });

@@ -5,6 +5,7 @@
 // fetched for, which is what tells git that objects it lacks may be fetched later.
 import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
+import os from 'node:os';
 import { indexPack } from '../packing/index-pack/index.js';
 import type { Repository } from '../repository/repository.js';
 
@@ -21,8 +22,8 @@ export interface StorePackOptions {
   readonly connectivity: boolean;
   /** Meters for "Receiving objects" / "Resolving deltas". */
   readonly progress?: Progress;
-  /** The .keep text, git's "fetch-pack <pid> on <host>". */
-  readonly keepMessage: string;
+  /** The .keep text; default git's "fetch-pack <pid> on <host>". */
+  readonly keepMessage?: string;
   /** For a partial clone: the refs the pack was fetched for, written to its .promisor file. */
   readonly promisorRefs?: readonly { name: string; oid: string }[];
   /** Stops index-pack promptly, even while it resolves deltas. */
@@ -73,7 +74,7 @@ async function receive(repo: Repository, pack: AsyncIterable<Uint8Array>, option
     fixThin: options.fixThin,
     strict: options.strict ? { strict: true } : null,
     connectivity: options.connectivity,
-    keep: options.keepMessage,
+    keep: options.keepMessage ?? `fetch-pack ${process.pid} on ${os.hostname()}`,
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
