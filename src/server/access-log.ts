@@ -9,8 +9,8 @@
 // gone (the client left first), killed (its worker died), timeout (cut off), busy (refused: the
 // queue or the connections were full), refused (not found, not allowed, malformed) or closing
 // (the server was shutting down); wants and haves are the service's counts (a service's own
-// names after upload-pack's); sent counts the answer's bytes; wait is the time spent queued and
-// time the whole request's, in seconds.
+// names after upload-pack's); sent counts the answer's bytes; wait is the time from the request's
+// arrival until a worker took it (reading it, then queued) and time the whole request's, in seconds.
 export type AccessOutcome = 'ok' | 'error' | 'gone' | 'killed' | 'timeout' | 'busy' | 'refused' | 'closing';
 
 export interface AccessRecord {
@@ -26,6 +26,7 @@ export interface AccessRecord {
   readonly outcome: AccessOutcome;
   readonly counts: Readonly<Record<string, number>> | null;
   readonly sent: number | null;
+  /** From `start` until a worker took the request. */
   readonly waitMs: number;
   readonly reason?: string;
 }

@@ -120,7 +120,7 @@ export function createDaemon(options: DaemonOptions): net.Server {
     job.stdout.resume();
     const started = () => {
       conn.serving = true;
-      record.waitMs = job.startedAt - job.queuedAt;
+      record.waitMs = job.startedAt - record.start;
     };
     if (job.startedAt) started();
     else job.once('start', started);

@@ -111,11 +111,15 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
     };
     inFlight++;
     let passed = false;
-    res.once('close', () => {
+    // The line is written once the response is closed and the request's job has said how it ended.
+    let pending = 2;
+    const settled = () => {
+      if (--pending > 0) return;
       inFlight--;
       if (record.status === null && res.headersSent) record.status = res.statusCode;
       if (!passed) options.accessLog?.(formatAccessLine(record), record);
-    });
+    };
+    res.once('close', settled);
     const pass = next && ((err?: unknown) => {
       passed = true;
       next(err);
@@ -126,7 +130,7 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       record.reason = (e as Error).message;
       if (!res.headersSent) plain(res, 500, 'internal error\n');
       else res.destroy();
-    });
+    }).finally(settled);
   };
   return Object.assign(handler, {
     pool,
@@ -270,7 +274,7 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       res.on('close', gone);
       const started = () => {
         if (conn) conn.serving = true;
-        record.waitMs = job.startedAt - job.queuedAt;
+        record.waitMs = job.startedAt - record.start;
         if (timeouts.idle > 0) res.setTimeout(timeouts.idle * 1000, () => res.destroy());
       };
       // A free worker takes the job as it is queued, before this is called.

@@ -42,7 +42,6 @@ export class ServiceJob extends EventEmitter {
   readonly stdin: Writable;
   readonly stdout: Readable;
   readonly stderr: Readable;
-  readonly queuedAt = Date.now();
   startedAt = 0;
   endedAt = 0;
   /** What the worker reported at the end; null when it died or never ran the request. */

@@ -233,6 +233,7 @@ export class WorkerPool implements WorkerOwner {
       if (!worker) return;
       this.queue.shift();
       reservation.release();
+      this.log(`worker ${worker.pid} serving ${job.request.service} ${job.request.gitDir}`);
       worker.start(job);
       this.limitTime(job, worker);
     }

@@ -46,10 +46,12 @@ export function refuseConnection(socket: net.Socket, message: string): void {
 export function acceptDaemonRequest(socket: net.Socket, initTimeout: number,
   onRequest: (request: DaemonRequest, rest: Buffer) => void): void {
   const decoder = new PktLineDecoder('git:// request');
+  // A deadline, not an idle time: a client dribbling a byte a second is never idle.
+  const timer = initTimeout > 0 ? setTimeout(() => refuse(`no request within ${initTimeout} seconds`), initTimeout * 1000) : undefined;
   const stop = () => {
+    clearTimeout(timer);
     socket.off('data', onData);
     socket.off('end', onEnd);
-    socket.setTimeout(0);
   };
   const refuse = (message: string) => {
     stop();
@@ -73,7 +75,7 @@ export function acceptDaemonRequest(socket: net.Socket, initTimeout: number,
   };
   // Gone before its request line was whole.
   const onEnd = () => socket.destroy();
-  if (initTimeout > 0) socket.setTimeout(initTimeout * 1000, () => refuse(`no request within ${initTimeout} seconds`));
+  socket.once('close', () => clearTimeout(timer));
   socket.on('data', onData);
   socket.on('end', onEnd);
 }
