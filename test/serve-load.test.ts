@@ -276,7 +276,7 @@ test('SIGTERM during a clone: no new connections, the clone completes, then exit
     git(dir, ['fsck', '--full']);
     const { code } = await s.exited;
     assert.equal(code, 0);
-    assert.ok(cloned - signalled < 30_000);
+    assert.ok(Date.now() - cloned < 10_000, `exited ${Date.now() - cloned} ms after the clone was done: it drained, and did not wait out its grace period`);
     assert.deepEqual(workersOf(s.pid), []);
   } finally {
     await p?.stop();
@@ -303,8 +303,10 @@ test('SIGINT drains within a few seconds, cutting a client that does not read', 
 
 test('upload-pack gives a receiver that takes nothing more at most a step: one 24 MiB object, a bitmapped pack', { timeout: 120_000 }, async () => {
   const single = makeBigRepo(work, 'single.git', 24, 1);
-  git(big, ['repack', '-adbq']);
-  for (const gitDir of [single, big]) {
+  for (const bitmapped of [false, true]) {
+    // The pack writer's path, then pack reuse's (the bitmapped pack copied verbatim).
+    if (bitmapped) git(single, ['repack', '-adbq']);
+    const gitDir = single;
     const repo = new Repository(gitDir, null);
     try {
       let given = 0;
@@ -320,10 +322,10 @@ test('upload-pack gives a receiver that takes nothing more at most a step: one 2
         statelessRpc: true,
       });
       await sleep(1000);
-      assert.ok(given < 3 * 1024 * 1024, `${path.basename(gitDir)}: ${given} bytes handed to a receiver that asked to wait`);
+      assert.ok(given < 3 * 1024 * 1024, `bitmapped ${bitmapped}: ${given} bytes handed to a receiver that asked to wait`);
       release();
       await serving;
-      assert.ok(given > 24 * 1024 * 1024, `${path.basename(gitDir)}: ${given} bytes in all`);
+      assert.ok(given > 24 * 1024 * 1024, `bitmapped ${bitmapped}: ${given} bytes in all`);
     } finally {
       repo.close();
     }

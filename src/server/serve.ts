@@ -127,10 +127,13 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         const drained = Promise.all([stopped(), pool.whenIdle()]);
         httpServer.closeIdleConnections();
         if (grace > 0) {
+          let timer: NodeJS.Timeout | undefined;
           await Promise.race([drained, new Promise<void>(resolve => {
-            const timer = setTimeout(resolve, grace * 1000);
-            cutGrace = () => { clearTimeout(timer); resolve(); };
+            timer = setTimeout(resolve, grace * 1000);
+            cutGrace = resolve;
           })]);
+          // Drained before the grace ran out: its timer must not keep the process alive.
+          clearTimeout(timer);
         }
         // What is left is cut: HTTP connections closed, busy workers (and their git:// clients) killed.
         httpServer.closeAllConnections();
