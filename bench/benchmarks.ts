@@ -279,7 +279,7 @@ export const BENCHMARKS: Benchmark[] = [
  * over smart HTTP. The measured command is the server from start to the driver's SIGTERM, so the
  * table's figures include starting and settling; what matters is printed after each run: time
  * until every client was done, p50/p99 client latency, failures, the server tree's peak memory
- * (the sum over its processes, sampled every 100 ms) and its CPU per request.
+ * (the sum of its processes' Pss, sampled every 250 ms) and its CPU per request.
  */
 function serveLoadBenchmark(name: string, transport: 'git' | 'http', kind: 'clone' | 'fetch', clients: number): Benchmark {
   const port = transport === 'git' ? LOAD_GIT_PORT : LOAD_HTTP_PORT;
@@ -330,7 +330,7 @@ function checkLoadDriver(ctx: BenchContext, tool: 'tsgit' | 'git', name: string)
   const bad = r.clients.filter(c => !c.ok);
   const cpu = (r.ticks * 1000) / r.ticksPerSecond;
   process.stderr.write(`${tool} ${name}: ${r.clients.length} clients, all done in ${(r.totalMs / 1000).toFixed(2)} s; ` +
-    `latency p50 ${pct(50)} ms, p99 ${pct(99)} ms; ${bad.length} failed; peak server RSS ${Math.round(r.peakRss / 1048576)} MiB; ` +
+    `latency p50 ${pct(50)} ms, p99 ${pct(99)} ms; ${bad.length} failed; peak server memory (Pss) ${Math.round(r.peakPss / 1048576)} MiB; ` +
     `server CPU ${(cpu / 1000).toFixed(2)} s, ${(cpu / r.clients.length).toFixed(1)} ms per request\n`);
   if (bad.length > 0) process.stderr.write(`${tool}: ${bad.length} of ${r.clients.length} clients failed, the first with: ${bad[0]!.error}\n`);
   // tsgit's goal is no failure at all; git's are a fact to report (git daemon listens with a

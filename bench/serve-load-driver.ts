@@ -5,10 +5,12 @@
 // fetch's want and have) over git:// or smart HTTP, and reading the answer to its end, where it is
 // checked: a pack came, and the answer ended with its flush. The clients are raw protocol clients
 // that drop the pack as it comes: a real clone would spend ~20 s of CPU indexing it, on the same two
-// CPUs as the server. While they run, the server's process tree is sampled every 100 ms for its
-// resident memory (the sum over the tree: git daemon forks a process per client); its CPU is read
+// CPUs as the server. While they run, the server's process tree is sampled every 250 ms for its
+// memory (the sum over the tree: git daemon forks a process per client); its CPU is read
 // before the first client and after the last. The results go to a JSON file and the server is sent
-// SIGTERM.
+// SIGTERM. Memory is the proportional set size (Pss: a page shared by n processes counts 1/n in
+// each), not RSS: git's upload-packs all map the same pack, and the sum of their RSS would count
+// it once per client.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -37,36 +39,51 @@ export interface LoadResult {
   /** The server tree's CPU clock ticks over the clients' run, and the clock's rate. */
   ticks: number;
   ticksPerSecond: number;
-  /** Highest sum of VmRSS over the server's process tree while the clients ran (bytes). */
-  peakRss: number;
+  /** Highest sum of Pss over the server's process tree while the clients ran (bytes). */
+  peakPss: number;
 }
 
 const cfg = JSON.parse(process.argv[2]!) as Config;
 const body = fs.readFileSync(cfg.request);
 
-/** Every process of the tree under `pid` with its CPU ticks (live, and children reaped) and RSS. */
-function tree(pid: number): { ticks: number; rss: number } {
-  const stats = new Map<number, { ppid: number; ticks: number; rss: number }>();
+/** The processes of the tree under `pid`, and their CPU clock ticks (live, and children reaped). */
+function tree(pid: number): { pids: number[]; ticks: number } {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
   for (const p of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue;
     try {
       const text = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
       const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(p), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]), rss: Number(f[21]) * 4096 });
+      stats.set(Number(p), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
     } catch {
       // Gone meanwhile.
     }
   }
-  let ticks = 0, rss = 0;
+  const pids: number[] = [];
+  let ticks = 0;
   const add = (p: number) => {
     const s = stats.get(p);
     if (!s) return;
+    pids.push(p);
     ticks += s.ticks;
-    rss += s.rss;
     for (const [c, cs] of stats) if (cs.ppid === p) add(c);
   };
   add(pid);
-  return { ticks, rss };
+  return { pids, ticks };
+}
+
+/** The tree's memory: the sum of its processes' Pss, in bytes. */
+function treePss(pid: number): number {
+  let total = 0;
+  for (const p of tree(pid).pids) {
+    try {
+      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
+      if (m) total += Number(m[1]) * 1024;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
 }
 
 const listening = () => new Promise<boolean>(resolve => {
@@ -194,8 +211,8 @@ async function main(): Promise<void> {
     quiet = now === last ? quiet + 1 : 0;
     last = now;
   }
-  let peakRss = 0;
-  const sampler = setInterval(() => { peakRss = Math.max(peakRss, tree(server).rss); }, 100);
+  let peakPss = 0;
+  const sampler = setInterval(() => { peakPss = Math.max(peakPss, treePss(server)); }, 250);
   const before = tree(server).ticks;
   const t0 = Date.now();
   const clients = await Promise.all(Array.from({ length: cfg.clients }, () => (cfg.transport === 'git' ? overGit() : overHttp())));
@@ -205,7 +222,7 @@ async function main(): Promise<void> {
   await sleep(300);
   const result: LoadResult = {
     clients, totalMs, ticks: tree(server).ticks - before,
-    ticksPerSecond: Number(execFileSync('getconf', ['CLK_TCK']).toString()), peakRss,
+    ticksPerSecond: Number(execFileSync('getconf', ['CLK_TCK']).toString()), peakPss,
   };
   fs.writeFileSync(cfg.result, JSON.stringify(result));
   process.kill(server, 'SIGTERM');

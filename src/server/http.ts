@@ -139,14 +139,18 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
     close: () => (options.pool ? Promise.resolve() : pool.close()),
   });
 
-  function route(url: string, query: URLSearchParams): Route | 'not-found' | 'dumb' {
+  function route(url: string, query: URLSearchParams): Route | 'not-found' | 'dumb' | { unknown: string } {
     if (url.endsWith('/info/refs')) {
-      const service = serviceFromWire(query.get('service') ?? '');
-      return service ? { service, phase: 'advertise', repoPath: url.slice(0, -'/info/refs'.length) } : 'dumb';
+      const name = query.get('service');
+      if (name === null) return 'dumb';
+      const service = serviceFromWire(name);
+      return service ? { service, phase: 'advertise', repoPath: url.slice(0, -'/info/refs'.length) } : { unknown: name };
     }
     const slash = url.lastIndexOf('/');
     const service = serviceFromWire(url.slice(slash + 1));
-    return service ? { service, phase: 'fetch', repoPath: url.slice(0, slash) } : 'not-found';
+    if (service) return { service, phase: 'fetch', repoPath: url.slice(0, slash) };
+    // A service git has and tsgit does not serve says so, rather than "not found".
+    return /^git-[a-z-]+$/.test(url.slice(slash + 1)) ? { unknown: url.slice(slash + 1) } : 'not-found';
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, record: Mutable<AccessRecord>, next?: (err?: unknown) => void): Promise<void> {
@@ -158,12 +162,9 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     const r = route(pathname, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
-    if (r === 'not-found') {
-      // A service git has and tsgit does not serve says so, rather than "not found".
-      if (/\/git-[a-z-]+$/.test(pathname)) return plain(res, 403, `service not served: ${pathname.slice(pathname.lastIndexOf('/') + 1)}\n`);
-      return notFound(res, next);
-    }
-    if (r === 'dumb') return plain(res, 403, 'only the smart protocol is served (info/refs?service=git-upload-pack)\n');
+    if (r === 'not-found') return notFound(res, next);
+    if (r === 'dumb') return refuse(res, record, 403, 'only the smart protocol is served (info/refs?service=git-upload-pack)');
+    if ('unknown' in r) return refuse(res, record, 403, `service not served: ${r.unknown}`);
     record.service = `git-${r.service.name}`;
     const repository = resolveRepository(root, urlSegments(r.repoPath), { exportAll });
     if (typeof repository === 'string') return refuse(res, record, 404, 'repository not found');
@@ -210,8 +211,8 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
           record.outcome = 'gone';
           return;
         }
-        if (body.status === 503) return busy(res, record, body.message);
         closeAfterResponse(req);
+        if (body.status === 503) return busy(res, record, body.message);
         return refuse(res, record, body.status, body.message, { Connection: 'close' });
       }
       job = pool.run(request, { kind: 'body', body: body.body }, reservation);
