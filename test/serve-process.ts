@@ -49,7 +49,7 @@ export function parseAccessLine(line: string): AccessLine {
   const fields: Record<string, string> = {};
   for (const p of parts.slice(8)) {
     const eq = p.indexOf('=');
-    fields[p.slice(0, eq)] = p.slice(eq + 1);
+    if (eq > 0) fields[p.slice(0, eq)] = p.slice(eq + 1);
   }
   return {
     start: Date.parse(parts[0]!), client: parts[1]!, transport: parts[2]!, repository: parts[3]!, service: parts[4]!,

@@ -4,12 +4,14 @@
 //   <time> <client> <transport> <repository> <service> v<protocol> <status> <outcome>
 //     wants=<n> haves=<n> sent=<bytes> wait=<s> time=<s> ["<reason>"]
 //
+// (the counts are the service's: upload-pack's wants and haves; '-' for a request that reached no
+// worker)
+//
 // time is when the request came (ISO 8601, UTC); transport is http-get (info/refs), http-post or
 // git; status is the HTTP status (git://: '-'); outcome is ok, error (the client was told why),
 // gone (the client left first), killed (its worker died), timeout (cut off), busy (refused: the
 // queue or the connections were full), refused (not found, not allowed, malformed) or closing
-// (the server was shutting down); wants and haves are the service's counts (a service's own
-// names after upload-pack's); sent counts the answer's bytes; wait is the time from the request's
+// (the server was shutting down); sent counts the answer's bytes; wait is the time from the request's
 // arrival until a worker took it (reading it, then queued) and time the whole request's, in seconds.
 export type AccessOutcome = 'ok' | 'error' | 'gone' | 'killed' | 'timeout' | 'busy' | 'refused' | 'closing';
 
@@ -32,9 +34,8 @@ export interface AccessRecord {
 }
 
 export function formatAccessLine(r: AccessRecord, now = Date.now()): string {
-  const counts = r.counts && Object.keys(r.counts).length > 0
-    ? Object.entries(r.counts).map(([k, v]) => `${k}=${v}`).join(' ')
-    : 'wants=- haves=-';
+  // A service names its own counts (upload-pack: wants, haves); '-' when it gave none.
+  const counts = r.counts && Object.keys(r.counts).length > 0 ? Object.entries(r.counts).map(([k, v]) => `${k}=${v}`).join(' ') : '-';
   const fields = [
     new Date(r.start).toISOString(), r.client || '-', r.transport, r.repository ?? '-', r.service ?? '-', `v${r.protocol}`,
     r.status === null ? '-' : String(r.status), r.outcome, counts, `sent=${r.sent ?? '-'}`,

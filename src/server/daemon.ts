@@ -112,26 +112,31 @@ export function createDaemon(options: DaemonOptions): net.Server {
         socket.destroy();
       }
     };
-    socket.on('data', onData);
-    socket.on('end', onEnd);
-    socket.resume();
-    let stderr = '';
-    job.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
-    job.stdout.resume();
+    // Taken: from here the worker reads the socket (this process must not: paused before the
+    // hand-over, which 'start' precedes).
     const started = () => {
+      socket.pause();
+      socket.off('data', onData);
+      socket.off('end', onEnd);
       conn.serving = true;
       record.waitMs = job.startedAt - record.start;
     };
     if (job.startedAt) started();
-    else job.once('start', started);
+    else {
+      job.once('start', started);
+      socket.on('data', onData);
+      socket.on('end', onEnd);
+      socket.resume();
+    }
+    let stderr = '';
+    job.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
+    job.stdout.resume();
     conn.evict = () => {
       refuse('busy', 'too many connections from your address');
       job.stop();
     };
     socket.once('close', () => { if (!job.pid) job.stop(); });
     job.on('close', () => {
-      socket.off('data', onData);
-      socket.off('end', onEnd);
       // Refused while queued to make room for another address: the ERR line is on its way.
       if (record.outcome === 'busy') return;
       record.outcome = job.outcome;

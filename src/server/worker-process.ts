@@ -145,7 +145,9 @@ export class Worker implements JobWorker {
       handle.reading = false;
       handle.readStop();
     }
-    const handOff: WorkerHandOff = { request: job.request, head: Buffer.concat(head).toString('base64'), ended: connection.ended };
+    // The client's EOF may be read with those bytes (its 'end' not emitted yet): it goes along too.
+    const ended = connection.ended || (socket as net.Socket & { _readableState?: { ended?: boolean } })._readableState?.ended === true;
+    const handOff: WorkerHandOff = { request: job.request, head: Buffer.concat(head).toString('base64'), ended };
     // Sent as no server's socket. Otherwise Node has the server track it through the worker, and a
     // server whose tracked workers have all exited never finishes closing (net.Server.close waits
     // for a reply from none of them). The server still counts the connection as open until the
