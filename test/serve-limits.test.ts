@@ -110,10 +110,10 @@ test('past the queue\'s bound: ERR and 503 with Retry-After at once; a client go
 test('queued time counts against no idle timeout; a request\'s total time is bounded', { timeout: 120_000 }, async () => {
   let s: Served | null = null;
   try {
-    s = await startServe(root, work, ['--workers', '1', '--timeout', '2', '--max-request-time', '5']);
-    // Holds the one worker for 5 s, never idle for 2: it reads 64 KiB every 300 ms.
+    s = await startServe(root, work, ['--workers', '1', '--timeout', '3', '--max-request-time', '6']);
+    // Holds the one worker for 6 s, never idle for 3: it reads 256 KiB every 250 ms.
     const slow = await fetchOverGit(s.gitPort, 'big.git', 32 * 1024);
-    const trickle = setInterval(() => slow.allow(64 * 1024), 300);
+    const trickle = setInterval(() => slow.allow(256 * 1024), 250);
     try {
       await waitFor('the worker to be held', () => slow.received() >= 32 * 1024);
       const t0 = Date.now();
@@ -123,7 +123,7 @@ test('queued time counts against no idle timeout; a request\'s total time is bou
       ]);
       assert.equal(overGit.status, 0, overGit.stderr);
       assert.equal(overHttp.status, 0, overHttp.stderr);
-      assert.ok(Date.now() - t0 > 2500, `served after ${Date.now() - t0} ms: they did wait longer than the idle timeout`);
+      assert.ok(Date.now() - t0 > 3500, `served after ${Date.now() - t0} ms: they did wait longer than the idle timeout`);
       clearInterval(trickle);
       // What the kernel still holds for it is read at once: the cut is behind it.
       slow.resume();
@@ -134,9 +134,29 @@ test('queued time counts against no idle timeout; a request\'s total time is bou
     const lines = s.access();
     const cut = lines.find(l => l.repository === 'big.git')!;
     assert.equal(cut.outcome, 'timeout', cut.raw);
-    assert.ok(cut.time >= 4500 && cut.time < 9000, cut.raw);
+    assert.ok(cut.time >= 5500 && cut.time < 10_000, cut.raw);
     assert.ok(lines.filter(l => l.repository === 'small.git').every(l => l.outcome === 'ok'), lines.map(l => l.raw).join('\n'));
-    assert.ok(lines.some(l => l.repository === 'small.git' && l.wait > 2000), 'a request waited past the idle timeout');
+    assert.ok(lines.some(l => l.repository === 'small.git' && l.wait > 3000), 'a request waited past the idle timeout');
+  } finally {
+    await ensureStopped(s);
+  }
+});
+
+test('a client that stops reading is cut off after --timeout, over both transports', { timeout: 120_000 }, async () => {
+  let s: Served | null = null;
+  try {
+    s = await startServe(root, work, ['--timeout', '2']);
+    const stalled = [await fetchOverGit(s.gitPort, 'big.git', 64 * 1024), await postUploadPack(s.httpUrl + '/big.git', fetchBody(bigHead), 64 * 1024)];
+    const t0 = Date.now();
+    await waitFor('both to be cut off', () => s!.access().filter(l => l.repository === 'big.git').length === 2, 20_000);
+    assert.ok(Date.now() - t0 < 10_000, `cut after ${Date.now() - t0} ms`);
+    for (const c of stalled) {
+      c.resume();
+      assert.equal((await c.done).complete, false);
+    }
+    const lines = s.access().filter(l => l.repository === 'big.git');
+    assert.deepEqual(lines.map(l => `${l.transport} ${l.outcome}`).sort(), ['git timeout', 'http-post timeout'], lines.map(l => l.raw).join('\n'));
+    assert.ok(lines.every(l => /took nothing for 2 seconds/.test(l.reason ?? '')), lines.map(l => l.raw).join('\n'));
   } finally {
     await ensureStopped(s);
   }

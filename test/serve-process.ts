@@ -116,18 +116,19 @@ export function workersOf(pid: number): number[] {
   return out.split('\n').map(l => Number(l.trim())).filter(n => n > 0);
 }
 
+/** Resident memory of process `pid`, in bytes (0 once it is gone). */
+export function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** Resident memory of the server and its workers, in bytes. */
 export function treeRss(pid: number): number {
-  let total = 0;
-  for (const p of [pid, ...workersOf(pid)]) {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'));
-      if (m) total += Number(m[1]) * 1024;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return total;
+  return [pid, ...workersOf(pid)].reduce((sum, p) => sum + rssOf(p), 0);
 }
 
 export function pkt(s: string): Buffer {

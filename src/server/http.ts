@@ -259,6 +259,7 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
     return new Promise(resolve => {
       let stderr = '';
       let sent = 0;
+      let idled = false;
       job.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
       const begin = () => {
         if (res.headersSent) return;
@@ -276,7 +277,12 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       const started = () => {
         if (conn) conn.serving = true;
         record.waitMs = job.startedAt - record.start;
-        if (timeouts.idle > 0) res.setTimeout(timeouts.idle * 1000, () => res.destroy());
+        if (timeouts.idle > 0) {
+          res.setTimeout(timeouts.idle * 1000, () => {
+            idled = true;
+            res.destroy();
+          });
+        }
       };
       // A free worker takes the job as it is queued, before this is called.
       if (job.startedAt) started();
@@ -297,7 +303,8 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
         }
         // Answered already: refused while queued to make room for another address.
         if (evicted) return resolve();
-        record.outcome = job.outcome;
+        record.outcome = idled ? 'timeout' : job.outcome;
+        if (idled) record.reason = `the client took nothing for ${timeouts.idle} seconds`;
         record.counts = job.exit?.counts ?? null;
         record.sent = sent;
         const why = job.exit?.error ?? stderr.trim();

@@ -118,7 +118,7 @@ export class ServiceJob extends EventEmitter {
     this.endedAt = Date.now();
     this.worker = null;
     this.exit = exit ?? null;
-    this.outcome = outcome ?? (exit?.gone ? 'gone' : code === 0 ? 'ok' : code === null ? 'killed' : 'error');
+    this.outcome = outcome ?? (exit?.gone ? 'gone' : exit?.timedOut ? 'timeout' : code === 0 ? 'ok' : code === null ? 'killed' : 'error');
     const p = this.pending;
     this.pending = null;
     p?.();

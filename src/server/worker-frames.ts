@@ -57,6 +57,8 @@ export interface WorkerExit {
   error?: string;
   /** The client went away before the answer was whole. */
   gone?: boolean;
+  /** It was cut off for being idle (error says so). */
+  timedOut?: boolean;
   /** Response bytes written, and what the service counted (wants, haves), for the access log. */
   sent: number;
   counts: Record<string, number>;

@@ -54,7 +54,13 @@ process.on('message', (message: WorkerHandOff, socket: net.Socket | undefined) =
   socket.allowHalfOpen = true;
   socket.on('error', () => undefined);
   // Idle in both directions (a client that stops reading, too) for the request's timeout: dropped.
-  if (message.request.timeout > 0) socket.setTimeout(message.request.timeout * 1000, () => socket.destroy());
+  const idle = { timedOut: false };
+  if (message.request.timeout > 0) {
+    socket.setTimeout(message.request.timeout * 1000, () => {
+      idle.timedOut = true;
+      socket.destroy();
+    });
+  }
   const queue = new InputQueue(socket);
   if (message.head) queue.push(Buffer.from(message.head, 'base64'));
   if (message.ended) queue.end();
@@ -64,7 +70,7 @@ process.on('message', (message: WorkerHandOff, socket: net.Socket | undefined) =
   }
   const gone = new AbortController();
   socket.on('close', () => gone.abort());
-  requests = requests.then(() => serve(message.request, queue, chunk => writeTo(socket, chunk), gone.signal))
+  requests = requests.then(() => serve(message.request, queue, chunk => writeTo(socket, chunk), gone.signal, idle))
     .then(() => { socket.end(); });
 });
 // Until now a socket sent to this process would have been held unread by Node, not half-open yet:
@@ -72,7 +78,7 @@ process.on('message', (message: WorkerHandOff, socket: net.Socket | undefined) =
 process.send?.(WORKER_READY);
 
 async function serve(req: WorkerRequest, queue: InputQueue, output: (chunk: Buffer) => void | Promise<void>,
-  signal?: AbortSignal): Promise<void> {
+  signal?: AbortSignal, idle?: { timedOut: boolean }): Promise<void> {
   const exit: WorkerExit = { code: 0, sent: 0, counts: {}, rss: 0, reopened: [] };
   try {
     const service = findService(req.service);
@@ -95,8 +101,12 @@ async function serve(req: WorkerRequest, queue: InputQueue, output: (chunk: Buff
     await (req.advertiseRefs ? service.advertise(call) : service.handle(call));
   } catch (e) {
     exit.code = 128;
-    // A client that went away is no failure to report.
-    if (signal?.aborted) exit.gone = true;
+    // A client that went away is no failure to report; one cut off for being idle is a timeout.
+    if (idle?.timedOut) {
+      exit.timedOut = true;
+      exit.error = `the client took nothing for ${req.timeout} seconds`;
+    }
+    else if (signal?.aborted) exit.gone = true;
     else {
       exit.error = e instanceof Error ? e.message : String(e);
       write(frame(FRAME_STDERR, Buffer.from(`fatal: ${exit.error}\n`)));
