@@ -18,6 +18,7 @@ import {
 } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
 import { createGitHttpHandler, createUploadPackHandler } from '../src/index.js';
+import { createDaemon } from '../src/server/daemon.js';
 
 let work: string;
 let root: string;
@@ -309,5 +310,49 @@ test('the library handler: `authorize` decides access, without it git-daemon-exp
       await new Promise(resolve => server.close(resolve));
     }
     for (const h of Object.values(handlers)) await h.close();
+  }
+});
+
+test('a service is served as its config says: http.uploadpack and daemon.uploadpack, git daemon\'s --disable', { timeout: 120_000 }, async () => {
+  const cfgRoot = path.join(work, 'config-root');
+  fs.mkdirSync(cfgRoot);
+  const repo = path.join(cfgRoot, 'project.git');
+  fs.renameSync(makeRepo(2, { bare: true }), repo);
+  const handler = createGitHttpHandler({ root: cfgRoot, exportAll: true });
+  const daemons = [createDaemon({ root: cfgRoot, exportAll: true, pool: handler.pool }),
+    createDaemon({ root: cfgRoot, exportAll: true, pool: handler.pool, services: { 'upload-pack': { enabled: false, overridable: false } } })];
+  const server = http.createServer(handler);
+  try {
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+    const ports = [];
+    for (const d of daemons) {
+      await new Promise<void>(resolve => d.listen(0, '127.0.0.1', resolve));
+      ports.push((d.address() as net.AddressInfo).port);
+    }
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/project.git/info/refs?service=git-upload-pack`;
+    const advertised = async (port: number) => {
+      const c = await gitConnection(port, 'project.git');
+      await c.closed.catch(() => undefined);
+      return c;
+    };
+    assert.equal((await fetch(url)).status, 200);
+    git(repo, ['config', 'http.uploadpack', 'false']);
+    const off = await fetch(url);
+    assert.equal(off.status, 403);
+    assert.match(await off.text(), /service not enabled: 'git-upload-pack'/);
+    const refusedByRule = await advertised(ports[1]!);
+    assert.match(refusedByRule.data(), /ERR service not enabled: git-upload-pack/, '--disable without override');
+    git(repo, ['config', 'daemon.uploadpack', 'false']);
+    const refusedByConfig = await advertised(ports[0]!);
+    assert.match(refusedByConfig.data(), /ERR service not enabled: git-upload-pack/, 'daemon.uploadpack=false');
+    git(repo, ['config', 'daemon.uploadpack', 'true']);
+    const served = await gitConnection(ports[0]!, 'project.git');
+    await waitFor('the advertisement', () => served.data().includes('0000'));
+    served.socket.destroy();
+  } finally {
+    server.closeAllConnections();
+    await new Promise(resolve => server.close(resolve));
+    for (const d of daemons) await new Promise(resolve => d.close(resolve));
+    await handler.close();
   }
 });
