@@ -15,6 +15,7 @@ import path from 'node:path';
 import { ensureBitmapCorpus } from './bitmap-corpus.js';
 import { LFS_CONFIG, ensureLfsCorpus } from './lfs-corpus.js';
 import type { CorpusName } from './corpus.js';
+import type { LoadResult } from './serve-load-driver.js';
 
 export type Issue = 'foundation' | 'index-pack' | 'serve' | 'clone' | 'checkout' | 'bitmaps' | 'push' | 'real-repositories';
 
@@ -48,6 +49,10 @@ const CLONES = 8;
 const FETCH_PORT = 39419;
 const FETCHES = 20;
 const FETCH_BEHIND = 100;
+
+/** The serve-load benchmarks' ports (git:// and smart HTTP): unlikely to be taken. */
+const LOAD_GIT_PORT = 39422;
+const LOAD_HTTP_PORT = 39423;
 
 // The clone benchmarks' git daemon: started before and stopped after every measured clone, on a
 // port derived from this process's id, serving the corpus through a symlink named repo.git.
@@ -308,7 +313,80 @@ export const BENCHMARKS: Benchmark[] = [
     setup: (ctx, tool) => startFetchDriver(ctx, tool),
     cleanup: (ctx, tool) => checkFetchDriver(ctx, tool),
   },
+  serveLoadBenchmark('serve-64-concurrent-clones-git', 'git', 'clone', 64),
+  serveLoadBenchmark('serve-64-concurrent-clones-http', 'http', 'clone', 64),
+  serveLoadBenchmark('serve-200-concurrent-fetches-git', 'git', 'fetch', 200),
+  serveLoadBenchmark('serve-200-concurrent-fetches-http', 'http', 'fetch', 200),
 ];
+
+/**
+ * Many clients at once against one server (issue #15), on the bitmapped copy of the corpus (a
+ * server of CI fleets keeps bitmaps: git's repack writes them for bare repositories): `clients`
+ * clones of every branch and tag, or fetches 100 first-parent commits behind, all started together
+ * by bench/serve-load-driver.ts once the server has settled. tsgit serve (two workers on two CPUs,
+ * its defaults otherwise) against git daemon over git:// (--max-connections=0: its default of 32
+ * would refuse or kill clients past it) or `git http-backend` run as CGI by bench/cgi-server.ts
+ * over smart HTTP. The measured command is the server from start to the driver's SIGTERM, so the
+ * table's figures include starting and settling; what matters is printed after each run: time
+ * until every client was done, p50/p99 client latency, failures, the server tree's peak memory
+ * (the sum of its processes' Pss, sampled every 250 ms) and its CPU per request.
+ */
+function serveLoadBenchmark(name: string, transport: 'git' | 'http', kind: 'clone' | 'fetch', clients: number): Benchmark {
+  const port = transport === 'git' ? LOAD_GIT_PORT : LOAD_HTTP_PORT;
+  const server = transport === 'git'
+    ? `git daemon --reuseaddr --export-all --max-connections=0 --listen=127.0.0.1 --port=${LOAD_GIT_PORT} --base-path={scratch}/root {scratch}/root`
+    : `node {root}/dist/bench/cgi-server.js ${LOAD_HTTP_PORT} {scratch}/root`;
+  return {
+    name,
+    issue: 'serve',
+    corpus: 'large',
+    cwd: '{scratch}',
+    tsgit: ['serve', '--quiet', '--port', String(LOAD_HTTP_PORT), '--git-port', String(LOAD_GIT_PORT), '--export-all', '{scratch}/root'],
+    // The server dies of the driver's SIGTERM; the alias's shell turns that into a clean exit.
+    git: ['-c', `alias.serve-load=!${server} || true`, 'serve-load'],
+    setup: (ctx, tool) => startLoadDriver(ctx, tool, { transport, port, kind, clients }),
+    cleanup: (ctx, tool) => checkLoadDriver(ctx, tool, name),
+  };
+}
+
+/** {scratch}/root/repo.git: the bitmapped corpus, hard-linked (read only), alone under the served root. */
+function loadRoot(ctx: BenchContext): void {
+  const repo = path.join(ctx.scratch, 'root', 'repo.git');
+  if (fs.existsSync(repo)) return;
+  fs.mkdirSync(path.dirname(repo), { recursive: true });
+  execFileSync('cp', ['-al', ensureBitmapCorpus(ctx.gitDir), repo]);
+}
+
+function startLoadDriver(ctx: BenchContext, tool: 'tsgit' | 'git', o: { transport: 'git' | 'http'; port: number; kind: 'clone' | 'fetch'; clients: number }): void {
+  loadRoot(ctx);
+  const repo = path.join(ctx.scratch, 'root', 'repo.git');
+  if (o.kind === 'clone') writeCloneRequest(ctx);
+  else writeFetchRequest(ctx, repo, FETCH_BEHIND);
+  const result = path.join(ctx.scratch, `load-${tool}.json`);
+  fs.rmSync(result, { force: true });
+  const config = {
+    transport: o.transport, port: o.port, repo: 'repo.git', clients: o.clients, result,
+    request: path.join(ctx.scratch, o.kind === 'clone' ? 'clone-request' : 'fetch-request'),
+  };
+  const child = spawn(process.execPath, [path.join(ctx.root, 'dist', 'bench', 'serve-load-driver.js'), JSON.stringify(config)], { detached: true, stdio: 'ignore' });
+  child.unref();
+}
+
+function checkLoadDriver(ctx: BenchContext, tool: 'tsgit' | 'git', name: string): void {
+  const r = JSON.parse(fs.readFileSync(path.join(ctx.scratch, `load-${tool}.json`), 'utf8')) as LoadResult | { error: string };
+  if ('error' in r) throw new Error(`${tool}: the driver failed: ${r.error}`);
+  const ms = r.clients.map(c => c.ms).sort((a, b) => a - b);
+  const pct = (p: number) => ms[Math.min(ms.length - 1, Math.floor((ms.length * p) / 100))]!;
+  const bad = r.clients.filter(c => !c.ok);
+  const cpu = (r.ticks * 1000) / r.ticksPerSecond;
+  process.stderr.write(`${tool} ${name}: ${r.clients.length} clients, all done in ${(r.totalMs / 1000).toFixed(2)} s; ` +
+    `latency p50 ${pct(50)} ms, p99 ${pct(99)} ms; ${bad.length} failed; peak server memory (Pss) ${Math.round(r.peakPss / 1048576)} MiB; ` +
+    `server CPU ${(cpu / 1000).toFixed(2)} s, ${(cpu / Math.max(1, r.clients.length - bad.length)).toFixed(1)} ms per request served\n`);
+  if (bad.length > 0) process.stderr.write(`${tool}: ${bad.length} of ${r.clients.length} clients failed, the first with: ${bad[0]!.error}\n`);
+  // tsgit's goal is no failure at all; git's are a fact to report (git daemon listens with a
+  // backlog of 5, so a burst of connections waits out SYN retries or is reset).
+  if (bad.length > 0 && tool === 'tsgit') throw new Error(`${bad.length} of ${r.clients.length} clients failed: ${bad[0]!.error}`);
+}
 
 /**
  * {scratch}/behind.git: the bitmapped corpus's history up to HEAD~100 only (fetched by id once), so

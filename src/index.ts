@@ -20,13 +20,16 @@ export { repack } from './packing/repack/index.js';
 export { PackBitmap } from './pack/bitmap/index.js';
 export { uploadPack, type UploadPackRequest } from './server/upload-pack.js';
 export {
-  createUploadPackHandler, type HttpHandlerOptions, type UploadPackHandler, type AuthorizeRequest, type AuthorizeResult,
+  createGitHttpHandler, createUploadPackHandler, type HttpHandlerOptions, type GitHttpHandler, type UploadPackHandler,
+  type AuthorizeRequest, type AuthorizeResult,
 } from './server/http.js';
 export { createDaemon, type DaemonOptions } from './server/daemon.js';
 export { serve, type ServeOptions, type RunningServer } from './server/serve.js';
 export { receivePack, type ReceivePackRequest, type ReceivePackResult, type ReceiveHooks } from './server/receive-pack/index.js';
 export { push, type PushOptions, type PushResult } from './client/push/push.js';
 export { RefTransaction, type RefUpdateOutcome } from './refs/transaction.js';
+export { type ServiceLimits, type ServeTimeouts } from './server/limits.js';
+export { type AccessRecord } from './server/access-log.js';
 export { clone, fetch, lsRemote, type CloneOptions, type FetchOptions } from './client/index.js';
 export { cloneRecursive, submoduleStatus, updateSubmodules, type SubmoduleStatusOptions, type SubmoduleUpdateOptions } from './client/index.js';
 export { checkoutTree, type CheckoutOptions } from './worktree/index.js';

@@ -3,35 +3,12 @@
 // too many packs have piled up, while clones keep succeeding.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { assertFsck, commits, push, workRepo } from './push-helpers.js';
+import { startServe } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
-
-/** `tsgit serve` in its own process on free ports; its HTTP base URL. */
-async function startServe(root: string): Promise<{ httpUrl: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [TSGIT, 'serve', '--port', '0', '--no-git-daemon', '--workers', '1', '--export-all', root],
-    { env: GIT_ENV, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const httpUrl = await new Promise<string>((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`tsgit serve exited with ${code}: ${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /smart HTTP: (\S+)\//.exec(out);
-      if (m) resolve(m[1]!);
-    });
-  });
-  return {
-    httpUrl,
-    stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
-  };
-}
 
 describe('what a push leaves for fetches', () => {
   let root: string, work: string, server: string;
@@ -45,7 +22,7 @@ describe('what a push leaves for fetches', () => {
   after(() => rmrf(root));
 
   test('a clone from tsgit serve sees the pushed commit at once, loose or packed', async () => {
-    const serve = await startServe(path.join(root, 'srv'));
+    const serve = await startServe(path.join(root, 'srv'), root, ['--workers', '1']);
     try {
       const clone = async (name: string) => {
         const r = await runAsync('git', ['clone', '-q', '--bare', `${serve.httpUrl}/repo.git`, path.join(root, name)], root, GIT_ENV);

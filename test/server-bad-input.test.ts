@@ -57,11 +57,11 @@ before(async () => {
   const outside = path.join(work, 'outside.git');
   fs.renameSync(makeRepo(2, { bare: true }), outside);
   fs.symlinkSync(outside, path.join(root, 'escape.git'));
-  handler = createUploadPackHandler({ root, exportAll: true, maxRequestBytes: LIMIT, idleTimeout: 20 });
+  handler = createUploadPackHandler({ root, exportAll: true, limits: { maxRequestBytes: LIMIT }, timeouts: { idle: 20 } });
   httpServer = http.createServer((req, res) => handler(req, res));
   await new Promise<void>(resolve => httpServer.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(httpServer.address() as net.AddressInfo).port}`;
-  daemon = createDaemon({ root, exportAll: true, idleTimeout: 20 });
+  daemon = createDaemon({ root, exportAll: true, timeouts: { idle: 20 } });
   await new Promise<void>(resolve => daemon.listen(0, '127.0.0.1', resolve));
   gitPort = (daemon.address() as net.AddressInfo).port;
 });

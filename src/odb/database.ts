@@ -174,7 +174,18 @@ export class ObjectDatabase {
     const where = this.locate(oid, off);
     if (!where) return null;
     if (where.pack) return where.db.readPacked(where.pack, where.offset, transient);
-    return where.db.loose.read(oid, off);
+    return where.db.loose.read(oid, off) ?? (where.db.repackedLoose(oid, off) ? where.db.readPacked(where.db.foundPack!, where.db.foundPack!.index.offset(where.db.foundPos), transient) : null);
+  }
+
+  /**
+   * A loose object listed but gone when read was packed meanwhile (a repack ran `prune-packed`):
+   * the listings are read again and the new pack found, as git's reprepare_packed_git() does on a
+   * miss. Sets foundPack/foundPos when it is in a pack now.
+   */
+  private repackedLoose(oid: Uint8Array, off: number): boolean {
+    this.loose.refresh();
+    this.scanPacks();
+    return this.locatePacked(oid, off);
   }
 
   /** Reads an object that must exist (and, if given, be of `type`); `transient` as for read(). */
@@ -194,7 +205,8 @@ export class ObjectDatabase {
     if (!where) return null;
     if (where.pack) return where.db.infoPacked(where.pack, where.offset);
     const h = where.db.loose.header(oid, off);
-    return h && { type: h.type, size: h.size };
+    if (h) return { type: h.type, size: h.size };
+    return where.db.repackedLoose(oid, off) ? where.db.infoPacked(where.db.foundPack!, where.db.foundPack!.index.offset(where.db.foundPos)) : null;
   }
 
   /**

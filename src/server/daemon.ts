@@ -1,116 +1,156 @@
-// git:// (gitprotocol-pack "Git Transport"), as git daemon serves it: the client's first pkt-line
-// is "git-upload-pack <path>\0host=<host>\0" optionally followed by "\0version=2\0" and other extra
-// parameters; the rest of the connection is upload-pack's. The first line is read with a size and
-// time bound, the path resolved strictly inside the root, and refusals are an ERR line, as git
-// daemon sends them. Then the connection itself goes to an upload-pack worker (worker-pool.ts),
-// which answers it directly: the pack does not pass through this process.
+// git:// as git daemon serves it, for every service of services.ts: the connection is counted
+// (transport/connection-limit.ts, git daemon's --max-connections), its request line read within
+// the init timeout (transport/daemon-accept.ts), the path resolved strictly inside the root, the
+// service checked against git daemon's rules (--enable/--disable, daemon.<key>), and refusals
+// are an ERR line, as git daemon sends them. Then the connection waits in the worker pool's
+// queue (bounded: past it, ERR at once) and goes whole to a worker, which answers it directly:
+// the pack does not pass through this process. While it waits, its bytes are read (and counted
+// against the queue's bytes) so that a client that hangs up is seen and dropped.
 import net from 'node:net';
-import { formatErr, PktLineDecoder } from '../protocol/index.js';
+import { Config } from '../config/index.js';
+import { ConnectionLimit, type TrackedConnection } from '../transport/connection-limit.js';
+import { acceptDaemonRequest, refuseConnection, type DaemonRequest } from '../transport/daemon-accept.js';
+import { formatAccessLine, type AccessRecord } from './access-log.js';
+import { DEFAULT_SERVICE_LIMITS, DEFAULT_TIMEOUTS, type ServeTimeouts, type ServiceLimits } from './limits.js';
 import { daemonSegments, realRoot, resolveRepository } from './resolve-repository.js';
 import { sanitizeProtocol } from './protocol-value.js';
+import { enabledForDaemon, type DaemonServiceRule } from './service.js';
+import type { ClientConnection } from './service-job.js';
+import { serviceFromWire } from './services.js';
+import { protocolVersion } from './upload-pack.js';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
+
+export { parseDaemonRequest, type DaemonRequest } from '../transport/daemon-accept.js';
+
+/** git daemon's --max-connections is 32, each a process; here a waiting connection costs a socket. */
+export const DEFAULT_MAX_CONNECTIONS = 256;
+
+/** Most bytes read from a queued connection; past it the socket is left unread until a worker takes it. */
+const MAX_QUEUED_HEAD = 64 * 1024;
 
 export interface DaemonOptions {
   root: string;
   exportAll?: boolean;
-  /** Seconds a connection may stay silent (default 60). */
-  idleTimeout?: number;
-  /** Most connections served at once (default 64); more are refused with an ERR line. */
+  /** Request sizes and counts (limits.ts). */
+  limits?: Partial<ServiceLimits>;
+  /** Idle, request-line and total times, in seconds (limits.ts). */
+  timeouts?: Partial<ServeTimeouts>;
+  /** Most connections at once (git daemon --max-connections; default 256; 0: no limit). */
   maxConnections?: number;
+  /** @internal Connections counted with another server's (serve.ts: HTTP and git:// share one limit). */
+  connections?: ConnectionLimit;
+  /** git daemon's --enable/--disable and --allow-override/--forbid-override, by service name. */
+  services?: Readonly<Record<string, DaemonServiceRule>>;
+  /** Receives failures and the services' diagnostics. */
   log?: (message: string) => void;
+  /** Receives one line per connection (access-log.ts), and the record it was made from. */
+  accessLog?: (line: string, record: AccessRecord) => void;
   /** Workers to serve requests with (shared; its owner closes it). */
   pool?: WorkerPool;
   /** Without `pool`: how the daemon's own pool, closed with the server, is sized and recycled. */
   workers?: WorkerPoolOptions;
 }
 
-export interface DaemonRequest {
-  service: string;
-  path: string;
-  host: string | null;
-  /** Extra parameters after the second NUL (version=2), joined with ':' as GIT_PROTOCOL. */
-  protocol: string | undefined;
-}
-
-/** Parses the first pkt-line's payload; null when it is not a daemon request. */
-export function parseDaemonRequest(payload: Buffer): DaemonRequest | null {
-  const text = payload.toString('latin1');
-  const parts = text.split('\0');
-  const head = parts[0]!.replace(/\n$/, '');
-  const sp = head.indexOf(' ');
-  if (sp <= 0) return null;
-  let host: string | null = null;
-  const extra: string[] = [];
-  let inExtra = false;
-  for (const p of parts.slice(1)) {
-    if (!inExtra && p.startsWith('host=')) host = p.slice(5);
-    else if (p === '') inExtra = true;
-    else if (inExtra) extra.push(p);
-  }
-  return { service: head.slice(0, sp), path: head.slice(sp + 1), host, protocol: sanitizeProtocol(extra.join(':')) };
-}
-
 export function createDaemon(options: DaemonOptions): net.Server {
   const root = realRoot(options.root);
-  const idleMs = (options.idleTimeout ?? 60) * 1000;
+  const exportAll = options.exportAll ?? false;
+  const limits: ServiceLimits = { ...DEFAULT_SERVICE_LIMITS, ...options.limits };
+  const timeouts: ServeTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const log = options.log ?? (() => undefined);
   const pool = options.pool ?? new WorkerPool(options.workers);
-  let open = 0;
+  const connections = options.connections ?? new ConnectionLimit(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   // Half-open allowed: a client may finish sending (EOF) before it has read the answer, and only
   // the worker that answers may end the connection.
   const server = net.createServer({ allowHalfOpen: true }, socket => {
-    open++;
-    socket.on('close', () => { open--; });
-    socket.setTimeout(idleMs, () => socket.destroy());
     socket.on('error', () => undefined);
-    const decoder = new PktLineDecoder('git:// request');
-    const onData = (chunk: Buffer) => {
-      let first;
-      try {
-        decoder.push(chunk);
-        first = decoder.next();
-      } catch (e) {
-        return refuse(`${(e as Error).message}`);
-      }
-      if (!first) return;
-      socket.off('data', onData);
-      socket.off('end', onEnd);
-      socket.pause();
-      if (first.type !== 'data') return refuse('expected a git:// request line');
-      const rest = decoder.takeRest();
-      start(first.payload, rest);
+    const record: Mutable<AccessRecord> = {
+      start: Date.now(), client: socket.remoteAddress ?? '', transport: 'git', repository: null, service: null,
+      protocol: 0, status: null, outcome: 'refused', counts: null, sent: null, waitMs: 0,
     };
-    const refuse = (message: string) => {
-      socket.off('data', onData);
-      socket.off('end', onEnd);
-      socket.end(formatErr(message));
+    socket.once('close', () => options.accessLog?.(formatAccessLine(record), record));
+    const refuse = (outcome: AccessRecord['outcome'], message: string) => {
+      record.outcome = outcome;
+      record.reason = message;
+      refuseConnection(socket, message);
     };
-    // Gone before its request line was whole.
-    const onEnd = () => socket.destroy();
-    if (open > (options.maxConnections ?? 64)) return refuse('too many connections');
-    socket.on('data', onData);
-    socket.on('end', onEnd);
-
-    function start(payload: Buffer, rest: Buffer): void {
-      const req = parseDaemonRequest(payload);
-      if (!req) return refuse('bad request line');
-      if (req.service !== 'git-upload-pack') return refuse(`service not enabled: ${req.service}`);
-      const repo = resolveRepository(root, daemonSegments(req.path), { exportAll: options.exportAll ?? false });
-      if (typeof repo === 'string') return refuse(`access denied or repository not exported: ${req.path}`);
-      const job = pool.run({ gitDir: repo.gitDir, timeout: idleMs / 1000, protocol: req.protocol }, { socket, head: rest });
-      let stderr = '';
-      job.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
-      job.stdout.resume();
-      // Until a worker takes the socket, a client that goes away is taken out of the queue.
-      let stopped = false;
-      socket.on('close', () => { if (!job.pid) { stopped = true; job.stop(); } });
-      job.on('close', (code, signal) => {
-        if (code !== 0 && !stopped && stderr) log(`${repo.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
-        // The worker has the connection (this socket is an empty shell now) or nobody does.
-        socket.destroy();
-      });
-    }
+    const conn = connections.admit(socket);
+    if (!conn) return refuse('busy', 'too many connections');
+    acceptDaemonRequest(socket, timeouts.init, (request, rest) => start(socket, conn, record, refuse, request, rest));
   });
   if (!options.pool) server.on('close', () => { void pool.close(); });
   return server;
+
+  function start(socket: net.Socket, conn: TrackedConnection, record: Mutable<AccessRecord>,
+    refuse: (outcome: AccessRecord['outcome'], message: string) => void, request: DaemonRequest, rest: Buffer): void {
+    const service = serviceFromWire(request.service);
+    record.service = request.service;
+    if (!service) return refuse('refused', `service not enabled: ${request.service}`);
+    const repo = resolveRepository(root, daemonSegments(request.path), { exportAll });
+    if (typeof repo === 'string') return refuse('refused', `access denied or repository not exported: ${request.path}`);
+    record.repository = repo.name;
+    if (!enabledForDaemon(service, Config.loadSync(repo.gitDir, { global: true }), options.services?.[service.name])) {
+      return refuse('refused', `service not enabled: ${request.service}`);
+    }
+    const protocol = sanitizeProtocol(request.extra.join(':'));
+    record.protocol = protocolVersion(protocol);
+    const reservation = pool.reserve(rest.length);
+    if (!reservation) return refuse('busy', 'the server is busy: too many requests are waiting');
+    const connection: ClientConnection = { socket, head: rest, ended: false };
+    const job = pool.run({ service: service.name, gitDir: repo.gitDir, timeout: timeouts.idle, protocol, limits },
+      { kind: 'connection', connection }, reservation);
+    if (!job) return refuse('busy', 'the server is busy: too many requests are waiting');
+    // Until a worker takes it, the connection is read: a client that goes is dropped from the queue.
+    const onData = (chunk: Buffer) => {
+      connection.head = Buffer.concat([connection.head, chunk]);
+      if (connection.head.length > MAX_QUEUED_HEAD || !reservation.grow(chunk.length)) socket.pause();
+    };
+    const onEnd = () => {
+      connection.ended = true;
+      // A client with nothing to say after its request line, and gone: nobody is left to answer.
+      if (connection.head.length === 0 && !job.pid) {
+        job.stop();
+        socket.destroy();
+      }
+    };
+    // Taken: from here the worker reads the socket (this process must not: paused before the
+    // hand-over, which 'start' precedes).
+    const started = () => {
+      socket.pause();
+      socket.off('data', onData);
+      socket.off('end', onEnd);
+      conn.serving = true;
+      record.waitMs = job.startedAt - record.start;
+    };
+    if (job.startedAt) started();
+    else {
+      job.once('start', started);
+      socket.on('data', onData);
+      socket.on('end', onEnd);
+      socket.resume();
+    }
+    let stderr = '';
+    job.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
+    job.stdout.resume();
+    conn.evict = () => {
+      refuse('busy', 'too many connections from your address');
+      job.stop();
+    };
+    socket.once('close', () => { if (!job.pid) job.stop(); });
+    job.on('close', () => {
+      // Refused while queued to make room for another address: the ERR line is on its way.
+      if (record.outcome === 'busy') return;
+      record.outcome = job.outcome;
+      record.counts = job.exit?.counts ?? null;
+      record.sent = job.exit?.sent ?? null;
+      const why = job.exit?.error ?? stderr.trim();
+      if (job.outcome !== 'ok' && job.outcome !== 'gone') {
+        record.reason = why || 'the worker ended';
+        log(`${repo.name}: ${request.service} ${job.outcome}: ${record.reason}`);
+      }
+      // The worker has the connection (this socket is an empty shell now) or nobody does.
+      socket.destroy();
+    });
+  }
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -1,56 +1,86 @@
-// Smart HTTP for upload-pack (gitprotocol-http), as a plain node:http `(req, res)` handler that also
-// mounts in Connect/Express (`app.use('/git', handler)`; unknown paths go to `next`) and Fastify
-// (pass `request.raw, reply.raw` after `reply.hijack()`, with `prefix` set to the route's prefix):
-//   GET  <repo>/info/refs?service=git-upload-pack  -> "# service=..." + advertisement (v0/v1), or
-//                                                    the v2 capabilities when Git-Protocol asks
-//   POST <repo>/git-upload-pack                     -> one stateless-rpc exchange
-// Authorization is the embedder's: `authorize` sees each request with the repository it names.
-// Bodies may be gzip-encoded; their size (after inflating) and idle time are bounded.
+// Smart HTTP (gitprotocol-http) for every service of services.ts, as a plain node:http
+// `(req, res)` handler that also mounts in Connect/Express (`app.use('/git', handler)`; unknown
+// paths go to `next`) and Fastify (pass `request.raw, reply.raw` after `reply.hijack()`, with
+// `prefix` set to the route's prefix):
+//   GET  <repo>/info/refs?service=git-<service>  -> "# service=..." + advertisement (v0/v1), or
+//                                                  the v2 capabilities when Git-Protocol asks
+//   POST <repo>/git-<service>                     -> one stateless-rpc exchange
+// A request is routed, its repository resolved strictly inside the root, authorized (the
+// embedder's `authorize`), checked against the service's http.<key> rule, then queued for a
+// worker (worker-pool.ts): a buffered service's body is read whole first (http-body.ts), so a
+// slow client holds no worker, and a queue past its bounds answers 503 with Retry-After at once.
+// The worker's answer is relayed with backpressure: the response's socket paces the worker.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import zlib from 'node:zlib';
 import { formatServiceHeader } from '../protocol/index.js';
+import { Config } from '../config/index.js';
+import { closeAfterResponse } from '../transport/http-accept.js';
+import type { TrackedConnection } from '../transport/connection-limit.js';
+import { formatAccessLine, type AccessOutcome, type AccessRecord } from './access-log.js';
+import { header, readBody } from './http-body.js';
+import { DEFAULT_SERVICE_LIMITS, DEFAULT_TIMEOUTS, type ServeTimeouts, type ServiceLimits } from './limits.js';
 import { realRoot, resolveRepository, urlSegments, type ResolvedRepository } from './resolve-repository.js';
 import { sanitizeProtocol } from './protocol-value.js';
-import { DEFAULT_MAX_INPUT_BYTES } from './upload-pack.js';
-import { WorkerPool, type UploadPackJob, type WorkerPoolOptions } from './worker-pool.js';
+import { enabledForHttp, type Service } from './service.js';
+import type { ServiceJob } from './service-job.js';
+import { serviceFromWire } from './services.js';
+import { protocolVersion } from './upload-pack.js';
+import { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
+import type { WorkerRequest } from './worker-frames.js';
 
-export type AuthorizeResult = boolean | { status: number; headers?: Record<string, string>; message?: string };
+/** true serves the request; `{ user }` serves it to that authenticated user; false answers 403; a status answers itself. */
+export type AuthorizeResult = boolean | { user: string } | { status: number; headers?: Record<string, string>; message?: string };
 
 export interface AuthorizeRequest {
   readonly repository: ResolvedRepository;
-  readonly service: 'git-upload-pack';
-  /** 'advertise' for info/refs, 'fetch' for the POST. */
+  /** The wire name: 'git-upload-pack'. */
+  readonly service: string;
+  /** 'advertise' for info/refs, 'fetch' for the POST (whatever the service). */
   readonly phase: 'advertise' | 'fetch';
 }
 
 export interface HttpHandlerOptions {
   /** Directory holding the repositories (`<name>.git` or `<name>/.git`). */
   root: string;
-  /** Serve every repository, not only those with a git-daemon-export-ok file. */
+  /**
+   * Serve every repository, not only those with a git-daemon-export-ok file (http-backend's
+   * GIT_HTTP_EXPORT_ALL). Default: true when `authorize` is given (it decides who sees what),
+   * false otherwise, as http-backend.
+   */
   exportAll?: boolean;
   /** Decides per request and repository; false answers 403, an object answers what it says. */
   authorize?: (req: IncomingMessage, request: AuthorizeRequest) => AuthorizeResult | Promise<AuthorizeResult>;
   /** Leading part of req.url to ignore (Fastify routes see the full URL). */
   prefix?: string;
-  /** Largest request body accepted, after gzip (default 64 MiB). */
-  maxRequestBytes?: number;
-  /** Seconds a connection may stay silent (default 60). */
-  idleTimeout?: number;
-  /** Receives upload-pack's stderr and failures (default: ignored). */
+  /** Request sizes and counts (limits.ts). */
+  limits?: Partial<ServiceLimits>;
+  /** Idle, request-body and total times, in seconds (limits.ts). */
+  timeouts?: Partial<ServeTimeouts>;
+  /** Receives failures and the services' diagnostics (default: ignored). */
   log?: (message: string) => void;
+  /** Receives one line per request (access-log.ts), and the record it was made from. */
+  accessLog?: (line: string, record: AccessRecord) => void;
   /** Workers to serve requests with (shared with other handlers; its owner closes it). */
   pool?: WorkerPool;
-  /** Without `pool`: how the handler's own pool is sized and recycled. */
+  /** Without `pool`: how the handler's own pool is sized, bounded and recycled. */
   workers?: WorkerPoolOptions;
+  /** @internal The server's record of a request's connection (serve.ts), to mark it served or let it be closed for room. */
+  connectionOf?: (req: IncomingMessage) => TrackedConnection | undefined;
 }
 
-export interface UploadPackHandler {
+export interface GitHttpHandler {
   (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
   /** The workers serving this handler's requests. */
   readonly pool: WorkerPool;
+  /** Requests taken and not yet answered. */
+  readonly inFlight: number;
+  /** From now on every answer closes its connection, and new requests are refused (503): the server is going down. */
+  drain(): void;
   /** Ends the handler's own pool (a shared one is left to its owner). */
   close(): Promise<void>;
 }
+
+/** The handler's name from when it served upload-pack only. */
+export type UploadPackHandler = GitHttpHandler;
 
 const NO_CACHE = {
   'Expires': 'Fri, 01 Jan 1980 00:00:00 GMT',
@@ -58,22 +88,72 @@ const NO_CACHE = {
   'Cache-Control': 'no-cache, max-age=0, must-revalidate',
 };
 
-export function createUploadPackHandler(options: HttpHandlerOptions): UploadPackHandler {
+interface Route {
+  service: Service;
+  phase: 'advertise' | 'fetch';
+  repoPath: string;
+}
+
+export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandler {
   const root = realRoot(options.root);
-  const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_INPUT_BYTES;
-  const idle = options.idleTimeout ?? 60;
+  const exportAll = options.exportAll ?? options.authorize !== undefined;
+  const limits: ServiceLimits = { ...DEFAULT_SERVICE_LIMITS, ...options.limits };
+  const timeouts: ServeTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const log = options.log ?? (() => undefined);
   const pool = options.pool ?? new WorkerPool(options.workers);
+  let inFlight = 0;
+  let draining = false;
+
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
-    handle(req, res, next).catch(e => {
-      log(`upload-pack handler: ${(e as Error).message}`);
+    const record: Mutable<AccessRecord> = {
+      start: Date.now(), client: req.socket.remoteAddress ?? '', transport: req.method === 'POST' ? 'http-post' : 'http-get',
+      repository: null, service: null, protocol: 0, status: null, outcome: 'refused', counts: null, sent: null, waitMs: 0,
+    };
+    inFlight++;
+    let passed = false;
+    // The line is written once the response is closed and the request's job has said how it ended.
+    let pending = 2;
+    const settled = () => {
+      if (--pending > 0) return;
+      inFlight--;
+      if (record.status === null && res.headersSent) record.status = res.statusCode;
+      if (!passed) options.accessLog?.(formatAccessLine(record), record);
+    };
+    res.once('close', settled);
+    const pass = next && ((err?: unknown) => {
+      passed = true;
+      next(err);
+    });
+    handle(req, res, record, pass).catch(e => {
+      log(`http: ${(e as Error).message}`);
+      record.outcome = 'error';
+      record.reason = (e as Error).message;
       if (!res.headersSent) plain(res, 500, 'internal error\n');
       else res.destroy();
-    });
+    }).finally(settled);
   };
-  return Object.assign(handler, { pool, close: () => (options.pool ? Promise.resolve() : pool.close()) });
+  return Object.assign(handler, {
+    pool,
+    get inFlight() { return inFlight; },
+    drain: () => { draining = true; },
+    close: () => (options.pool ? Promise.resolve() : pool.close()),
+  });
 
-  async function handle(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> {
+  function route(url: string, query: URLSearchParams): Route | 'not-found' | 'dumb' | { unknown: string } {
+    if (url.endsWith('/info/refs')) {
+      const name = query.get('service');
+      if (name === null) return 'dumb';
+      const service = serviceFromWire(name);
+      return service ? { service, phase: 'advertise', repoPath: url.slice(0, -'/info/refs'.length) } : { unknown: name };
+    }
+    const slash = url.lastIndexOf('/');
+    const service = serviceFromWire(url.slice(slash + 1));
+    if (service) return { service, phase: 'fetch', repoPath: url.slice(0, slash) };
+    // A service git has and tsgit does not serve says so, rather than "not found".
+    return /^git-[a-z-]+$/.test(url.slice(slash + 1)) ? { unknown: url.slice(slash + 1) } : 'not-found';
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, record: Mutable<AccessRecord>, next?: (err?: unknown) => void): Promise<void> {
     let url = req.url ?? '/';
     if (options.prefix) {
       if (!url.startsWith(options.prefix)) return notFound(res, next);
@@ -81,132 +161,192 @@ export function createUploadPackHandler(options: HttpHandlerOptions): UploadPack
     }
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
-    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-    let phase: 'advertise' | 'fetch';
-    let repoPath: string;
-    if (pathname.endsWith('/info/refs')) {
-      phase = 'advertise';
-      repoPath = pathname.slice(0, -'/info/refs'.length);
-    } else if (pathname.endsWith('/git-upload-pack')) {
-      phase = 'fetch';
-      repoPath = pathname.slice(0, -'/git-upload-pack'.length);
-    } else if (pathname.endsWith('/git-receive-pack')) {
-      return plain(res, 403, 'pushing is not supported\n');
+    const r = route(pathname, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
+    if (r === 'not-found') return notFound(res, next);
+    if (r === 'dumb') return refuse(res, record, 403, 'only the smart protocol is served (info/refs?service=git-upload-pack)');
+    if ('unknown' in r) return refuse(res, record, 403, `service not served: ${r.unknown}`);
+    record.service = `git-${r.service.name}`;
+    const repository = resolveRepository(root, urlSegments(r.repoPath), { exportAll });
+    if (typeof repository === 'string') return refuse(res, record, 404, 'repository not found');
+    record.repository = repository.name;
+    const wire = `git-${r.service.name}`;
+    if (r.phase === 'advertise') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, record, 405, 'method not allowed', { Allow: 'GET' });
     } else {
-      return notFound(res, next);
+      if (req.method !== 'POST') return refuse(res, record, 405, 'method not allowed', { Allow: 'POST' });
+      if (req.headers['content-type'] !== `application/x-${wire}-request`) return refuse(res, record, 415, `expected Content-Type: application/x-${wire}-request`);
     }
-    const repository = resolveRepository(root, urlSegments(repoPath), { exportAll: options.exportAll ?? false });
-    if (typeof repository === 'string') return plain(res, 404, 'repository not found\n');
-    if (phase === 'advertise') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed\n', { Allow: 'GET' });
-      const service = query.get('service');
-      if (service === 'git-receive-pack') return plain(res, 403, 'pushing is not supported\n');
-      if (service !== 'git-upload-pack') return plain(res, 403, 'only the smart protocol is served (service=git-upload-pack)\n');
-    } else {
-      if (req.method !== 'POST') return plain(res, 405, 'method not allowed\n', { Allow: 'POST' });
-      const type = req.headers['content-type'];
-      if (type !== 'application/x-git-upload-pack-request') return plain(res, 415, 'expected Content-Type: application/x-git-upload-pack-request\n');
-    }
+    let user: string | null = null;
     if (options.authorize) {
-      const verdict = await options.authorize(req, { repository, service: 'git-upload-pack', phase });
-      if (verdict !== true) {
+      const verdict = await options.authorize(req, { repository, service: wire, phase: r.phase });
+      if (verdict === false || (typeof verdict === 'object' && 'status' in verdict)) {
         const v = verdict === false ? { status: 403 } : verdict;
-        return plain(res, v.status, v.message ?? 'forbidden\n', v.headers);
+        return refuse(res, record, v.status, v.message ?? 'forbidden', v.headers);
       }
+      if (typeof verdict === 'object') user = verdict.user;
     }
-    const protocol = sanitizeProtocol(headerValue(req.headers['git-protocol']));
-    res.setTimeout(idle * 1000, () => res.destroy());
-    if (phase === 'advertise') await advertise(res, repository, protocol);
-    else await fetch(req, res, repository, protocol);
+    if (!enabledForHttp(r.service, Config.loadSync(repository.gitDir, { global: true }), user)) {
+      return refuse(res, record, 403, `service not enabled: '${wire}'`);
+    }
+    if (draining) return busy(res, record, 'the server is shutting down');
+    const protocol = sanitizeProtocol(header(req.headers['git-protocol']));
+    record.protocol = protocolVersion(protocol);
+    const request: WorkerRequest = {
+      service: r.service.name, gitDir: repository.gitDir, statelessRpc: true, advertiseRefs: r.phase === 'advertise',
+      timeout: timeouts.idle, protocol, limits,
+    };
+    const reservation = pool.reserve();
+    if (!reservation) return busy(res, record, 'the server is busy: too many requests are waiting');
+    let job: ServiceJob | null;
+    if (r.phase === 'advertise') {
+      job = pool.run(request, { kind: 'body', body: Buffer.alloc(0) }, reservation);
+    } else if (r.service.bufferInput) {
+      // Given up with the request if the client goes while its body is read.
+      const conn = options.connectionOf?.(req);
+      if (conn) conn.evict = () => { reservation.release(); res.destroy(); };
+      const body = await readBody(req, { maxBytes: limits.maxRequestBytes, timeout: timeouts.init }, reservation);
+      if (!body.ok) {
+        reservation.release();
+        if (body.gone) {
+          record.outcome = 'gone';
+          return;
+        }
+        closeAfterResponse(req);
+        if (body.status === 503) return busy(res, record, body.message);
+        return refuse(res, record, body.status, body.message, { Connection: 'close' });
+      }
+      job = pool.run(request, { kind: 'body', body: body.body }, reservation);
+    } else {
+      job = pool.run(request, { kind: 'stream' }, reservation);
+      if (job) streamBody(req, res, job);
+    }
+    if (!job) return busy(res, record, 'the server is busy: too many requests are waiting');
+    await relay(req, res, job, record, r.phase === 'advertise' && record.protocol !== 2 ? formatServiceHeader(wire) : null, wire);
   }
 
-  async function advertise(res: ServerResponse, repository: ResolvedRepository, protocol: string | undefined): Promise<void> {
-    const child = pool.run({ gitDir: repository.gitDir, advertiseRefs: true, statelessRpc: true, timeout: idle, protocol });
-    child.stdin!.end();
-    res.writeHead(200, { ...NO_CACHE, 'Content-Type': 'application/x-git-upload-pack-advertisement' });
-    // A v2 answer starts with "version 2" and carries no service line (as http-backend does it).
-    if (!protocol?.split(':').includes('version=2')) res.write(formatServiceHeader('git-upload-pack'));
-    await relay(child, res, repository);
-  }
-
-  async function fetch(req: IncomingMessage, res: ServerResponse, repository: ResolvedRepository, protocol: string | undefined): Promise<void> {
-    const encoding = headerValue(req.headers['content-encoding']);
-    if (encoding && encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'identity') {
-      return plain(res, 415, `unsupported Content-Encoding: ${encoding}\n`);
-    }
-    const declared = Number(req.headers['content-length'] ?? NaN);
-    if (declared > maxBytes && (!encoding || encoding === 'identity')) {
-      req.resume();
-      return plain(res, 413, `request body larger than ${maxBytes} bytes\n`, { Connection: 'close' });
-    }
-    const child = pool.run({ gitDir: repository.gitDir, statelessRpc: true, timeout: idle, protocol });
-    const body = encoding === 'gzip' || encoding === 'x-gzip' ? req.pipe(zlib.createGunzip()) : req;
-    let received = 0;
-    let refused = false;
-    body.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > maxBytes) {
-        refused = true;
-        body.destroy();
-        child.stop();
-        if (!res.headersSent) plain(res, 413, `request body larger than ${maxBytes} bytes\n`, { Connection: 'close' });
-        req.destroy();
-        return;
-      }
-      if (!child.stdin!.write(chunk)) {
-        body.pause();
-        child.stdin!.once('drain', () => body.resume());
+  /** A streamed body goes to the worker as it comes, paced by the worker's pipe. */
+  function streamBody(req: IncomingMessage, res: ServerResponse, job: ServiceJob): void {
+    const stdin = job.stdin;
+    stdin.on('error', () => undefined);
+    req.on('data', (chunk: Buffer) => {
+      if (!stdin.write(chunk)) {
+        req.pause();
+        stdin.once('drain', () => req.resume());
       }
     });
-    body.on('end', () => child.stdin!.end());
-    body.on('error', (e: Error) => {
-      refused = true;
-      child.stop();
-      if (!res.headersSent) plain(res, 400, `bad request body: ${e.message}\n`);
-      else res.destroy();
-    });
-    child.stdin!.on('error', () => undefined);
-    await relay(child, res, repository, () => refused);
+    req.on('end', () => stdin.end());
+    req.on('error', () => job.stop());
+    res.once('close', () => { if (!req.complete) job.stop(); });
   }
 
   /**
-   * Copies upload-pack's output into the response, stopping it if the client goes away. The
-   * status line waits for upload-pack's first byte, so a body refused meanwhile can still get 413.
+   * Copies the worker's answer into the response, stopping the job if the client goes away. The
+   * status line waits for the first byte, so that a failure before it can still be a 500. Timers
+   * start when a worker has the request: queued time is nobody's idle time.
    */
-  function relay(child: UploadPackJob, res: ServerResponse, repository: ResolvedRepository, refused = () => false): Promise<void> {
+  function relay(req: IncomingMessage, res: ServerResponse, job: ServiceJob, record: Mutable<AccessRecord>,
+    preamble: Buffer | null, wire: string): Promise<void> {
+    const kind = job.request.advertiseRefs ? 'advertisement' : 'result';
+    const conn = options.connectionOf?.(req);
+    let evicted = false;
+    if (conn) {
+      conn.evict = () => {
+        evicted = true;
+        busy(res, record, 'too many connections from your address');
+        job.stop();
+      };
+    }
     return new Promise(resolve => {
       let stderr = '';
-      child.stderr!.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
-      let stopped = false;
+      let sent = 0;
+      let idled = false;
+      job.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
+      const begin = () => {
+        if (res.headersSent) return;
+        res.writeHead(200, { ...NO_CACHE, 'Content-Type': `application/x-${wire}-${kind}`, ...(draining ? { Connection: 'close' } : {}) });
+        // A v2 answer starts with "version 2" and carries no service line (as http-backend does it).
+        if (preamble) {
+          res.write(preamble);
+          sent += preamble.length;
+        }
+      };
       const gone = () => {
-        if (res.writableFinished) return;
-        stopped = true;
-        child.stop();
+        if (!res.writableFinished) job.stop();
       };
       res.on('close', gone);
-      child.stdout!.on('data', (d: Buffer) => {
-        if (refused()) return;
-        if (!res.headersSent) res.writeHead(200, { ...NO_CACHE, 'Content-Type': 'application/x-git-upload-pack-result' });
+      const started = () => {
+        if (conn) conn.serving = true;
+        record.waitMs = job.startedAt - record.start;
+        if (timeouts.idle > 0) {
+          res.setTimeout(timeouts.idle * 1000, () => {
+            idled = true;
+            res.destroy();
+          });
+        }
+      };
+      // A free worker takes the job as it is queued, before this is called.
+      if (job.startedAt) started();
+      else job.once('start', started);
+      job.stdout.on('data', (d: Buffer) => {
+        begin();
+        sent += d.length;
         if (!res.write(d)) {
-          child.stdout!.pause();
-          res.once('drain', () => child.stdout!.resume());
+          job.stdout.pause();
+          res.once('drain', () => job.stdout.resume());
         }
       });
-      child.on('close', (code, signal) => {
+      job.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
         res.off('close', gone);
-        if (code !== 0 && !stopped && stderr) log(`${repository.name}: upload-pack ${signal ?? `exited ${code}`}: ${stderr.trim()}`);
-        if (refused()) return resolve();
-        if (res.headersSent) res.end();
-        else if (code === 0) res.writeHead(200, { ...NO_CACHE, 'Content-Type': 'application/x-git-upload-pack-result' }).end();
-        else plain(res, 500, 'upload-pack failed\n');
+        if (conn) {
+          conn.serving = false;
+          conn.evict = () => req.socket.destroy();
+        }
+        // Answered already: refused while queued to make room for another address.
+        if (evicted) return resolve();
+        record.outcome = idled ? 'timeout' : job.outcome;
+        if (idled) record.reason = `the client took nothing for ${timeouts.idle} seconds`;
+        record.counts = job.exit?.counts ?? null;
+        record.sent = sent;
+        const why = job.exit?.error ?? stderr.trim();
+        if (job.outcome !== 'ok' && job.outcome !== 'gone') {
+          record.reason = why || `worker ${signal ?? `exited ${code}`}`;
+          log(`${job.request.gitDir}: ${wire} ${job.outcome}: ${record.reason}`);
+        }
+        if (job.outcome === 'gone') res.destroy();
+        else if (code === 0 || (res.headersSent && job.exit)) {
+          begin();
+          res.end();
+        } else if (res.headersSent) {
+          // Cut in the middle: the client must see a broken answer, not a short one.
+          res.destroy();
+        } else if (job.outcome === 'closing') {
+          busy(res, record, 'the server is shutting down');
+        } else {
+          record.status = 500;
+          plain(res, 500, `${wire} failed\n`);
+        }
         resolve();
       });
     });
   }
+
+  function busy(res: ServerResponse, record: Mutable<AccessRecord>, message: string): void {
+    record.outcome = draining ? 'closing' : 'busy';
+    record.status = 503;
+    plain(res, 503, `${message}\n`, { 'Retry-After': String(pool.retryAfter()), Connection: 'close' });
+  }
 }
 
-function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
+/** The handler's name from when it served upload-pack only. */
+export const createUploadPackHandler = createGitHttpHandler;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function refuse(res: ServerResponse, record: Mutable<AccessRecord>, status: number, message: string, headers?: Record<string, string>): void {
+  record.status = status;
+  record.outcome = 'refused';
+  record.reason = message;
+  plain(res, status, `${message}\n`, headers);
 }
 
 function notFound(res: ServerResponse, next?: (err?: unknown) => void): void {

@@ -6,6 +6,7 @@
 // served only with export-all or a `git-daemon-export-ok` file in it, as git daemon does.
 import fs from 'node:fs';
 import path from 'node:path';
+import { GitError } from '../core/errors.js';
 import { isGitDirectory } from '../repository/discover.js';
 
 export interface ResolvedRepository {
@@ -50,7 +51,14 @@ function isPlainName(s: string): boolean {
 
 /** The root's real path, resolved once by the caller and reused for every request. */
 export function realRoot(root: string): string {
-  return fs.realpathSync(path.resolve(root));
+  let real: string;
+  try {
+    real = fs.realpathSync(path.resolve(root));
+  } catch {
+    throw new GitError('server', 'no-root', `cannot serve '${root}': no such directory`);
+  }
+  if (!fs.statSync(real).isDirectory()) throw new GitError('server', 'no-root', `cannot serve '${root}': not a directory`);
+  return real;
 }
 
 export function resolveRepository(root: string, segments: string[] | null, opts: ResolveOptions): ResolvedRepository | ResolveFailure {

@@ -1,12 +1,20 @@
-// `tsgit serve`: one root served over smart HTTP and git:// at once, loopback by default.
+// `tsgit serve`: one root served over smart HTTP and git:// at once, loopback by default, from one
+// pool of workers and one count of connections per client address (transport/connection-limit.ts)
+// for both transports. close() drains: it stops accepting, lets what was taken finish (queued
+// requests too) for up to its grace period, then ends whatever is left.
 import fs from 'node:fs';
-import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
 import { isGitDirectory } from '../repository/discover.js';
-import { createDaemon } from './daemon.js';
+import { ConnectionLimit, type TrackedConnection } from '../transport/connection-limit.js';
+import { createHttpServer } from '../transport/http-accept.js';
+import { closeServer, lingeringClose, listen } from '../transport/listen.js';
+import type { AccessRecord } from './access-log.js';
+import { createDaemon, DEFAULT_MAX_CONNECTIONS } from './daemon.js';
+import { createGitHttpHandler, type HttpHandlerOptions } from './http.js';
+import { DEFAULT_TIMEOUTS, type ServeTimeouts, type ServiceLimits } from './limits.js';
 import { realRoot, resolveRepository } from './resolve-repository.js';
-import { createUploadPackHandler, type HttpHandlerOptions } from './http.js';
+import type { DaemonServiceRule } from './service.js';
 import { MAX_WARM_REPOSITORIES, WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 
 export interface ServeOptions {
@@ -17,86 +25,133 @@ export interface ServeOptions {
   /** git:// port, 0 picks a free one, null serves no git://. */
   gitPort?: number | null;
   exportAll?: boolean;
-  idleTimeout?: number;
+  /** Request sizes and counts (limits.ts). */
+  limits?: Partial<ServiceLimits>;
+  /** Idle, init and total times, in seconds (limits.ts). */
+  timeouts?: Partial<ServeTimeouts>;
+  /** Most connections at once over both transports (git daemon's --max-connections; 0: no limit). */
+  maxConnections?: number;
+  /** git daemon's --enable/--disable, --allow-override/--forbid-override, by service name. */
+  services?: Readonly<Record<string, DaemonServiceRule>>;
+  /** Failures and the services' diagnostics. */
   log?: (message: string) => void;
+  /** One line per request (access-log.ts). */
+  accessLog?: (line: string, record: AccessRecord) => void;
+  /** Connections refused or closed for room, workers started and replaced (--verbose). */
+  verbose?: (message: string) => void;
   authorize?: HttpHandlerOptions['authorize'];
-  /** The upload-pack workers both transports share (default: as many as CPUs). */
+  /** The workers both transports share (default: as many as CPUs), and their queue's bounds. */
   workers?: WorkerPoolOptions;
 }
 
 export interface RunningServer {
   readonly httpUrl: string;
   readonly gitUrl: string | null;
-  /** The upload-pack workers serving both transports. */
+  /** The workers serving both transports. */
   readonly pool: WorkerPool;
-  close(): Promise<void>;
+  /** Requests taken and not answered yet, over both transports. */
+  inFlight(): number;
+  /**
+   * Stops accepting, lets what was taken finish for up to `grace` seconds (default 0), then ends
+   * the rest. A second call cuts the first one's grace short.
+   */
+  close(options?: { grace?: number }): Promise<void>;
 }
 
 export async function serve(options: ServeOptions): Promise<RunningServer> {
+  const root = realRoot(options.root);
   const host = options.host ?? '127.0.0.1';
+  const timeouts: ServeTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const verbose = options.verbose ?? (() => undefined);
   // The workers start with the server, each opening the root's repositories when there are few
   // (more would be memory spent on guesses): the first request finds a warm worker.
   const exportAll = options.exportAll ?? false;
-  const listed = listRepositories(options.root, exportAll);
+  const listed = listRepositories(root, exportAll);
   const warm: string[] = [];
   if (listed.length <= MAX_WARM_REPOSITORIES) {
     // As a request names them, so that the worker's open repository is the one it will look up.
-    const root = realRoot(options.root);
     for (const name of listed) {
       const r = resolveRepository(root, name.split('/'), { exportAll });
       if (typeof r !== 'string') warm.push(r.gitDir);
     }
   }
-  const pool = new WorkerPool({ warm, ...options.workers });
-  pool.prestart();
-  const handler = createUploadPackHandler({
-    root: options.root, exportAll: options.exportAll, idleTimeout: options.idleTimeout, log: options.log, authorize: options.authorize, pool,
+  const pool = new WorkerPool({ warm, maxRequestTime: timeouts.request, log: verbose, ...options.workers });
+  const connections = new ConnectionLimit(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  const tracked = new WeakMap<net.Socket, TrackedConnection>();
+  const handler = createGitHttpHandler({
+    root, exportAll, limits: options.limits, timeouts, log: options.log, accessLog: options.accessLog,
+    authorize: options.authorize, pool, connectionOf: req => tracked.get(req.socket),
   });
-  const httpServer = http.createServer((req, res) => handler(req, res));
+  // A connection refused for room has its 503 already: a request it sends anyway is not served.
+  const httpServer = createHttpServer((req, res) => { if (tracked.has(req.socket)) handler(req, res); }, { initTimeout: timeouts.init });
+  httpServer.on('connection', (socket: net.Socket) => {
+    const conn = connections.admit(socket);
+    if (conn) {
+      tracked.set(socket, conn);
+      return;
+    }
+    verbose(`refused an HTTP connection from ${socket.remoteAddress}: ${connections.open} connections open`);
+    refuseHttpConnection(socket, pool.retryAfter());
+  });
+  let daemon: net.Server | null = null;
   let httpPort: number;
+  let gitPort: number | null = null;
   try {
-    httpPort = await listen(httpServer, host, options.port ?? 8080);
+    httpPort = await listen(httpServer, host, options.port ?? 8080, 'smart HTTP');
+    if (options.gitPort !== null) {
+      daemon = createDaemon({
+        root, exportAll, limits: options.limits, timeouts, connections, services: options.services,
+        log: options.log, accessLog: options.accessLog, pool,
+      });
+      gitPort = await listen(daemon, host, options.gitPort ?? 9418, 'git://');
+    }
   } catch (e) {
-    await pool.close();
+    await Promise.all([closeServer(httpServer), pool.close()]);
     throw e;
   }
-  let daemon: net.Server | null = null;
-  let gitPort: number | null = null;
-  if (options.gitPort !== null) {
-    daemon = createDaemon({ root: options.root, exportAll: options.exportAll, idleTimeout: options.idleTimeout, log: options.log, pool });
-    try {
-      gitPort = await listen(daemon, host, options.gitPort ?? 9418);
-    } catch (e) {
-      httpServer.close();
-      await pool.close();
-      throw e;
-    }
-  }
+  pool.prestart();
   const shown = host.includes(':') ? `[${host}]` : host;
+  const stopped = () => Promise.all([closeServer(httpServer), daemon ? closeServer(daemon) : undefined]);
+  let cutGrace: (() => void) | null = null;
+  let closing: Promise<void> | null = null;
   return {
     httpUrl: `http://${shown}:${httpPort}`,
     gitUrl: gitPort === null ? null : `git://${shown}:${gitPort}`,
     pool,
-    close: async () => {
-      httpServer.closeAllConnections();
-      // Stopping the workers ends the git:// connections they serve, so the daemon can close.
-      await Promise.all([close(httpServer), daemon ? close(daemon) : undefined, pool.close()]);
+    inFlight: () => handler.inFlight + [...connections.connections()].filter(c => c.serving).length,
+    close: ({ grace = 0 } = {}) => {
+      cutGrace?.();
+      if (closing) return closing;
+      closing = (async () => {
+        handler.drain();
+        const drained = Promise.all([stopped(), pool.whenIdle()]);
+        httpServer.closeIdleConnections();
+        if (grace > 0) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([drained, new Promise<void>(resolve => {
+            timer = setTimeout(resolve, grace * 1000);
+            cutGrace = resolve;
+          })]);
+          // Drained before the grace ran out: its timer must not keep the process alive.
+          clearTimeout(timer);
+        }
+        // What is left is cut: HTTP connections closed, busy workers (and their git:// clients) killed.
+        httpServer.closeAllConnections();
+        for (const c of connections.connections()) c.socket.destroy();
+        await Promise.all([stopped(), pool.close()]);
+      })();
+      return closing;
     },
   };
 }
 
-function listen(server: net.Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as net.AddressInfo).port);
-    });
-  });
-}
-
-function close(server: net.Server): Promise<void> {
-  return new Promise(resolve => server.close(() => resolve()));
+/** An HTTP connection past the limit gets a 503 before it has sent anything, and is closed. */
+function refuseHttpConnection(socket: net.Socket, retryAfter: number): void {
+  const body = 'too many connections\n';
+  socket.on('error', () => undefined);
+  socket.write(`HTTP/1.1 503 Service Unavailable\r\nRetry-After: ${retryAfter}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+    `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+  lingeringClose(socket);
 }
 
 /** Repositories under `root` (two levels deep) a client could clone, as URL paths. */

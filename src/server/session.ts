@@ -5,21 +5,23 @@ import { GitError } from '../core/errors.js';
 import { fromHex, OID_BYTES, toHex } from '../core/oid.js';
 import { parseTag } from '../object/tag.js';
 import { OBJ_TAG } from '../object/type.js';
-import { pktLine, type PacketSource, type RequestLimits } from '../protocol/index.js';
+import { pktLine, type PacketSource } from '../protocol/index.js';
 import type { Repository } from '../repository/repository.js';
 import { ObjectWalk } from '../walk/object-walk.js';
 import { ensureCapacity } from '../walk/oid-map.js';
 import type { UploadPackPolicy } from './policy.js';
 import type { RefSnapshot } from './refs.js';
+import type { ServiceLimits } from './limits.js';
+import type { ResponseSink } from './service.js';
+
+export type { ResponseSink } from './service.js';
 
 // upload-pack's marks (upload-pack.c keeps the same ones in object flags).
 export const THEY_HAVE = 1;
 export const COMMON_KNOWN = 2;
-export const WANTED = 8;
 export const CLIENT_SHALLOW = 16;
 export const SHALLOW = 32;
 export const NOT_SHALLOW = 64;
-export const VISITED = 128;
 
 export interface UploadPackOptions {
   /** One request, one response, then exit (smart HTTP). */
@@ -28,17 +30,15 @@ export interface UploadPackOptions {
   advertiseRefs: boolean;
   /** From GIT_PROTOCOL: 0, 1 or 2. */
   version: 0 | 1 | 2;
-  limits: RequestLimits;
-  /** Server-wide cap on have lines over all negotiation rounds of one connection. */
-  maxTotalHaves: number;
+  /** Wants, haves (per request, and over all rounds of a connection), rounds, input bytes. */
+  limits: ServiceLimits;
+  /** The access log's view of the request: wants and haves received, summed over its rounds. */
+  counts: { wants: number; haves: number };
   /** Stops pack writing when the client went away. */
   signal?: AbortSignal;
   /** What the `agent` capability says. */
   agent: string;
 }
-
-/** Where the response goes; a returned promise means "wait before writing more". */
-export type ResponseSink = (data: Buffer) => void | Promise<void>;
 
 export class Response {
   private waiting: Promise<void>[] = [];

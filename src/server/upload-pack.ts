@@ -6,8 +6,9 @@
 // request; the caller decides what ending means (exit status, closing a socket).
 import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
-import { DEFAULT_REQUEST_LIMITS, formatErr, PacketReader, type RequestLimits } from '../protocol/index.js';
+import { formatErr, PacketReader } from '../protocol/index.js';
 import type { Repository } from '../repository/repository.js';
+import { DEFAULT_SERVICE_LIMITS, type ServiceLimits } from './limits.js';
 import { readPolicy } from './policy.js';
 import { snapshotRefs } from './refs.js';
 import { Response, Session, type ResponseSink, type UploadPackOptions } from './session.js';
@@ -26,15 +27,14 @@ export interface UploadPackRequest {
   advertiseRefs?: boolean;
   /** Seconds without client input before giving up (--timeout); 0 waits forever. */
   timeout?: number;
-  /** Most bytes accepted from the client in one request or connection. */
-  maxInputBytes?: number;
-  limits?: RequestLimits;
+  /** Bytes, wants, haves and rounds accepted from the client in one request or connection. */
+  limits?: ServiceLimits;
   signal?: AbortSignal;
   /** Names the input in error messages. */
   source?: string;
+  /** Given the wants and haves received (`wants`, `haves`) once the request ends, for the access log. */
+  counts?: Record<string, number>;
 }
-
-export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
 /** The protocol version a GIT_PROTOCOL value asks for: the highest `version=N` in it, as git reads it. */
 export function protocolVersion(value: string | undefined): 0 | 1 | 2 {
@@ -48,17 +48,18 @@ export function protocolVersion(value: string | undefined): 0 | 1 | 2 {
 
 export async function uploadPack(repo: Repository, req: UploadPackRequest): Promise<void> {
   const config = Config.loadSync(repo.gitDir, { global: true });
+  const limits = req.limits ?? DEFAULT_SERVICE_LIMITS;
   const options: UploadPackOptions = {
     statelessRpc: req.statelessRpc ?? false,
     advertiseRefs: req.advertiseRefs ?? false,
     version: protocolVersion(req.protocol),
-    limits: req.limits ?? DEFAULT_REQUEST_LIMITS,
-    maxTotalHaves: (req.limits ?? DEFAULT_REQUEST_LIMITS).maxHaves,
+    limits,
+    counts: { wants: 0, haves: 0 },
     signal: req.signal,
     agent: AGENT,
   };
   const source = req.source ?? 'upload-pack input';
-  const input = new PacketReader(limitInput(req.input, source, (req.timeout ?? 0) * 1000, req.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES), source);
+  const input = new PacketReader(limitInput(req.input, source, (req.timeout ?? 0) * 1000, limits.maxRequestBytes), source);
   const out = new Response(req.output);
   const s = new Session(repo, readPolicy(config), snapshotRefs(repo), input, out, options);
   try {
@@ -70,6 +71,8 @@ export async function uploadPack(repo: Repository, req: UploadPackRequest): Prom
       await out.drain().catch(() => undefined);
     }
     throw e;
+  } finally {
+    if (req.counts) Object.assign(req.counts, options.counts);
   }
 }
 

@@ -51,7 +51,10 @@ export async function serveV0(s: Session): Promise<void> {
     checkFilterSupported(req.filter);
   }
   const wants = [...new Set(req.wants.map(hex => s.index(hex)))];
-  checkWants(s, wants, false);
+  o.counts.wants += wants.length;
+  // A stateless client's wants come from an advertisement another request made: refs may have
+  // moved since, and git accepts any want still reachable from them (upload-pack.c check_non_tip).
+  checkWants(s, wants, o.statelessRpc);
   let extraHaves: number[] = [];
   if (wantsShallowInfo(req)) {
     const shallow = processShallow(s, wants, req);
@@ -88,10 +91,12 @@ async function negotiate(s: Session, neg: Negotiation, caps: Capability[]): Prom
   const out = s.out;
   let lastHex = '';
   let gotCommon = false, gotOther = false, sentReady = false;
-  let total = 0;
+  const { maxHaves, maxRounds } = s.options.limits;
+  let total = 0, rounds = 0;
   for (;;) {
     const p = await s.input.read();
     if (p === null || p.type === 'flush') {
+      if (++rounds > maxRounds) throw clientError(`more than ${maxRounds} negotiation rounds`);
       if (multiAck === 2 && gotCommon && !gotOther && neg.okToGiveUp()) {
         sentReady = true;
         out.write(formatAck(lastHex, 'ready'));
@@ -118,7 +123,8 @@ async function negotiate(s: Session, neg: Negotiation, caps: Capability[]): Prom
       return true;
     }
     if (!line.startsWith('have ')) throw clientError(`expected SHA1 list, got '${line}'`);
-    if (++total > s.options.maxTotalHaves) throw clientError(`more than ${s.options.maxTotalHaves} have lines`);
+    if (++total > maxHaves) throw clientError(`more than ${maxHaves} have lines`);
+    s.options.counts.haves++;
     const hex = parseOid(line.slice(5), where);
     const idx = s.index(hex);
     const got = neg.gotOid(idx);

@@ -45,9 +45,12 @@ export async function serveV2(s: Session): Promise<void> {
     await s.out.drain();
   }
   if (o.advertiseRefs) return;
+  // Over a connection each fetch command is a negotiation round, and so are its haves.
+  let rounds = 0;
   do {
     const req = await readCommandRequest(s.input, o.limits);
     if (!req) return;
+    if (req.command === 'fetch' && ++rounds > o.limits.maxRounds) throw clientError(`more than ${o.limits.maxRounds} negotiation rounds`);
     s.reset();
     await runCommand(s, req);
     await s.out.drain();
@@ -132,6 +135,9 @@ async function fetch(s: Session, args: string[], where: string): Promise<void> {
     wantedRefs.push({ oid: ref.oid, name });
   }
   const wants = [...new Set([...req.wants, ...wantedRefs.map(r => r.oid)].map(hex => s.index(hex)))];
+  const counts = s.options.counts;
+  counts.wants += wants.length;
+  counts.haves += req.haves.length;
   if (wants.length === 0 && !req.waitForDone) return;
   checkWants(s, wants, true);
   const negotiation = new Negotiation(s, wants);

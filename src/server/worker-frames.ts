@@ -1,10 +1,11 @@
-// The framing between the server and its upload-pack workers (worker-pool.ts, worker-main.ts),
+// The framing between the server and its service workers (worker-pool.ts, worker-main.ts),
 // over the worker's stdin and stdout: each frame is a type byte, a 4-byte big-endian length and
 // that many bytes. Server to worker: a request ('r', JSON), client bytes ('i'), end of client
 // input ('z'), repositories to open before any request for them comes ('w', JSON: WorkerWarm).
 // Worker to server: response bytes ('o'), diagnostics ('e', text), and the end of the request
 // ('x', JSON with the exit status and the worker's RSS), also of a handed-over connection's.
 import { CorruptError } from '../core/errors.js';
+import type { ServiceLimits } from './limits.js';
 
 export const FRAME_REQUEST = 0x72; // r
 export const FRAME_INPUT = 0x69; // i
@@ -14,22 +15,29 @@ export const FRAME_OUTPUT = 0x6f; // o
 export const FRAME_STDERR = 0x65; // e
 export const FRAME_EXIT = 0x78; // x
 
-/** What the server asks a worker to run: the options of `tsgit upload-pack`. */
+/** What the server asks a worker to run: a service (services.ts) and the options of `tsgit <service>`. */
 export interface WorkerRequest {
+  /** git's name of the service: 'upload-pack'. */
+  service: string;
   gitDir: string;
   protocol?: string;
   statelessRpc?: boolean;
+  /** The info/refs advertisement only. */
   advertiseRefs?: boolean;
+  /** Seconds without client input before giving up; 0 waits forever. */
   timeout: number;
+  limits: ServiceLimits;
 }
 
 /**
  * A git:// connection handed to a worker with its socket (over the IPC channel, not the frames):
- * the request, and the client bytes the server read past the request line (base64).
+ * the request, the client bytes the server read past the request line (base64), and whether the
+ * client had already finished sending (the server read its EOF, which the socket will not repeat).
  */
 export interface WorkerHandOff {
   request: WorkerRequest;
   head: string;
+  ended: boolean;
 }
 
 /** What a worker says over the IPC channel once it can take a connection. */
@@ -45,6 +53,15 @@ export interface WorkerWarm {
 export interface WorkerExit {
   /** 0 served, 128 failed (as `tsgit upload-pack` would exit). */
   code: number;
+  /** Why it failed: the message the client was sent (ERR) or would have been. */
+  error?: string;
+  /** The client went away before the answer was whole. */
+  gone?: boolean;
+  /** It was cut off for being idle (error says so). */
+  timedOut?: boolean;
+  /** Response bytes written, and what the service counted (wants, haves), for the access log. */
+  sent: number;
+  counts: Record<string, number>;
   /** The worker's resident set after the request, for recycling. */
   rss: number;
   /** Repositories it found changed on disk (a repack) and opened anew: other workers may too. */

@@ -1,41 +1,35 @@
-// An upload-pack worker: a long-lived process started by worker-pool.ts that serves one request at
-// a time, framed (worker-frames.ts) over its stdin and stdout, with the repositories it served kept
-// open (worker-repos.ts) so that the next request finds the .idx read, packed-refs parsed and the
-// bitmap opened. The pool may name repositories to open before any request comes ('w' frame),
-// which a request then queues behind. A git:// connection is handed over whole, through the IPC
-// channel (worker-frames.ts: WorkerHandOff): the worker reads and answers the client's socket
-// itself, so the server copies none of the pack. It ends when its stdin does (the pool retiring
-// it, or the server gone).
+// A service worker: a long-lived process started by worker-pool.ts that serves one request at a
+// time for any service of services.ts, framed (worker-frames.ts) over its stdin and stdout, with
+// the repositories it served kept open (worker-repos.ts) so that the next request finds the .idx
+// read, packed-refs parsed and the bitmap opened. The pool may name repositories to open before any
+// request comes ('w' frame: each service's warm()), which a request then queues behind. A git://
+// connection is handed over whole, through the IPC channel (worker-frames.ts: WorkerHandOff): the
+// worker reads and answers the client's socket itself, so the server copies none of the pack. It
+// ends when its stdin does (the pool retiring it, or the server gone), after the request it serves.
 import { once } from 'node:events';
 import type net from 'node:net';
 import { GitError } from '../core/errors.js';
-import { uploadPack } from './upload-pack.js';
+import { findService, SERVICES } from './services.js';
 import {
   FRAME_EXIT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR, FRAME_WARM,
   FrameDecoder, frame, frameHeader, WORKER_READY, type WorkerExit, type WorkerHandOff, type WorkerRequest, type WorkerWarm,
 } from './worker-frames.js';
-import { openBitmap } from './bitmap-cache.js';
-import { snapshotRefs } from './refs.js';
-import { rehearse } from './rehearse.js';
 import { WarmRepositories } from './worker-repos.js';
 
-/** Client bytes queued beyond this stop reading stdin until upload-pack catches up. */
+/** Client bytes queued beyond this stop reading stdin until the service catches up. */
 const INPUT_HIGH_WATER = 1024 * 1024;
 
-/**
- * Rehearsals of the first bitmapped repository a worker opens. One fills that repository's caches;
- * V8 compiles the serve path's hot code optimised only after a few runs (served in a loop, a fetch
- * 100 commits behind on the large corpus cost 150, 80, 100, 60 ms, then 25-40), and the compiled
- * code is the process's, so later repositories are rehearsed once.
- */
-const JIT_REHEARSALS = 6;
-let compiled = false;
+// The server ends its workers (their stdin, or SIGKILL): a Ctrl-C meant for the server, which the
+// terminal sends its whole process group, or a service manager's SIGTERM to every process of the
+// server, must not cut the requests the server is draining.
+process.on('SIGINT', () => undefined);
+process.on('SIGTERM', () => undefined);
 
 const repos = new WarmRepositories();
 let input: InputQueue | null = null;
 let requests: Promise<void> = Promise.resolve();
 
-const decoder = new FrameDecoder('upload-pack worker stdin',
+const decoder = new FrameDecoder('service worker stdin',
   (_type, bytes) => input?.push(bytes),
   (type, payload) => {
     if (type === FRAME_INPUT_END) input?.end();
@@ -46,7 +40,7 @@ const decoder = new FrameDecoder('upload-pack worker stdin',
     } else if (type === FRAME_WARM) {
       const { gitDirs, changedOnly } = JSON.parse(payload.toString('utf8')) as WorkerWarm;
       requests = requests.then(() => warm(changedOnly ? gitDirs.filter(d => repos.has(d)) : gitDirs));
-    } else throw new GitError('server', 'bad-frame', `upload-pack worker: unexpected frame '${String.fromCharCode(type)}'`);
+    } else throw new GitError('server', 'bad-frame', `service worker: unexpected frame '${String.fromCharCode(type)}'`);
   });
 
 process.stdin.on('data', (chunk: Buffer) => decoder.push(chunk));
@@ -60,14 +54,23 @@ process.on('message', (message: WorkerHandOff, socket: net.Socket | undefined) =
   socket.allowHalfOpen = true;
   socket.on('error', () => undefined);
   // Idle in both directions (a client that stops reading, too) for the request's timeout: dropped.
-  if (message.request.timeout > 0) socket.setTimeout(message.request.timeout * 1000, () => socket.destroy());
+  const idle = { timedOut: false };
+  if (message.request.timeout > 0) {
+    socket.setTimeout(message.request.timeout * 1000, () => {
+      idle.timedOut = true;
+      socket.destroy();
+    });
+  }
   const queue = new InputQueue(socket);
   if (message.head) queue.push(Buffer.from(message.head, 'base64'));
-  socket.on('data', (chunk: Buffer) => queue.push(chunk));
-  socket.on('end', () => queue.end());
+  if (message.ended) queue.end();
+  else {
+    socket.on('data', (chunk: Buffer) => queue.push(chunk));
+    socket.on('end', () => queue.end());
+  }
   const gone = new AbortController();
   socket.on('close', () => gone.abort());
-  requests = requests.then(() => serve(message.request, queue, chunk => writeTo(socket, chunk), gone.signal))
+  requests = requests.then(() => serve(message.request, queue, chunk => writeTo(socket, chunk), gone.signal, idle))
     .then(() => { socket.end(); });
 });
 // Until now a socket sent to this process would have been held unread by Node, not half-open yet:
@@ -75,51 +78,58 @@ process.on('message', (message: WorkerHandOff, socket: net.Socket | undefined) =
 process.send?.(WORKER_READY);
 
 async function serve(req: WorkerRequest, queue: InputQueue, output: (chunk: Buffer) => void | Promise<void>,
-  signal?: AbortSignal): Promise<void> {
-  let code = 0;
+  signal?: AbortSignal, idle?: { timedOut: boolean }): Promise<void> {
+  const exit: WorkerExit = { code: 0, sent: 0, counts: {}, rss: 0, reopened: [] };
   try {
-    await uploadPack(repos.get(req.gitDir), {
+    const service = findService(req.service);
+    if (!service) throw new GitError('server', 'unknown-service', `no such service: ${req.service}`);
+    const call = {
+      repo: repos.get(req.gitDir),
       input: queue,
-      output,
+      output: (chunk: Buffer) => {
+        exit.sent += chunk.length;
+        return output(chunk);
+      },
       protocol: req.protocol,
-      statelessRpc: req.statelessRpc, advertiseRefs: req.advertiseRefs, timeout: req.timeout,
-      source: 'upload-pack input',
+      statelessRpc: req.statelessRpc ?? false,
+      timeout: req.timeout,
+      limits: req.limits,
       signal,
-    });
+      source: `${service.name} input`,
+      counts: exit.counts,
+    };
+    await (req.advertiseRefs ? service.advertise(call) : service.handle(call));
   } catch (e) {
-    code = 128;
-    // A client that went away is no failure to report.
-    if (!signal?.aborted) {
-      const message = e instanceof Error ? e.message : String(e);
-      write(frame(FRAME_STDERR, Buffer.from(`fatal: ${message}\n`)));
+    exit.code = 128;
+    // A client that went away is no failure to report; one cut off for being idle is a timeout.
+    if (idle?.timedOut) {
+      exit.timedOut = true;
+      exit.error = `the client took nothing for ${req.timeout} seconds`;
+    }
+    else if (signal?.aborted) exit.gone = true;
+    else {
+      exit.error = e instanceof Error ? e.message : String(e);
+      write(frame(FRAME_STDERR, Buffer.from(`fatal: ${exit.error}\n`)));
     }
   }
   // Client bytes after the request was answered belong to nobody: drop them.
   if (input === queue) input = null;
   queue.close();
-  const exit: WorkerExit = { code, rss: process.memoryUsage.rss(), reopened: repos.takeReopened() };
+  exit.rss = process.memoryUsage.rss();
+  exit.reopened = repos.takeReopened();
   await write(frame(FRAME_EXIT, Buffer.from(JSON.stringify(exit))));
 }
 
 /**
- * Opens each repository as a request would find it: its .idx files, bitmap (with every entry
- * offset of its pack read) and refs, then, when it has a bitmap, answers a fetch of its own
- * (rehearse.ts); one already open is opened anew only if it changed on disk. One that cannot be
- * opened is left for a request to report.
+ * Opens each repository as a request would find it, each service readying what it needs (its
+ * warm()); one already open is opened anew only if it changed on disk. One that cannot be opened
+ * is left for a request to report.
  */
 async function warm(gitDirs: readonly string[]): Promise<void> {
   for (const gitDir of gitDirs) {
     try {
       const repo = repos.get(gitDir);
-      const bitmap = openBitmap(repo);
-      const refs = snapshotRefs(repo);
-      // A fetch answered by a walk costs too much to rehearse for every worker (750 ms on the large
-      // corpus); the bitmapped repositories are the ones served at scale.
-      if (bitmap) {
-        bitmap.layout.readAllOffsets();
-        for (let i = compiled ? 1 : JIT_REHEARSALS; i > 0; i--) await rehearse(repo, refs);
-        compiled = true;
-      }
+      for (const service of SERVICES) await service.warm?.(repo);
     } catch {
       // Not a repository (any more), or unreadable: a request for it says so.
     }

@@ -9,6 +9,10 @@
 //   ssh.ts               the system ssh (GIT_SSH_COMMAND, GIT_SSH, variants), stateful
 //   file.ts              a local upload-pack process, stateful
 //   process.ts, stream-connection.ts   the stateful plumbing shared by the last three
+//
+// The accepting side, for server/: listen.ts (bind with a clear error, lingering close),
+// connection-limit.ts (git daemon's --max-connections, by client address), daemon-accept.ts (the
+// git:// request line within the init timeout), http-accept.ts (node:http with the serve timeouts).
 import type { Connection, ConnectOptions } from './connection.js';
 import { connectFile } from './file.js';
 import { connectGitDaemon } from './git-daemon.js';

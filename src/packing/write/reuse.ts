@@ -105,9 +105,9 @@ export class PackReuse implements PackPrefix {
     const file = layout.pack.file;
     // Long runs are read with a descriptor of our own straight into the output's chunks (PackFile
     // reads through its windows or a fresh buffer: one copy more). A pack is named by its checksum,
-    // so the file at this path holds the same bytes; a repack that deleted it since it was opened
-    // fails the fetch.
-    const fd = fs.openSync(file.path, 'r');
+    // so the file at this path holds the same bytes. One a repack deleted since it was opened is
+    // read through the descriptor the PackFile still holds, window by window.
+    const fd = openUnlessGone(file.path);
     try {
       const copier = new Copier(stream, fd, file, signal);
       const verbatimFrom = this.options.ofsDelta ? this.wholeWordBits : 0;
@@ -130,7 +130,7 @@ export class PackReuse implements PackPrefix {
       }
       await copier.flush();
     } finally {
-      fs.closeSync(fd);
+      if (fd >= 0) fs.closeSync(fd);
     }
   }
 
@@ -213,16 +213,17 @@ class Copier {
   }
 
   /** Copies what is pending now, through the pack's windows (short, unless flush() was skipped). */
-  copyPending(): void {
+  copyPending(limit = Infinity): void {
     const { file, stream } = this;
+    const to = Math.min(this.to, this.from + limit);
     // Window by window: a run across a window boundary would otherwise be read afresh.
-    for (let p = this.from; p < this.to;) {
+    for (let p = this.from; p < to;) {
       const v = file.read(p, 1);
-      const n = Math.min(this.to - p, v.end - v.pos);
+      const n = Math.min(to - p, v.end - v.pos);
       stream.write(v.buf, v.pos, v.pos + n);
       p += n;
     }
-    this.from = this.to;
+    this.from = to;
   }
 
   /** Copies everything pending, waiting for the receiver whenever it asks to. */
@@ -233,8 +234,8 @@ class Copier {
       if (stream.mustWait) await stream.drain();
       const length = this.to - this.from;
       if (length <= 0) return;
-      if (length <= WINDOW_COPY) {
-        this.copyPending();
+      if (length <= WINDOW_COPY || fd < 0) {
+        this.copyPending(COPY_STEP);
         continue;
       }
       let at = this.from;
@@ -244,5 +245,15 @@ class Copier {
         at += len;
       });
     }
+  }
+}
+
+/** A descriptor of our own for `file`, or -1 when it is gone from the directory. */
+function openUnlessGone(file: string): number {
+  try {
+    return fs.openSync(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return -1;
+    throw e;
   }
 }

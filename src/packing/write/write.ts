@@ -127,6 +127,18 @@ interface FreshDelta {
 const NOT_WRITTEN = -1;
 const IN_PROGRESS = -2;
 
+/**
+ * An entry longer than this is handed to the sink in steps of it, waiting for the receiver between
+ * them: a synchronous copy of a 1 GiB blob would otherwise pile up in a slow receiver's buffers.
+ */
+const STEP = 1 << 20;
+/** What writing an object asks of run(): nothing, drain, or finish the long entry it began. */
+const GO_ON = 0, WAIT = 1, LONG = 2;
+type WriteResult = typeof GO_ON | typeof WAIT | typeof LONG;
+
+/** The rest of a long entry: bytes in memory, or a range of a pack file. */
+type LongEntry = { buf: Uint8Array; pos: number; end: number } | { file: StoredPack['file']; pos: number; end: number };
+
 interface PackSlot {
   pack: StoredPack;
   layout: PackLayout | null;
@@ -171,6 +183,9 @@ class PackWriter {
   private toCompress = 0;
   /** How deep a chain of fresh deltas within this pack each object ends (similar only). */
   private freshDepth: Uint8Array | null = null;
+  /** Objects waiting for their bases to be written (writeWithBases), kept across a long entry. */
+  private stack: number[] = [];
+  private long: LongEntry | null = null;
 
   constructor(private readonly odb: ObjectDatabase, private readonly contents: PackContents, sink: ChunkSink,
     private readonly options: PackWriteOptions) {
@@ -207,7 +222,12 @@ class PackWriter {
     for (let i = 0; i < this.n; i++) {
       if (this.options.signal?.aborted) throw aborted();
       if (this.written[order[i]!]! >= 0) continue;
-      if (this.writeWithBases(order[i]!)) await this.stream.drain();
+      let r = this.writeWithBases(order[i]!);
+      while (r === LONG) {
+        await this.writeLong();
+        r = this.writeStack();
+      }
+      if (r === WAIT) await this.stream.drain();
       writing?.update(this.stats.total, this.stream.offset);
     }
     this.compressMeter?.stop();
@@ -386,13 +406,19 @@ class PackWriter {
 
   /**
    * Writes `idx`, first writing any unwritten sent bases its reused delta chain needs, without
-   * recursion (chains can be thousands deep in a hostile repository). Returns whether to drain.
+   * recursion (chains can be thousands deep in a hostile repository).
    */
-  private writeWithBases(idx: number): boolean {
+  private writeWithBases(idx: number): WriteResult {
     const first = this.plan[idx] === PLAN_DELTA ? this.base[idx]! : -1;
     if (first < 0 || !this.sending[first] || this.written[first]! >= 0) return this.writeOne(idx);
-    const stack = [idx];
-    let wait = false;
+    this.stack = [idx];
+    return this.writeStack();
+  }
+
+  /** Writes what the stack holds, bases first; stops after an object whose long entry is begun. */
+  private writeStack(): WriteResult {
+    const stack = this.stack;
+    let wait: WriteResult = GO_ON;
     while (stack.length) {
       const top = stack[stack.length - 1]!;
       const b = this.plan[top] === PLAN_DELTA ? this.base[top]! : -1;
@@ -403,13 +429,44 @@ class PackWriter {
       }
       // A base still in progress means a cycle between packs; break it by writing the whole object.
       if (b >= 0 && this.written[b] === IN_PROGRESS) this.plan[top] = PLAN_COMPRESS;
-      wait = this.writeOne(top) || wait;
+      const r = this.writeOne(top);
       stack.pop();
+      if (r === LONG) return LONG;
+      if (r === WAIT) wait = WAIT;
     }
     return wait;
   }
 
-  private writeOne(idx: number): boolean {
+  /** The rest of a long entry, a step at a time, each once the receiver has taken the last. */
+  private async writeLong(): Promise<void> {
+    const e = this.long!;
+    this.long = null;
+    while (e.pos < e.end) {
+      await this.stream.drain();
+      if (this.options.signal?.aborted) throw aborted();
+      const stop = Math.min(e.end, e.pos + STEP);
+      if ('buf' in e) {
+        this.stream.write(e.buf, e.pos, stop);
+        e.pos = stop;
+      } else {
+        for (; e.pos < stop;) {
+          const v = e.file.read(e.pos, 1);
+          const n = Math.min(stop - e.pos, v.end - v.pos);
+          this.stream.write(v.buf, v.pos, v.pos + n);
+          e.pos += n;
+        }
+      }
+    }
+  }
+
+  /** Writes `data`, or begins to when it is long (run() writes the rest). */
+  private writeBytes(data: Uint8Array): WriteResult {
+    if (data.length <= STEP) return this.stream.write(data) ? WAIT : GO_ON;
+    this.long = { buf: data, pos: 0, end: data.length };
+    return LONG;
+  }
+
+  private writeOne(idx: number): WriteResult {
     const at = this.stream.offset;
     this.written[idx] = at;
     this.stats.total++;
@@ -442,11 +499,11 @@ class PackWriter {
         : writeEntryHeader(this.scratch, OBJ_REF_DELTA, against.delta.length, { ids: against.ids, offset: against.at });
       this.stream.write(this.scratch, 0, len);
       this.stats.deltas++;
-      return this.stream.write(this.deflater.deflate(against.delta));
+      return this.writeBytes(this.deflater.deflate(against.delta));
     }
     const len = writeEntryHeader(this.scratch, o.type, o.data.length);
     this.stream.write(this.scratch, 0, len);
-    return this.stream.write(this.deflater.deflate(o.data));
+    return this.writeBytes(this.deflater.deflate(o.data));
   }
 
   /** Where the id of a reused delta's base is: in the id table, or in the delta's pack's .idx. */
@@ -507,22 +564,27 @@ class PackWriter {
 
   /**
    * Copies the stored bytes [from, end) of a packed object. `view` holds the entry's start; an
-   * entry longer than it continues window by window.
+   * entry longer than it continues window by window, and a long one is left to run().
    */
-  private copyFrom(idx: number, view: ByteView, from: number): boolean {
+  private copyFrom(idx: number, view: ByteView, from: number): WriteResult {
     const end = this.end[idx]!;
     const start = this.offset[idx]!;
     const inView = Math.min(end, start + view.end - view.pos);
     // A delta's header may itself run past the view, in which case copying starts after it.
     let wait = from < inView && this.stream.write(view.buf, view.pos + (from - start), view.pos + (inView - start));
     const file = this.slots[this.slot[idx]!]!.pack.file;
-    for (let p = Math.max(from, inView); p < end;) {
+    const rest = Math.max(from, inView);
+    if (end - rest > STEP) {
+      this.long = { file, pos: rest, end };
+      return LONG;
+    }
+    for (let p = rest; p < end;) {
       const v = file.read(p, 1);
       const n = Math.min(end - p, v.end - v.pos);
       wait = this.stream.write(v.buf, v.pos, v.pos + n) || wait;
       p += n;
     }
-    return wait;
+    return wait ? WAIT : GO_ON;
   }
 
   /**

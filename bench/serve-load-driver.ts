@@ -1,0 +1,234 @@
+// The clients of the serve-load benchmarks (benchmarks.ts: serveLoadBenchmark), started in the
+// background while the measured server runs: node bench/serve-load-driver.js '<config JSON>'.
+// Once the server listens and has settled (its CPU still for three seconds, at most a minute), all
+// clients start at once, each asking what git 2.39 asks (the request file: a clone's wants, or a
+// fetch's want and have) over git:// or smart HTTP, and reading the answer to its end, where it is
+// checked: a pack came, and the answer ended with its flush. The clients are raw protocol clients
+// that drop the pack as it comes: a real clone would spend ~20 s of CPU indexing it, on the same two
+// CPUs as the server. While they run, the server's process tree is sampled every 250 ms for its
+// memory (the sum over the tree: git daemon forks a process per client); its CPU is read
+// before the first client and after the last. The results go to a JSON file and the server is sent
+// SIGTERM. Memory is the proportional set size (Pss: a page shared by n processes counts 1/n in
+// each), not RSS: git's upload-packs all map the same pack, and the sum of their RSS would count
+// it once per client.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+
+interface Config {
+  transport: 'git' | 'http';
+  port: number;
+  repo: string;
+  clients: number;
+  request: string;
+  result: string;
+}
+
+export interface LoadClient {
+  ok: boolean;
+  ms: number;
+  bytes: number;
+  error: string | null;
+}
+
+export interface LoadResult {
+  clients: LoadClient[];
+  /** From the first client's start to the last one's end. */
+  totalMs: number;
+  /** The server tree's CPU clock ticks over the clients' run, and the clock's rate. */
+  ticks: number;
+  ticksPerSecond: number;
+  /** Highest sum of Pss over the server's process tree while the clients ran (bytes). */
+  peakPss: number;
+}
+
+const cfg = JSON.parse(process.argv[2]!) as Config;
+const body = fs.readFileSync(cfg.request);
+
+/** The processes of the tree under `pid`, and their CPU clock ticks (live, and children reaped). */
+function tree(pid: number): { pids: number[]; ticks: number } {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const p of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const text = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(p), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const pids: number[] = [];
+  let ticks = 0;
+  const add = (p: number) => {
+    const s = stats.get(p);
+    if (!s) return;
+    pids.push(p);
+    ticks += s.ticks;
+    for (const [c, cs] of stats) if (cs.ppid === p) add(c);
+  };
+  add(pid);
+  return { pids, ticks };
+}
+
+/** The tree's memory: the sum of its processes' Pss, in bytes. */
+function treePss(pid: number): number {
+  let total = 0;
+  for (const p of tree(pid).pids) {
+    try {
+      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
+      if (m) total += Number(m[1]) * 1024;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
+
+const listening = () => new Promise<boolean>(resolve => {
+  const s = net.connect(cfg.port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+  s.on('error', () => resolve(false));
+});
+const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
+
+function pkt(s: string): Buffer {
+  return Buffer.concat([Buffer.from((Buffer.byteLength(s) + 4).toString(16).padStart(4, '0')), Buffer.from(s)]);
+}
+
+/**
+ * Reads pkt-lines as they come: the advertisement up to its flush, then the answer: ACK/NAK lines
+ * and side-band packets, whole once a flush follows the pack. An ERR line or band 3 is a failure.
+ */
+class Reader {
+  private buf: Buffer = Buffer.alloc(0);
+  bytes = 0;
+  sawPack = false;
+  done = false;
+  error: string | null = null;
+
+  constructor(private advertising: boolean, private readonly onAdvertised: () => void) {}
+
+  push(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    let p = 0;
+    while (!this.done && this.buf.length - p >= 4) {
+      const len = parseInt(this.buf.toString('latin1', p, p + 4), 16);
+      if (Number.isNaN(len)) {
+        this.fail(`bad pkt-line ${JSON.stringify(this.buf.toString('latin1', p, p + 4))}`);
+        break;
+      }
+      if (len < 4) {
+        p += 4;
+        if (len !== 0) continue;
+        if (this.advertising) {
+          this.advertising = false;
+          this.onAdvertised();
+        } else if (this.sawPack) {
+          this.done = true;
+        }
+        continue;
+      }
+      if (this.buf.length - p < len) break;
+      const payload = this.buf.subarray(p + 4, p + len);
+      p += len;
+      if (payload.toString('latin1', 0, 4) === 'ERR ') this.fail(payload.toString('utf8').trim());
+      else if (!this.advertising && this.sawPack === false && payload[0] === 1 && payload.toString('latin1', 1, 5) === 'PACK') this.sawPack = true;
+      else if (!this.advertising && payload[0] === 3 && this.sawPack) this.fail(payload.toString('utf8', 1).trim());
+    }
+    this.buf = this.buf.subarray(p);
+  }
+
+  private fail(message: string): void {
+    this.error = message;
+    this.done = true;
+  }
+}
+
+function overGit(): Promise<LoadClient> {
+  const t0 = Date.now();
+  return new Promise(resolve => {
+    const socket = net.connect(cfg.port, '127.0.0.1');
+    const reader = new Reader(true, () => socket.write(body));
+    const finish = (error: string | null) => {
+      socket.destroy();
+      resolve({ ok: !error, ms: Date.now() - t0, bytes: reader.bytes, error });
+    };
+    socket.write(pkt(`git-upload-pack /${cfg.repo}\0host=127.0.0.1\0`));
+    socket.on('data', (d: Buffer) => {
+      reader.push(d);
+      if (reader.done) finish(reader.error);
+    });
+    socket.on('error', e => finish(e.message));
+    socket.on('close', () => finish(reader.done ? reader.error : 'the server closed the connection before the end of the pack'));
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+function get(path: string, reader: Reader, post?: Buffer): Promise<string | null> {
+  return new Promise(resolve => {
+    const req = http.request({
+      host: '127.0.0.1', port: cfg.port, path, agent, method: post ? 'POST' : 'GET',
+      headers: post ? { 'Content-Type': 'application/x-git-upload-pack-request', 'Content-Length': String(post.length) } : {},
+    }, res => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return resolve(`HTTP ${res.statusCode} for ${path}`);
+      }
+      res.on('data', (d: Buffer) => reader.push(d));
+      res.on('end', () => resolve(reader.error ?? (post && !reader.done ? 'the answer ended before the end of the pack' : null)));
+      res.on('error', e => resolve(e.message));
+    });
+    req.on('error', e => resolve(e.message));
+    req.end(post);
+  });
+}
+
+async function overHttp(): Promise<LoadClient> {
+  const t0 = Date.now();
+  // The advertisement's first line is "# service=git-upload-pack" and its flush.
+  const advert = new Reader(false, () => undefined);
+  let error = await get(`/${cfg.repo}/info/refs?service=git-upload-pack`, advert);
+  const answer = new Reader(false, () => undefined);
+  if (!error) error = await get(`/${cfg.repo}/git-upload-pack`, answer, body);
+  return { ok: !error, ms: Date.now() - t0, bytes: advert.bytes + answer.bytes, error };
+}
+
+async function main(): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await listening())) {
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${cfg.port}`);
+    await sleep(50);
+  }
+  const server = Number(/pid=(\d+)/.exec(execFileSync('ss', ['-ltnpH', `sport = :${cfg.port}`]).toString())![1]);
+  // A server that starts work of its own (tsgit's workers opening the repository) finishes it first.
+  let last = tree(server).ticks;
+  for (let quiet = 0, t = Date.now(); quiet < 3 && Date.now() - t < 60_000;) {
+    await sleep(700);
+    const now = tree(server).ticks;
+    quiet = now === last ? quiet + 1 : 0;
+    last = now;
+  }
+  let peakPss = 0;
+  const sampler = setInterval(() => { peakPss = Math.max(peakPss, treePss(server)); }, 250);
+  const before = tree(server).ticks;
+  const t0 = Date.now();
+  const clients = await Promise.all(Array.from({ length: cfg.clients }, () => (cfg.transport === 'git' ? overGit() : overHttp())));
+  const totalMs = Date.now() - t0;
+  clearInterval(sampler);
+  // Reaped children's CPU is counted once the server has waited for them.
+  await sleep(300);
+  const result: LoadResult = {
+    clients, totalMs, ticks: tree(server).ticks - before,
+    ticksPerSecond: Number(execFileSync('getconf', ['CLK_TCK']).toString()), peakPss,
+  };
+  fs.writeFileSync(cfg.result, JSON.stringify(result));
+  process.kill(server, 'SIGTERM');
+}
+
+main().catch(e => {
+  fs.writeFileSync(cfg.result, JSON.stringify({ error: String((e as Error).message) }));
+  process.exitCode = 1;
+});

@@ -1,0 +1,78 @@
+// git-core pushing to `tsgit serve` over smart HTTP and git://: refused as git's servers refuse it
+// until enabled (http.receivepack for anonymous HTTP, --enable=receive-pack for git://), then taken,
+// with the refs git expects and a repository that passes `git fsck --full`; more concurrent pushes
+// than workers all land; and a clone from the same server sees the pushed commits at once.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
+import { assertFsck, commits, push, refsOf, workRepo } from './push-helpers.js';
+import { ensureStopped, startServe, type Served } from './serve-process.js';
+import { runAsync } from './transport-servers.js';
+
+describe('pushing to tsgit serve', () => {
+  let root: string, work: string, served: string;
+  let server: Served | null = null;
+  before(() => {
+    root = tmpDir('tsgit-rp-transports-');
+    work = workRepo(root, 'work', 3);
+    served = path.join(root, 'served');
+    git(root, ['init', '-q', '--bare', '-b', 'main', path.join(served, 'r.git')]);
+  });
+  after(async () => {
+    await ensureStopped(server);
+    rmrf(root);
+  });
+
+  test('refused until enabled, as git http-backend and git daemon refuse it', async () => {
+    server = await startServe(served, root);
+    try {
+      const http = push(work, `${server.httpUrl}/r.git`, ['<url>', 'main'], false);
+      assert.notEqual(http.status, 0);
+      assert.match(http.stderr, /403/);
+      const daemon = push(work, `${server.gitUrl}/r.git`, ['<url>', 'main'], false);
+      assert.notEqual(daemon.status, 0);
+      assert.equal(refsOf(path.join(served, 'r.git')), '');
+    } finally {
+      await server.stop();
+      server = null;
+    }
+  });
+
+  test('enabled, pushes over both transports land as git would land them; a clone sees them', async () => {
+    const repo = path.join(served, 'r.git');
+    git(repo, ['config', 'http.receivepack', 'true']);
+    server = await startServe(served, root, ['--enable=receive-pack']);
+    try {
+      const first = push(work, `${server.httpUrl}/r.git`, ['<url>', 'main'], false);
+      assert.equal(first.status, 0, first.stderr);
+      assert.match(first.porcelain, /^\*\trefs\/heads\/main:refs\/heads\/main\t\[new branch\]$/m);
+      assert.equal(git(repo, ['rev-parse', 'main']), git(work, ['rev-parse', 'main']));
+      assertFsck(repo);
+
+      commits(work, 2, 'over-git');
+      const second = push(work, `${server.gitUrl}/r.git`, ['<url>', 'main'], false);
+      assert.equal(second.status, 0, second.stderr);
+      assert.equal(git(repo, ['rev-parse', 'main']), git(work, ['rev-parse', 'main']));
+      assertFsck(repo);
+
+      // Five pushes at once to different branches, over both transports, against two workers.
+      const branches = ['b1', 'b2', 'b3', 'b4', 'b5'];
+      for (const b of branches) git(work, ['branch', '-f', b, 'main~1']);
+      const outcomes = await Promise.all(branches.map((b, i) =>
+        runAsync('git', ['push', `${i % 2 ? server!.gitUrl : server!.httpUrl}/r.git`, b], work, GIT_ENV)));
+      for (const o of outcomes) assert.equal(o.status, 0, o.stderr);
+      for (const b of branches) assert.equal(git(repo, ['rev-parse', b]), git(work, ['rev-parse', b]));
+
+      const clone = path.join(root, 'clone');
+      git(root, ['clone', '-q', `${server.httpUrl}/r.git`, clone]);
+      assert.equal(git(clone, ['rev-parse', 'HEAD']), git(work, ['rev-parse', 'main']));
+      assertFsck(clone);
+      const log = server.access().filter(l => l.service === 'git-receive-pack');
+      assert.ok(log.length >= 7, `access log has the pushes: ${log.map(l => l.raw).join('\n')}`);
+    } finally {
+      await server.stop();
+      server = null;
+    }
+  });
+});
