@@ -5,10 +5,11 @@
 import { CorruptError, GitError } from '../core/errors.js';
 import { ZERO_HEX } from '../core/oid.js';
 import { formatCapabilityList, hasCapability, parseCapabilityList, splitAtNul, type Capability } from './capabilities.js';
-import { formatFilterSpec, parseFilterSpec, type FilterSpec } from './filter-spec.js';
+import { formatFilterSpec } from './filter-spec.js';
 import { FLUSH_PKT, pktLine, type PacketSource } from './pkt-line.js';
+import { HistoryLines, type HistoryRequest } from './history-lines.js';
 import {
-  at, checkName, checkOid, DEFAULT_REQUEST_LIMITS, limitError, parseDecimal, parseName, parseOid, readRequired,
+  at, checkName, checkOid, DEFAULT_REQUEST_LIMITS, limitError, parseName, parseOid, readRequired,
   requireLine, throwIfErr, type RequestLimits,
 } from './text.js';
 
@@ -130,19 +131,13 @@ export async function readRefAdvertisement(source: PacketSource): Promise<RefAdv
   return { version, refs, capabilities, shallows };
 }
 
-export interface UploadRequest {
+export interface UploadRequest extends HistoryRequest {
   /** In the client's order, duplicates kept. */
   readonly wants: string[];
   /** What the client asked for on its first want line. */
   readonly capabilities: Capability[];
-  readonly shallows: string[];
-  /** deepen <depth>; 0 when not asked. */
-  readonly depth: number;
-  readonly deepenSince: number | null;
-  readonly deepenNot: string[];
   /** In v0 this is a capability of the want line, not a line of its own. */
   readonly deepenRelative: boolean;
-  readonly filter: FilterSpec | null;
 }
 
 /**
@@ -153,71 +148,41 @@ export async function readUploadRequest(source: PacketSource, limits: RequestLim
   let p = await source.read();
   if (!p || p.type === 'flush') return null;
   const wants: string[] = [];
-  const shallows: string[] = [];
-  const deepenNot: string[] = [];
+  const history = new HistoryLines(limits);
   let capabilities: Capability[] = [];
-  let depth = 0;
-  let deepenSince: number | null = null;
-  let filter: FilterSpec | null = null;
   while (p.type !== 'flush') {
     const where = at(source, p);
     const line = requireLine(source, p, 'want, shallow, deepen or filter line');
     const sp = line.indexOf(' ');
     const command = sp < 0 ? line : line.slice(0, sp);
     const arg = sp < 0 ? '' : line.slice(sp + 1);
-    switch (command) {
-      case 'want': {
-        if (wants.length >= limits.maxWants) throw limitError(where, 'want lines', limits.maxWants);
-        const extra = arg.slice(40);
-        if (extra !== '') {
-          if (wants.length > 0 || extra[0] !== ' ') throw new CorruptError('protocol', `${where}: malformed want line ${JSON.stringify(line)}`);
-          capabilities = parseCapabilityList(extra.slice(1), where);
-          if (capabilities.length > limits.maxOther) throw limitError(where, 'capabilities', limits.maxOther);
-        }
-        wants.push(parseOid(arg.slice(0, 40), where));
-        break;
+    if (command === 'want') {
+      if (wants.length >= limits.maxWants) throw limitError(where, 'want lines', limits.maxWants);
+      const extra = arg.slice(40);
+      if (extra !== '') {
+        if (wants.length > 0 || extra[0] !== ' ') throw new CorruptError('protocol', `${where}: malformed want line ${JSON.stringify(line)}`);
+        capabilities = parseCapabilityList(extra.slice(1), where);
+        if (capabilities.length > limits.maxOther) throw limitError(where, 'capabilities', limits.maxOther);
       }
-      case 'shallow':
-        if (shallows.length >= limits.maxShallows) throw limitError(where, 'shallow lines', limits.maxShallows);
-        shallows.push(parseOid(arg, where));
-        break;
-      case 'deepen':
-        if (depth !== 0) throw new CorruptError('protocol', `${where}: more than one deepen line`);
-        depth = parseDecimal(arg, 'deepen depth', where);
-        if (depth === 0) throw new CorruptError('protocol', `${where}: invalid deepen depth "0"`);
-        break;
-      case 'deepen-since':
-        if (deepenSince !== null) throw new CorruptError('protocol', `${where}: more than one deepen-since line`);
-        deepenSince = parseDecimal(arg, 'deepen-since timestamp', where);
-        if (deepenSince === 0) throw new CorruptError('protocol', `${where}: invalid deepen-since timestamp "0"`);
-        break;
-      case 'deepen-not':
-        if (deepenNot.length >= limits.maxOther) throw limitError(where, 'deepen-not lines', limits.maxOther);
-        deepenNot.push(parseName(arg, 'deepen-not ref', where));
-        break;
-      case 'filter':
-        if (!hasCapability(capabilities, 'filter')) throw new CorruptError('protocol', `${where}: filter line without the filter capability`);
-        if (filter) throw new CorruptError('protocol', `${where}: more than one filter line`);
-        filter = parseFilterSpec(arg);
-        break;
-      default:
+      wants.push(parseOid(arg.slice(0, 40), where));
+    } else {
+      // In v0 a filter line needs the capability asked for on the first want line.
+      if (command === 'filter' && !hasCapability(capabilities, 'filter')) {
+        throw new CorruptError('protocol', `${where}: filter line without the filter capability`);
+      }
+      if (!history.take(command, arg, where)) {
         throw new CorruptError('protocol', `${where}: unexpected line in upload-request: ${JSON.stringify(line)}`);
+      }
     }
     p = await readRequired(source, 'flush ending the want list');
   }
-  if (wants.length === 0) throw new CorruptError('protocol', `${at(source, p)}: upload-request without a want line`);
-  checkRequest(at(source, p), capabilities, depth, deepenSince, deepenNot);
-  const deepenRelative = hasCapability(capabilities, 'deepen-relative');
-  return { wants, capabilities, shallows, depth, deepenSince, deepenNot, deepenRelative, filter };
-}
-
-function checkRequest(where: string, caps: Capability[], depth: number, since: number | null, not: string[]): void {
-  if (hasCapability(caps, 'side-band') && hasCapability(caps, 'side-band-64k')) {
+  const where = at(source, p);
+  if (wants.length === 0) throw new CorruptError('protocol', `${where}: upload-request without a want line`);
+  if (hasCapability(capabilities, 'side-band') && hasCapability(capabilities, 'side-band-64k')) {
     throw new CorruptError('protocol', `${where}: client asked for both side-band and side-band-64k`);
   }
-  if (depth > 0 && (since !== null || not.length > 0)) {
-    throw new CorruptError('protocol', `${where}: deepen cannot be combined with deepen-since or deepen-not`);
-  }
+  const deepenRelative = hasCapability(capabilities, 'deepen-relative');
+  return { wants, capabilities, ...history.finish(where), deepenRelative };
 }
 
 export interface HaveRound {

@@ -5,10 +5,11 @@
 //   client: read capabilities -> send ls-refs -> read refs -> send fetch rounds -> read sections
 import { CorruptError, GitError } from '../core/errors.js';
 import { formatV2Capability, parseV2Capability, type Capability } from './capabilities.js';
-import { formatFilterSpec, parseFilterSpec, type FilterSpec } from './filter-spec.js';
+import { formatFilterSpec } from './filter-spec.js';
 import { DELIM_PKT, FLUSH_PKT, pktLine, type PacketSource } from './pkt-line.js';
+import { HistoryLines, type HistoryRequest } from './history-lines.js';
 import {
-  at, checkName, checkOid, DEFAULT_REQUEST_LIMITS, limitError, parseDecimal, parseName, parseOid, readRequired,
+  at, checkName, checkOid, DEFAULT_REQUEST_LIMITS, limitError, parseName, parseOid, readRequired,
   requireLine, throwIfErr, type RequestLimits,
 } from './text.js';
 
@@ -170,7 +171,7 @@ export async function readLsRefsResponse(source: PacketSource): Promise<LsRefsRe
   return refs;
 }
 
-export interface FetchRequest {
+export interface FetchRequest extends HistoryRequest {
   readonly wants: string[];
   readonly wantRefs: string[];
   readonly haves: string[];
@@ -179,13 +180,7 @@ export interface FetchRequest {
   readonly noProgress: boolean;
   readonly includeTag: boolean;
   readonly ofsDelta: boolean;
-  readonly shallows: string[];
-  /** 0 when not asked. */
-  readonly depth: number;
   readonly deepenRelative: boolean;
-  readonly deepenSince: number | null;
-  readonly deepenNot: string[];
-  readonly filter: FilterSpec | null;
   readonly waitForDone: boolean;
   readonly sidebandAll: boolean;
 }
@@ -198,12 +193,13 @@ type Flag = (typeof FLAGS)[keyof typeof FLAGS];
 
 /** fetch arguments. packfile-uris is accepted and ignored: we never send URIs instead of objects. */
 export function parseFetchArgs(args: readonly string[], where: string, limits: RequestLimits = DEFAULT_REQUEST_LIMITS): FetchRequest {
-  const wants: string[] = [], wantRefs: string[] = [], haves: string[] = [], shallows: string[] = [], deepenNot: string[] = [];
+  const wants: string[] = [], wantRefs: string[] = [], haves: string[] = [];
+  const history = new HistoryLines(limits);
   const flags: Record<Flag, boolean> = {
     thinPack: false, noProgress: false, includeTag: false, ofsDelta: false,
     deepenRelative: false, waitForDone: false, sidebandAll: false, done: false,
   };
-  let depth = 0, deepenSince: number | null = null, filter: FilterSpec | null = null, packfileUris = false;
+  let packfileUris = false;
   for (const line of args) {
     const [name, value] = splitArg(line);
     if (value === null) {
@@ -225,40 +221,15 @@ export function parseFetchArgs(args: readonly string[], where: string, limits: R
         if (haves.length >= limits.maxHaves) throw limitError(where, 'have lines', limits.maxHaves);
         haves.push(parseOid(value, where));
         break;
-      case 'shallow':
-        if (shallows.length >= limits.maxShallows) throw limitError(where, 'shallow lines', limits.maxShallows);
-        shallows.push(parseOid(value, where));
-        break;
-      case 'deepen':
-        if (depth !== 0) throw new CorruptError('protocol', `${where}: more than one deepen line`);
-        depth = parseDecimal(value, 'deepen depth', where);
-        if (depth === 0) throw new CorruptError('protocol', `${where}: invalid deepen depth "0"`);
-        break;
-      case 'deepen-since':
-        if (deepenSince !== null) throw new CorruptError('protocol', `${where}: more than one deepen-since line`);
-        deepenSince = parseDecimal(value, 'deepen-since timestamp', where);
-        if (deepenSince === 0) throw new CorruptError('protocol', `${where}: invalid deepen-since timestamp "0"`);
-        break;
-      case 'deepen-not':
-        if (deepenNot.length >= limits.maxOther) throw limitError(where, 'deepen-not lines', limits.maxOther);
-        deepenNot.push(parseName(value, 'deepen-not ref', where));
-        break;
-      case 'filter':
-        if (filter) throw new CorruptError('protocol', `${where}: more than one filter line`);
-        filter = parseFilterSpec(value);
-        break;
       case 'packfile-uris':
         if (packfileUris) throw new CorruptError('protocol', `${where}: more than one packfile-uris line`);
         packfileUris = true;
         break;
       default:
-        throw unexpected(where, 'fetch', line);
+        if (!history.take(name, value, where)) throw unexpected(where, 'fetch', line);
     }
   }
-  if (depth > 0 && (deepenSince !== null || deepenNot.length > 0)) {
-    throw new CorruptError('protocol', `${where}: deepen cannot be combined with deepen-since or deepen-not`);
-  }
-  return { wants, wantRefs, haves, shallows, depth, deepenSince, deepenNot, filter, ...flags };
+  return { wants, wantRefs, haves, ...history.finish(where), ...flags };
 }
 
 export type FetchRequestInput = Partial<FetchRequest>;

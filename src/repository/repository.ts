@@ -1,7 +1,9 @@
 // One repository: the object database, refs and config, opened once and owning every cache
-// (delta bases, pack windows, packed-refs), so nothing is a module-level global.
+// (delta bases, pack windows, packed-refs, and what the layers above derive from it: `derived`),
+// so nothing is a module-level global.
 import fs from 'node:fs';
 import path from 'node:path';
+import { Derived } from '../core/derived.js';
 import { CorruptError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import { Config } from '../config/index.js';
@@ -18,6 +20,8 @@ export interface RepositoryOptions {
 
 export class Repository {
   readonly odb: ObjectDatabase;
+  /** What layers above keep about this repository between requests (server: refs snapshot, bitmap). */
+  readonly derived = new Derived();
   private _refs: RefStore | null = null;
   private _config: Config | null = null;
 
@@ -72,6 +76,7 @@ export class Repository {
   }
 
   close(): void {
+    this.derived.clear();
     this.odb.close();
   }
 }

@@ -3,6 +3,7 @@
 // BitmapWalk too, until the set of packs it sees changes; and with it the bitmapped pack's
 // PackLayout, whose entry offsets (read from the .idx as fetches look them up, then all at once)
 // serve every later fetch.
+import { DerivedKey } from '../core/derived.js';
 import { BitmapWalk } from '../packing/bitmap/walk.js';
 import { PackLayout } from '../packing/write/pack-layout.js';
 import type { PackHandle } from '../odb/database.js';
@@ -14,16 +15,16 @@ export interface OpenBitmap {
   readonly layout: PackLayout;
 }
 
-const opened = new WeakMap<Repository, { packs: ReadonlySet<PackHandle>; bitmap: OpenBitmap | null }>();
+const OPENED = new DerivedKey<{ packs: ReadonlySet<PackHandle>; bitmap: OpenBitmap | null }>('opened bitmap');
 
 /** The repository's bitmap (null: no usable bitmap), opened again when its packs changed. */
 export function openBitmap(repo: Repository): OpenBitmap | null {
   const packs = repo.odb.packs;
-  const known = opened.get(repo);
+  const known = repo.derived.get(OPENED);
   if (known && samePacks(known.packs, packs)) return known.bitmap;
   const walk = BitmapWalk.open(repo);
   const bitmap = walk ? { walk, layout: new PackLayout(walk.pack.handle, walk.pack.order) } : null;
-  opened.set(repo, { packs: new Set(packs), bitmap });
+  repo.derived.set(OPENED, { packs: new Set(packs), bitmap });
   return bitmap;
 }
 

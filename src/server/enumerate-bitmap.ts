@@ -10,6 +10,7 @@
 // Like git, bitmaps are not used for shallow requests or a shallow repository, nor for filters the
 // type bitmaps cannot answer, nor when none of the haves is in the bitmapped pack; any of these,
 // or a bitmap that cannot be read, returns null and the caller walks.
+import { DerivedKey } from '../core/derived.js';
 import { CorruptError } from '../core/errors.js';
 import { parseTag } from '../object/tag.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
@@ -23,7 +24,7 @@ import type { PackContents } from '../packing/write/write.js';
 import type { PackFile } from '../pack/pack-file.js';
 import { OidMap } from '../walk/oid-map.js';
 import type { PackRequest } from './enumerate.js';
-import type { RefSnapshot, ServedRef } from './refs.js';
+import type { ServedRef } from './refs.js';
 import type { Session } from './session.js';
 import { openBitmap } from './bitmap-cache.js';
 
@@ -142,11 +143,11 @@ interface SnapshotTags {
   readonly outside: readonly string[];
 }
 
-const tagRefs = new WeakMap<RefSnapshot, SnapshotTags>();
+const SNAPSHOT_TAGS = new DerivedKey<SnapshotTags>('tag positions');
 
 /** The snapshot's tags, looked up once per snapshot and pack (a serving worker keeps both). */
 function tagsIn(s: Session, pack: BitmappedPack): SnapshotTags {
-  const known = tagRefs.get(s.refs);
+  const known = s.refs.derived.get(SNAPSHOT_TAGS);
   if (known && known.pack === pack) return known;
   const position = (hex: string | undefined) => (hex === undefined ? -1 : pack.bitmap.position(Buffer.from(hex, 'hex')));
   const tags: TagRef[] = [];
@@ -162,7 +163,7 @@ function tagsIn(s: Session, pack: BitmappedPack): SnapshotTags {
     else if (ref.peeled !== undefined) outside.push(ref.peeled);
   }
   const found = { pack, tags, inPack, outside };
-  tagRefs.set(s.refs, found);
+  s.refs.derived.set(SNAPSHOT_TAGS, found);
   return found;
 }
 

@@ -8,6 +8,7 @@
 // there stays there while the repository is open: its packs are the same (any change to them
 // opens it anew), and a loose object a ref names is not pruned. A snapshot that left a ref out is
 // not kept.
+import { Derived, DerivedKey } from '../core/derived.js';
 import { fromHex, toHex } from '../core/oid.js';
 import { parseTag } from '../object/tag.js';
 import { OBJ_TAG } from '../object/type.js';
@@ -24,6 +25,8 @@ export interface ServedRef {
 }
 
 export interface RefSnapshot {
+  /** What is computed once per snapshot (the advertised ids, ls-refs answers, tag positions). */
+  readonly derived: Derived;
   /** HEAD when it resolves to an object. */
   readonly head: ServedRef | null;
   /** The ref HEAD names, even when that branch is unborn; null when HEAD is detached. */
@@ -35,18 +38,20 @@ export interface RefSnapshot {
 /** Tag chains longer than this are treated as unpeelable (git's deref loop has no limit; a cycle is impossible with real ids). */
 const MAX_TAG_CHAIN = 64;
 
-const lastSnapshot = new WeakMap<Repository, { head: HeadState; listed: RefEntry[]; snapshot: RefSnapshot }>();
+/** The last snapshot of a repository's refs and what it was read from, kept until they change. */
+const LAST_SNAPSHOT = new DerivedKey<{ head: HeadState; listed: RefEntry[]; snapshot: RefSnapshot }>('refs snapshot');
+const ADVERTISED = new DerivedKey<Set<string>>('advertised ids');
 
 export function snapshotRefs(repo: Repository): RefSnapshot {
   const state = repo.refs.head();
   const listed = repo.refs.list('refs/');
-  const last = lastSnapshot.get(repo);
+  const last = repo.derived.get(LAST_SNAPSHOT);
   if (last && sameHead(last.head, state) && sameListing(last.listed, listed)) return last.snapshot;
   const snapshot = readSnapshot(repo, state, listed);
   // A ref left out for a missing object is looked at again next time, in case the object came.
   const complete = snapshot.refs.length === listed.length && (snapshot.head !== null || state.oid === null);
-  if (complete) lastSnapshot.set(repo, { head: state, listed, snapshot });
-  else lastSnapshot.delete(repo);
+  if (complete) repo.derived.set(LAST_SNAPSHOT, { head: state, listed, snapshot });
+  else repo.derived.delete(LAST_SNAPSHOT);
   return snapshot;
 }
 
@@ -91,7 +96,7 @@ function readSnapshot(repo: Repository, state: HeadState, listed: readonly RefEn
     const s = served(r.name, r.oid, r.peeled, r.symref);
     if (s) refs.push(s);
   }
-  return { head, headTarget: state.symref, refs };
+  return { head, headTarget: state.symref, refs, derived: new Derived() };
 }
 
 /** HEAD first (when it resolves), then the rest: the order of git's advertisement. */
@@ -99,18 +104,14 @@ export function allRefs(snapshot: RefSnapshot): ServedRef[] {
   return snapshot.head ? [snapshot.head, ...snapshot.refs] : snapshot.refs;
 }
 
-const advertisedIds = new WeakMap<RefSnapshot, Set<string>>();
-
 /** Every id the refs name or peel to, as hex (computed once per snapshot). */
 export function advertised(snapshot: RefSnapshot): Set<string> {
-  let ids = advertisedIds.get(snapshot);
-  if (!ids) {
-    ids = new Set();
+  return snapshot.derived.of(ADVERTISED, () => {
+    const ids = new Set<string>();
     for (const r of allRefs(snapshot)) {
       ids.add(r.oid);
       if (r.peeled) ids.add(r.peeled);
     }
-    advertisedIds.set(snapshot, ids);
-  }
-  return ids;
+    return ids;
+  });
 }

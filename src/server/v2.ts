@@ -4,6 +4,7 @@
 //   fetch        wants (and want-refs), haves -> acknowledgments, or shallow-info, wanted-refs
 //                and the packfile section once ready or done (upload_pack_v2's state machine);
 //   object-info  sizes of named objects.
+import { DerivedKey } from '../core/derived.js';
 import { CorruptError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import {
@@ -14,7 +15,7 @@ import {
 import { checkFilterSupported } from './enumerate.js';
 import { Negotiation } from './negotiate.js';
 import { checkFilterAllowed } from './policy.js';
-import { allRefs, type RefSnapshot } from './refs.js';
+import { allRefs } from './refs.js';
 import { sendPack } from './send-pack.js';
 import { clientError, type Session } from './session.js';
 import { processShallow, wantsShallowInfo } from './shallow.js';
@@ -72,13 +73,12 @@ async function runCommand(s: Session, req: CommandRequest): Promise<void> {
 }
 
 /** Answers to ls-refs by snapshot and request (a warm server sees the same few requests again). */
-const lsRefsAnswers = new WeakMap<RefSnapshot, Map<string, Buffer>>();
+const LS_REFS_ANSWERS = new DerivedKey<Map<string, Buffer>>('ls-refs answers');
 const MAX_CACHED_ANSWERS = 16;
 
 function lsRefs(s: Session, args: string[], where: string): void {
   const req = parseLsRefsArgs(args, where, s.options.limits);
-  let answers = lsRefsAnswers.get(s.refs);
-  if (!answers) lsRefsAnswers.set(s.refs, answers = new Map());
+  const answers = s.refs.derived.of(LS_REFS_ANSWERS, () => new Map());
   const key = `${s.policy.unborn}\n${args.join('\n')}`;
   let answer = answers.get(key);
   if (!answer) {
