@@ -138,3 +138,63 @@ export function applyDeltaWithSizes(base: Uint8Array, delta: Uint8Array, sizes: 
   }
   return result;
 }
+
+/**
+ * The copy instructions of a delta, as runs: run k copies base[src(k) .. src(k)+length(k)) to
+ * result[dst(k) ..). Runs that continue each other in both base and result are joined (git's
+ * encoder splits copies at 64 KiB). For readers that care what a result shares with its base:
+ * the walk skips tree entries copied whole from a tree it has listed.
+ */
+export class DeltaCopies {
+  /** Triples: result offset, length, base offset. */
+  runs: Int32Array = new Int32Array(3 * 64);
+  count = 0;
+
+  /**
+   * Lists the copies of the instructions in delta[pos..end) (after the sizes) for a base of
+   * baseSize and a result of resultSize bytes. False, with no runs, if an instruction is malformed
+   * or out of bounds (applyDelta's checks): the caller then knows nothing about the result.
+   */
+  read(delta: Uint8Array, pos: number, end: number, baseSize: number, resultSize: number): boolean {
+    let p = pos, w = 0, n = 0, runs = this.runs;
+    this.count = 0;
+    while (p < end) {
+      const op = delta[p++]!;
+      if (op & 0x80) {
+        let off = 0, size = 0;
+        if (op & 0x01) off = delta[p++]!;
+        if (op & 0x02) off |= delta[p++]! << 8;
+        if (op & 0x04) off |= delta[p++]! << 16;
+        if (op & 0x08) off = (off | (delta[p++]! << 24)) >>> 0;
+        if (op & 0x10) size = delta[p++]!;
+        if (op & 0x20) size |= delta[p++]! << 8;
+        if (op & 0x40) size |= delta[p++]! << 16;
+        if (size === 0) size = 0x10000;
+        if (p > end || off + size > baseSize || w + size > resultSize) return false;
+        if (n > 0 && runs[n - 3]! + runs[n - 2]! === w && runs[n - 1]! + runs[n - 2]! === off) {
+          runs[n - 2]! += size;
+        } else {
+          if (n + 3 > runs.length) {
+            const bigger = new Int32Array(runs.length * 2);
+            bigger.set(runs);
+            this.runs = runs = bigger;
+          }
+          runs[n] = w;
+          runs[n + 1] = size;
+          runs[n + 2] = off;
+          n += 3;
+        }
+        w += size;
+      } else if (op !== 0) {
+        if (p + op > end || w + op > resultSize) return false;
+        p += op;
+        w += op;
+      } else {
+        return false;
+      }
+    }
+    if (w !== resultSize) return false;
+    this.count = n / 3;
+    return true;
+  }
+}

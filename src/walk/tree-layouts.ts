@@ -1,0 +1,196 @@
+// Tree entries that need no work, found from how a tree is stored.
+//
+// Most trees in a pack are deltas against another version of the same directory, and a walk that
+// lists history newest first has usually listed that version already (git's packer makes the
+// larger, typically newer, version the base). An entry of the new tree that the delta copied whole
+// from the base, starting at one of the base's entry boundaries, is byte for byte an entry of the
+// base: the same mode, name and id. If the walk has finished listing the base, that id is already
+// shown or uninteresting, so listing the entry again would look it up only to skip it. Only the
+// inserted bytes, and entries that straddle an insert or a copy's end, need parsing.
+//
+// So for every tree the walk has listed to the end (each of its entries then names an object that
+// is shown or uninteresting, and flags are never taken back), it keeps the tree's entry starts by
+// where the tree is stored (pack number and offset). A tree read as a delta against such a tree is
+// planned here: its entry starts (a copied run's shifted from the base's, the others found by
+// parsing) and the runs of entries to skip. Nothing is trusted that was not checked: a copy that
+// does not start at a base entry boundary, or that ends inside a base entry, leaves the entries it
+// covers to the full parse; a tree this walk has not listed to the end (not listed at all, listed
+// by another walk, or still being listed: a subtree stored against its own parent) has no layout
+// here; a base of another size than the delta says, or a delta that does not parse, is no base.
+// The layouts live in a direct-mapped table, so memory stays bounded; an evicted layout only means
+// a full parse.
+import { OID_BYTES } from '../core/oid.js';
+import type { ReadTrace } from '../odb/database.js';
+import { DeltaCopies } from '../pack/delta.js';
+
+/** Layouts kept: a base is usually one of the last few versions of its directory the walk listed. */
+const SLOT_BITS = 12;
+const SLOTS = 1 << SLOT_BITS;
+/** The smallest tree entry: a one-digit mode, a space, an empty name, NUL and the id. */
+const MIN_ENTRY = 3 + OID_BYTES;
+
+/** One tree being listed, at one depth of the walk. */
+export class TreeLevel {
+  /** Where the tree is stored (pack number, 0 if not in a pack), so that its layout can be kept. */
+  pack = 0;
+  offset = 0;
+  /** Its entry starts, relative to the tree's first byte. */
+  starts: Int32Array = new Int32Array(256);
+  count = 0;
+  size = 0;
+  /**
+   * The walk's loop writes each entry's start into `starts` itself (no plan was made, or the tree
+   * is not stored where a layout can be kept: then `pack` is 0 and nothing is recorded).
+   */
+  record = false;
+  /** Runs of entries to skip: pairs of [from, to) offsets into the caller's buffer. */
+  skips: Int32Array = new Int32Array(32);
+  skipCount = 0;
+}
+
+export class TreeLayouts {
+  private readonly packOf = new Int32Array(SLOTS);
+  private readonly offsetOf = new Float64Array(SLOTS);
+  /** starts then the tree's size as a sentinel, count + 1 values. */
+  private readonly startsOf: (Int32Array | null)[] = new Array<Int32Array | null>(SLOTS).fill(null);
+  private readonly countOf = new Int32Array(SLOTS);
+  private readonly levels: TreeLevel[] = [];
+  private readonly copies = new DeltaCopies();
+  /** What the plans saved, for measurements: entries skipped and entries listed in planned trees. */
+  skipped = 0;
+  planned = 0;
+  trees = 0; noBase = 0; plannedTrees = 0; entriesAll = 0; notFound = 0; notDone = 0;
+
+  private slot(pack: number, offset: number): number {
+    // Fibonacci hashing of the offset (its high word folded in: packs may pass 4 GiB), the pack
+    // number mixed in to keep packs apart; the top bits are the best mixed.
+    const h = Math.imul((offset >>> 0) ^ ((offset / 0x100000000) | 0) ^ Math.imul(pack, 0x85ebca6b), 0x9e3779b1);
+    return h >>> (32 - SLOT_BITS);
+  }
+
+  /**
+   * The level for the tree just read into data[start..end) at `depth`, whose storage `trace`
+   * describes (read it before any other read). The level's skips say which entries to pass over.
+   */
+  prepare(depth: number, data: Uint8Array, start: number, end: number, trace: ReadTrace): TreeLevel {
+    let level = this.levels[depth];
+    if (level === undefined) level = this.levels[depth] = new TreeLevel();
+    const size = end - start;
+    level.pack = trace.pack;
+    level.offset = trace.offset;
+    level.size = size;
+    level.count = 0;
+    level.skipCount = 0;
+    level.record = false;
+    if (trace.pack === 0) return level;
+    // Room for every entry the tree can hold, and the size after them (see finish).
+    const need = Math.floor(size / MIN_ENTRY) + 2;
+    if (level.starts.length < need) level.starts = new Int32Array(need * 2);
+    this.trees++; this.entriesAll += 0;
+    if (trace.baseOffset < 0) this.noBase++;
+    if (trace.baseOffset >= 0 && this.plan(level, data, start, end, trace)) { this.plannedTrees++; return level; }
+    level.count = 0;
+    level.skipCount = 0;
+    level.record = true;
+    return level;
+  }
+
+  /** Keeps the layout of a tree the walk has listed to the end (its level's starts are complete). */
+  finish(level: TreeLevel): void {
+    if (level.pack === 0) return;
+    const s = this.slot(level.pack, level.offset);
+    const n = level.count;
+    // The level's array becomes the slot's; the level takes the evicted one for its next tree.
+    const starts = level.starts;
+    starts[n] = level.size;
+    level.starts = this.startsOf[s] ?? new Int32Array(256);
+    this.startsOf[s] = starts;
+    this.countOf[s] = n;
+    this.packOf[s] = level.pack;
+    this.offsetOf[s] = level.offset;
+  }
+
+  /** Plans the skips of a delta against a tree whose layout is kept; false if there is none. */
+  private plan(level: TreeLevel, data: Uint8Array, start: number, end: number, trace: ReadTrace): boolean {
+    const s = this.slot(trace.pack, trace.baseOffset);
+    const base = this.startsOf[s];
+    if (base == null || this.packOf[s] !== trace.pack || this.offsetOf[s] !== trace.baseOffset) { this.notFound++; return false; }
+    const m = this.countOf[s]!;
+    if (base[m] !== trace.baseSize) { this.notDone++; return false; }
+    const copies = this.copies;
+    if (!copies.read(trace.delta, trace.deltaStart, trace.deltaEnd, trace.baseSize, end - start)) return false;
+    const runs = copies.runs, nRuns = copies.count * 3;
+    const starts = level.starts;
+    let skips = level.skips;
+    let n = 0, k2 = 0, r = 0, pos = 0, skipped = 0;
+    const size = end - start;
+    while (pos < size) {
+      while (r < nRuns && runs[r]! + runs[r + 1]! <= pos) r += 3;
+      if (r < nRuns && runs[r]! <= pos) {
+        const src = runs[r + 2]!;
+        const q = src + (pos - runs[r]!), qEnd = src + runs[r + 1]!;
+        const k = lowerBound(base, 0, m, q);
+        if (k < m && base[k] === q) {
+          // The last base boundary within the copy: entries k..j-1 are whole inside it.
+          const j = lowerBound(base, k, m + 1, qEnd + 1) - 1;
+          if (j > k) {
+            const shift = pos - q;
+            for (let t = k; t < j; t++) starts[n++] = base[t]! + shift;
+            const to = base[j]! + shift;
+            if (k2 > 0 && skips[k2 - 1] === start + pos) {
+              skips[k2 - 1] = start + to;
+            } else {
+              if (k2 + 2 > skips.length) {
+                const bigger = new Int32Array(skips.length * 2);
+                bigger.set(skips);
+                level.skips = skips = bigger;
+              }
+              skips[k2++] = start + pos;
+              skips[k2++] = start + to;
+            }
+            skipped += j - k;
+            pos = to;
+            continue;
+          }
+        }
+      }
+      const len = entryLength(data, start + pos, end);
+      // A malformed entry: the walk's parse stops there with the error; no layout is kept.
+      if (len < 0) break;
+      starts[n++] = pos;
+      pos += len;
+    }
+    level.count = n;
+    level.skipCount = k2 >> 1;
+    this.skipped += skipped;
+    this.planned += n;
+    if (pos !== size) level.pack = 0;
+    return true;
+  }
+}
+
+/** The first index in a[from..to) whose value is >= v (a is ascending), or `to`. */
+function lowerBound(a: Int32Array, from: number, to: number, v: number): number {
+  let lo = from, hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The length of the tree entry at data[pos..end) by the walk's rules, or -1 if it is malformed. */
+function entryLength(data: Uint8Array, pos: number, end: number): number {
+  let p = pos, c = 0;
+  while (p < end && (c = data[p]!) !== 0x20) {
+    if (c < 0x30 || c > 0x37) return -1;
+    p++;
+  }
+  if (p >= end || p === pos) return -1;
+  p++;
+  while (p < end && data[p] !== 0) p++;
+  if (p >= end) return -1;
+  p += 1 + OID_BYTES;
+  return p > end ? -1 : p - pos;
+}
