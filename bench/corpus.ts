@@ -105,7 +105,7 @@ export const CORPORA: Record<CorpusName, CorpusDefinition> = {
       messageBody: { paragraphs: [1, 3], lines: [2, 6] },
     },
     repack: { window: 10, depth: 50 },
-    expected: null,
+    expected: { head: '01ba0363bc0a1e94702de3aaae4a563b572454d4', refs: '308eed0070a28976c7544681b1aaa68c32ba3dc2' },
   },
 };
 

@@ -24,8 +24,10 @@ import type { ReadTrace } from '../odb/database.js';
 import { DeltaCopies } from '../pack/delta.js';
 
 /** Layouts kept: a base is usually one of the last few versions of its directory the walk listed. */
-const SLOT_BITS = 12;
+const SLOT_BITS = 14;
 const SLOTS = 1 << SLOT_BITS;
+/** 4 MiB of entry starts: the layouts of the last thousand or so trees of a thousand entries. */
+const ARENA_WORDS = 1 << 20;
 /** The smallest tree entry: a one-digit mode, a space, an empty name, NUL and the id. */
 const MIN_ENTRY = 3 + OID_BYTES;
 
@@ -49,14 +51,21 @@ export class TreeLevel {
 }
 
 export class TreeLayouts {
+  /** Slots, direct-mapped by where a tree is stored: which tree, and where its layout is in the arena. */
   private readonly packOf = new Int32Array(SLOTS);
-  private readonly offsetOf = new Float64Array(SLOTS);
-  /** starts then the tree's size as a sentinel, count + 1 values. */
-  private readonly startsOf: (Int32Array | null)[] = new Array<Int32Array | null>(SLOTS).fill(null);
+  private readonly offsetOf = new Float64Array(SLOTS).fill(-1);
   private readonly countOf = new Int32Array(SLOTS);
+  /** The arena position the layout was written at, counted from the first write (never wraps). */
+  private readonly writtenAt = new Float64Array(SLOTS);
+  /**
+   * The layouts, one after the other in a ring: a tree's entry starts, then its size. A layout is
+   * valid while the ring has not come round to it again (the newest layouts are the likely bases).
+   */
+  private readonly arena = new Int32Array(ARENA_WORDS);
+  private written = 0;
   private readonly levels: TreeLevel[] = [];
   private readonly copies = new DeltaCopies();
-  /** What the plans saved, for measurements: entries skipped and entries listed in planned trees. */
+  /** Entries the plans let the walk skip (a measure for tests and benchmarks). */
   skipped = 0;
   planned = 0;
   trees = 0; noBase = 0; plannedTrees = 0; entriesAll = 0; notFound = 0; notDone = 0;
@@ -83,9 +92,9 @@ export class TreeLayouts {
     level.skipCount = 0;
     level.record = false;
     if (trace.pack === 0) return level;
-    // Room for every entry the tree can hold, and the size after them (see finish).
-    const need = Math.floor(size / MIN_ENTRY) + 2;
-    if (level.starts.length < need) level.starts = new Int32Array(need * 2);
+    // Room for every entry the tree can hold.
+    const need = Math.floor(size / MIN_ENTRY) + 1;
+    if (level.starts.length < need) level.starts = new Int32Array(Math.max(need, level.starts.length * 2));
     this.trees++; this.entriesAll += 0;
     if (trace.baseOffset < 0) this.noBase++;
     if (trace.baseOffset >= 0 && this.plan(level, data, start, end, trace)) { this.plannedTrees++; return level; }
@@ -97,26 +106,33 @@ export class TreeLayouts {
 
   /** Keeps the layout of a tree the walk has listed to the end (its level's starts are complete). */
   finish(level: TreeLevel): void {
-    if (level.pack === 0) return;
-    const s = this.slot(level.pack, level.offset);
     const n = level.count;
-    // The level's array becomes the slot's; the level takes the evicted one for its next tree.
-    const starts = level.starts;
-    starts[n] = level.size;
-    level.starts = this.startsOf[s] ?? new Int32Array(256);
-    this.startsOf[s] = starts;
-    this.countOf[s] = n;
+    if (level.pack === 0 || n + 1 > ARENA_WORDS) return;
+    let at = this.written % ARENA_WORDS;
+    // A layout is contiguous: one that would run past the ring's end starts at its beginning.
+    if (at + n + 1 > ARENA_WORDS) {
+      this.written += ARENA_WORDS - at;
+      at = 0;
+    }
+    const s = this.slot(level.pack, level.offset);
+    this.arena.set(level.starts.subarray(0, n), at);
+    this.arena[at + n] = level.size;
     this.packOf[s] = level.pack;
     this.offsetOf[s] = level.offset;
+    this.countOf[s] = n;
+    this.writtenAt[s] = this.written;
+    this.written += n + 1;
   }
 
   /** Plans the skips of a delta against a tree whose layout is kept; false if there is none. */
   private plan(level: TreeLevel, data: Uint8Array, start: number, end: number, trace: ReadTrace): boolean {
     const s = this.slot(trace.pack, trace.baseOffset);
-    const base = this.startsOf[s];
-    if (base == null || this.packOf[s] !== trace.pack || this.offsetOf[s] !== trace.baseOffset) { this.notFound++; return false; }
+    if (this.packOf[s] !== trace.pack || this.offsetOf[s] !== trace.baseOffset) { this.notFound++; return false; }
     const m = this.countOf[s]!;
-    if (base[m] !== trace.baseSize) { this.notDone++; return false; }
+    // Written over since (the ring came round)?
+    if (this.written - this.writtenAt[s]! > ARENA_WORDS - (m + 1)) { this.notFound++; return false; }
+    const base = this.arena, b0 = this.writtenAt[s]! % ARENA_WORDS;
+    if (base[b0 + m] !== trace.baseSize) { this.notDone++; return false; }
     const copies = this.copies;
     if (!copies.read(trace.delta, trace.deltaStart, trace.deltaEnd, trace.baseSize, end - start)) return false;
     const runs = copies.runs, nRuns = copies.count * 3;
@@ -129,10 +145,10 @@ export class TreeLayouts {
       if (r < nRuns && runs[r]! <= pos) {
         const src = runs[r + 2]!;
         const q = src + (pos - runs[r]!), qEnd = src + runs[r + 1]!;
-        const k = lowerBound(base, 0, m, q);
-        if (k < m && base[k] === q) {
+        const k = lowerBound(base, b0, b0 + m, q);
+        if (k < b0 + m && base[k] === q) {
           // The last base boundary within the copy: entries k..j-1 are whole inside it.
-          const j = lowerBound(base, k, m + 1, qEnd + 1) - 1;
+          const j = lowerBound(base, k, b0 + m + 1, qEnd + 1) - 1;
           if (j > k) {
             const shift = pos - q;
             for (let t = k; t < j; t++) starts[n++] = base[t]! + shift;
