@@ -180,6 +180,14 @@ export class ObjectDatabase {
     return null;
   }
 
+  /** Objects in the packs of this database and its alternates (duplicates counted each time). */
+  packedObjectCount(): number {
+    let n = 0;
+    for (const p of this.packs) n += p.index.count;
+    for (const a of this.alternates) n += a.packedObjectCount();
+    return n;
+  }
+
   has(oid: Uint8Array, off = 0): boolean {
     return this.locatePacked(oid, off) || this.locate(oid, off) !== null;
   }

@@ -103,6 +103,16 @@ export class ObjectWalk {
     this.types = new Uint8Array(expected);
   }
 
+  /**
+   * Sizes the tables for `n` objects at once (a walk over a whole repository: its packed object
+   * count), instead of growing them as objects come.
+   */
+  reserve(n: number): void {
+    this.ids.reserve(n);
+    this.flags = ensureCapacity(this.flags, n);
+    this.types = ensureCapacity(this.types, n);
+  }
+
   /** Adds a starting point: any object id; `name` is what git calls it in output (ref or tag name). */
   add(oid: Uint8Array, name: string, uninteresting = false): void {
     const index = this.intern(oid, 0, 0);
@@ -397,10 +407,12 @@ export class ObjectWalk {
     this.flags[idx]! |= SHOWN;
     visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.pathBuf, pathLen);
     const read = this.read(idx, OBJ_TREE).data;
+    const level = this.layouts.prepare(depth, read, 0, read.length, this.odb.trace);
+    // Only the entries that need work are kept (subtrees' reads reuse the odb's buffer): all of
+    // them, or those the plan did not skip.
     const data = this.treeBuf(depth, read.length);
-    data.set(read);
-    const level = this.layouts.prepare(depth, data, 0, read.length, this.odb.trace);
-    this.processEntries(data, 0, read.length, this.ids.keys, idx * OID_BYTES, pathLen, depth, visitor, level);
+    const len = level.skipCount > 0 ? level.compact(read, data) : (data.set(read), read.length);
+    this.processEntries(data, 0, len, this.ids.keys, idx * OID_BYTES, pathLen, depth, visitor, level.record ? level : null);
     this.layouts.finish(level);
   }
 
@@ -431,23 +443,16 @@ export class ObjectWalk {
   /**
    * Lists the entries of the tree in data[start..end) (whose id is at ids[idOff..]) under the path
    * in pathBuf[0..pathLen), recursing into new subtrees. TreeCursor's parse, by hand: this loop
-   * runs for every entry of every tree (11M on large). `level` (when the tree came from the odb)
-   * says which runs of entries need no work, or asks for each entry's start to be recorded.
+   * runs for every entry of every tree (11M on large). With `record`, each entry's start goes into
+   * its starts (the tree's layout, see tree-layouts.ts).
    */
   private processEntries(data: Buffer, start: number, end: number, ids: Uint8Array, idOff: number,
-    pathLen: number, depth: number, visitor: ObjectVisitor, level: TreeLevel | null): void {
+    pathLen: number, depth: number, visitor: ObjectVisitor, record: TreeLevel | null): void {
     const stream = this.stream;
-    const skips = level !== null ? level.skips : null, skipEnd = level !== null ? level.skipCount * 2 : 0;
-    const starts = level !== null && level.record ? level.starts : null;
-    let nextSkip = skipEnd > 0 ? skips![0]! : -1, k = 0, n = 0;
+    const starts = record !== null ? record.starts : null;
+    let n = 0;
     let pos = start;
     while (pos < end) {
-      if (pos === nextSkip) {
-        pos = skips![k + 1]!;
-        k += 2;
-        nextSkip = k < skipEnd ? skips![k]! : -1;
-        continue;
-      }
       const entry = pos;
       if (starts !== null) starts[n++] = pos - start;
       let mode = 0, c = 0;
@@ -493,7 +498,7 @@ export class ObjectWalk {
         visitor.object?.(OBJ_BLOB, this.ids.keys, child * OID_BYTES, this.pathBuf, childLen);
       }
     }
-    if (starts !== null) level!.count = n;
+    if (starts !== null) record!.count = n;
   }
 
   private tooDeep(ids: Uint8Array, off: number): CorruptError {

@@ -7,7 +7,11 @@
 // arrays indexed by the dense index; `keys` holds the ids by dense index for them.
 import { OID_BYTES } from '../core/oid.js';
 
-/** Int32 words per slot: dense index (-1 when empty), then the id's five words. */
+/**
+ * Int32 words per slot: dense index + 1 (0 when empty: a new table is zeroed memory the kernel
+ * maps lazily, so a table sized for a whole repository costs memory only as it fills), then the
+ * id's five words.
+ */
 const SLOT = 6;
 
 export class OidMap {
@@ -28,7 +32,7 @@ export class OidMap {
   constructor(expected = 1024) {
     let cap = 16;
     while (cap * 3 < expected * 4) cap *= 2;
-    this.slots = new Int32Array(cap * SLOT).fill(-1);
+    this.slots = new Int32Array(cap * SLOT);
     this.mask = cap - 1;
     this.keys = new Uint8Array(Math.max(expected, 16) * OID_BYTES);
   }
@@ -45,10 +49,10 @@ export class OidMap {
     for (;;) {
       const b = s * SLOT;
       const idx = slots[b]!;
-      if (idx < 0) break;
+      if (idx === 0) break;
       if (slots[b + 1] === w0 && slots[b + 2] === w1 && slots[b + 3] === w2 && slots[b + 4] === w3 && slots[b + 5] === w4) {
         this.slot = s;
-        return idx;
+        return idx - 1;
       }
       s = (s + 1) & mask;
     }
@@ -76,7 +80,7 @@ export class OidMap {
     const dst = this.keys, k = idx * OID_BYTES;
     for (let i = 0; i < OID_BYTES; i++) dst[k + i] = buf[off + i]!;
     const slots = this.slots, b = this.slot * SLOT;
-    slots[b] = idx;
+    slots[b] = idx + 1;
     slots[b + 1] = this.w0;
     slots[b + 2] = this.w1;
     slots[b + 3] = this.w2;
@@ -85,15 +89,30 @@ export class OidMap {
     return ~idx;
   }
 
+  /** Makes room for `n` ids in all, so that a walk known to be big does not grow the table step by step. */
+  reserve(n: number): void {
+    let cap = this.mask + 1;
+    while (cap * 3 < n * 4) cap *= 2;
+    if (cap > this.mask + 1) this.rehash(cap);
+    if (this.keys.length < n * OID_BYTES) {
+      const bigger = new Uint8Array(n * OID_BYTES);
+      bigger.set(this.keys.subarray(0, this.size * OID_BYTES));
+      this.keys = bigger;
+    }
+  }
+
   private grow(): void {
+    this.rehash((this.mask + 1) * 2);
+  }
+
+  private rehash(cap: number): void {
     const old = this.slots;
-    const cap = (this.mask + 1) * 2;
-    const slots = new Int32Array(cap * SLOT).fill(-1);
+    const slots = new Int32Array(cap * SLOT);
     const mask = cap - 1;
     for (let i = 0; i < old.length; i += SLOT) {
-      if (old[i]! < 0) continue;
+      if (old[i] === 0) continue;
       let s = old[i + 1]! & mask;
-      while (slots[s * SLOT]! >= 0) s = (s + 1) & mask;
+      while (slots[s * SLOT] !== 0) s = (s + 1) & mask;
       for (let j = 0; j < SLOT; j++) slots[s * SLOT + j] = old[i + j]!;
     }
     this.slots = slots;

@@ -45,9 +45,23 @@ export class TreeLevel {
    * is not stored where a layout can be kept: then `pack` is 0 and nothing is recorded).
    */
   record = false;
-  /** Runs of entries to skip: pairs of [from, to) offsets into the caller's buffer. */
+  /** Runs of entries to skip: pairs of [from, to) offsets into the tree. */
   skips: Int32Array = new Int32Array(32);
   skipCount = 0;
+
+  /** Copies the tree's entries outside the skipped runs from `tree` to the start of `out`; returns their length. */
+  compact(tree: Uint8Array, out: Uint8Array): number {
+    const skips = this.skips, n = this.skipCount * 2;
+    let from = 0, w = 0;
+    for (let k = 0; k < n; k += 2) {
+      const to = skips[k]!;
+      if (to > from) out.set(tree.subarray(from, to), w);
+      w += to - from;
+      from = skips[k + 1]!;
+    }
+    if (this.size > from) out.set(tree.subarray(from, this.size), w);
+    return w + this.size - from;
+  }
 }
 
 export class TreeLayouts {
@@ -153,16 +167,16 @@ export class TreeLayouts {
             const shift = pos - q;
             for (let t = k; t < j; t++) starts[n++] = base[t]! + shift;
             const to = base[j]! + shift;
-            if (k2 > 0 && skips[k2 - 1] === start + pos) {
-              skips[k2 - 1] = start + to;
+            if (k2 > 0 && skips[k2 - 1] === pos) {
+              skips[k2 - 1] = to;
             } else {
               if (k2 + 2 > skips.length) {
                 const bigger = new Int32Array(skips.length * 2);
                 bigger.set(skips);
                 level.skips = skips = bigger;
               }
-              skips[k2++] = start + pos;
-              skips[k2++] = start + to;
+              skips[k2++] = pos;
+              skips[k2++] = to;
             }
             skipped += j - k;
             pos = to;
@@ -180,7 +194,11 @@ export class TreeLayouts {
     level.skipCount = k2 >> 1;
     this.skipped += skipped;
     this.planned += n;
-    if (pos !== size) level.pack = 0;
+    // A malformed entry: the walk parses the whole tree and fails where it is, with its offset.
+    if (pos !== size) {
+      level.pack = 0;
+      level.skipCount = 0;
+    }
     return true;
   }
 }

@@ -3,7 +3,6 @@
 import os from 'node:os';
 import { UsageError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
-import type { ObjectDatabase } from '../../odb/database.js';
 import type { Repository } from '../../repository/repository.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
 import { TreeReadAhead } from '../../walk/tree-read-ahead.js';
@@ -13,7 +12,7 @@ import { revListWithBitmap, type BitmapTip } from '../rev-list-bitmap.js';
 
 export default function revList(ctx: CommandContext, args: string[]): number {
   let objects = false, count = false, names = true, maxCount = -1;
-  let negate = false, useBitmap = false;
+  let negate = false, useBitmap = false, allRefs = false;
   const tips: BitmapTip[] = [];
   const repo = ctx.repository();
   const walk = new ObjectWalk(repo.odb);
@@ -34,7 +33,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     else if (a === '--no-object-names') names = false;
     else if (a === '--object-names') names = true;
     else if (a === '--not') negate = !negate;
-    else if (a === '--all' || a === '--branches' || a === '--tags') { addRefs(repo, walk, a, negate, tips); anyTip = true; }
+    else if (a === '--all' || a === '--branches' || a === '--tags') { addRefs(repo, walk, a, negate, tips); anyTip = true; allRefs ||= !negate; }
     else if (a === '-n' || a === '--max-count') maxCount = parseCount(args[++i], a);
     else if (a.startsWith('--max-count=')) maxCount = parseCount(a.slice(12), '--max-count');
     else if (/^-[0-9]+$/.test(a)) maxCount = Number(a.slice(1));
@@ -65,6 +64,8 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     out.flush();
     return 0;
   }
+  // A listing of every ref's objects reaches most of the repository.
+  if (allRefs && maxCount < 0 && !tips.some(t => t.exclude)) walk.reserve(repo.odb.packedObjectCount());
   // With trees read ahead, objects are visited among commits: they are held until the last commit.
   const ahead = readAhead(repo, tips, maxCount);
   const held: Buffer[] = [];
@@ -112,15 +113,8 @@ const TREE_WORKER_MIN_OBJECTS = 50_000;
 function readAhead(repo: Repository, tips: BitmapTip[], maxCount: number): TreeReadAhead | undefined {
   const mode = process.env.TSGIT_TREE_WORKER;
   if (mode === 'off' || tips.some(t => t.exclude)) return undefined;
-  if (mode !== 'on' && (maxCount >= 0 || os.availableParallelism() < 2 || packedObjects(repo.odb) < TREE_WORKER_MIN_OBJECTS)) return undefined;
+  if (mode !== 'on' && (maxCount >= 0 || os.availableParallelism() < 2 || repo.odb.packedObjectCount() < TREE_WORKER_MIN_OBJECTS)) return undefined;
   return new TreeReadAhead(repo.odb);
-}
-
-function packedObjects(odb: ObjectDatabase): number {
-  let n = 0;
-  for (const p of odb.packs) n += p.index.count;
-  for (const a of odb.alternates) n += packedObjects(a);
-  return n;
 }
 
 function parseCount(v: string | undefined, opt: string): number {
