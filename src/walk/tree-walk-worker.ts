@@ -8,6 +8,7 @@ import { ObjectDatabase } from '../odb/database.js';
 import { PackIndex } from '../pack/idx/read.js';
 import { depthBuffer, MAX_TREE_DEPTH, readObjectOfType } from './object-walk.js';
 import { OidMap } from './oid-map.js';
+import { TreeLayouts } from './tree-layouts.js';
 import { END, FAILED, receiveRoots, serializeError, STOPPED, TREE, TreeRing, TreeRingWriter } from './tree-stream.js';
 
 const { objectsDir, indexes, ringBuffer, controlBuffer, port } = workerData as {
@@ -24,6 +25,7 @@ const STOP = new Error('stopped');
 class TreeWalker {
   private readonly odb = new ObjectDatabase(objectsDir);
   private readonly seen = new OidMap(1 << 16);
+  private readonly layouts = new TreeLayouts();
   /** Each level's tree, kept while its subtrees are read (reads reuse the odb's buffer). */
   private readonly bufs: Buffer[] = [];
 
@@ -46,15 +48,19 @@ class TreeWalker {
       writer.record(FAILED, ids, off, json, json.length);
       throw STOP;
     }
-    writer.record(TREE, ids, off, read, read.length);
+    // Entries a delta copied whole from a tree walked before need no work here or in the reader
+    // (tree-layouts.ts): the record holds only the others, still a sequence of tree entries.
+    const level = this.layouts.prepare(depth, read, 0, read.length, this.odb.trace);
     const data = depthBuffer(this.bufs, depth, read.length);
-    data.set(read);
-    const end = read.length;
-    let pos = 0;
+    const end = level.skipCount > 0 ? level.compact(read, data) : (data.set(read), read.length);
+    writer.record(TREE, ids, off, data, end);
+    const starts = level.record ? level.starts : null;
+    let pos = 0, n = 0;
     while (pos < end) {
       // Only subtrees matter here. A malformed entry stops the walk: the reader parses the same
       // tree with every check and reports it there.
       const entry = pos;
+      if (starts !== null) starts[n++] = pos;
       let mode = 0, c = 0;
       while (pos < end && (c = data[pos]!) !== 0x20) {
         if (c < 0x30 || c > 0x37) throw this.stop();
@@ -70,6 +76,8 @@ class TreeWalker {
       pos += OID_BYTES;
       if ((mode & 0o170000) === 0o040000 && this.seen.addOrGet(data, at) < 0) this.tree(data, at, depth + 1);
     }
+    if (starts !== null) level.count = n;
+    this.layouts.finish(level);
   }
 
   private stop(): Error {

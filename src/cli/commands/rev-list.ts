@@ -66,6 +66,10 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   }
   // A listing of every ref's objects reaches most of the repository.
   if (allRefs && maxCount < 0 && !tips.some(t => t.exclude)) walk.reserve(repo.odb.packedObjectCount());
+  // The walk reads each tree once, newest first, and older versions are deltas against newer
+  // ones: the last few versions of each directory are all the cache it needs. On history and
+  // large, 16 MiB cost no more CPU than git's 96 MiB, and 80 MiB less memory.
+  repo.odb.cache.setLimit(WALK_CACHE_BYTES);
   // With trees read ahead, objects are visited among commits: they are held until the last commit.
   const ahead = readAhead(repo, tips, maxCount);
   const held: Buffer[] = [];
@@ -99,6 +103,8 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   out.flush();
   return 0;
 }
+
+const WALK_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** Below this many packed objects a walk takes well under a second: a worker's start-up does not pay. */
 const TREE_WORKER_MIN_OBJECTS = 50_000;
