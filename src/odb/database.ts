@@ -446,7 +446,10 @@ export class ObjectDatabase {
   }
 
   close(): void {
-    for (const p of this.packs) p.file.close();
+    for (const p of this.packs) {
+      p.file.close();
+      p.index.close();
+    }
     for (const a of this.alternates) a.close();
     this.packs = [];
   }

@@ -5,12 +5,14 @@ import { UsageError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import type { Repository } from '../../repository/repository.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
-import { TreeReadAhead } from '../../walk/tree-read-ahead.js';
+import { cpuSample, idleCores, TreeReadAhead, type CpuSample } from '../../walk/tree-read-ahead.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output, writeAll } from '../output.js';
 import { revListWithBitmap, type BitmapTip } from '../rev-list-bitmap.js';
 
 export default function revList(ctx: CommandContext, args: string[]): number {
+  // The machine's load from here to the walk decides the tree worker (readAhead).
+  const cpu = cpuSample();
   let objects = false, count = false, names = true, maxCount = -1;
   let negate = false, useBitmap = false, allRefs = false;
   const tips: BitmapTip[] = [];
@@ -71,7 +73,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   // large, 16 MiB cost no more CPU than git's 96 MiB, and 80 MiB less memory.
   repo.odb.cache.setLimit(WALK_CACHE_BYTES);
   // With trees read ahead, objects are visited among commits: they are held until the last commit.
-  const ahead = readAhead(repo, tips, maxCount);
+  const ahead = readAhead(repo, tips, maxCount, cpu);
   const held: Buffer[] = [];
   let objectsOut = ahead ? new Output(1, held) : out;
   walk.enumerate({
@@ -109,17 +111,23 @@ const WALK_CACHE_BYTES = 16 * 1024 * 1024;
 /** Below this many packed objects a walk takes well under a second: a worker's start-up does not pay. */
 const TREE_WORKER_MIN_OBJECTS = 50_000;
 
+/** Of a second CPU, this much must have been idle since the command started. */
+const IDLE_FOR_WORKER = 0.75;
+
 /**
- * Whether a worker thread reads trees beside the walk (see walk/tree-stream.ts). It pays where a
- * second core is there to run it and the walk is long: on `large` it cut the wall time by a third
- * for ~15% more CPU and ~90 MB more memory. Walks with exclusions list trees only after the commit
- * walk and -n walks few trees, so they go without. TSGIT_TREE_WORKER=on|off overrides the choice
- * (exclusions aside: the walk cannot use a worker then).
+ * Whether a worker thread reads trees beside the walk (see walk/tree-stream.ts): it reads and
+ * plans each tree, and sends only the entries that need work, so the walk's CPU is shared
+ * between two threads rather than doubled. It pays where the walk is long and a second CPU is
+ * idle to run it (measured from the command's start to the walk's); on a loaded machine a second
+ * thread waits for its turn and the wall time goes up. Walks with exclusions list trees only after
+ * the commit walk and -n walks few trees, so they go without. TSGIT_TREE_WORKER=on|off overrides
+ * the choice (exclusions aside: the walk cannot use a worker then).
  */
-function readAhead(repo: Repository, tips: BitmapTip[], maxCount: number): TreeReadAhead | undefined {
+function readAhead(repo: Repository, tips: BitmapTip[], maxCount: number, cpu: CpuSample): TreeReadAhead | undefined {
   const mode = process.env.TSGIT_TREE_WORKER;
   if (mode === 'off' || tips.some(t => t.exclude)) return undefined;
-  if (mode !== 'on' && (maxCount >= 0 || os.availableParallelism() < 2 || repo.odb.packedObjectCount() < TREE_WORKER_MIN_OBJECTS)) return undefined;
+  if (mode !== 'on' && (maxCount >= 0 || os.availableParallelism() < 2 || repo.odb.packedObjectCount() < TREE_WORKER_MIN_OBJECTS ||
+    idleCores(cpu) < IDLE_FOR_WORKER)) return undefined;
   return new TreeReadAhead(repo.odb);
 }
 
