@@ -76,6 +76,8 @@ export class ObjectDatabase {
   private labelPack: PackHandle | null = null;
   private labelOffset = 0;
   private readonly entryLabel = () => `${this.labelPack!.file.path}: entry at offset ${this.labelOffset}`;
+  /** limitPackWindows()'s bound, for packs found later; 0 for none. */
+  private windowLimit = 0;
   /** [entryOffset, dataOffset, size] triples of the chain being resolved; reused across reads. */
   private chain: number[] = [];
 
@@ -128,6 +130,7 @@ export class ObjectDatabase {
       if (!handle) {
         const index = PackIndex.load(path.join(dir, n));
         handle = { number: ++packNumbers, index, file: new PackFile(packPath, index), name: base };
+        if (this.windowLimit > 0) handle.file.limitWindows(this.windowLimit);
       }
       found.push({ handle, mtime });
     }
@@ -178,6 +181,13 @@ export class ObjectDatabase {
       }
     }
     return null;
+  }
+
+  /** Bounds each pack's window cache (PackFile.limitWindows), of packs open now and found later. */
+  limitPackWindows(bytes: number): void {
+    this.windowLimit = bytes;
+    for (const p of this.packs) p.file.limitWindows(bytes);
+    for (const a of this.alternates) a.limitPackWindows(bytes);
   }
 
   /** Objects in the packs of this database and its alternates (duplicates counted each time). */

