@@ -77,7 +77,7 @@ export class ObjectDatabase {
   private labelOffset = 0;
   private readonly entryLabel = () => `${this.labelPack!.file.path}: entry at offset ${this.labelOffset}`;
   /** limitPackWindows()'s bound, for packs found later; 0 for none. */
-  private windowLimit = 0;
+  windowLimit = 0;
   /** [entryOffset, dataOffset, size] triples of the chain being resolved; reused across reads. */
   private chain: number[] = [];
 

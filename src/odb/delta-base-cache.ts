@@ -91,6 +91,10 @@ export class DeltaBaseCache {
    * newest first, needs only the last few versions of each directory (see rev-list). Evicts down
    * to it at once.
    */
+  get bytesLimit(): number {
+    return this.limit;
+  }
+
   setLimit(limit: number): void {
     this.limit = limit;
     while (this.bytes > limit) this.evict(this.oldest[0] !== NONE ? this.oldest[0]! : this.oldest[1]!);

@@ -42,7 +42,11 @@ export class TreeReadAhead {
       import(${JSON.stringify(url)}).catch(e => { process.stderr.write(String(e && e.stack || e) + '\\n'); exited(); });
     `, {
       eval: true,
-      workerData: { objectsDir, indexes, ringBuffer: ring.ringBuffer, controlBuffer: ring.controlBuffer, port: port2 },
+      // The worker's reads are the walk's: it keeps the same bounds on bases and pack windows.
+      workerData: {
+        objectsDir, indexes, ringBuffer: ring.ringBuffer, controlBuffer: ring.controlBuffer, port: port2,
+        cacheLimit: odb.cache.bytesLimit, windowLimit: odb.windowLimit,
+      },
       transferList: [port2],
       // Flags such as --input-type apply to the main script, not to this one.
       execArgv: process.execArgv.filter(a => !a.startsWith('--input-type')),

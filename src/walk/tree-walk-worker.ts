@@ -5,14 +5,16 @@ import { workerData, type MessagePort } from 'node:worker_threads';
 import { OID_BYTES } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import { ObjectDatabase } from '../odb/database.js';
+import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { PackIndex } from '../pack/idx/read.js';
 import { depthBuffer, MAX_TREE_DEPTH, readObjectOfType } from './object-walk.js';
 import { OidMap } from './oid-map.js';
 import { TreeLayouts } from './tree-layouts.js';
 import { END, FAILED, receiveRoots, serializeError, STOPPED, TREE, TreeRing, TreeRingWriter } from './tree-stream.js';
 
-const { objectsDir, indexes, ringBuffer, controlBuffer, port } = workerData as {
+const { objectsDir, indexes, ringBuffer, controlBuffer, port, cacheLimit, windowLimit } = workerData as {
   objectsDir: string; indexes: [string, Uint8Array][]; ringBuffer: SharedArrayBuffer; controlBuffer: SharedArrayBuffer; port: MessagePort;
+  cacheLimit: number; windowLimit: number;
 };
 // The main thread's pack indexes, in shared memory.
 for (const [path, bytes] of indexes) PackIndex.shared.set(path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -23,11 +25,15 @@ const none = new Uint8Array(0);
 const STOP = new Error('stopped');
 
 class TreeWalker {
-  private readonly odb = new ObjectDatabase(objectsDir);
+  private readonly odb = new ObjectDatabase(objectsDir, new DeltaBaseCache(cacheLimit));
   private readonly seen = new OidMap(1 << 16);
   private readonly layouts = new TreeLayouts();
   /** Each level's tree, kept while its subtrees are read (reads reuse the odb's buffer). */
   private readonly bufs: Buffer[] = [];
+
+  constructor() {
+    if (windowLimit > 0) this.odb.limitPackWindows(windowLimit);
+  }
 
   root(ids: Uint8Array, off: number): void {
     if (this.seen.addOrGet(ids, off) < 0) this.tree(ids, off, 0);
