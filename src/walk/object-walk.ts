@@ -407,7 +407,7 @@ export class ObjectWalk {
     this.flags[idx]! |= SHOWN;
     visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.pathBuf, pathLen);
     const read = this.read(idx, OBJ_TREE).data;
-    const level = this.layouts.prepare(depth, read, 0, read.length, this.odb.trace);
+    const level = this.layouts.prepare(depth, read, this.odb.trace);
     // Only the entries that need work are kept (subtrees' reads reuse the odb's buffer): all of
     // them, or those the plan did not skip.
     const data = this.treeBuf(depth, read.length);

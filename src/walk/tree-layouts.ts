@@ -81,8 +81,6 @@ export class TreeLayouts {
   private readonly copies = new DeltaCopies();
   /** Entries the plans let the walk skip (a measure for tests and benchmarks). */
   skipped = 0;
-  planned = 0;
-  trees = 0; noBase = 0; plannedTrees = 0; entriesAll = 0; notFound = 0; notDone = 0;
 
   private slot(pack: number, offset: number): number {
     // Fibonacci hashing of the offset (its high word folded in: packs may pass 4 GiB), the pack
@@ -92,13 +90,13 @@ export class TreeLayouts {
   }
 
   /**
-   * The level for the tree just read into data[start..end) at `depth`, whose storage `trace`
-   * describes (read it before any other read). The level's skips say which entries to pass over.
+   * The level for `tree`, just read at `depth`, whose storage `trace` describes (read it before
+   * any other read). The level's skips say which entries to pass over.
    */
-  prepare(depth: number, data: Uint8Array, start: number, end: number, trace: ReadTrace): TreeLevel {
+  prepare(depth: number, tree: Uint8Array, trace: ReadTrace): TreeLevel {
     let level = this.levels[depth];
     if (level === undefined) level = this.levels[depth] = new TreeLevel();
-    const size = end - start;
+    const size = tree.length;
     level.pack = trace.pack;
     level.offset = trace.offset;
     level.size = size;
@@ -109,9 +107,7 @@ export class TreeLayouts {
     // Room for every entry the tree can hold.
     const need = Math.floor(size / MIN_ENTRY) + 1;
     if (level.starts.length < need) level.starts = new Int32Array(Math.max(need, level.starts.length * 2));
-    this.trees++; this.entriesAll += 0;
-    if (trace.baseOffset < 0) this.noBase++;
-    if (trace.baseOffset >= 0 && this.plan(level, data, start, end, trace)) { this.plannedTrees++; return level; }
+    if (trace.baseOffset >= 0 && this.plan(level, tree, trace)) return level;
     level.count = 0;
     level.skipCount = 0;
     level.record = true;
@@ -139,21 +135,21 @@ export class TreeLayouts {
   }
 
   /** Plans the skips of a delta against a tree whose layout is kept; false if there is none. */
-  private plan(level: TreeLevel, data: Uint8Array, start: number, end: number, trace: ReadTrace): boolean {
+  private plan(level: TreeLevel, tree: Uint8Array, trace: ReadTrace): boolean {
     const s = this.slot(trace.pack, trace.baseOffset);
-    if (this.packOf[s] !== trace.pack || this.offsetOf[s] !== trace.baseOffset) { this.notFound++; return false; }
+    if (this.packOf[s] !== trace.pack || this.offsetOf[s] !== trace.baseOffset) return false;
     const m = this.countOf[s]!;
     // Written over since (the ring came round)?
-    if (this.written - this.writtenAt[s]! > ARENA_WORDS - (m + 1)) { this.notFound++; return false; }
+    if (this.written - this.writtenAt[s]! > ARENA_WORDS - (m + 1)) return false;
     const base = this.arena, b0 = this.writtenAt[s]! % ARENA_WORDS;
-    if (base[b0 + m] !== trace.baseSize) { this.notDone++; return false; }
+    if (base[b0 + m] !== trace.baseSize) return false;
     const copies = this.copies;
-    if (!copies.read(trace.delta, trace.deltaStart, trace.deltaEnd, trace.baseSize, end - start)) return false;
+    if (!copies.read(trace.delta, trace.deltaStart, trace.deltaEnd, trace.baseSize, tree.length)) return false;
     const runs = copies.runs, nRuns = copies.count * 3;
     const starts = level.starts;
     let skips = level.skips;
     let n = 0, k2 = 0, r = 0, pos = 0, skipped = 0;
-    const size = end - start;
+    const size = tree.length;
     while (pos < size) {
       while (r < nRuns && runs[r]! + runs[r + 1]! <= pos) r += 3;
       if (r < nRuns && runs[r]! <= pos) {
@@ -184,7 +180,7 @@ export class TreeLayouts {
           }
         }
       }
-      const len = entryLength(data, start + pos, end);
+      const len = entryLength(tree, pos, size);
       // A malformed entry: the walk's parse stops there with the error; no layout is kept.
       if (len < 0) break;
       starts[n++] = pos;
@@ -193,7 +189,6 @@ export class TreeLayouts {
     level.count = n;
     level.skipCount = k2 >> 1;
     this.skipped += skipped;
-    this.planned += n;
     // A malformed entry: the walk parses the whole tree and fails where it is, with its offset.
     if (pos !== size) {
       level.pack = 0;

@@ -56,7 +56,7 @@ class TreeWalker {
     }
     // Entries a delta copied whole from a tree walked before need no work here or in the reader
     // (tree-layouts.ts): the record holds only the others, still a sequence of tree entries.
-    const level = this.layouts.prepare(depth, read, 0, read.length, this.odb.trace);
+    const level = this.layouts.prepare(depth, read, this.odb.trace);
     const data = depthBuffer(this.bufs, depth, read.length);
     const end = level.skipCount > 0 ? level.compact(read, data) : (data.set(read), read.length);
     writer.record(TREE, ids, off, data, end);

@@ -377,7 +377,7 @@ class IncludeWalk {
     this.show(idx, OBJ_TREE, packNameHash(this.pathBuf, 0, pathLen));
     // As in ObjectWalk: entries a delta copied whole from a tree this walk went through name
     // objects already SEEN (shown, or found in the bitmaps), so only the others are kept.
-    const level = this.layouts.prepare(depth, o.data, 0, o.data.length, t.odb.trace);
+    const level = this.layouts.prepare(depth, o.data, t.odb.trace);
     const data = depthBuffer(this.bufs, depth, o.data.length);
     const len = level.skipCount > 0 ? level.compact(o.data, data) : (data.set(o.data), o.data.length);
     const starts = level.record ? level.starts : null;
