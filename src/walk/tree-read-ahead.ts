@@ -1,6 +1,5 @@
 // The main thread's handle on the tree-reading worker (see tree-stream.ts for the design):
 // started before the commit walk so its start-up (loading the pack index) overlaps that walk.
-import os from 'node:os';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { ObjectDatabase } from '../odb/database.js';
 import { EXITED, RootSender, TreeRing, TreeRingReader, WRITE } from './tree-stream.js';
@@ -72,35 +71,3 @@ export class TreeReadAhead {
   }
 }
 
-/** The machine's CPU time so far, idle and in all, summed over its CPUs (milliseconds). */
-export interface CpuSample {
-  idle: number;
-  total: number;
-  at: number;
-}
-
-export function cpuSample(): CpuSample {
-  let idle = 0, total = 0;
-  for (const c of os.cpus()) {
-    idle += c.times.idle;
-    total += c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq;
-  }
-  return { idle, total, at: performance.now() };
-}
-
-/** The kernel counts CPU time in 10 ms ticks: a shorter look says little. */
-const MIN_LOOK_MS = 40;
-
-/**
- * How many CPUs stood idle since `from`, on average: the worker only pays when one is free to run
- * it (on a loaded machine it costs CPU and, waiting for its turn, wall time too). Looks for at
- * least MIN_LOOK_MS, waiting out the rest of that if needed (a walk big enough to want a worker
- * takes seconds).
- */
-export function idleCores(from: CpuSample): number {
-  const left = MIN_LOOK_MS - (performance.now() - from.at);
-  if (left > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, left);
-  const now = cpuSample();
-  const total = now.total - from.total;
-  return total > 0 ? ((now.idle - from.idle) / total) * os.cpus().length : 0;
-}

@@ -1,18 +1,15 @@
 // tsgit rev-list [--objects] [--all] [--count] [--not] [-n N] [--no-object-names] <revs>:
 // commits in git's date order, then (with --objects) tags, trees and blobs with their paths.
-import os from 'node:os';
 import { UsageError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import type { Repository } from '../../repository/repository.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
-import { cpuSample, idleCores, TreeReadAhead, type CpuSample } from '../../walk/tree-read-ahead.js';
+import { TreeReadAhead } from '../../walk/tree-read-ahead.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output, writeAll } from '../output.js';
 import { revListWithBitmap, type BitmapTip } from '../rev-list-bitmap.js';
 
 export default function revList(ctx: CommandContext, args: string[]): number {
-  // The machine's load from here to the walk decides the tree worker (readAhead).
-  const cpu = cpuSample();
   let objects = false, count = false, names = true, maxCount = -1;
   let negate = false, useBitmap = false, allRefs = false;
   const tips: BitmapTip[] = [];
@@ -75,7 +72,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   repo.odb.cache.setLimit(WALK_CACHE_BYTES);
   repo.odb.limitPackWindows(WALK_WINDOW_BYTES);
   // With trees read ahead, objects are visited among commits: they are held until the last commit.
-  const ahead = readAhead(repo, tips, maxCount, cpu);
+  const ahead = readAhead(repo, tips);
   const held: Buffer[] = [];
   let objectsOut = ahead ? new Output(1, held) : out;
   walk.enumerate({
@@ -111,26 +108,16 @@ export default function revList(ctx: CommandContext, args: string[]): number {
 const WALK_CACHE_BYTES = 16 * 1024 * 1024;
 const WALK_WINDOW_BYTES = 16 * 1024 * 1024;
 
-/** Below this many packed objects a walk takes well under a second: a worker's start-up does not pay. */
-const TREE_WORKER_MIN_OBJECTS = 50_000;
-
-/** Of a second CPU, this much must have been idle since the command started. */
-const IDLE_FOR_WORKER = 0.75;
-
 /**
- * Whether a worker thread reads trees beside the walk (see walk/tree-stream.ts): it reads and
- * plans each tree, and sends only the entries that need work, so the walk's CPU is shared
- * between two threads rather than doubled. It pays where the walk is long and a second CPU is
- * idle to run it (measured from the command's start to the walk's); on a loaded machine a second
- * thread waits for its turn and the wall time goes up. Walks with exclusions list trees only after
- * the commit walk and -n walks few trees, so they go without. TSGIT_TREE_WORKER=on|off overrides
- * the choice (exclusions aside: the walk cannot use a worker then).
+ * Whether a worker thread reads trees beside the walk (see walk/tree-stream.ts): only when
+ * TSGIT_TREE_WORKER=on. It reads and plans each tree and sends the entries its plan did not skip,
+ * so the walk's CPU is shared between two threads rather than doubled; but since the walk skips
+ * what it has seen, reading trees is four fifths of it and this thread's part too small to
+ * overlap: on history and large it cost 10-25% more wall time and 15% more CPU even with most of a
+ * second CPU idle (BENCHMARKS.md, issue 18). Walks with exclusions cannot use it.
  */
-function readAhead(repo: Repository, tips: BitmapTip[], maxCount: number, cpu: CpuSample): TreeReadAhead | undefined {
-  const mode = process.env.TSGIT_TREE_WORKER;
-  if (mode === 'off' || tips.some(t => t.exclude)) return undefined;
-  if (mode !== 'on' && (maxCount >= 0 || os.availableParallelism() < 2 || repo.odb.packedObjectCount() < TREE_WORKER_MIN_OBJECTS ||
-    idleCores(cpu) < IDLE_FOR_WORKER)) return undefined;
+function readAhead(repo: Repository, tips: BitmapTip[]): TreeReadAhead | undefined {
+  if (process.env.TSGIT_TREE_WORKER !== 'on' || tips.some(t => t.exclude)) return undefined;
   return new TreeReadAhead(repo.odb);
 }
 
