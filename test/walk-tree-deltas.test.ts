@@ -219,6 +219,17 @@ describe('the walk over hand-made tree deltas lists what git lists', () => {
     assert.equal(listBoth(dir, ['--all'], [[c2, false]]), 8);
   });
 
+  test('modes git reads as gitlinks (0644, 140000) name nothing the walk lists', () => {
+    const p = new PackPlan();
+    const files = p.files('o', 3);
+    const odd = p.blob('named only with odd modes\n'), sock = p.blob('a socket mode\n');
+    const tree = p.tree([...files, { mode: '644', name: 'p', id: odd }, { mode: '140000', name: 'q', id: sock }]);
+    const c = p.commit(tree, [], 1000);
+    const dir = repoWith(p, { main: c });
+    assert.equal(listBoth(dir, ['--all'], [[c, false]]), 0);
+    assert.ok(!gitBuf(dir, ['rev-list', '--objects', '--all']).toString().includes(odd.toString('hex')));
+  });
+
   test('a base the walk has not listed, or lists only later, is no base', () => {
     const p = new PackPlan();
     const hidden = p.files('h', 20);
