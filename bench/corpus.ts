@@ -25,7 +25,7 @@ export const GENERATOR_VERSION = 2;
 export const CACHE_ENV = 'TSGIT_BENCH_CACHE';
 const METADATA = 'tsgit-bench.json';
 
-export type CorpusName = 'small' | 'large' | 'wide';
+export type CorpusName = 'small' | 'large' | 'wide' | 'history';
 
 export interface CorpusDefinition {
   name: CorpusName;
@@ -85,6 +85,27 @@ export const CORPORA: Record<CorpusName, CorpusDefinition> = {
     },
     repack: { window: 10, depth: 50 },
     expected: { head: '480d802d8ca827c11eca474348fc9373678fd9c5', refs: '9dff4e6cc3c2245f4887e9cbdded0fd5a7c5f267' },
+  },
+  history: {
+    name: 'history',
+    description: "A real project's shape (git.git's): 80k commits, flat wide directories (tests ~1,500 files, docs ~700) touched by most commits, messages of real length",
+    history: {
+      ...common,
+      seed: seedFrom('tsgit-bench history'),
+      commits: 80000, initialFiles: 400, dirs: 60, initialDirDepth: 2,
+      smallFileLines: [20, 400], bigFileLines: [800, 2500], bigFilePerMille: 20,
+      touches: [0, 1], hunks: [1, 4], hunkLines: [0, 12], hotSkew: 3, addPerMille: 15,
+      topicPerMille: 150, topicCommits: [1, 10], topicSlots: 6,
+      maintPerMille: 50, maintMergeEvery: 15, tagPerMille: 25, annotatedPerMille: 450,
+      flatDirs: [
+        { name: 't', prefix: 't#-', suffix: '.sh', initialFiles: 900, touchPerMille: 700, addPerMille: 11 },
+        { name: 'Documentation', prefix: 'git-', suffix: '.txt', initialFiles: 420, touchPerMille: 600, addPerMille: 6 },
+        { name: '', prefix: '', suffix: '.c', initialFiles: 150, touchPerMille: 250, addPerMille: 5 },
+      ],
+      messageBody: { paragraphs: [1, 3], lines: [2, 6] },
+    },
+    repack: { window: 10, depth: 50 },
+    expected: { head: '01ba0363bc0a1e94702de3aaae4a563b572454d4', refs: '308eed0070a28976c7544681b1aaa68c32ba3dc2' },
   },
 };
 

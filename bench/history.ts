@@ -56,6 +56,31 @@ export interface HistorySpec {
   /** Per main commit: chance of a tag, and the share of those that are annotated. */
   tagPerMille: number;
   annotatedPerMille: number;
+  /**
+   * Flat, wide directories that commits touch each with their own chance, as a real project's
+   * tests and documentation (git.git's t/ with ~1,500 files and Documentation/ with ~700): every
+   * touch rewrites a tree of that many entries. '' is the root directory.
+   */
+  flatDirs?: readonly FlatDir[];
+  /**
+   * Paragraphs in an ordinary commit's message body, and lines in each: real projects' messages
+   * explain the change in several hundred bytes. Without it, 70% of messages get one paragraph.
+   */
+  messageBody?: { paragraphs: [number, number]; lines: [number, number] };
+}
+
+export interface FlatDir {
+  /**
+   * The directory ('' for the root); its files are named `<prefix><word>-<word><suffix>`, a '#' in
+   * the prefix standing for four digits (git.git's t1234-name.sh).
+   */
+  name: string;
+  prefix: string;
+  suffix: string;
+  initialFiles: number;
+  /** Per ordinary commit: chance that it changes a file here, and that the change adds one. */
+  touchPerMille: number;
+  addPerMille: number;
 }
 
 export interface HistoryStats {
@@ -95,6 +120,8 @@ interface Branch {
   changed: Map<string, Change> | null;
   subjects: string[];
   remaining: number;
+  /** The paths of each flat directory (HistorySpec.flatDirs), in the order they were added. */
+  flat: string[][];
 }
 
 const REGULAR = 0o100644;
@@ -176,7 +203,7 @@ export class History {
 
   constructor(private readonly spec: HistorySpec, private readonly pool: TextPool) {
     this.rand = new Random(spec.seed);
-    this.main = newBranch('refs/heads/main', 'main', false);
+    this.main = newBranch('refs/heads/main', 'main', false, spec.flatDirs?.length ?? 0);
     this.topics = new Array<Branch | null>(Math.min(spec.topicSlots, TOPIC_NAMES.length)).fill(null);
     this.makeDirs();
   }
@@ -225,6 +252,26 @@ export class History {
     return p;
   }
 
+  private newFlatPath(dir: FlatDir): string {
+    const { rand } = this;
+    const prefix = dir.prefix.replace('#', () => String(rand.range(1000, 9999)));
+    const base = `${dir.name ? `${dir.name}/` : ''}${prefix}`;
+    let p = `${base}${rand.pick(WORDS)}-${rand.pick(WORDS)}${dir.suffix}`;
+    for (let k = 2; this.usedPaths.has(p); k++) p = `${base}${rand.pick(WORDS)}-${rand.pick(WORDS)}-${k}${dir.suffix}`;
+    this.usedPaths.add(p);
+    return p;
+  }
+
+  /** Which of spec.flatDirs holds path `p` directly, or -1. */
+  private flatDirOf(p: string): number {
+    const dirs = this.spec.flatDirs;
+    if (dirs === undefined) return -1;
+    const slash = p.lastIndexOf('/');
+    const dir = slash < 0 ? '' : p.slice(0, slash);
+    for (let d = 0; d < dirs.length; d++) if (dirs[d]!.name === dir) return d;
+    return -1;
+  }
+
   private newFile(b: Branch, p: string): FileState {
     const { rand, spec, pool } = this;
     if (b.paths.length > 0 && rand.chance(spec.symlinkPerMille)) {
@@ -261,6 +308,16 @@ export class History {
       this.set(main, p, f, null);
       this.emitFile(p, f);
       if (out.size >= CHUNK) yield out.take();
+    }
+    const flatDirs = this.spec.flatDirs ?? [];
+    for (let d = 0; d < flatDirs.length; d++) {
+      for (let i = 0; i < flatDirs[d]!.initialFiles; i++) {
+        const p = this.newFlatPath(flatDirs[d]!);
+        const f = this.newFile(main, p);
+        this.set(main, p, f, null);
+        this.emitFile(p, f);
+        if (out.size >= CHUNK) yield out.take();
+      }
     }
     out.text('\n');
     out.text(`tag project-key\nfrom :${keyMark}\ntagger ${this.identAt(MAINTAINER)}\n`);
@@ -302,9 +359,10 @@ export class History {
   }
 
   private fork(name: string, commits: number): Branch {
-    const b = newBranch(`refs/heads/${name}`, name, true);
+    const b = newBranch(`refs/heads/${name}`, name, true, 0);
     b.files = new Map(this.main.files);
     b.paths = this.main.paths.slice();
+    b.flat = this.main.flat.map(f => f.slice());
     b.tip = this.main.tip;
     b.remaining = commits;
     return b;
@@ -357,11 +415,28 @@ export class History {
         this.set(b, p, this.edit(b, p, b.files.get(p)!), changes);
       }
     }
+    const flatDirs = spec.flatDirs ?? [];
+    for (let d = 0; d < flatDirs.length; d++) {
+      const dir = flatDirs[d]!, files = b.flat[d]!;
+      if (!rand.chance(dir.touchPerMille)) continue;
+      if (files.length === 0 || rand.chance(dir.addPerMille)) {
+        const p = this.newFlatPath(dir);
+        this.set(b, p, this.newFile(b, p), changes);
+      } else {
+        const p = files[rand.skewed(files.length, spec.hotSkew)]!;
+        this.set(b, p, this.edit(b, p, b.files.get(p)!), changes);
+      }
+    }
     const first = changes.keys().next().value ?? 'misc';
     const subject = `${first.split('/')[0]}: ${this.sentence(60)}`;
     if (b.changed !== null) b.subjects.push(subject);
     const message = [subject];
-    if (rand.chance(700)) message.push('', ...this.paragraph(2, 14));
+    const body = spec.messageBody;
+    if (body !== undefined) {
+      for (let k = rand.range(body.paragraphs[0], body.paragraphs[1]); k > 0; k--) message.push('', ...this.paragraph(body.lines[0], body.lines[1]));
+    } else if (rand.chance(700)) {
+      message.push('', ...this.paragraph(2, 14));
+    }
     const author = rand.int(PEOPLE.length);
     message.push('', `Signed-off-by: ${this.person(author)}`);
     this.commitHeader(b, message, author, 0);
@@ -403,12 +478,15 @@ export class History {
   private set(b: Branch, p: string, f: FileState | null, changes: Map<string, FileState | null> | null): void {
     this.changeOf(b, p);
     const had = b.files.has(p);
+    const flat = had === (f === null) ? this.flatDirOf(p) : -1;
     if (f === null) {
       b.files.delete(p);
       if (had) b.paths.splice(b.paths.indexOf(p), 1);
+      if (flat >= 0) b.flat[flat]!.splice(b.flat[flat]!.indexOf(p), 1);
     } else {
       b.files.set(p, f);
       if (!had) b.paths.push(p);
+      if (flat >= 0) b.flat[flat]!.push(p);
     }
     changes?.set(p, f);
   }
@@ -495,9 +573,10 @@ export class History {
   }
 }
 
-function newBranch(ref: string, name: string, tracksChanges: boolean): Branch {
+function newBranch(ref: string, name: string, tracksChanges: boolean, flatDirs: number): Branch {
   return {
     ref, name, files: new Map(), paths: [], tip: 0, needsFrom: true,
     changed: tracksChanges ? new Map() : null, subjects: [], remaining: 0,
+    flat: Array.from({ length: flatDirs }, () => []),
   };
 }

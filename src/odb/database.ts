@@ -32,6 +32,28 @@ export interface ObjectInfo {
 
 let packNumbers = 0;
 
+/**
+ * How the object of the last read() was stored, for a reader that can use it: the walk skips the
+ * tree entries a delta copied from a tree it has already listed (walk/tree-layouts.ts). Valid
+ * until the next read; a database and its alternates share one.
+ */
+export class ReadTrace {
+  /** The pack's number (PackHandle.number), or 0 when the object did not come from a pack. */
+  pack = 0;
+  /** Where the object's entry starts in that pack. */
+  offset = 0;
+  /**
+   * The object is the result of applying delta[deltaStart..deltaEnd) (instructions only, sizes
+   * already read) to the object at this offset of the same pack, of baseSize bytes; -1 when it was
+   * stored whole, came from the cache, or its base lives elsewhere.
+   */
+  baseOffset = -1;
+  baseSize = 0;
+  delta: Uint8Array = new Uint8Array(0);
+  deltaStart = 0;
+  deltaEnd = 0;
+}
+
 /** set() flags for a cached result: see ObjectDatabase.resultOut() for which buffers may be recycled. */
 function cacheFlags(top: boolean, transient: boolean): number {
   return (!top || transient ? RECYCLE : 0) | (top ? SPECULATIVE : 0);
@@ -54,10 +76,12 @@ export class ObjectDatabase {
   private labelPack: PackHandle | null = null;
   private labelOffset = 0;
   private readonly entryLabel = () => `${this.labelPack!.file.path}: entry at offset ${this.labelOffset}`;
+  /** limitPackWindows()'s bound, for packs found later; 0 for none. */
+  windowLimit = 0;
   /** [entryOffset, dataOffset, size] triples of the chain being resolved; reused across reads. */
   private chain: number[] = [];
 
-  constructor(readonly objectsDir: string, readonly cache = new DeltaBaseCache(), depth = 0) {
+  constructor(readonly objectsDir: string, readonly cache = new DeltaBaseCache(), depth = 0, readonly trace = new ReadTrace()) {
     this.loose = new LooseObjects(objectsDir, this.inflater);
     this.scanPacks();
     if (depth < MAX_ALTERNATE_DEPTH) this.loadAlternates(depth);
@@ -75,7 +99,7 @@ export class ObjectDatabase {
       if (!line || line.startsWith('#')) continue;
       const dir = path.resolve(this.objectsDir, line);
       if (!fs.existsSync(dir)) continue;
-      this.alternates.push(new ObjectDatabase(dir, this.cache, depth + 1));
+      this.alternates.push(new ObjectDatabase(dir, this.cache, depth + 1, this.trace));
     }
   }
 
@@ -106,6 +130,7 @@ export class ObjectDatabase {
       if (!handle) {
         const index = PackIndex.load(path.join(dir, n));
         handle = { number: ++packNumbers, index, file: new PackFile(packPath, index), name: base };
+        if (this.windowLimit > 0) handle.file.limitWindows(this.windowLimit);
       }
       found.push({ handle, mtime });
     }
@@ -158,6 +183,21 @@ export class ObjectDatabase {
     return null;
   }
 
+  /** Bounds each pack's window cache (PackFile.limitWindows), of packs open now and found later. */
+  limitPackWindows(bytes: number): void {
+    this.windowLimit = bytes;
+    for (const p of this.packs) p.file.limitWindows(bytes);
+    for (const a of this.alternates) a.limitPackWindows(bytes);
+  }
+
+  /** Objects in the packs of this database and its alternates (duplicates counted each time). */
+  packedObjectCount(): number {
+    let n = 0;
+    for (const p of this.packs) n += p.index.count;
+    for (const a of this.alternates) n += a.packedObjectCount();
+    return n;
+  }
+
   has(oid: Uint8Array, off = 0): boolean {
     return this.locatePacked(oid, off) || this.locate(oid, off) !== null;
   }
@@ -174,6 +214,8 @@ export class ObjectDatabase {
     const where = this.locate(oid, off);
     if (!where) return null;
     if (where.pack) return where.db.readPacked(where.pack, where.offset, transient);
+    this.trace.pack = 0;
+    this.trace.baseOffset = -1;
     return where.db.loose.read(oid, off) ?? (where.db.repackedLoose(oid, off) ? where.db.readPacked(where.db.foundPack!, where.db.foundPack!.index.offset(where.db.foundPos), transient) : null);
   }
 
@@ -265,6 +307,8 @@ export class ObjectDatabase {
     const chain = this.chain;
     chain.length = 0;
     let cur = offset;
+    /** The top delta's base, when it is in this pack. */
+    let topBase = -1;
     let base: RawObject | null = null;
     const h = this.header, cache = this.cache;
     for (;;) {
@@ -287,6 +331,7 @@ export class ObjectDatabase {
       }
       if (h.type === OBJ_OFS_DELTA) {
         cur = h.baseOffset;
+        if (chain.length === 3) topBase = cur;
         continue;
       }
       // REF_DELTA: the base is normally in this pack; if not, anywhere in the repository.
@@ -294,6 +339,7 @@ export class ObjectDatabase {
       const pos = pack.index.find(baseOid);
       if (pos >= 0) {
         cur = pack.index.offset(pos);
+        if (chain.length === 3) topBase = cur;
         continue;
       }
       // Reading another pack's object reuses this.chain: keep ours.
@@ -307,6 +353,10 @@ export class ObjectDatabase {
       }
       break;
     }
+    const trace = this.trace;
+    trace.pack = pack.number;
+    trace.offset = offset;
+    trace.baseOffset = -1;
     for (let i = chain.length - 3; i >= 0; i -= 3) {
       const entryOffset = chain[i]!, dataOffset = chain[i + 1]!, size = chain[i + 2]!;
       if (this.deltaScratch.length <= size) this.deltaScratch = Buffer.allocUnsafe(Math.max(size + 1, this.deltaScratch.length * 2));
@@ -314,9 +364,17 @@ export class ObjectDatabase {
       const sizes = readDeltaSizes(this.deltaScratch, 0, size, 'odb', this.entryLabel);
       const top = i === 0, keep = !top || base!.type === OBJ_TREE;
       const out = this.resultOut(sizes.resultSize, top, keep, transient);
+      const baseSize = base!.data.length;
       const data = applyDeltaWithSizes(base!.data, this.deltaScratch, sizes, size, 'odb', this.entryLabel, out);
       base = { type: base!.type, data };
       if (keep) cache.set(pack.number, entryOffset, base.type, data, cacheFlags(top, transient));
+      if (top && topBase >= 0) {
+        trace.baseOffset = topBase;
+        trace.baseSize = baseSize;
+        trace.delta = this.deltaScratch;
+        trace.deltaStart = sizes.pos;
+        trace.deltaEnd = size;
+      }
     }
     return base!;
   }
@@ -410,7 +468,10 @@ export class ObjectDatabase {
   }
 
   close(): void {
-    for (const p of this.packs) p.file.close();
+    for (const p of this.packs) {
+      p.file.close();
+      p.index.close();
+    }
     for (const a of this.alternates) a.close();
     this.packs = [];
   }

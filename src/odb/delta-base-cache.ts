@@ -84,7 +84,21 @@ export class DeltaBaseCache {
   /** Returned by get(); valid until the next call. */
   private readonly hit: CachedBase = { type: 1, data: Buffer.alloc(0) };
 
-  constructor(private readonly limit = DEFAULT_DELTA_BASE_CACHE_LIMIT) {}
+  constructor(private limit = DEFAULT_DELTA_BASE_CACHE_LIMIT) {}
+
+  /**
+   * A new bound in bytes, for a process that knows its reads: a walk that reads each tree once,
+   * newest first, needs only the last few versions of each directory (see rev-list). Evicts down
+   * to it at once.
+   */
+  get bytesLimit(): number {
+    return this.limit;
+  }
+
+  setLimit(limit: number): void {
+    this.limit = limit;
+    while (this.bytes > limit) this.evict(this.oldest[0] !== NONE ? this.oldest[0]! : this.oldest[1]!);
+  }
 
   private static hash(pack: number, offset: number): number {
     // Offsets of neighbouring entries differ in their low bits; multiply to spread them.

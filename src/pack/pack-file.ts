@@ -34,6 +34,8 @@ export class PackFile {
   readonly dataEnd: number;
   private fd: number;
   private slotWindow = new Float64Array(SLOTS).fill(-1);
+  /** Slots in use: all, or fewer after limitWindows(). */
+  private slotMask = SLOTS - 1;
   private slotBuf: (Buffer | undefined)[] = new Array(SLOTS);
   private readonly view: ByteView = { buf: Buffer.alloc(0), pos: 0, end: 0 };
   private spill = Buffer.alloc(0);
@@ -111,8 +113,23 @@ export class PackFile {
     this.slotBuf = new Array(SLOTS);
   }
 
+  /**
+   * Keeps at most `bytes` of windows (a power of two of them, at least one), for a reader that
+   * goes through the pack in about its order and comes back rarely: a walk reads commits and then
+   * each commit's new trees, two streams in pack order, and needed a tenth of its windows kept.
+   */
+  limitWindows(bytes: number): void {
+    let slots = 1;
+    while (slots * 2 * WINDOW <= bytes && slots * 2 <= SLOTS) slots *= 2;
+    for (let i = slots; i < SLOTS; i++) {
+      this.slotWindow[i] = -1;
+      this.slotBuf[i] = undefined;
+    }
+    this.slotMask = slots - 1;
+  }
+
   private window(w: number): Buffer {
-    const slot = w & (SLOTS - 1);
+    const slot = w & this.slotMask;
     let buf = this.slotBuf[slot];
     if (this.slotWindow[slot] === w) return buf!;
     if (!buf) buf = this.slotBuf[slot] = Buffer.allocUnsafeSlow(WINDOW);

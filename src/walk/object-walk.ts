@@ -11,11 +11,12 @@ import { CorruptError, NotFoundError } from '../core/errors.js';
 import { OID_BYTES, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { parseTag } from '../object/tag.js';
-import { TreeCursor } from '../object/tree.js';
+import { canonicalMode, MODE_GITLINK, MODE_TREE, TreeCursor } from '../object/tree.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../object/type.js';
 import type { ObjectDatabase } from '../odb/database.js';
 import { CommitQueue } from './commit-queue.js';
 import { ensureCapacity, OidMap } from './oid-map.js';
+import { TreeLayouts, type TreeLevel } from './tree-layouts.js';
 import type { TreeReadAhead } from './tree-read-ahead.js';
 import { deserializeError, FAILED, TOO_BIG, TREE, type TreeRingReader } from './tree-stream.js';
 
@@ -92,12 +93,24 @@ export class ObjectWalk {
   private treeBufs: Buffer[] = [];
   /** The worker's trees, while enumerate() reads them from it. */
   private stream: TreeRingReader | null = null;
+  /** Entry starts of listed trees, to skip what deltas against them copied (see tree-layouts.ts). */
+  readonly layouts = new TreeLayouts();
 
   /** `expected`: the objects its table is sized for at first (it grows past them as needed). */
   constructor(private readonly odb: ObjectDatabase, expected = 1 << 16) {
     this.ids = new OidMap(expected);
     this.flags = new Uint8Array(expected);
     this.types = new Uint8Array(expected);
+  }
+
+  /**
+   * Sizes the tables for `n` objects at once (a walk over a whole repository: its packed object
+   * count), instead of growing them as objects come.
+   */
+  reserve(n: number): void {
+    this.ids.reserve(n);
+    this.flags = ensureCapacity(this.flags, n);
+    this.types = ensureCapacity(this.types, n);
   }
 
   /** Adds a starting point: any object id; `name` is what git calls it in output (ref or tag name). */
@@ -178,7 +191,9 @@ export class ObjectWalk {
         type = this.types[idx] || this.objectType(idx);
       }
       this.types[idx] = type;
-      this.flags[idx]! |= flag;
+      // An excluded tree is marked with everything below it (markTreeUninteresting stops at a
+      // tree already marked, so the flag is not set here first).
+      if (!(tip.uninteresting && type === OBJ_TREE)) this.flags[idx]! |= flag;
       if (type === OBJ_COMMIT) {
         if (!(this.flags[idx]! & SEEN)) {
           this.flags[idx]! |= SEEN;
@@ -392,9 +407,13 @@ export class ObjectWalk {
     this.flags[idx]! |= SHOWN;
     visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.pathBuf, pathLen);
     const read = this.read(idx, OBJ_TREE).data;
+    const level = this.layouts.prepare(depth, read, this.odb.trace);
+    // Only the entries that need work are kept (subtrees' reads reuse the odb's buffer): all of
+    // them, or those the plan did not skip.
     const data = this.treeBuf(depth, read.length);
-    data.set(read);
-    this.processEntries(data, 0, read.length, this.ids.keys, idx * OID_BYTES, pathLen, depth, visitor);
+    const len = level.skipCount > 0 ? level.compact(read, data) : (data.set(read), read.length);
+    this.processEntries(data, 0, len, this.ids.keys, idx * OID_BYTES, pathLen, depth, visitor, level.record ? level : null);
+    this.layouts.finish(level);
   }
 
   /** processTree for the tree in the stream's next record (which the worker found new). */
@@ -418,20 +437,24 @@ export class ObjectWalk {
       data = big;
       end = OID_BYTES + read.length;
     }
-    this.processEntries(data, OID_BYTES, end, data, 0, pathLen, depth, visitor);
+    this.processEntries(data, OID_BYTES, end, data, 0, pathLen, depth, visitor, null);
   }
 
   /**
    * Lists the entries of the tree in data[start..end) (whose id is at ids[idOff..]) under the path
    * in pathBuf[0..pathLen), recursing into new subtrees. TreeCursor's parse, by hand: this loop
-   * runs for every entry of every tree (11M on large).
+   * runs for every entry of every tree (11M on large). With `record`, each entry's start goes into
+   * its starts (the tree's layout, see tree-layouts.ts).
    */
   private processEntries(data: Buffer, start: number, end: number, ids: Uint8Array, idOff: number,
-    pathLen: number, depth: number, visitor: ObjectVisitor): void {
+    pathLen: number, depth: number, visitor: ObjectVisitor, record: TreeLevel | null): void {
     const stream = this.stream;
+    const starts = record !== null ? record.starts : null;
+    let n = 0;
     let pos = start;
     while (pos < end) {
       const entry = pos;
+      if (starts !== null) starts[n++] = pos - start;
       let mode = 0, c = 0;
       while (pos < end && (c = data[pos]!) !== 0x20) {
         if (c < 0x30 || c > 0x37) throw this.badEntry(ids, idOff, entry - start, 'mode is not octal');
@@ -448,8 +471,10 @@ export class ObjectWalk {
       const off = pos;
       pos += OID_BYTES;
       const kind = mode & 0o170000;
-      if (kind === 0o160000) continue; // gitlinks name commits of other repositories
       const isTree = kind === 0o040000;
+      // git's canon_mode makes every mode but a directory's, a file's or a symlink's a gitlink (odd
+      // ones such as 0644 too), and gitlinks name commits of other repositories: not listed.
+      if (!isTree && kind !== 0o100000 && kind !== 0o120000) continue;
       let child = -1;
       if (isTree && stream) {
         // The worker read the subtree iff it was new, and then it is the next record.
@@ -473,6 +498,7 @@ export class ObjectWalk {
         visitor.object?.(OBJ_BLOB, this.ids.keys, child * OID_BYTES, this.pathBuf, childLen);
       }
     }
+    if (starts !== null) record!.count = n;
   }
 
   private tooDeep(ids: Uint8Array, off: number): CorruptError {
@@ -496,8 +522,9 @@ export class ObjectWalk {
       if (!o) continue; // git tolerates missing uninteresting trees (the client may not have them)
       const cur = new TreeCursor(o.data, 0, o.data.length, () => `tree ${this.hex(t)}`);
       while (cur.next()) {
-        if (cur.isGitlink()) continue;
-        const isTree = cur.isTree();
+        const mode = canonicalMode(cur.mode);
+        if (mode === MODE_GITLINK) continue;
+        const isTree = mode === MODE_TREE;
         const child = this.intern(o.data, cur.oidOffset, isTree ? OBJ_TREE : OBJ_BLOB);
         if (this.flags[child]! & UNINTERESTING) continue;
         this.flags[child]! |= UNINTERESTING;

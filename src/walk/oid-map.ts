@@ -1,14 +1,19 @@
 // An open-addressing hash table of object ids over one Int32Array: ids are copied in once, as
-// bytes, and a lookup compares them in place. Each slot holds the dense index and the whole id as
-// five 32-bit words, so a lookup touches one slot (one cache miss, the probe's neighbours usually
-// in the same line) instead of a slot and then the id's bytes elsewhere: on a walk of 700k objects
-// the table is far larger than the CPU caches and lookups are bound by memory latency. The first
-// word, already uniformly random, is the hash. Callers keep per-object data in parallel typed
-// arrays indexed by the dense index; `keys` holds the ids by dense index for them.
+// bytes, and a lookup compares them in place. Each slot holds the dense index and the id's first
+// 32-bit word, which is also the hash (ids are uniformly random): a probe that meets another id
+// moves on after one comparison, and only a slot whose word matches is confirmed against the id
+// in `keys`. Eight bytes a slot keep the table small (8 MiB for a 700k-object walk, where a slot
+// with the whole id took 24): with the walk skipping the entries it has seen (tree-layouts.ts),
+// most lookups are of new ids, which the table answers alone. Callers keep per-object data in
+// parallel typed arrays indexed by the dense index; `keys` holds the ids by dense index for them.
 import { OID_BYTES } from '../core/oid.js';
 
-/** Int32 words per slot: dense index (-1 when empty), then the id's five words. */
-const SLOT = 6;
+/**
+ * Int32 words per slot: dense index + 1 (0 when empty: a new table is zeroed memory the kernel
+ * maps lazily, so a table sized for a whole repository costs memory only as it fills), then the
+ * id's first word.
+ */
+const SLOT = 2;
 
 export class OidMap {
   /** ids by dense index: index i lives at keys[i*20 .. i*20+20). */
@@ -18,17 +23,13 @@ export class OidMap {
   private mask: number;
   /** Slot where the last probe() stopped: the id's slot, or the empty one where it would go. */
   private slot = 0;
-  /** The words of the id last probed, for addOrGet to store without reading it again. */
+  /** The first word of the id last probed, for addOrGet to store without reading it again. */
   private w0 = 0;
-  private w1 = 0;
-  private w2 = 0;
-  private w3 = 0;
-  private w4 = 0;
 
   constructor(expected = 1024) {
     let cap = 16;
     while (cap * 3 < expected * 4) cap *= 2;
-    this.slots = new Int32Array(cap * SLOT).fill(-1);
+    this.slots = new Int32Array(cap * SLOT);
     this.mask = cap - 1;
     this.keys = new Uint8Array(Math.max(expected, 16) * OID_BYTES);
   }
@@ -36,19 +37,20 @@ export class OidMap {
   /** Dense index of the id, or -1; leaves this.slot at its slot or the free one to fill. */
   private probe(buf: Uint8Array, off: number): number {
     const w0 = this.w0 = (buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!;
-    const w1 = this.w1 = (buf[off + 4]! << 24) | (buf[off + 5]! << 16) | (buf[off + 6]! << 8) | buf[off + 7]!;
-    const w2 = this.w2 = (buf[off + 8]! << 24) | (buf[off + 9]! << 16) | (buf[off + 10]! << 8) | buf[off + 11]!;
-    const w3 = this.w3 = (buf[off + 12]! << 24) | (buf[off + 13]! << 16) | (buf[off + 14]! << 8) | buf[off + 15]!;
-    const w4 = this.w4 = (buf[off + 16]! << 24) | (buf[off + 17]! << 16) | (buf[off + 18]! << 8) | buf[off + 19]!;
-    const slots = this.slots, mask = this.mask;
+    const slots = this.slots, mask = this.mask, keys = this.keys;
     let s = w0 & mask;
     for (;;) {
       const b = s * SLOT;
       const idx = slots[b]!;
-      if (idx < 0) break;
-      if (slots[b + 1] === w0 && slots[b + 2] === w1 && slots[b + 3] === w2 && slots[b + 4] === w3 && slots[b + 5] === w4) {
-        this.slot = s;
-        return idx;
+      if (idx === 0) break;
+      if (slots[b + 1] === w0) {
+        const k = (idx - 1) * OID_BYTES;
+        let i = 4;
+        while (i < OID_BYTES && keys[k + i] === buf[off + i]) i++;
+        if (i === OID_BYTES) {
+          this.slot = s;
+          return idx - 1;
+        }
       }
       s = (s + 1) & mask;
     }
@@ -76,24 +78,35 @@ export class OidMap {
     const dst = this.keys, k = idx * OID_BYTES;
     for (let i = 0; i < OID_BYTES; i++) dst[k + i] = buf[off + i]!;
     const slots = this.slots, b = this.slot * SLOT;
-    slots[b] = idx;
+    slots[b] = idx + 1;
     slots[b + 1] = this.w0;
-    slots[b + 2] = this.w1;
-    slots[b + 3] = this.w2;
-    slots[b + 4] = this.w3;
-    slots[b + 5] = this.w4;
     return ~idx;
   }
 
+  /** Makes room for `n` ids in all, so that a walk known to be big does not grow the table step by step. */
+  reserve(n: number): void {
+    let cap = this.mask + 1;
+    while (cap * 3 < n * 4) cap *= 2;
+    if (cap > this.mask + 1) this.rehash(cap);
+    if (this.keys.length < n * OID_BYTES) {
+      const bigger = new Uint8Array(n * OID_BYTES);
+      bigger.set(this.keys.subarray(0, this.size * OID_BYTES));
+      this.keys = bigger;
+    }
+  }
+
   private grow(): void {
+    this.rehash((this.mask + 1) * 2);
+  }
+
+  private rehash(cap: number): void {
     const old = this.slots;
-    const cap = (this.mask + 1) * 2;
-    const slots = new Int32Array(cap * SLOT).fill(-1);
+    const slots = new Int32Array(cap * SLOT);
     const mask = cap - 1;
     for (let i = 0; i < old.length; i += SLOT) {
-      if (old[i]! < 0) continue;
+      if (old[i] === 0) continue;
       let s = old[i + 1]! & mask;
-      while (slots[s * SLOT]! >= 0) s = (s + 1) & mask;
+      while (slots[s * SLOT] !== 0) s = (s + 1) & mask;
       for (let j = 0; j < SLOT; j++) slots[s * SLOT + j] = old[i + j]!;
     }
     this.slots = slots;

@@ -16,7 +16,11 @@ export class TreeReadAhead {
     const objectsDir = odb.objectsDir;
     const indexes: [string, Buffer][] = [];
     const collect = (db: ObjectDatabase) => {
-      for (const p of db.packs) indexes.push([p.index.path, p.index.buf]);
+      for (const p of db.packs) {
+        // The worker reads the index's buffer without asking for pages: all must be in.
+        p.index.loadAll();
+        indexes.push([p.index.path, p.index.buf]);
+      }
       for (const a of db.alternates) collect(a);
     };
     collect(odb);
@@ -37,7 +41,11 @@ export class TreeReadAhead {
       import(${JSON.stringify(url)}).catch(e => { process.stderr.write(String(e && e.stack || e) + '\\n'); exited(); });
     `, {
       eval: true,
-      workerData: { objectsDir, indexes, ringBuffer: ring.ringBuffer, controlBuffer: ring.controlBuffer, port: port2 },
+      // The worker's reads are the walk's: it keeps the same bounds on bases and pack windows.
+      workerData: {
+        objectsDir, indexes, ringBuffer: ring.ringBuffer, controlBuffer: ring.controlBuffer, port: port2,
+        cacheLimit: odb.cache.bytesLimit, windowLimit: odb.windowLimit,
+      },
       transferList: [port2],
       // Flags such as --input-type apply to the main script, not to this one.
       execArgv: process.execArgv.filter(a => !a.startsWith('--input-type')),
@@ -62,3 +70,4 @@ export class TreeReadAhead {
     void this.worker.terminate();
   }
 }
+

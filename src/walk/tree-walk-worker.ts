@@ -5,13 +5,16 @@ import { workerData, type MessagePort } from 'node:worker_threads';
 import { OID_BYTES } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import { ObjectDatabase } from '../odb/database.js';
+import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { PackIndex } from '../pack/idx/read.js';
 import { depthBuffer, MAX_TREE_DEPTH, readObjectOfType } from './object-walk.js';
 import { OidMap } from './oid-map.js';
+import { TreeLayouts } from './tree-layouts.js';
 import { END, FAILED, receiveRoots, serializeError, STOPPED, TREE, TreeRing, TreeRingWriter } from './tree-stream.js';
 
-const { objectsDir, indexes, ringBuffer, controlBuffer, port } = workerData as {
+const { objectsDir, indexes, ringBuffer, controlBuffer, port, cacheLimit, windowLimit } = workerData as {
   objectsDir: string; indexes: [string, Uint8Array][]; ringBuffer: SharedArrayBuffer; controlBuffer: SharedArrayBuffer; port: MessagePort;
+  cacheLimit: number; windowLimit: number;
 };
 // The main thread's pack indexes, in shared memory.
 for (const [path, bytes] of indexes) PackIndex.shared.set(path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -22,10 +25,15 @@ const none = new Uint8Array(0);
 const STOP = new Error('stopped');
 
 class TreeWalker {
-  private readonly odb = new ObjectDatabase(objectsDir);
+  private readonly odb = new ObjectDatabase(objectsDir, new DeltaBaseCache(cacheLimit));
   private readonly seen = new OidMap(1 << 16);
+  private readonly layouts = new TreeLayouts();
   /** Each level's tree, kept while its subtrees are read (reads reuse the odb's buffer). */
   private readonly bufs: Buffer[] = [];
+
+  constructor() {
+    if (windowLimit > 0) this.odb.limitPackWindows(windowLimit);
+  }
 
   root(ids: Uint8Array, off: number): void {
     if (this.seen.addOrGet(ids, off) < 0) this.tree(ids, off, 0);
@@ -46,15 +54,19 @@ class TreeWalker {
       writer.record(FAILED, ids, off, json, json.length);
       throw STOP;
     }
-    writer.record(TREE, ids, off, read, read.length);
+    // Entries a delta copied whole from a tree walked before need no work here or in the reader
+    // (tree-layouts.ts): the record holds only the others, still a sequence of tree entries.
+    const level = this.layouts.prepare(depth, read, this.odb.trace);
     const data = depthBuffer(this.bufs, depth, read.length);
-    data.set(read);
-    const end = read.length;
-    let pos = 0;
+    const end = level.skipCount > 0 ? level.compact(read, data) : (data.set(read), read.length);
+    writer.record(TREE, ids, off, data, end);
+    const starts = level.record ? level.starts : null;
+    let pos = 0, n = 0;
     while (pos < end) {
       // Only subtrees matter here. A malformed entry stops the walk: the reader parses the same
       // tree with every check and reports it there.
       const entry = pos;
+      if (starts !== null) starts[n++] = pos;
       let mode = 0, c = 0;
       while (pos < end && (c = data[pos]!) !== 0x20) {
         if (c < 0x30 || c > 0x37) throw this.stop();
@@ -70,6 +82,8 @@ class TreeWalker {
       pos += OID_BYTES;
       if ((mode & 0o170000) === 0o040000 && this.seen.addOrGet(data, at) < 0) this.tree(data, at, depth + 1);
     }
+    if (starts !== null) level.count = n;
+    this.layouts.finish(level);
   }
 
   private stop(): Error {

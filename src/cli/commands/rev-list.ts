@@ -1,9 +1,7 @@
 // tsgit rev-list [--objects] [--all] [--count] [--not] [-n N] [--no-object-names] <revs>:
 // commits in git's date order, then (with --objects) tags, trees and blobs with their paths.
-import os from 'node:os';
 import { UsageError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
-import type { ObjectDatabase } from '../../odb/database.js';
 import type { Repository } from '../../repository/repository.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
 import { TreeReadAhead } from '../../walk/tree-read-ahead.js';
@@ -31,7 +29,7 @@ export const help: CommandHelp = {
 
 export default function revList(ctx: CommandContext, args: string[]): number {
   let objects = false, count = false, names = true, maxCount = -1;
-  let negate = false, useBitmap = false;
+  let negate = false, useBitmap = false, allRefs = false;
   const tips: BitmapTip[] = [];
   const repo = ctx.repository();
   const walk = new ObjectWalk(repo.odb);
@@ -52,7 +50,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     else if (a === '--no-object-names') names = false;
     else if (a === '--object-names') names = true;
     else if (a === '--not') negate = !negate;
-    else if (a === '--all' || a === '--branches' || a === '--tags') { addRefs(repo, walk, a, negate, tips); anyTip = true; }
+    else if (a === '--all' || a === '--branches' || a === '--tags') { addRefs(repo, walk, a, negate, tips); anyTip = true; allRefs ||= !negate; }
     else if (a === '-n' || a === '--max-count') maxCount = parseCount(args[++i], a);
     else if (a.startsWith('--max-count=')) maxCount = parseCount(a.slice(12), '--max-count');
     else if (/^-[0-9]+$/.test(a)) maxCount = Number(a.slice(1));
@@ -83,8 +81,16 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     out.flush();
     return 0;
   }
+  // A listing of every ref's objects reaches most of the repository.
+  if (allRefs && maxCount < 0 && !tips.some(t => t.exclude)) walk.reserve(repo.odb.packedObjectCount());
+  // The walk reads each tree once, newest first, and older versions are deltas against newer
+  // ones: the last few versions of each directory are all the cache it needs. And it reads the
+  // pack in about its order (commits, then each commit's new trees): no window is read twice
+  // with 16 MiB of them. On history and large neither cost CPU; together they saved 140 MiB.
+  repo.odb.cache.setLimit(WALK_CACHE_BYTES);
+  repo.odb.limitPackWindows(WALK_WINDOW_BYTES);
   // With trees read ahead, objects are visited among commits: they are held until the last commit.
-  const ahead = readAhead(repo, tips, maxCount);
+  const ahead = readAhead(repo, tips);
   const held: Buffer[] = [];
   let objectsOut = ahead ? new Output(1, held) : out;
   walk.enumerate({
@@ -117,28 +123,20 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   return 0;
 }
 
-/** Below this many packed objects a walk takes well under a second: a worker's start-up does not pay. */
-const TREE_WORKER_MIN_OBJECTS = 50_000;
+const WALK_CACHE_BYTES = 16 * 1024 * 1024;
+const WALK_WINDOW_BYTES = 16 * 1024 * 1024;
 
 /**
- * Whether a worker thread reads trees beside the walk (see walk/tree-stream.ts). It pays where a
- * second core is there to run it and the walk is long: on `large` it cut the wall time by a third
- * for ~15% more CPU and ~90 MB more memory. Walks with exclusions list trees only after the commit
- * walk and -n walks few trees, so they go without. TSGIT_TREE_WORKER=on|off overrides the choice
- * (exclusions aside: the walk cannot use a worker then).
+ * Whether a worker thread reads trees beside the walk (see walk/tree-stream.ts): only when
+ * TSGIT_TREE_WORKER=on. It reads and plans each tree and sends the entries its plan did not skip,
+ * so the walk's CPU is shared between two threads rather than doubled; but since the walk skips
+ * what it has seen, reading trees is four fifths of it and this thread's part too small to
+ * overlap: on history and large it cost 10-25% more wall time and 15% more CPU even with most of a
+ * second CPU idle (BENCHMARKS.md, issue 18). Walks with exclusions cannot use it.
  */
-function readAhead(repo: Repository, tips: BitmapTip[], maxCount: number): TreeReadAhead | undefined {
-  const mode = process.env.TSGIT_TREE_WORKER;
-  if (mode === 'off' || tips.some(t => t.exclude)) return undefined;
-  if (mode !== 'on' && (maxCount >= 0 || os.availableParallelism() < 2 || packedObjects(repo.odb) < TREE_WORKER_MIN_OBJECTS)) return undefined;
+function readAhead(repo: Repository, tips: BitmapTip[]): TreeReadAhead | undefined {
+  if (process.env.TSGIT_TREE_WORKER !== 'on' || tips.some(t => t.exclude)) return undefined;
   return new TreeReadAhead(repo.odb);
-}
-
-function packedObjects(odb: ObjectDatabase): number {
-  let n = 0;
-  for (const p of odb.packs) n += p.index.count;
-  for (const a of odb.alternates) n += packedObjects(a);
-  return n;
 }
 
 function parseCount(v: string | undefined, opt: string): number {

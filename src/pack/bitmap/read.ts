@@ -146,6 +146,8 @@ export class PackBitmap {
    */
   static open(pack: PackSource | { idxPath: string; packPath: string }, bitmapPath?: string): PackBitmap | null {
     const index = 'index' in pack ? pack.index : PackIndex.load(pack.idxPath);
+    // An index opened here has no owner to close it: read it whole, and its file is closed.
+    if (!('index' in pack)) index.loadAll();
     const packPath = 'index' in pack ? pack.file.path : pack.packPath;
     const path = bitmapPath ?? packPath.replace(/\.pack$/, '.bitmap');
     const buf = readIfExists(path);

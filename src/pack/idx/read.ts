@@ -1,12 +1,26 @@
-// Pack index (.idx) v1 and v2, read whole into memory (28 bytes an object) and searched in place:
-// the fan-out table narrows a lookup to one first byte, then a binary search over raw ids. A lookup
-// allocates nothing.
+// Pack index (.idx) v1 and v2, searched in place: the fan-out table narrows a lookup to one first
+// byte, then a search over raw ids. A lookup allocates nothing.
+//
+// The file is read as it is used, as git's mmap pages it in: a buffer the file's size (zeroed
+// memory, which the kernel maps only when written) filled 4 KiB page by page when a lookup first
+// touches it, so a process that answers one fetch reads the few hundred pages its lookups need,
+// not 20 MB. Once an eighth of the pages are in, the rest is read in one go: a walk over the whole
+// repository touches every page anyway, and one read is cheaper than thousands. Every reader of
+// `buf` asks for its bytes first: oidAt(), offset(), crc() and the searches load what they return.
 import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import { readExactly } from '../../core/read-exactly.js';
 
 const V2_MAGIC = 0xff744f63;
+/** Pages read on demand. */
+const PAGE = 4096;
+/** Files up to this many pages are read whole at once (a few reads cost more than their bytes). */
+const EAGER_PAGES = 16;
+
+function shrank(path: string, got: number, size: number): CorruptError {
+  return new CorruptError('pack', `${path}: index file ended after ${got} of its ${size} bytes (it shrank while being read)`);
+}
 
 export class PackIndex {
   readonly count: number;
@@ -19,7 +33,19 @@ export class PackIndex {
   private readonly largeBase: number;
   private readonly largeCount: number;
 
-  constructor(readonly buf: Buffer, readonly path: string) {
+  /** Per page of `buf`, whether it holds the file's bytes; null once all do. */
+  private loaded: Uint8Array | null;
+  private pagesLoaded = 0;
+  /** The open file while pages remain to be read. */
+  private fd: number;
+
+  /**
+   * An index over `buf`: the whole file, or (from load()) a buffer of its size of which only the
+   * pages marked in `loaded` are read yet, the rest read from `fd` on demand.
+   */
+  constructor(readonly buf: Buffer, readonly path: string, loaded: Uint8Array | null = null, fd = -1) {
+    this.loaded = loaded;
+    this.fd = fd;
     const bad = (what: string) => new CorruptError('pack', `${path}: ${what}`);
     if (buf.length < 8) throw bad(`index file is truncated (${buf.length} bytes)`);
     let fanoutAt = 0;
@@ -70,7 +96,10 @@ export class PackIndex {
    */
   static readonly shared = new Map<string, Buffer>();
 
-  /** Reads the whole file into shared memory, which a worker thread can then use too. */
+  /**
+   * Opens the file into shared memory (which a worker thread can use too, see loadAll()), reading
+   * its header, fan-out table and trailer now and the rest as lookups need it.
+   */
   static load(path: string): PackIndex {
     const known = PackIndex.shared.get(path);
     if (known) return new PackIndex(known, path);
@@ -78,11 +107,73 @@ export class PackIndex {
     try {
       const size = fs.fstatSync(fd).size;
       const buf = Buffer.from(new SharedArrayBuffer(size));
-      readExactly(fd, buf, 0, size, 0, got => new CorruptError('pack', `${path}: index file ended after ${got} of its ${size} bytes (it shrank while being read)`));
-      return new PackIndex(buf, path);
-    } finally {
+      const pages = Math.ceil(size / PAGE);
+      if (pages <= EAGER_PAGES) {
+        readExactly(fd, buf, 0, size, 0, got => shrank(path, got, size));
+        const whole = new PackIndex(buf, path);
+        fs.closeSync(fd);
+        return whole;
+      }
+      const loaded = new Uint8Array(pages);
+      // Header and fan-out (the first 1,032 bytes), and the trailer with the pack's checksum.
+      readExactly(fd, buf, 0, PAGE, 0, got => shrank(path, got, size));
+      loaded[0] = 1;
+      const last = (pages - 1) * PAGE;
+      readExactly(fd, buf, last, size - last, last, got => shrank(path, last + got, size));
+      loaded[pages - 1] = 1;
+      if (pages > 2 && size - last < 40) {
+        readExactly(fd, buf, last - PAGE, PAGE, last - PAGE, got => shrank(path, last - PAGE + got, size));
+        loaded[pages - 2] = 1;
+      }
+      return new PackIndex(buf, path, loaded, fd);
+    } catch (e) {
       fs.closeSync(fd);
+      throw e;
     }
+  }
+
+  /** Makes sure buf[from..to) holds the file's bytes. */
+  private need(from: number, to: number): void {
+    const loaded = this.loaded;
+    if (loaded === null) return;
+    const last = Math.min(loaded.length, Math.ceil(to / PAGE));
+    for (let p = Math.floor(from / PAGE); p < last; p++) {
+      if (loaded[p]) continue;
+      // Consecutive missing pages in one read.
+      let q = p + 1;
+      while (q < last && !loaded[q]) q++;
+      const at = p * PAGE, len = Math.min(this.buf.length, q * PAGE) - at;
+      readExactly(this.fd, this.buf, at, len, at, got => shrank(this.path, at + got, this.buf.length));
+      loaded.fill(1, p, q);
+      this.pagesLoaded += q - p;
+      p = q - 1;
+    }
+    if (this.pagesLoaded * 8 >= loaded.length) this.loadAll();
+  }
+
+  /** Reads every page not read yet (before the buffer is shared with a thread that reads it raw). */
+  loadAll(): void {
+    const loaded = this.loaded;
+    if (loaded === null) return;
+    this.loaded = null;
+    try {
+      for (let p = 0; p < loaded.length; p++) {
+        if (loaded[p]) continue;
+        let q = p + 1;
+        while (q < loaded.length && !loaded[q]) q++;
+        const at = p * PAGE, len = Math.min(this.buf.length, q * PAGE) - at;
+        readExactly(this.fd, this.buf, at, len, at, got => shrank(this.path, at + got, this.buf.length));
+        p = q - 1;
+      }
+    } finally {
+      this.close();
+    }
+  }
+
+  /** Closes the file (pages not read yet then never will be: call when done with the index). */
+  close(): void {
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
   }
 
   /** The pack's checksum as recorded in the index trailer. */
@@ -106,23 +197,28 @@ export class PackIndex {
     const key = ((oid[oidOffset + 1]! << 24) | (oid[oidOffset + 2]! << 16) | (oid[oidOffset + 3]! << 8) | oid[oidOffset + 4]!) >>> 0;
     let l = lo, h = hi - 1;
     let p = base + l * stride;
+    if (this.loaded !== null) this.need(p, p + OID_BYTES);
     let kl = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
     p = base + h * stride;
+    if (this.loaded !== null) this.need(p, p + OID_BYTES);
     let kh = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
     for (let probes = 0; probes < 6; probes++) {
       if (key < kl || key > kh) return -1;
       const mid = kh === kl ? l : l + Math.floor((key - kl) / (kh - kl) * (h - l));
       p = base + mid * stride;
+      if (this.loaded !== null) this.need(p, p + OID_BYTES);
       const km = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
       if (km < key) {
         l = mid + 1;
         if (l > h) return -1;
         p = base + l * stride;
+        if (this.loaded !== null) this.need(p, p + OID_BYTES);
         kl = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
       } else if (km > key) {
         h = mid - 1;
         if (l > h) return -1;
         p = base + h * stride;
+        if (this.loaded !== null) this.need(p, p + OID_BYTES);
         kh = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
       } else {
         // Equal in five bytes: almost surely the id. If not, the ids sharing those bytes are
@@ -139,6 +235,7 @@ export class PackIndex {
   /** Whether the id at position i starts with the same five bytes as the id at buffer offset p. */
   private samePrefix(i: number, p: number): boolean {
     const q = this.oidBase + i * this.oidStride, buf = this.buf;
+    if (this.loaded !== null) this.need(q, q + 5);
     for (let k = 0; k < 5; k++) if (buf[q + k] !== buf[p + k]) return false;
     return true;
   }
@@ -151,6 +248,7 @@ export class PackIndex {
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const p = base + mid * stride;
+      if (this.loaded !== null) this.need(p, p + OID_BYTES);
       const v = ((buf[p]! << 24) | (buf[p + 1]! << 16) | (buf[p + 2]! << 8) | buf[p + 3]!) >>> 0;
       let c = v - key;
       if (c === 0) {
@@ -164,9 +262,11 @@ export class PackIndex {
     return -1;
   }
 
-  /** Offset in `buf` of the i-th id. */
+  /** Offset in `buf` of the i-th id (its 20 bytes are read by then). */
   oidAt(i: number): number {
-    return this.oidBase + i * this.oidStride;
+    const at = this.oidBase + i * this.oidStride;
+    if (this.loaded !== null) this.need(at, at + OID_BYTES);
+    return at;
   }
 
   oid(i: number): Buffer {
@@ -175,19 +275,26 @@ export class PackIndex {
   }
 
   offset(i: number): number {
-    if (this.version === 1) return this.buf.readUInt32BE(this.oidBase + i * 24 - 4);
-    const v = this.buf.readUInt32BE(this.offBase + i * 4);
-    if (!(v & 0x80000000)) return v;
+    // Bytes by hand: Buffer.readUInt32BE's checks cost more than the read, once per object read.
+    const buf = this.buf;
+    const p = this.version === 1 ? this.oidBase + i * 24 - 4 : this.offBase + i * 4;
+    if (this.loaded !== null) this.need(p, p + 4);
+    const v = ((buf[p]! << 24) | (buf[p + 1]! << 16) | (buf[p + 2]! << 8) | buf[p + 3]!) >>> 0;
+    if (this.version === 1 || !(v & 0x80000000)) return v;
     const k = v & 0x7fffffff;
     if (k >= this.largeCount) {
       throw new CorruptError('pack', `${this.path}: object ${i} points at 64-bit offset ${k}, table has ${this.largeCount}`);
     }
     const at = this.largeBase + k * 8;
-    return this.buf.readUInt32BE(at) * 2 ** 32 + this.buf.readUInt32BE(at + 4);
+    if (this.loaded !== null) this.need(at, at + 8);
+    return buf.readUInt32BE(at) * 2 ** 32 + buf.readUInt32BE(at + 4);
   }
 
   /** CRC32 of the packed entry (v2 only). */
   crc(i: number): number | undefined {
-    return this.version === 2 ? this.buf.readUInt32BE(this.crcBase + i * 4) : undefined;
+    if (this.version !== 2) return undefined;
+    const at = this.crcBase + i * 4;
+    if (this.loaded !== null) this.need(at, at + 4);
+    return this.buf.readUInt32BE(at);
   }
 }

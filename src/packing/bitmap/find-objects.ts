@@ -18,6 +18,8 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, type RawObject } fro
 import type { ObjectDatabase, PackHandle } from '../../odb/database.js';
 import { packNameHash } from '../../pack/name-hash.js';
 import { CommitQueue } from '../../walk/commit-queue.js';
+import { depthBuffer } from '../../walk/object-walk.js';
+import { TreeLayouts } from '../../walk/tree-layouts.js';
 import { ensureCapacity, OidMap } from '../../walk/oid-map.js';
 import { Bitset } from '../../pack/bitmap/bitset.js';
 import type { PackBitmap } from '../../pack/bitmap/read.js';
@@ -241,6 +243,9 @@ export function findObjects(table: ObjectTable, roots: readonly number[], opts: 
 class IncludeWalk {
   private readonly seen: Bitset | null;
   private pathBuf = new Uint8Array(256);
+  /** Entry starts of the trees this walk went through (see walk/tree-layouts.ts), and each depth's tree. */
+  private readonly layouts = new TreeLayouts();
+  private readonly bufs: Buffer[] = [];
 
   constructor(private readonly t: ObjectTable, private readonly base: Bitset, private readonly opts: FindOptions) {
     this.seen = opts.seen;
@@ -363,16 +368,26 @@ class IncludeWalk {
     if (depth > MAX_TREE_DEPTH) {
       throw new CorruptError('pack', `tree ${t.hex(idx)} is nested more than ${MAX_TREE_DEPTH} levels deep`);
     }
-    const o = t.read(idx, OBJ_TREE);
+    const o = t.read(idx, OBJ_TREE, true);
     if (!o) {
       if (this.opts.missingOk) return;
       throw new NotFoundError('pack', `missing tree ${t.hex(idx)}`);
     }
     t.flags[idx]! |= SEEN;
     this.show(idx, OBJ_TREE, packNameHash(this.pathBuf, 0, pathLen));
-    const data = o.data;
-    const cur = new TreeCursor(data, 0, data.length, () => `tree ${t.hex(idx)}`);
-    while (cur.next()) {
+    // As in ObjectWalk: entries a delta copied whole from a tree this walk went through name
+    // objects already SEEN (shown, or found in the bitmaps), so only the others are kept.
+    const level = this.layouts.prepare(depth, o.data, t.odb.trace);
+    const data = depthBuffer(this.bufs, depth, o.data.length);
+    const len = level.skipCount > 0 ? level.compact(o.data, data) : (data.set(o.data), o.data.length);
+    const starts = level.record ? level.starts : null;
+    let n = 0;
+    const cur = new TreeCursor(data, 0, len, () => `tree ${t.hex(idx)}`);
+    for (;;) {
+      // Entries are contiguous: each starts where the last one's id ended.
+      if (starts !== null) starts[n] = n === 0 ? 0 : cur.oidOffset + OID_BYTES;
+      if (!cur.next()) break;
+      n++;
       if (cur.isGitlink()) continue;
       const isTree = cur.isTree();
       const child = t.intern(data, cur.oidOffset, isTree ? OBJ_TREE : OBJ_BLOB);
@@ -387,5 +402,7 @@ class IncludeWalk {
       if (isTree) this.processTree(child, childLen, depth + 1);
       else this.processBlob(child, childLen);
     }
+    if (starts !== null) level.count = n;
+    this.layouts.finish(level);
   }
 }

@@ -30,6 +30,8 @@ export interface RepackObjects {
 export function enumerateForRepack(odb: ObjectDatabase, refs: RefStore, extraTips: readonly Uint8Array[] = [],
   skip?: (ids: Uint8Array, off: number) => boolean, onCount?: (n: number) => void): RepackObjects {
   const walk = new ObjectWalk(odb);
+  // Everything reachable: most of what the packs hold.
+  walk.reserve(odb.packedObjectCount());
   const tagRefs: Uint8Array[] = [];
   for (const ref of refs.list('refs/')) {
     const id = fromHex(ref.oid)!;
