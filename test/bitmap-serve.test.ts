@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { git, GIT_ENV, rmrf, tmpDir, tsgit, TSGIT } from './helpers.js';
+import { git, GIT_ENV, pkt, rmrf, tmpDir, tsgit, TSGIT } from './helpers.js';
 
 let work: string;
 /** A bare repository of 120 commits on main (80 of them at `oldTip`), packed with a bitmap by git. */
@@ -91,10 +91,6 @@ function assertSameRepository(clone: string, src: string): void {
   git(clone, ['fsck', '--full', '--no-dangling']);
   const refs = (dir: string) => git(dir, ['for-each-ref', '--format=%(objectname) %(refname)']);
   assert.equal(refs(clone), refs(src));
-}
-
-function pkt(line: string): string {
-  return `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`;
 }
 
 /** A v0 stateless request: wants (capabilities on the first), extra lines, then haves and done. */

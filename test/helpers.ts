@@ -64,3 +64,13 @@ export function makeRepo(commits = 5, opts: { bare?: boolean } = {}): string {
 }
 
 export const FIXTURES = '/usr/share/doc/libgit2-fixtures/examples';
+
+/** A pkt-line as text: four hex digits of length (of its UTF-8 bytes, plus four), then the line. */
+export function pkt(line: string): string {
+  return (Buffer.byteLength(line) + 4).toString(16).padStart(4, '0') + line;
+}
+
+/** pkt(), as the bytes that go on the wire. */
+export function pktBytes(line: string): Buffer {
+  return Buffer.from(pkt(line));
+}

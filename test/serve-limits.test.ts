@@ -12,9 +12,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { git, GIT_ENV, makeRepo, pktBytes, rmrf, tmpDir, TSGIT } from './helpers.js';
 import {
-  ensureStopped, fetchBody, fetchOverGit, makeBigRepo, pkt, postUploadPack, sleep, startServe, waitFor, type Served,
+  ensureStopped, fetchBody, fetchOverGit, makeBigRepo, postUploadPack, sleep, startServe, waitFor, type Served,
 } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
 import { createGitHttpHandler, createUploadPackHandler } from '../src/index.js';
@@ -46,7 +46,7 @@ function gitConnection(port: number, repo: string | null, localAddress = '127.0.
     socket.on('data', (d: Buffer) => { data += d.toString('latin1'); });
     socket.on('error', () => undefined);
     socket.once('connect', () => {
-      if (repo) socket.write(pkt(`git-upload-pack /${repo}\0host=127.0.0.1\0`));
+      if (repo) socket.write(pktBytes(`git-upload-pack /${repo}\0host=127.0.0.1\0`));
       resolve({ socket, data: () => data, closed });
     });
     socket.once('error', reject);
@@ -181,7 +181,7 @@ test('a slowloris is cut off at the init timeout: HTTP headers, an HTTP body, a 
         socket.write('POST /small.git/git-upload-pack HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-git-upload-pack-request\r\nContent-Length: 100\r\n\r\n');
         dribble('0032want '.padEnd(100, '0'))(socket);
       }, 15_000),
-      rawHttp(s.gitPort, dribble(pkt('git-upload-pack /small.git\0host=x\0').toString('latin1')), 15_000),
+      rawHttp(s.gitPort, dribble(pktBytes('git-upload-pack /small.git\0host=x\0').toString('latin1')), 15_000),
       // Meanwhile a client that says what it wants is served.
       runAsync('git', ['ls-remote', `${s.httpUrl}/small.git`], work, GIT_ENV).then(r => assert.equal(r.status, 0, r.stderr)),
     ]);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { git, GIT_ENV, makeRepo, rmrf, TSGIT } from './helpers.js';
+import { git, GIT_ENV, makeRepo, pktBytes, rmrf, TSGIT } from './helpers.js';
 
 export interface Served {
   readonly proc: ChildProcess;
@@ -131,13 +131,9 @@ export function treeRss(pid: number): number {
   return [pid, ...workersOf(pid)].reduce((sum, p) => sum + rssOf(p), 0);
 }
 
-export function pkt(s: string): Buffer {
-  return Buffer.concat([Buffer.from((Buffer.byteLength(s) + 4).toString(16).padStart(4, '0')), Buffer.from(s)]);
-}
-
 /** A v0 fetch of `want`, as one request body (no progress, so the answer's bytes are the same every time). */
 export function fetchBody(want: string): Buffer {
-  return Buffer.concat([pkt(`want ${want} side-band-64k ofs-delta no-progress\n`), Buffer.from('0000'), pkt('done\n')]);
+  return Buffer.concat([pktBytes(`want ${want} side-band-64k ofs-delta no-progress\n`), Buffer.from('0000'), pktBytes('done\n')]);
 }
 
 /** A client whose reading the test controls: paused, resumed, or read to its end. */
@@ -212,7 +208,7 @@ export function fetchOverGit(port: number, repo: string, pauseAt = Infinity): Pr
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.on('error', reject);
-    socket.write(pkt(`git-upload-pack /${repo}\0host=127.0.0.1\0`));
+    socket.write(pktBytes(`git-upload-pack /${repo}\0host=127.0.0.1\0`));
     let head = Buffer.alloc(0);
     const onAdvert = (d: Buffer) => {
       head = Buffer.concat([head, d]);

@@ -12,7 +12,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
+import { git, GIT_ENV, makeRepo, pkt, pktBytes, rmrf, tmpDir } from './helpers.js';
 import { serve, type RunningServer } from '../src/server/serve.js';
 
 const run = promisify(execFile);
@@ -197,8 +197,7 @@ test('sequential fetches over HTTP and git:// are served by one warm worker and 
 async function hangUpMidPack(url: string, bytes: number): Promise<number> {
   const { hostname, port, pathname } = new URL(url);
   const socket = net.connect(Number(port), hostname);
-  const pkt = (s: string) => Buffer.from((s.length + 4).toString(16).padStart(4, '0') + s, 'latin1');
-  socket.write(pkt(`git-upload-pack ${pathname}\0host=${hostname}\0`));
+  socket.write(pktBytes(`git-upload-pack ${pathname}\0host=${hostname}\0`));
   let got = Buffer.alloc(0);
   let received = 0;
   let asked = false;
@@ -209,7 +208,7 @@ async function hangUpMidPack(url: string, bytes: number): Promise<number> {
         got = Buffer.concat([got, d]);
         if (!got.includes('0000')) return;
         const head = got.toString('latin1', 4, 44);
-        socket.write(Buffer.concat([pkt(`want ${head} side-band-64k\n`), Buffer.from('0000'), pkt('done\n')]));
+        socket.write(Buffer.concat([pktBytes(`want ${head} side-band-64k\n`), Buffer.from('0000'), pktBytes('done\n')]));
         asked = true;
         return;
       }
@@ -224,7 +223,6 @@ async function hangUpMidPack(url: string, bytes: number): Promise<number> {
 
 /** POSTs a v0 want for the advertised HEAD over smart HTTP and hangs up after `bytes` of the answer. */
 async function hangUpMidPackHttp(url: string, head: string, bytes: number, onFirstBytes: () => void): Promise<void> {
-  const pkt = (s: string) => (s.length + 4).toString(16).padStart(4, '0') + s;
   const body = pkt(`want ${head} side-band-64k\n`) + '0000' + pkt('done\n');
   await new Promise<void>((resolve, reject) => {
     const req = http.request(`${url}/git-upload-pack`, {

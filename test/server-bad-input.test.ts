@@ -13,24 +13,18 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT } from './helpers.js';
-import { createDaemon } from '../src/server/daemon.js';
-import { createUploadPackHandler, type UploadPackHandler } from '../src/server/http.js';
+import { git, GIT_ENV, makeRepo, pktBytes, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { createUploadPackHandler } from '../src/server/http.js';
+import { startLibraryServers, type LibraryServers } from './library-servers.js';
 
 let work: string;
 let root: string;
-let handler: UploadPackHandler;
-let httpServer: http.Server;
-let daemon: net.Server;
+let servers: LibraryServers;
 let base: string;
 let gitPort: number;
 let head: string;
 let dangling: string;
 const LIMIT = 1 << 20;
-
-function pkt(s: string): Buffer {
-  return Buffer.concat([Buffer.from((s.length + 4).toString(16).padStart(4, '0')), Buffer.from(s)]);
-}
 
 before(async () => {
   work = tmpDir('tsgit-serve-bad-');
@@ -57,20 +51,13 @@ before(async () => {
   const outside = path.join(work, 'outside.git');
   fs.renameSync(makeRepo(2, { bare: true }), outside);
   fs.symlinkSync(outside, path.join(root, 'escape.git'));
-  handler = createUploadPackHandler({ root, exportAll: true, limits: { maxRequestBytes: LIMIT }, timeouts: { idle: 20 } });
-  httpServer = http.createServer((req, res) => handler(req, res));
-  await new Promise<void>(resolve => httpServer.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(httpServer.address() as net.AddressInfo).port}`;
-  daemon = createDaemon({ root, exportAll: true, timeouts: { idle: 20 } });
-  await new Promise<void>(resolve => daemon.listen(0, '127.0.0.1', resolve));
-  gitPort = (daemon.address() as net.AddressInfo).port;
+  servers = await startLibraryServers({ root, exportAll: true, limits: { maxRequestBytes: LIMIT }, timeouts: { idle: 20 } },
+    { exportAll: true, timeouts: { idle: 20 } });
+  ({ httpBase: base, gitPort } = servers);
 });
 
 after(async () => {
-  httpServer.closeAllConnections();
-  await new Promise(resolve => httpServer.close(resolve));
-  await new Promise(resolve => daemon.close(resolve));
-  await handler.close();
+  await servers.stop();
   rmrf(work);
 });
 
@@ -126,14 +113,14 @@ describe('malformed and unauthorised requests', () => {
   });
 
   test('a want of an object no ref reaches is refused, in v0 and in v2', async () => {
-    const v0 = await uploadRequest(Buffer.concat([pkt(`want ${dangling} side-band-64k ofs-delta\n`), Buffer.from('0000'), pkt('done\n')]));
+    const v0 = await uploadRequest(Buffer.concat([pktBytes(`want ${dangling} side-band-64k ofs-delta\n`), Buffer.from('0000'), pktBytes('done\n')]));
     assert.match(v0.body.toString('latin1'), new RegExp(`ERR upload-pack: not our ref ${dangling}`));
     assert.doesNotMatch(v0.body.toString('latin1'), /PACK/);
-    const v2 = await uploadRequest(Buffer.concat([pkt('command=fetch\n'), Buffer.from('0001'), pkt(`want ${dangling}\n`), pkt('done\n'), Buffer.from('0000')]),
+    const v2 = await uploadRequest(Buffer.concat([pktBytes('command=fetch\n'), Buffer.from('0001'), pktBytes(`want ${dangling}\n`), pktBytes('done\n'), Buffer.from('0000')]),
       { 'Git-Protocol': 'version=2' });
     assert.match(v2.body.toString('latin1'), new RegExp(`ERR upload-pack: not our ref ${dangling}`));
     // The advertised tip itself is fine.
-    const ok = await uploadRequest(Buffer.concat([pkt(`want ${head} ofs-delta\n`), Buffer.from('0000'), pkt('done\n')]));
+    const ok = await uploadRequest(Buffer.concat([pktBytes(`want ${head} ofs-delta\n`), Buffer.from('0000'), pktBytes('done\n')]));
     assert.match(ok.body.toString('latin1'), /NAK\n(.|\n)*PACK/);
   });
 
@@ -141,7 +128,7 @@ describe('malformed and unauthorised requests', () => {
     const cfg = path.join(root, 'small.git');
     git(cfg, ['config', 'uploadpack.allowFilter', 'true']);
     try {
-      const r = await uploadRequest(Buffer.concat([pkt('command=fetch\n'), Buffer.from('0001'), pkt(`want ${head}\n`), pkt('filter nonsense:1\n'), pkt('done\n'), Buffer.from('0000')]),
+      const r = await uploadRequest(Buffer.concat([pktBytes('command=fetch\n'), Buffer.from('0001'), pktBytes(`want ${head}\n`), pktBytes('filter nonsense:1\n'), pktBytes('done\n'), Buffer.from('0000')]),
         { 'Git-Protocol': 'version=2' });
       assert.match(r.body.toString('latin1'), /ERR invalid filter-spec "nonsense:1": unknown filter/);
     } finally {
@@ -218,7 +205,7 @@ describe('bodies too large', () => {
   });
 
   test('a gzip body within the limit is served', async () => {
-    const body = zlib.gzipSync(Buffer.concat([pkt(`want ${head} ofs-delta\n`), Buffer.from('0000'), pkt('done\n')]));
+    const body = zlib.gzipSync(Buffer.concat([pktBytes(`want ${head} ofs-delta\n`), Buffer.from('0000'), pktBytes('done\n')]));
     const r = await uploadRequest(body, { 'Content-Encoding': 'gzip' });
     assert.equal(r.status, 200);
     assert.match(r.body.toString('latin1'), /NAK\n(.|\n)*PACK/);
@@ -248,17 +235,17 @@ describe('paths that try to leave the root', () => {
 
   test('over git://: ERR for every escape', async () => {
     for (const p of ['/../outside.git', '/escape.git', '/%2e%2e/outside.git', path.join(work, 'outside.git'), '/small.git/../../outside.git', '~root/x.git']) {
-      const reply = await daemonExchange(Buffer.from(pkt(`git-upload-pack ${p}\0host=localhost\0`)));
+      const reply = await daemonExchange(Buffer.from(pktBytes(`git-upload-pack ${p}\0host=localhost\0`)));
       assert.match(reply.toString('latin1'), /^[0-9a-f]{4}ERR access denied or repository not exported/, p);
     }
-    const ok = await daemonExchange(pkt('git-upload-pack /small.git\0host=localhost\0'), Buffer.from('0000'));
+    const ok = await daemonExchange(pktBytes('git-upload-pack /small.git\0host=localhost\0'), Buffer.from('0000'));
     assert.match(ok.toString('latin1'), new RegExp(`^[0-9a-f]{4}${head} HEAD\0`));
   });
 
   test('over git://: commands sent along with the request line are answered', async () => {
     // One write: the daemon reads them with the request line and must pass them on to upload-pack.
-    const ask = Buffer.concat([pkt('git-upload-pack /small.git\0host=localhost\0\0version=2\0'),
-      pkt('command=ls-refs\n'), Buffer.from('0001'), pkt('ref-prefix refs/heads/\n'), Buffer.from('0000')]);
+    const ask = Buffer.concat([pktBytes('git-upload-pack /small.git\0host=localhost\0\0version=2\0'),
+      pktBytes('command=ls-refs\n'), Buffer.from('0001'), pktBytes('ref-prefix refs/heads/\n'), Buffer.from('0000')]);
     const reply = (await daemonExchange(ask)).toString('latin1');
     assert.match(reply, /^000eversion 2\n/);
     assert.match(reply, new RegExp(`0000[0-9a-f]{4}${head} refs/heads/main\n0000$`));
@@ -267,7 +254,7 @@ describe('paths that try to leave the root', () => {
   test('over git://: a malformed request line gets ERR and a closed connection', async () => {
     const reply = await daemonExchange(Buffer.from('zz01garbage'));
     assert.match(reply.toString('latin1'), /^[0-9a-f]{4}ERR .*not a hex digit/);
-    const other = await daemonExchange(pkt('git-receive-pack /small.git\0host=x\0'));
+    const other = await daemonExchange(pktBytes('git-receive-pack /small.git\0host=x\0'));
     assert.match(other.toString('latin1'), /ERR service not enabled/);
   });
 });
@@ -301,7 +288,7 @@ describe('clients that go away', () => {
 
   test('closing the socket mid-pack ends that upload-pack; other clients are still served', async () => {
     const bigHead = git(path.join(root, 'big.git'), ['rev-parse', 'main']).trim();
-    const body = Buffer.concat([pkt(`want ${bigHead} side-band-64k ofs-delta\n`), Buffer.from('0000'), pkt('done\n')]);
+    const body = Buffer.concat([pktBytes(`want ${bigHead} side-band-64k ofs-delta\n`), Buffer.from('0000'), pktBytes('done\n')]);
     const before = new Set(runningUploadPacks());
     await new Promise<void>((resolve, reject) => {
       const req = http.request(`${base}/big.git/git-upload-pack`, {

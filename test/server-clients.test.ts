@@ -5,24 +5,19 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import isogit from 'isomorphic-git';
 import isoHttp from 'isomorphic-git/http/node';
 import { git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
-import { createDaemon } from '../src/server/daemon.js';
-import { createUploadPackHandler, type UploadPackHandler } from '../src/server/http.js';
+import { startLibraryServers, type LibraryServers } from './library-servers.js';
 
 const run = promisify(execFile);
 
 let work: string;
 let root: string;
 let repo: string;
-let handler: UploadPackHandler;
-let httpServer: http.Server;
-let daemon: net.Server;
+let servers: LibraryServers;
 let httpBase: string;
 let gitBase: string;
 
@@ -36,20 +31,12 @@ before(async () => {
   git(repo, ['tag', 'light', 'main~8']);
   git(repo, ['branch', 'maint', 'main~2']);
   git(repo, ['repack', '-adq']);
-  handler = createUploadPackHandler({ root, exportAll: true });
-  httpServer = http.createServer((req, res) => handler(req, res));
-  await new Promise<void>(resolve => httpServer.listen(0, '127.0.0.1', resolve));
-  httpBase = `http://127.0.0.1:${(httpServer.address() as net.AddressInfo).port}`;
-  daemon = createDaemon({ root, exportAll: true });
-  await new Promise<void>(resolve => daemon.listen(0, '127.0.0.1', resolve));
-  gitBase = `git://127.0.0.1:${(daemon.address() as net.AddressInfo).port}`;
+  servers = await startLibraryServers({ root, exportAll: true }, { exportAll: true });
+  ({ httpBase, gitBase } = servers);
 });
 
 after(async () => {
-  httpServer.closeAllConnections();
-  await new Promise(resolve => httpServer.close(resolve));
-  await new Promise(resolve => daemon.close(resolve));
-  await handler.close();
+  await servers.stop();
   rmrf(work);
 });
 

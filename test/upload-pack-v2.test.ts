@@ -7,14 +7,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { git, GIT_ENV, makeRepo, pkt, rmrf, tmpDir, TSGIT } from './helpers.js';
 
 let repo: string;
 let work: string;
-
-function pkt(s: string): string {
-  return (Buffer.byteLength(s) + 4).toString(16).padStart(4, '0') + s;
-}
 
 function v2Request(command: string, args: string[]): Buffer {
   return Buffer.from(pkt(`command=${command}\n`) + pkt('object-format=sha1\n') + '0001' + args.map(a => pkt(`${a}\n`)).join('') + '0000');

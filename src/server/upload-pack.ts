@@ -14,6 +14,7 @@ import { snapshotRefs } from './refs.js';
 import { Response, Session, type ResponseSink, type UploadPackOptions } from './session.js';
 import { serveV0 } from './v0.js';
 import { serveV2 } from './v2.js';
+import { limitInput } from './client-input.js';
 
 export const AGENT = 'tsgit/0.1.0';
 
@@ -73,29 +74,5 @@ export async function uploadPack(repo: Repository, req: UploadPackRequest): Prom
     throw e;
   } finally {
     if (req.counts) Object.assign(req.counts, options.counts);
-  }
-}
-
-/** Passes client chunks through, failing when the client is idle too long or sends too much. */
-async function* limitInput(input: AsyncIterable<Uint8Array>, source: string, idleMs: number, maxBytes: number): AsyncGenerator<Uint8Array> {
-  const it = input[Symbol.asyncIterator]();
-  let total = 0;
-  for (;;) {
-    let timer: NodeJS.Timeout | undefined;
-    const next = idleMs > 0
-      ? Promise.race([it.next(), new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new GitError('server', 'timeout', `${source}: no data from the client for ${idleMs / 1000} seconds`)), idleMs);
-      })])
-      : it.next();
-    let r: IteratorResult<Uint8Array>;
-    try {
-      r = await next;
-    } finally {
-      clearTimeout(timer);
-    }
-    if (r.done) return;
-    total += r.value.length;
-    if (total > maxBytes) throw new GitError('server', 'limit-exceeded', `${source}: request larger than ${maxBytes} bytes`);
-    yield r.value;
   }
 }

@@ -25,7 +25,7 @@ import { oidEquals, toHex } from '../core/oid.js';
 import { MODE_GITLINK } from '../object/tree.js';
 import { OBJ_BLOB, OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
-import { indexPath } from './checkout.js';
+import { indexPath, type CheckoutOptions } from './checkout.js';
 import { encodingErrors, planConversions } from './checkout/conversions.js';
 import { displayPath } from './checkout/path-check.js';
 import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.js';
@@ -45,19 +45,8 @@ import { CleanFilters } from './switch/clean-filters.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
 
-export interface SwitchOptions {
-  /** Discard local changes and replace untracked files in the way. */
-  force?: boolean;
-  /** The "Updating files" meter. */
-  progress?: Progress;
-  config?: Config;
-  /** The environment of filters too. */
-  env?: NodeJS.ProcessEnv;
-  /** The ref checked out, which git tells filters as `ref`. */
-  ref?: string;
-  /** Receives git's error lines from filters; by default they go to stderr. */
-  log?: (message: string) => void;
-}
+/** What a checkout takes, less the work tree: a switch writes the repository's own. */
+export type SwitchOptions = Omit<CheckoutOptions, 'workTree'>;
 
 export interface SwitchResult {
   written: number;

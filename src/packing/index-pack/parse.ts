@@ -89,7 +89,7 @@ export class PackParser {
     if (this.done) return 0;
     const w = this.window;
     if (this.count < 0) {
-      if (w.end < PACK_HEADER) return this.short(eof, 0, PACK_HEADER, 'the pack header');
+      if (w.end < PACK_HEADER) return this.short(eof, PACK_HEADER, 'the pack header');
       this.readPackHeader();
     }
     const name = this.options.name;
@@ -102,7 +102,7 @@ export class PackParser {
         const at = off - base;
         if (!h.parse(bytes, at, Math.min(avail, off + MAX_ENTRY_HEADER) - base, off, 'pack', name)) {
           if (avail - off >= MAX_ENTRY_HEADER) throw new CorruptError('pack', `${name}: entry at offset ${off} has an oversized header`);
-          return this.short(eof, off, off + MAX_ENTRY_HEADER, `entry ${this.parsed} at offset ${off}`);
+          return this.short(eof, off + MAX_ENTRY_HEADER, `entry ${this.parsed} at offset ${off}`);
         }
         const i = this.parsed;
         this.current = i;
@@ -111,7 +111,7 @@ export class PackParser {
         const isDelta = h.type >= OBJ_OFS_DELTA;
         const consumed = isDelta ? this.inflateDelta(i, off, avail - base) : this.inflateWhole(i, off, avail - base);
         if (consumed < 0) {
-          return this.short(eof, off, off + Math.max(2 * (avail - off), avail - off + (1 << 16)), `entry ${i} at offset ${off}`);
+          return this.short(eof, off + Math.max(2 * (avail - off), avail - off + (1 << 16)), `entry ${i} at offset ${off}`);
         }
         const end = off + (h.dataPos - at) + consumed;
         t.offset[i] = off;
@@ -141,7 +141,7 @@ export class PackParser {
         this.options.observer?.onEntry?.(i, off, end, h.type, h.size);
       }
       this.flushHash(this.pos);
-      if (w.end < this.pos + OID_BYTES) return this.short(eof, this.pos, this.pos + OID_BYTES, 'the pack trailer');
+      if (w.end < this.pos + OID_BYTES) return this.short(eof, this.pos + OID_BYTES, 'the pack trailer');
       const computed = this.hash.digest();
       const trailer = w.bytes.subarray(this.pos - w.start, this.pos - w.start + OID_BYTES);
       if (!computed.equals(trailer)) {
@@ -171,9 +171,9 @@ export class PackParser {
   }
 
   /** Out of bytes: an error at end of input, else the offset to wait for. */
-  private short(eof: boolean, off: number, want: number, what: string): number {
+  private short(eof: boolean, want: number, what: string): number {
     if (eof) {
-      throw new CorruptError('pack', `${this.options.name}: early EOF: the input ends at byte ${this.window.end}, inside ${what} (offset ${off})`);
+      throw new CorruptError('pack', `${this.options.name}: early EOF: the input ends at byte ${this.window.end}, inside ${what}`);
     }
     return want;
   }

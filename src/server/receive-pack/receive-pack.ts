@@ -37,6 +37,7 @@ import { isHiddenRef, readReceivePolicy, type ReceivePackPolicy } from './policy
 import { Quarantine } from './quarantine.js';
 import { unpack, UnpackError, type Unpacked } from './unpack.js';
 import { progressText } from '../../core/progress.js';
+import { limitInput } from '../client-input.js';
 
 /** What the embedder says about one ref update: true allows it, false or a reason refuses it. */
 export type AuthorizeUpdate = (update: PushCommand) => boolean | string | Promise<boolean | string>;
@@ -113,7 +114,7 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
 
   const source = req.source ?? 'receive-pack input';
   const limits = req.limits ?? {};
-  const input = new PacketReader(idleLimited(req.input, source, (limits.timeout ?? 0) * 1000), source);
+  const input = new PacketReader(limitInput(req.input, source, (limits.timeout ?? 0) * 1000), source);
   const request = await readPushRequest(input, limits.request ?? DEFAULT_REQUEST_LIMITS).catch(async (e: unknown) => {
     if (e instanceof GitError) {
       out.write(formatErr(e.message));
@@ -470,28 +471,3 @@ function inferWorkTree(gitDir: string, config: Config): string | null {
   return path.basename(gitDir) === '.git' && bare === false ? path.dirname(gitDir) : null;
 }
 
-/** Passes client chunks through, failing when the client is idle too long. */
-async function* idleLimited(input: AsyncIterable<Uint8Array>, source: string, idleMs: number): AsyncGenerator<Uint8Array> {
-  const it = input[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      let timer: NodeJS.Timeout | undefined;
-      const next = idleMs > 0
-        ? Promise.race([it.next(), new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new GitError('server', 'timeout', `${source}: no data from the client for ${idleMs / 1000} seconds`)), idleMs);
-        })])
-        : it.next();
-      let r: IteratorResult<Uint8Array>;
-      try {
-        r = await next;
-      } finally {
-        clearTimeout(timer);
-      }
-      if (r.done) return;
-      yield r.value;
-    }
-  } finally {
-    // Not awaited: a source still busy with the read that timed out would hold the error back.
-    void it.return?.();
-  }
-}
