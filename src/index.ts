@@ -6,7 +6,8 @@ export { GitError, CorruptError, NotFoundError, UsageError, type ErrorLayer } fr
 export { fromHex, toHex, isHexOid, OID_BYTES, OID_HEX } from './core/oid.js';
 export { progressText, type Progress, type ProgressMeter, type ProgressHint } from './core/progress.js';
 export * from './object/index.js';
-export { ObjectDatabase, type ObjectInfo, type PackHandle } from './odb/database.js';
+export { ObjectDatabase } from './odb/database.js';
+export type { ObjectInfo, ObjectLocation, ObjectStore, StoredPack } from './odb/object-store.js';
 export { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from './odb/delta-base-cache.js';
 export { Repository, type RepositoryOptions } from './repository/repository.js';
 export { discover, isGitDirectory } from './repository/discover.js';

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { CorruptError, GitError } from '../src/core/errors.js';
 import { fromHex, toHex } from '../src/core/oid.js';
 import { typeCode, typeName } from '../src/object/type.js';
-import { ObjectDatabase, type PackHandle } from '../src/odb/database.js';
+import { ObjectDatabase } from '../src/odb/database.js';
+import type { StoredPack } from '../src/odb/object-store.js';
 import { PackIndex } from '../src/pack/idx/read.js';
 import { PackFile } from '../src/pack/pack-file.js';
 import { readPackTypes } from '../src/pack/bitmap/pack-types.js';
@@ -351,7 +352,7 @@ function testBitmap(commit: string): { status: number | null; stderr: string } {
   return { status: r.status, stderr: r.stderr.toString() };
 }
 
-function buildOurs(odb: ObjectDatabase, handle: PackHandle, opts: { nameHashes?: Uint32Array; lookupTable?: boolean }): Buffer {
+function buildOurs(odb: ObjectDatabase, handle: StoredPack, opts: { nameHashes?: Uint32Array; lookupTable?: boolean }): Buffer {
   return buildPackBitmap({ pack: handle, read: (b, o) => odb.read(b, o), ...opts });
 }
 

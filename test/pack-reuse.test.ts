@@ -15,14 +15,15 @@ import { EntryHeader } from '../src/pack/entry-header.js';
 import { PackLayout } from '../src/packing/write/pack-layout.js';
 import { PackReuse } from '../src/packing/write/reuse.js';
 import { writePack, type PackWriteStats } from '../src/packing/write/write.js';
-import { ObjectDatabase, type PackHandle } from '../src/odb/database.js';
+import { ObjectDatabase } from '../src/odb/database.js';
+import type { StoredPack } from '../src/odb/object-store.js';
 import { OidMap } from '../src/walk/oid-map.js';
 import { git, rmrf, tmpDir } from './helpers.js';
 
 let work: string;
 let repo: string;
 let odb: ObjectDatabase;
-let pack: PackHandle;
+let pack: StoredPack;
 let layout: PackLayout;
 /** Per pack position: entry type as stored, and the base's position for deltas (-1 otherwise). */
 let storedType: Uint8Array;

@@ -261,7 +261,6 @@ test('SIGTERM during a clone: no new connections, the clone completes, then exit
     const dir = path.join(work, 'sigterm-clone');
     const cloning = runAsync('git', ['clone', '-q', '--bare', `http://127.0.0.1:${p.port}/big.git`, dir], work, GIT_ENV);
     await waitFor('the clone to be mid-pack', () => proxy.held());
-    const signalled = Date.now();
     s.proc.kill('SIGTERM');
     for (let i = 0; i < 40 && !(await refused(s.httpPort) && await refused(s.gitPort)); i++) await sleep(50);
     assert.ok(await refused(s.httpPort), 'no new HTTP connections once draining');

@@ -5,11 +5,11 @@
 import { fromHex, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { OBJ_COMMIT } from '../object/type.js';
-import type { ObjectDatabase } from '../odb/database.js';
+import type { ObjectStore } from '../odb/object-store.js';
 
 const SKEW_SECONDS = 86400;
 
-export function isAncestor(odb: ObjectDatabase, ancestor: string, descendant: string, shallow: ReadonlySet<string> = new Set()): boolean {
+export function isAncestor(odb: ObjectStore, ancestor: string, descendant: string, shallow: ReadonlySet<string> = new Set()): boolean {
   if (ancestor === descendant) return true;
   const read = (hex: string) => {
     const o = odb.read(fromHex(hex)!);

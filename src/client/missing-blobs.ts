@@ -4,10 +4,10 @@ import { fromHex, OID_BYTES, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { TreeCursor } from '../object/tree.js';
 import { OBJ_COMMIT, OBJ_TREE } from '../object/type.js';
-import type { ObjectDatabase } from '../odb/database.js';
+import type { ObjectStore } from '../odb/object-store.js';
 
 /** Ids (hex) of blobs reachable from the commit's tree that the repository does not hold. */
-export function missingBlobs(odb: ObjectDatabase, commitHex: string): string[] {
+export function missingBlobs(odb: ObjectStore, commitHex: string): string[] {
   const commit = odb.mustRead(fromHex(commitHex)!, 0, OBJ_COMMIT);
   const root = parseCommit(commit.data, () => `commit ${commitHex}`).tree;
   const missing = new Set<string>();

@@ -7,7 +7,7 @@ import { fromHex, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { parseTag } from '../object/tag.js';
 import { OBJ_COMMIT, OBJ_TAG } from '../object/type.js';
-import type { ObjectDatabase } from '../odb/database.js';
+import type { ObjectStore } from '../odb/object-store.js';
 
 const COMMON = 1;
 const COMMON_REF = 2;
@@ -34,7 +34,7 @@ export class ConsecutiveNegotiator {
    * `shallow` lists the commits whose parents this repository does not have (its shallow file):
    * the walk stops there, as git's grafts make it.
    */
-  constructor(private readonly odb: ObjectDatabase, private readonly shallow: ReadonlySet<string> = new Set()) {}
+  constructor(private readonly odb: ObjectStore, private readonly shallow: ReadonlySet<string> = new Set()) {}
 
   /** A ref the server advertised and we have: common, offered once, its history skipped. */
   knownCommon(hex: string): void {

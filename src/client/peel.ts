@@ -3,12 +3,12 @@
 import { fromHex, toHex } from '../core/oid.js';
 import { parseTag } from '../object/tag.js';
 import { OBJ_TAG } from '../object/type.js';
-import type { ObjectDatabase } from '../odb/database.js';
+import type { ObjectStore } from '../odb/object-store.js';
 
 const MAX_TAG_CHAIN = 64;
 
 /** null when `hex` is not a tag (or is missing, as in a partial clone). */
-export function peeledValue(odb: ObjectDatabase, hex: string): string | null {
+export function peeledValue(odb: ObjectStore, hex: string): string | null {
   let id = fromHex(hex)!;
   if (odb.info(id)?.type !== OBJ_TAG) return null;
   for (let depth = 0; depth < MAX_TAG_CHAIN; depth++) {

@@ -53,7 +53,7 @@ export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array
     fs.writeFileSync(promisor, options.promisorRefs.map((r) => `${r.oid} ${r.name}\n`).join(''));
   }
   // The pack directory changed under the open repository: let it see the new pack.
-  repo.odb.scanPacks();
+  repo.odb.refresh();
   const keep = keepCreated ? keepPath : null;
   return {
     objects,

@@ -6,61 +6,29 @@ import path from 'node:path';
 import { CorruptError, NotFoundError } from '../core/errors.js';
 import { OID_BYTES, compareOid, toHex } from '../core/oid.js';
 import { Inflater, deflateBound } from '../core/zlib.js';
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
+import { OBJ_OFS_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
 import { applyDeltaWithSizes, peekDeltaSizes, readDeltaSizes } from '../pack/delta.js';
 import { EntryHeader } from '../pack/entry-header.js';
 import { PackIndex } from '../pack/idx/read.js';
 import { PackFile } from '../pack/pack-file.js';
 import { DeltaBaseCache, RECYCLE, SPECULATIVE } from './delta-base-cache.js';
 import { LooseObjects } from './loose.js';
+import type { ObjectInfo, ObjectStore, StoredPack } from './object-store.js';
+import { ReadTrace } from './read-trace.js';
 
 /** git refuses nothing by depth when reading, but a cycle must not loop forever. */
 const MAX_CHAIN = 10000;
 const MAX_ALTERNATE_DEPTH = 5;
 
-export interface PackHandle {
-  readonly number: number;
-  readonly index: PackIndex;
-  readonly file: PackFile;
-  readonly name: string;
-}
-
-export interface ObjectInfo {
-  type: ObjectTypeCode;
-  size: number;
-}
-
 let packNumbers = 0;
-
-/**
- * How the object of the last read() was stored, for a reader that can use it: the walk skips the
- * tree entries a delta copied from a tree it has already listed (walk/tree-layouts.ts). Valid
- * until the next read; a database and its alternates share one.
- */
-export class ReadTrace {
-  /** The pack's number (PackHandle.number), or 0 when the object did not come from a pack. */
-  pack = 0;
-  /** Where the object's entry starts in that pack. */
-  offset = 0;
-  /**
-   * The object is the result of applying delta[deltaStart..deltaEnd) (instructions only, sizes
-   * already read) to the object at this offset of the same pack, of baseSize bytes; -1 when it was
-   * stored whole, came from the cache, or its base lives elsewhere.
-   */
-  baseOffset = -1;
-  baseSize = 0;
-  delta: Uint8Array = new Uint8Array(0);
-  deltaStart = 0;
-  deltaEnd = 0;
-}
 
 /** set() flags for a cached result: see ObjectDatabase.resultOut() for which buffers may be recycled. */
 function cacheFlags(top: boolean, transient: boolean): number {
   return (!top || transient ? RECYCLE : 0) | (top ? SPECULATIVE : 0);
 }
 
-export class ObjectDatabase {
-  packs: PackHandle[] = [];
+export class ObjectDatabase implements ObjectStore {
+  packs: StoredPack[] = [];
   readonly loose: LooseObjects;
   readonly alternates: ObjectDatabase[] = [];
   readonly inflater = new Inflater();
@@ -69,11 +37,11 @@ export class ObjectDatabase {
   private deltaScratch = Buffer.allocUnsafe(64 * 1024);
   private resultScratch = Buffer.allocUnsafe(0);
   /** Set by locate(): where the last found object lives. */
-  private foundPack: PackHandle | null = null;
+  private foundPack: StoredPack | null = null;
   private foundPos = -1;
   /** Set by entryAt(): where the parsed entry's data starts. */
   private dataOffset = 0;
-  private labelPack: PackHandle | null = null;
+  private labelPack: StoredPack | null = null;
   private labelOffset = 0;
   private readonly entryLabel = () => `${this.labelPack!.file.path}: entry at offset ${this.labelOffset}`;
   /** limitPackWindows()'s bound, for packs found later; 0 for none. */
@@ -104,7 +72,7 @@ export class ObjectDatabase {
   }
 
   /** (Re)reads objects/pack, keeping packs already open; newest first by mtime, as git orders them. */
-  scanPacks(): void {
+  private scanPacks(): void {
     const dir = path.join(this.objectsDir, 'pack');
     let names: string[];
     try {
@@ -115,7 +83,7 @@ export class ObjectDatabase {
       return;
     }
     const have = new Map(this.packs.map(p => [p.name, p]));
-    const found: { handle: PackHandle; mtime: number }[] = [];
+    const found: { handle: StoredPack; mtime: number }[] = [];
     for (const n of names) {
       if (!n.startsWith('pack-') || !n.endsWith('.idx')) continue;
       const base = n.slice(0, -4);
@@ -163,7 +131,7 @@ export class ObjectDatabase {
   }
 
   /** Where an object is stored: in which database, and for packed ones which pack and offset. */
-  locate(oid: Uint8Array, off = 0): { db: ObjectDatabase; pack: PackHandle | null; offset: number } | null {
+  locate(oid: Uint8Array, off = 0): { db: ObjectDatabase; pack: StoredPack | null; offset: number } | null {
     for (let attempt = 0; attempt < 2; attempt++) {
       if (this.locatePacked(oid, off)) {
         return { db: this, pack: this.foundPack, offset: this.foundPack!.index.offset(this.foundPos) };
@@ -174,8 +142,7 @@ export class ObjectDatabase {
         if (hit) return hit;
       }
       if (attempt === 0 && this.packsChanged()) {
-        this.scanPacks();
-        this.loose.refresh();
+        this.refresh();
       } else {
         break;
       }
@@ -202,6 +169,70 @@ export class ObjectDatabase {
     return this.locatePacked(oid, off) || this.locate(oid, off) !== null;
   }
 
+  hasKnown(oid: Uint8Array, off = 0): boolean {
+    return this.hasOwnKnown(oid, off) || this.alternates.some((a) => a.hasKnown(oid, off));
+  }
+
+  /** hasKnown() without the alternates: what this directory itself holds (a quarantine's own objects). */
+  hasOwnKnown(oid: Uint8Array, off = 0): boolean {
+    for (const p of this.packs) if (p.index.find(oid, off) >= 0) return true;
+    return this.loose.has(oid, off);
+  }
+
+  isEmpty(): boolean {
+    if (this.packs.length || this.alternates.length) return false;
+    try {
+      return !fs.readdirSync(this.objectsDir).some((n) => /^[0-9a-f]{2}$/.test(n));
+    } catch {
+      return true;
+    }
+  }
+
+  allPacks(): StoredPack[] {
+    const out = [...this.packs];
+    for (const alt of this.alternates) out.push(...alt.allPacks());
+    return out;
+  }
+
+  refresh(): void {
+    this.scanPacks();
+    this.loose.refresh();
+  }
+
+  forgetLooseListings(): void {
+    this.loose.refresh();
+    for (const alt of this.alternates) alt.forgetLooseListings();
+  }
+
+  /**
+   * The names in objects/pack with their inodes, sizes and mtimes, and the alternates file's: the
+   * directory's mtime alone misses a change within its granularity (a push followed at once by a
+   * fetch), and a pack rewritten in place under its name would keep it.
+   */
+  storageStamp(): string {
+    const parts: string[] = [];
+    const add = (file: string, name: string) => {
+      try {
+        const st = fs.statSync(file);
+        parts.push(`${name}:${st.ino}:${st.size}:${st.mtimeMs}`);
+      } catch {
+        parts.push(`${name}:-`);
+      }
+    };
+    add(path.join(this.objectsDir, 'info', 'alternates'), 'alternates');
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(this.objectsDir, 'pack')).sort();
+    } catch {
+      // No pack directory: an empty listing, until one appears.
+    }
+    for (const n of names) {
+      if (n.endsWith('.pack') || n.endsWith('.idx') || n.endsWith('.bitmap') || n.endsWith('.rev')) add(path.join(this.objectsDir, 'pack', n), n);
+    }
+    for (const alt of this.alternates) parts.push(alt.storageStamp());
+    return parts.join('\n');
+  }
+
   /**
    * Reads an object, or returns null if it does not exist anywhere. With `transient`, the data may
    * live in a buffer this database reuses: it is valid only until the next read (cat-file's batch
@@ -225,8 +256,7 @@ export class ObjectDatabase {
    * miss. Sets foundPack/foundPos when it is in a pack now.
    */
   private repackedLoose(oid: Uint8Array, off: number): boolean {
-    this.loose.refresh();
-    this.scanPacks();
+    this.refresh();
     return this.locatePacked(oid, off);
   }
 
@@ -255,7 +285,7 @@ export class ObjectDatabase {
    * Parses the entry header at `offset` into this.header; returns the buffer it was read from and
    * sets this.dataOffset to where the entry's zlib stream starts in the pack.
    */
-  private entryAt(pack: PackHandle, offset: number): Buffer {
+  private entryAt(pack: StoredPack, offset: number): Buffer {
     const view = pack.file.read(offset, 64);
     if (!this.header.parse(view.buf, view.pos, view.end, offset, 'odb', pack.file.path)) {
       throw new CorruptError('odb', `${pack.file.path}: entry header at offset ${offset} is truncated`);
@@ -265,7 +295,7 @@ export class ObjectDatabase {
   }
 
   /** Inflates the zlib stream at `dataOffset` of the pack into out[0..size). */
-  private inflateAt(pack: PackHandle, entryOffset: number, dataOffset: number, size: number, out: Buffer): void {
+  private inflateAt(pack: StoredPack, entryOffset: number, dataOffset: number, size: number, out: Buffer): void {
     let want = deflateBound(size);
     // The error label is one closure reading these fields, not a new closure per entry.
     this.labelPack = pack;
@@ -303,7 +333,7 @@ export class ObjectDatabase {
    * Reads the object stored at `offset` of `pack`, resolving its delta chain. With `transient`,
    * the result is valid only until the next read (see read()).
    */
-  readPacked(pack: PackHandle, offset: number, transient = false): RawObject {
+  readPacked(pack: StoredPack, offset: number, transient = false): RawObject {
     const chain = this.chain;
     chain.length = 0;
     let cur = offset;
@@ -380,7 +410,7 @@ export class ObjectDatabase {
   }
 
   /** Type and size of the object at `offset`, reading only entry headers and a delta's first bytes. */
-  infoPacked(pack: PackHandle, offset: number): ObjectInfo {
+  infoPacked(pack: StoredPack, offset: number): ObjectInfo {
     const h = this.header;
     this.entryAt(pack, offset);
     if (h.type < 5) return { type: h.type as ObjectTypeCode, size: h.size };
@@ -408,7 +438,7 @@ export class ObjectDatabase {
     throw new CorruptError('odb', `${pack.file.path}: delta chain from offset ${offset} is deeper than ${MAX_CHAIN} (a cycle?)`);
   }
 
-  private deltaResultSize(pack: PackHandle, offset: number): number {
+  private deltaResultSize(pack: StoredPack, offset: number): number {
     this.entryAt(pack, offset);
     const dataOffset = this.dataOffset;
     const head = this.deltaScratch;

@@ -40,7 +40,11 @@ export class PackFile {
   private readonly view: ByteView = { buf: Buffer.alloc(0), pos: 0, end: 0 };
   private spill = Buffer.alloc(0);
 
-  constructor(readonly path: string, readonly index: PackIndex) {
+  /**
+   * Opens the pack and checks it against its index. `index` null: the pack was opened and checked
+   * before, elsewhere (a checkout writer thread reading a pack the main thread opened).
+   */
+  constructor(readonly path: string, index: PackIndex | null) {
     this.fd = fs.openSync(path, 'r');
     try {
       this.size = fs.fstatSync(this.fd).size;
@@ -54,12 +58,12 @@ export class PackFile {
         throw new CorruptError('pack', `${path}: unsupported pack version ${this.version}`);
       }
       this.count = head.readUInt32BE(8);
-      if (this.count !== index.count) {
+      if (index && this.count !== index.count) {
         throw new CorruptError('pack', `${path}: pack claims ${this.count} objects, its index ${index.path} has ${index.count}`);
       }
       const trailer = Buffer.alloc(20);
       readExactly(this.fd, trailer, 0, 20, this.size - 20, notPack);
-      if (!trailer.equals(index.packChecksum())) {
+      if (index && !trailer.equals(index.packChecksum())) {
         throw new CorruptError('pack', `${path}: trailer checksum does not match its index ${index.path}`);
       }
       this.dataEnd = this.size - 20;
@@ -92,7 +96,7 @@ export class PackFile {
     // The view is valid only until the next call, so one buffer serves every big read.
     if (len > this.spill.length && len <= SPILL_MAX) this.spill = Buffer.allocUnsafeSlow(Math.min(SPILL_MAX, Math.max(len, 2 * this.spill.length)));
     const buf = len <= SPILL_MAX ? this.spill : Buffer.allocUnsafe(len);
-    this.readExact(buf, len, offset);
+    this.readInto(buf, 0, len, offset);
     v.buf = buf;
     v.pos = 0;
     v.end = len;
@@ -102,8 +106,18 @@ export class PackFile {
   /** Reads `length` raw bytes at `offset` into a new buffer (for verbatim copies). */
   readRaw(offset: number, length: number): Buffer {
     const buf = Buffer.allocUnsafe(length);
-    this.readExact(buf, length, offset);
+    this.readInto(buf, 0, length, offset);
     return buf;
+  }
+
+  /**
+   * Reads `length` bytes at `offset` straight into buf[pos..], past the windows: for a reader
+   * that moves through the pack in large steps of its own (a verbatim copy into the output's
+   * chunks, checkout's moving chunk), for which a window would be one copy more.
+   */
+  readInto(buf: Uint8Array, pos: number, length: number, offset: number): void {
+    readExactly(this.fd, buf, pos, length, offset,
+      () => new CorruptError('pack', `${this.path}: unexpected end of file reading ${length} bytes at offset ${offset}`));
   }
 
   close(): void {
@@ -135,13 +149,8 @@ export class PackFile {
     if (!buf) buf = this.slotBuf[slot] = Buffer.allocUnsafeSlow(WINDOW);
     const start = w * WINDOW;
     this.slotWindow[slot] = -1; // not valid until the read succeeds
-    this.readExact(buf, Math.min(WINDOW, this.dataEnd - start), start);
+    this.readInto(buf, 0, Math.min(WINDOW, this.dataEnd - start), start);
     this.slotWindow[slot] = w;
     return buf;
-  }
-
-  private readExact(buf: Buffer, len: number, position: number): void {
-    readExactly(this.fd, buf, 0, len, position,
-      () => new CorruptError('pack', `${this.path}: unexpected end of file reading ${len} bytes at offset ${position}`));
   }
 }

@@ -7,7 +7,7 @@ import { parseCommit } from '../object/commit.js';
 import { parseTag } from '../object/tag.js';
 import { TreeCursor } from '../object/tree.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, type ObjectTypeCode } from '../object/type.js';
-import type { ObjectDatabase } from '../odb/database.js';
+import type { ObjectStore } from '../odb/object-store.js';
 
 export interface RefResolver {
   /** The id a ref name (possibly symbolic) ends at, as hex; null if no such ref. */
@@ -18,7 +18,7 @@ export interface RefResolver {
 const RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
 
 export class RevResolver {
-  constructor(private readonly odb: ObjectDatabase, private readonly refs: RefResolver) {}
+  constructor(private readonly odb: ObjectStore, private readonly refs: RefResolver) {}
 
   /** Resolves `spec`; throws a NotFoundError naming it when it does not resolve. */
   resolve(spec: string): Uint8Array {

@@ -6,7 +6,7 @@
 import { DerivedKey } from '../core/derived.js';
 import { BitmapWalk } from '../packing/bitmap/walk.js';
 import { PackLayout } from '../packing/write/pack-layout.js';
-import type { PackHandle } from '../odb/database.js';
+import type { StoredPack } from '../odb/object-store.js';
 import type { Repository } from '../repository/repository.js';
 
 export interface OpenBitmap {
@@ -15,7 +15,7 @@ export interface OpenBitmap {
   readonly layout: PackLayout;
 }
 
-const OPENED = new DerivedKey<{ packs: ReadonlySet<PackHandle>; bitmap: OpenBitmap | null }>('opened bitmap');
+const OPENED = new DerivedKey<{ packs: ReadonlySet<StoredPack>; bitmap: OpenBitmap | null }>('opened bitmap');
 
 /** The repository's bitmap (null: no usable bitmap), opened again when its packs changed. */
 export function openBitmap(repo: Repository): OpenBitmap | null {
@@ -32,6 +32,6 @@ export function openBitmap(repo: Repository): OpenBitmap | null {
  * Whether the object database holds the very pack handles it held, in any order (lookups move the
  * pack that answered to the front; a rescan keeps the handles of packs still there).
  */
-function samePacks(known: ReadonlySet<PackHandle>, now: readonly PackHandle[]): boolean {
+function samePacks(known: ReadonlySet<StoredPack>, now: readonly StoredPack[]): boolean {
   return known.size === now.length && now.every(p => known.has(p));
 }

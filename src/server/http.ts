@@ -15,7 +15,7 @@ import { formatServiceHeader } from '../protocol/index.js';
 import { Config } from '../config/index.js';
 import { closeAfterResponse } from '../transport/http-accept.js';
 import type { TrackedConnection } from '../transport/connection-limit.js';
-import { formatAccessLine, type AccessOutcome, type AccessRecord } from './access-log.js';
+import { formatAccessLine, type AccessRecord } from './access-log.js';
 import { header, readBody } from './http-body.js';
 import { DEFAULT_SERVICE_LIMITS, DEFAULT_TIMEOUTS, type ServeTimeouts, type ServiceLimits } from './limits.js';
 import { realRoot, resolveRepository, urlSegments, type ResolvedRepository } from './resolve-repository.js';

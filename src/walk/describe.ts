@@ -13,7 +13,7 @@ import { fromHex, OID_BYTES, toHex } from '../core/oid.js';
 import { parseCommit, parseIdentTime } from '../object/commit.js';
 import { parseTag } from '../object/tag.js';
 import { OBJ_COMMIT, OBJ_TAG } from '../object/type.js';
-import type { ObjectDatabase } from '../odb/database.js';
+import type { ObjectStore } from '../odb/object-store.js';
 import type { RefEntry } from '../refs/store.js';
 import { OidMap, ensureCapacity } from './oid-map.js';
 
@@ -34,7 +34,7 @@ class CommitGraph {
   private parents: (Int32Array | undefined)[] = [];
   private readonly shallow = new Set<number>();
 
-  constructor(readonly odb: ObjectDatabase, shallow: Iterable<Uint8Array>) {
+  constructor(readonly odb: ObjectStore, shallow: Iterable<Uint8Array>) {
     for (const id of shallow) this.shallow.add(this.intern(id));
   }
 
@@ -85,7 +85,7 @@ interface Peeled {
   innerDate: number;
 }
 
-function peel(odb: ObjectDatabase, hex: string): Peeled {
+function peel(odb: ObjectStore, hex: string): Peeled {
   let id = fromHex(hex)!;
   const out: Peeled = { commit: null, tag: null, innerDate: 0 };
   for (let depth = 0; depth < MAX_TAG_CHAIN; depth++) {
@@ -137,7 +137,7 @@ interface Name {
 }
 
 /** git describe <commit>; null when git would fail ("No names found", "No tags can describe"). */
-export function describe(odb: ObjectDatabase, refs: readonly RefEntry[], commit: Uint8Array, o: DescribeOptions): string | null {
+export function describe(odb: ObjectStore, refs: readonly RefEntry[], commit: Uint8Array, o: DescribeOptions): string | null {
   const graph = new CommitGraph(odb, o.shallow ?? []);
   const names = new Map<number, Name>();
   for (const ref of refs) {
@@ -238,7 +238,7 @@ interface RevName {
  * git name-rev --tags --name-only --no-undefined <commit> (what describe --contains runs): the
  * name, or null when no tag contains the commit.
  */
-export function nameRev(odb: ObjectDatabase, refs: readonly RefEntry[], commit: Uint8Array,
+export function nameRev(odb: ObjectStore, refs: readonly RefEntry[], commit: Uint8Array,
   shallow: Iterable<Uint8Array> = []): string | null {
   const graph = new CommitGraph(odb, shallow);
   const start = graph.intern(commit);

@@ -13,7 +13,7 @@ import { parseCommit } from '../object/commit.js';
 import { parseTag } from '../object/tag.js';
 import { canonicalMode, MODE_GITLINK, MODE_TREE, TreeCursor } from '../object/tree.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../object/type.js';
-import type { ObjectDatabase } from '../odb/database.js';
+import type { ObjectStore } from '../odb/object-store.js';
 import { CommitQueue } from './commit-queue.js';
 import { ensureCapacity, OidMap } from './oid-map.js';
 import { TreeLayouts, type TreeLevel } from './tree-layouts.js';
@@ -25,7 +25,7 @@ import { deserializeError, FAILED, TOO_BIG, TREE, type TreeRingReader } from './
  * reuses its buffers, and a walk reads half a million trees: allocating each cost more than
  * inflating it).
  */
-export function readObjectOfType(odb: ObjectDatabase, ids: Uint8Array, off: number, type: number) {
+export function readObjectOfType(odb: ObjectStore, ids: Uint8Array, off: number, type: number) {
   const o = odb.read(ids, off, true);
   if (!o) throw new NotFoundError('walk', `missing ${type ? typeName(type) : 'object'} ${toHex(ids, off)}`);
   if (type && o.type !== type) {
@@ -97,7 +97,7 @@ export class ObjectWalk {
   readonly layouts = new TreeLayouts();
 
   /** `expected`: the objects its table is sized for at first (it grows past them as needed). */
-  constructor(private readonly odb: ObjectDatabase, expected = 1 << 16) {
+  constructor(private readonly odb: ObjectStore, expected = 1 << 16) {
     this.ids = new OidMap(expected);
     this.flags = new Uint8Array(expected);
     this.types = new Uint8Array(expected);

@@ -20,7 +20,7 @@
 // The layouts live in a direct-mapped table, so memory stays bounded; an evicted layout only means
 // a full parse.
 import { OID_BYTES } from '../core/oid.js';
-import type { ReadTrace } from '../odb/database.js';
+import type { ReadTrace } from '../odb/read-trace.js';
 import { DeltaCopies } from '../pack/delta.js';
 
 /** Layouts kept: a base is usually one of the last few versions of its directory the walk listed. */

@@ -15,15 +15,11 @@ export class TreeReadAhead {
   constructor(odb: ObjectDatabase) {
     const objectsDir = odb.objectsDir;
     const indexes: [string, Buffer][] = [];
-    const collect = (db: ObjectDatabase) => {
-      for (const p of db.packs) {
-        // The worker reads the index's buffer without asking for pages: all must be in.
-        p.index.loadAll();
-        indexes.push([p.index.path, p.index.buf]);
-      }
-      for (const a of db.alternates) collect(a);
-    };
-    collect(odb);
+    for (const p of odb.allPacks()) {
+      // The worker reads the index's buffer without asking for pages: all must be in.
+      p.index.loadAll();
+      indexes.push([p.index.path, p.index.buf]);
+    }
     const ring = TreeRing.create(RING_BYTES);
     const { port1, port2 } = new MessageChannel();
     // The main thread waits on the ring, not on events, so it could not hear of the worker's end:

@@ -16,7 +16,6 @@
 // Every check runs before the first change. Then all removals happen (leading directories vetted
 // first, so no removal goes through a symlink), then the writes, with a directory cache that
 // starts empty after those removals (checkout/directories.ts).
-import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Config } from '../config/index.js';

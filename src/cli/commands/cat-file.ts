@@ -4,7 +4,7 @@ import { UsageError } from '../../core/errors.js';
 import { fromHex, OID_BYTES, toHex } from '../../core/oid.js';
 import { formatMode, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE, typeCode, typeName } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { fatal, type CommandContext } from '../context.js';
 import { LineReader, Output } from '../output.js';
 import type { CommandHelp } from '../help.js';
@@ -136,7 +136,7 @@ function compileFormat(format: string): CompiledFormat {
   };
 }
 
-function batchOne(odb: ObjectDatabase, out: Output, fmt: CompiledFormat, contents: boolean,
+function batchOne(odb: ObjectStore, out: Output, fmt: CompiledFormat, contents: boolean,
   id: Uint8Array, hex: string, rest: string): void {
   let type = 0, size = 0, data: Buffer | null = null;
   if (contents) {
@@ -163,7 +163,7 @@ function batchOne(odb: ObjectDatabase, out: Output, fmt: CompiledFormat, content
 }
 
 /** What `cat-file -p` prints: trees as listings, everything else as stored. */
-export function prettyPrint(odb: ObjectDatabase, id: Uint8Array, out: Output): void {
+export function prettyPrint(odb: ObjectStore, id: Uint8Array, out: Output): void {
   const o = odb.mustRead(id);
   if (o.type === OBJ_TREE) printTree(out, o.data, toHex(id));
   else out.bytes(o.data);

@@ -3,7 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { formatMode, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
 import { quoteCStyle } from '../quote.js';
@@ -49,7 +49,7 @@ export default function lsTree(ctx: CommandContext, args: string[]): number {
   return 0;
 }
 
-function list(odb: ObjectDatabase, tree: Uint8Array, prefix: Buffer, opts: Options, out: Output): void {
+function list(odb: ObjectStore, tree: Uint8Array, prefix: Buffer, opts: Options, out: Output): void {
   const data = odb.mustRead(tree, 0, OBJ_TREE).data;
   const cur = new TreeCursor(data, 0, data.length, `tree ${toHex(tree)}`);
   while (cur.next()) {

@@ -15,7 +15,7 @@ import { OID_BYTES, toHex } from '../../core/oid.js';
 import { parseTag } from '../../object/tag.js';
 import { TreeCursor } from '../../object/tree.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { writeOrder } from '../../packing/write/order.js';
 import type { PackContents } from '../../packing/write/write.js';
 import { MAX_TREE_DEPTH, ObjectWalk, SHOWN, UNINTERESTING } from '../../walk/object-walk.js';
@@ -33,7 +33,7 @@ interface Entry {
 }
 
 /** `onCount` sees the enumeration grow ("Enumerating objects"). */
-export function enumeratePush(odb: ObjectDatabase, tips: readonly Uint8Array[], haves: readonly Uint8Array[],
+export function enumeratePush(odb: ObjectStore, tips: readonly Uint8Array[], haves: readonly Uint8Array[],
   onCount?: (n: number) => void): PushPack {
   const walk = new ObjectWalk(odb, 4096);
   const e = new Enumeration(odb, walk, onCount);
@@ -66,7 +66,7 @@ class Enumeration {
   private readonly theirsAt = new Map<string, number[]>();
   private readonly entries = new Map<number, Entry[]>();
 
-  constructor(private readonly odb: ObjectDatabase, private readonly walk: ObjectWalk, private readonly onCount?: (n: number) => void) {}
+  constructor(private readonly odb: ObjectStore, private readonly walk: ObjectWalk, private readonly onCount?: (n: number) => void) {}
 
   add(idx: number): void {
     if (this.count === this.list.length) this.list = ensureCapacity(this.list, this.count + 1);

@@ -6,7 +6,7 @@
 // Over smart HTTP all of that is one POST; over ssh, git:// and a local process one stream.
 import { GitError } from '../../core/errors.js';
 import { fromHex, ZERO_HEX } from '../../core/oid.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import type { Progress } from '../../core/progress.js';
 import { writePack, type ChunkSink } from '../../packing/write/index.js';
 import {
@@ -51,7 +51,7 @@ const REUSE_FRACTION = 16;
  */
 const MAX_HAVE_TAGS = 256;
 
-export async function sendPack(conn: Connection, capabilities: readonly Capability[], refs: PushRef[], odb: ObjectDatabase,
+export async function sendPack(conn: Connection, capabilities: readonly Capability[], refs: PushRef[], odb: ObjectStore,
   remoteRefs: readonly { name: string; oid: string }[], o: SendPackOptions): Promise<SendPackResult> {
   const has = (c: string) => hasCapability(capabilities, c);
   if (o.atomic && !has('atomic')) throw new GitError('client', 'unsupported', 'the receiving end does not support --atomic push');

@@ -60,7 +60,7 @@ export interface BitmapIndex {
   packChecksum(): Buffer;
 }
 
-/** What PackBitmap.open needs from an open pack (the object database's PackHandle fits). */
+/** What PackBitmap.open needs from an open pack (the object database's StoredPack fits). */
 export interface PackSource {
   index: PackIndex;
   file: { path: string };

@@ -11,7 +11,7 @@ import { selectBitmapCommits } from './select.js';
 import { typeBitmapsFrom, writeBitmap } from '../../pack/bitmap/write.js';
 
 export interface BuildBitmapOptions {
-  /** The pack (the object database's PackHandle fits). */
+  /** The pack (the object database's StoredPack fits). */
   pack: { index: PackIndex; file: PackFile };
   order?: PackOrder;
   /** Reads any object (the object database's read). */

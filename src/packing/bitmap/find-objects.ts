@@ -15,7 +15,7 @@ import { parseCommit } from '../../object/commit.js';
 import { parseTag } from '../../object/tag.js';
 import { TreeCursor } from '../../object/tree.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, type RawObject } from '../../object/type.js';
-import type { ObjectDatabase, PackHandle } from '../../odb/database.js';
+import type { ObjectStore, StoredPack } from '../../odb/object-store.js';
 import { packNameHash } from '../../pack/name-hash.js';
 import { CommitQueue } from '../../walk/commit-queue.js';
 import { depthBuffer } from '../../walk/object-walk.js';
@@ -67,7 +67,7 @@ export class ObjectTable {
    * `pack`: the pack the bitmap describes (not for a multi-pack-index bitmap). An object whose
    * position is known is then read at its offset, without looking its id up in the .idx again.
    */
-  constructor(readonly odb: ObjectDatabase, readonly bitmap: PackBitmap, private readonly pack: PackHandle | null = null) {}
+  constructor(readonly odb: ObjectStore, readonly bitmap: PackBitmap, private readonly pack: StoredPack | null = null) {}
 
   intern(buf: Uint8Array, off: number, type = 0): number {
     let idx = this.ids.addOrGet(buf, off);

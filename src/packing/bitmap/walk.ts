@@ -6,7 +6,7 @@
 import { CorruptError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import { OBJ_TAG } from '../../object/type.js';
-import type { PackHandle } from '../../odb/database.js';
+import type { StoredPack } from '../../odb/object-store.js';
 import type { Repository } from '../../repository/repository.js';
 import type { PackIndex } from '../../pack/idx/read.js';
 import type { PackFile } from '../../pack/pack-file.js';
@@ -17,7 +17,7 @@ import { PackBitmap } from '../../pack/bitmap/read.js';
 
 /** The pack a bitmap describes, with what reading it by position needs. */
 export interface BitmappedPack {
-  readonly handle: PackHandle;
+  readonly handle: StoredPack;
   readonly file: PackFile;
   readonly index: PackIndex;
   readonly order: PackOrder;

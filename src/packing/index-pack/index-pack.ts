@@ -14,8 +14,8 @@ import type { ObjectLookup } from './connectivity.js';
 import type { PackSink } from './observe.js';
 import { runPasses, type PackInput, type PassOptions, type PassResult } from './passes.js';
 
-/** A repository's object store as index-pack uses it (an ObjectDatabase fits). */
-export interface ObjectStore extends ObjectLookup {
+/** Where index-pack writes a received pack (objectsDir/pack), and the objects already there. */
+export interface IndexPackTarget extends ObjectLookup {
   readonly objectsDir: string;
 }
 
@@ -57,7 +57,7 @@ export interface IndexPackResult {
  * written into `objects`' pack directory, or to options.packPath). `objects` supplies --fix-thin
  * bases and the --strict and collision checks; a bare path only says where the pack directory is.
  */
-export async function indexPack(objects: ObjectStore | string | null, input: PackInput,
+export async function indexPack(objects: IndexPackTarget | string | null, input: PackInput,
   options: IndexPackOptions = {}): Promise<IndexPackResult> {
   const lookup = objects && typeof objects !== 'string' ? objects : null;
   const objectsDir = typeof objects === 'string' ? objects : objects?.objectsDir ?? null;

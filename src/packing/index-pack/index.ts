@@ -9,7 +9,7 @@
 //   observe.ts   the hooks told of each header, entry and trailer, and the sink the bytes go to
 //   passes.ts    the passes together; index-pack.ts writes .pack/.idx/.rev/.keep; verify.ts
 //                compares with an existing .idx
-export { indexPack, derive, type IndexPackOptions, type IndexPackResult, type ObjectStore } from './index-pack.js';
+export { indexPack, derive, type IndexPackOptions, type IndexPackResult, type IndexPackTarget } from './index-pack.js';
 export { verifyPack, type VerifyPackOptions, type VerifyPackResult } from './verify.js';
 export { runPasses, DEFAULT_MAX_DEPTH, type PackInput, type PassOptions, type PassResult } from './passes.js';
 export type { ObjectLookup } from './connectivity.js';

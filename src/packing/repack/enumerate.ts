@@ -6,7 +6,7 @@
 import { fromHex, OID_BYTES, toHex } from '../../core/oid.js';
 import { parseTag } from '../../object/tag.js';
 import { OBJ_TAG } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import type { RefStore } from '../../refs/store.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
 import { ensureCapacity } from '../../walk/oid-map.js';
@@ -27,7 +27,7 @@ export interface RepackObjects {
  * Walks from every ref, HEAD and `extraTips`. `skip` leaves out objects that stay where they are (objects of
  * kept packs); the walk still goes through them.
  */
-export function enumerateForRepack(odb: ObjectDatabase, refs: RefStore, extraTips: readonly Uint8Array[] = [],
+export function enumerateForRepack(odb: ObjectStore, refs: RefStore, extraTips: readonly Uint8Array[] = [],
   skip?: (ids: Uint8Array, off: number) => boolean, onCount?: (n: number) => void): RepackObjects {
   const walk = new ObjectWalk(odb);
   // Everything reachable: most of what the packs hold.

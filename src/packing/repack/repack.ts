@@ -52,7 +52,7 @@ export interface RepackResult {
 
 export async function repack(odb: ObjectDatabase, refs: RefStore, options: RepackOptions = {}): Promise<RepackResult> {
   const packDir = path.join(odb.objectsDir, 'pack');
-  odb.scanPacks();
+  odb.refresh();
   const before = listPacks(packDir);
   const keptNames = new Set(before.filter(p => p.kept).map(p => p.name));
   const kept = odb.packs.filter(h => keptNames.has(h.name)).map(h => h.index);
@@ -102,9 +102,8 @@ export async function repack(odb: ObjectDatabase, refs: RefStore, options: Repac
     const newName = result.packHash ? `pack-${result.packHash}` : '';
     result.removedPacks = removePacks(packDir, before.map(p => p.name), newName);
     result.removedLoose = removePackedLoose(odb.objectsDir, packed);
-    odb.loose.refresh();
   }
-  odb.scanPacks();
+  odb.refresh();
   return result;
 }
 

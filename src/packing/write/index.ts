@@ -6,5 +6,5 @@
 export { writeOrder, type WriteOrder } from './order.js';
 export { writePack, type PackContents, type PackWriteOptions, type PackWriteStats } from './write.js';
 export { PackStream, type ChunkSink, type PackStreamOptions } from './stream.js';
-export { PackLayout, type StoredPack } from './pack-layout.js';
+export { PackLayout } from './pack-layout.js';
 export { PackReuse, type PackPrefix, type ReuseOptions } from './reuse.js';

@@ -14,16 +14,12 @@
 import { CorruptError } from '../../core/errors.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { EntryHeader } from '../../pack/entry-header.js';
-import type { PackIndex } from '../../pack/idx/read.js';
-import type { PackFile } from '../../pack/pack-file.js';
+import type { StoredPack } from '../../odb/object-store.js';
 import { MAX_ENTRY_HEADER } from '../../pack/entry-header-encode.js';
 import { PackOrder } from '../../pack/bitmap/pack-order.js';
 
-/** An open pack: its .pack and .idx (the object database's PackHandle is one). */
-export interface StoredPack {
-  readonly file: PackFile;
-  readonly index: PackIndex;
-}
+/** What a layout reads of a stored pack: its .pack and .idx. */
+export type PackEntries = Pick<StoredPack, 'file' | 'index'>;
 
 /** deltaBase() codes: not read yet, a whole object, a delta whose base is not in this pack. */
 const UNREAD = 0;
@@ -41,10 +37,10 @@ export class PackLayout {
   /** Length of the entry header that header() parsed last. */
   headerLength = 0;
 
-  constructor(readonly pack: StoredPack, readonly order: PackOrder) {}
+  constructor(readonly pack: PackEntries, readonly order: PackOrder) {}
 
   /** With the order from the pack's .rev, or sorted from its .idx. */
-  static of(pack: StoredPack): PackLayout {
+  static of(pack: PackEntries): PackLayout {
     return new PackLayout(pack, PackOrder.forIndex(pack.index));
   }
 

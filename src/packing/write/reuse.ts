@@ -15,11 +15,9 @@
 // whose base lies before a gap gets a new header with the shortened distance (or a REF_DELTA
 // header when the receiver does not understand OFS_DELTA). The shifts are remembered as chunks
 // (source offset, source minus output offset), so a base's output offset is one binary search.
-import fs from 'node:fs';
-import { CorruptError, GitError } from '../../core/errors.js';
+import { GitError } from '../../core/errors.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { Bitset } from '../../pack/bitmap/bitset.js';
-import { readExactly } from '../../core/read-exactly.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from '../../pack/entry-header-encode.js';
 import type { PackFile } from '../../pack/pack-file.js';
 import type { PackLayout } from './pack-layout.js';
@@ -102,36 +100,28 @@ export class PackReuse implements PackPrefix {
 
   async write(stream: PackStream, signal?: AbortSignal): Promise<void> {
     const { layout } = this;
-    const file = layout.pack.file;
-    // Long runs are read with a descriptor of our own straight into the output's chunks (PackFile
-    // reads through its windows or a fresh buffer: one copy more). A pack is named by its checksum,
-    // so the file at this path holds the same bytes. One a repack deleted since it was opened is
-    // read through the descriptor the PackFile still holds, window by window.
-    const fd = openUnlessGone(file.path);
-    try {
-      const copier = new Copier(stream, fd, file, signal);
-      const verbatimFrom = this.options.ofsDelta ? this.wholeWordBits : 0;
-      if (verbatimFrom > 0) {
-        // Whole leading words: one copy, at the offsets they have in the pack.
-        this.record(layout.offset(0), stream.offset);
-        copier.add(layout.offset(0), layout.end(verbatimFrom - 1));
-      }
-      const w = this.reused.words;
-      for (let i = verbatimFrom >>> 5; i < w.length; i++) {
-        let v = w[i]!;
-        while (v !== 0) {
-          // Entries go on synchronously (a promise per entry was a third of a fetch's garbage);
-          // a long run, a receiver that is behind or one that went away is seen to here.
-          if (copier.full || stream.mustWait || signal?.aborted) await copier.flush();
-          const low = v & -v;
-          v ^= low;
-          this.writeOne(copier, i * 32 + 31 - Math.clz32(low));
-        }
-      }
-      await copier.flush();
-    } finally {
-      if (fd >= 0) fs.closeSync(fd);
+    // Long runs are read straight into the output's chunks (PackFile.readInto), not through the
+    // pack's windows: one copy fewer.
+    const copier = new Copier(stream, layout.pack.file, signal);
+    const verbatimFrom = this.options.ofsDelta ? this.wholeWordBits : 0;
+    if (verbatimFrom > 0) {
+      // Whole leading words: one copy, at the offsets they have in the pack.
+      this.record(layout.offset(0), stream.offset);
+      copier.add(layout.offset(0), layout.end(verbatimFrom - 1));
     }
+    const w = this.reused.words;
+    for (let i = verbatimFrom >>> 5; i < w.length; i++) {
+      let v = w[i]!;
+      while (v !== 0) {
+        // Entries go on synchronously (a promise per entry was a third of a fetch's garbage);
+        // a long run, a receiver that is behind or one that went away is seen to here.
+        if (copier.full || stream.mustWait || signal?.aborted) await copier.flush();
+        const low = v & -v;
+        v ^= low;
+        this.writeOne(copier, i * 32 + 31 - Math.clz32(low));
+      }
+    }
+    await copier.flush();
   }
 
   private writeOne(copier: Copier, pos: number): void {
@@ -187,7 +177,7 @@ class Copier {
   private from = 0;
   private to = 0;
 
-  constructor(private readonly stream: PackStream, private readonly fd: number, private readonly file: PackFile,
+  constructor(private readonly stream: PackStream, private readonly file: PackFile,
     private readonly signal: AbortSignal | undefined) {}
 
   /** Where the next byte added will land in the output. */
@@ -228,32 +218,21 @@ class Copier {
 
   /** Copies everything pending, waiting for the receiver whenever it asks to. */
   async flush(): Promise<void> {
-    const { fd, file, stream } = this;
+    const { file, stream } = this;
     for (;;) {
       if (this.signal?.aborted) throw new GitError('pack', 'aborted', 'pack writing stopped: the receiver went away');
       if (stream.mustWait) await stream.drain();
       const length = this.to - this.from;
       if (length <= 0) return;
-      if (length <= WINDOW_COPY || fd < 0) {
+      if (length <= WINDOW_COPY) {
         this.copyPending(COPY_STEP);
         continue;
       }
       let at = this.from;
       this.from += stream.writeFrom(Math.min(length, COPY_STEP), (buf, pos, len) => {
-        readExactly(fd, buf, pos, len, at,
-          () => new CorruptError('pack', `${file.path}: unexpected end of file copying ${len} bytes at offset ${at}`));
+        file.readInto(buf, pos, len, at);
         at += len;
       });
     }
-  }
-}
-
-/** A descriptor of our own for `file`, or -1 when it is gone from the directory. */
-function openUnlessGone(file: string): number {
-  try {
-    return fs.openSync(file, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return -1;
-    throw e;
   }
 }

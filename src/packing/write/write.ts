@@ -20,7 +20,7 @@ import { CorruptError, GitError, NotFoundError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { deflaterFor, type Deflater } from '../../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, type RawObject } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import type { OidMap } from '../../walk/oid-map.js';
 import type { ByteView, PackFile } from '../../pack/pack-file.js';
 import { EntryHeader } from '../../pack/entry-header.js';
@@ -28,7 +28,7 @@ import { crc32 } from '../../core/crc32.js';
 import type { Progress, ProgressMeter } from '../../core/progress.js';
 import { createDelta } from '../../pack/delta-encode.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from '../../pack/entry-header-encode.js';
-import { PackLayout, type StoredPack } from './pack-layout.js';
+import { PackLayout, type PackEntries } from './pack-layout.js';
 import type { PackPrefix } from './reuse.js';
 import { PackStream, type ChunkSink, type PackStreamOptions } from './stream.js';
 
@@ -137,14 +137,14 @@ const GO_ON = 0, WAIT = 1, LONG = 2;
 type WriteResult = typeof GO_ON | typeof WAIT | typeof LONG;
 
 /** The rest of a long entry: bytes in memory, or a range of a pack file. */
-type LongEntry = { buf: Uint8Array; pos: number; end: number } | { file: StoredPack['file']; pos: number; end: number };
+type LongEntry = { buf: Uint8Array; pos: number; end: number } | { file: PackEntries['file']; pos: number; end: number };
 
 interface PackSlot {
-  pack: StoredPack;
+  pack: PackEntries;
   layout: PackLayout | null;
 }
 
-export async function writePack(odb: ObjectDatabase, contents: PackContents, sink: ChunkSink,
+export async function writePack(odb: ObjectStore, contents: PackContents, sink: ChunkSink,
   options: PackWriteOptions): Promise<PackWriteStats> {
   return new PackWriter(odb, contents, sink, options).run();
 }
@@ -187,7 +187,7 @@ class PackWriter {
   private stack: number[] = [];
   private long: LongEntry | null = null;
 
-  constructor(private readonly odb: ObjectDatabase, private readonly contents: PackContents, sink: ChunkSink,
+  constructor(private readonly odb: ObjectStore, private readonly contents: PackContents, sink: ChunkSink,
     private readonly options: PackWriteOptions) {
     this.ids = contents.ids;
     const size = this.ids.size;
@@ -287,7 +287,7 @@ class PackWriter {
     } else {
       // Each pack's .idx is scanned once for the objects being sent (cheaper than a lookup each).
       const objectAt: Int32Array[] = [];
-      for (const handle of allPacks(this.odb)) {
+      for (const handle of this.odb.allPacks()) {
         const index = handle.index;
         let at: Int32Array | null = null;
         for (let ip = 0; ip < index.count; ip++) {
@@ -343,7 +343,7 @@ class PackWriter {
     if (this.toCompress > 0 && !this.options.writingProgress) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
   }
 
-  private slotFor(pack: StoredPack, layout: PackLayout | null = null): number {
+  private slotFor(pack: PackEntries, layout: PackLayout | null = null): number {
     let s = this.slotOf.get(pack.file.path);
     if (s === undefined) {
       s = this.slots.length;
@@ -612,13 +612,6 @@ class PackWriter {
     process.emitWarning(`${pack.file.path}: bad packed object CRC for ${toHex(this.ids.keys, idx * OID_BYTES)} at offset ${start}; compressing it afresh`);
     return null;
   }
-}
-
-/** Every pack of the database and of its alternates, in the order lookups search them. */
-function allPacks(odb: ObjectDatabase): StoredPack[] {
-  const out: StoredPack[] = [...odb.packs];
-  for (const alt of odb.alternates) out.push(...allPacks(alt));
-  return out;
 }
 
 /** `order` with its tail (from `from`) rearranged into `stored` order (storage order, loose last). */

@@ -15,6 +15,7 @@ import { parseCommit } from '../../object/commit.js';
 import { TreeCursor } from '../../object/tree.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TREE } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
 
 /** Base commits (outside the pack) whose trees are searched; more than this and the walk decides. */
@@ -26,7 +27,7 @@ const MAX_BASES = 16;
  * cannot tell (the full walk then decides).
  */
 export function connectedThroughBases(q: ObjectDatabase, tips: readonly Uint8Array[], refTips: ReadonlySet<string>): boolean {
-  const inPack = (id: Uint8Array): boolean => q.loose.has(id) || q.packs.some((p) => p.index.find(id) >= 0);
+  const inPack = (id: Uint8Array): boolean => q.hasOwnKnown(id);
   const commits: Uint8Array[] = [];
   const seen = new Set<string>();
   const baseRoots: Uint8Array[] = [];
@@ -83,7 +84,7 @@ export function connectedThroughBases(q: ObjectDatabase, tips: readonly Uint8Arr
 class BaseTrees {
   private readonly entries = new Map<string, Map<string, string>>();
 
-  constructor(private readonly odb: ObjectDatabase, private readonly roots: readonly Uint8Array[]) {}
+  constructor(private readonly odb: ObjectStore, private readonly roots: readonly Uint8Array[]) {}
 
   /** Is `hex` at `path` (a root tree when '') in one of the base trees? */
   has(path: string, hex: string): boolean {
@@ -114,7 +115,7 @@ class BaseTrees {
 }
 
 /** null when connected, else what is missing. */
-export function missingObjects(odb: ObjectDatabase, tips: readonly Uint8Array[], existing: readonly Uint8Array[]): string | null {
+export function missingObjects(odb: ObjectStore, tips: readonly Uint8Array[], existing: readonly Uint8Array[]): string | null {
   const walk = new ObjectWalk(odb, 1024);
   for (const t of tips) walk.add(t, '');
   for (const e of existing) {
@@ -135,7 +136,7 @@ export function missingObjects(odb: ObjectDatabase, tips: readonly Uint8Array[],
 }
 
 /** Is `newOid` a descendant of `oldOid` (both commits)? git's in_merge_bases, as rev-list old --not new. */
-export function isFastForward(odb: ObjectDatabase, oldOid: Uint8Array, newOid: Uint8Array): boolean {
+export function isFastForward(odb: ObjectStore, oldOid: Uint8Array, newOid: Uint8Array): boolean {
   if (Buffer.compare(oldOid, newOid) === 0) return true;
   const walk = new ObjectWalk(odb, 256);
   walk.add(oldOid, '');

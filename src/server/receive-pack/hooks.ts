@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import type { PushCommand } from '../../protocol/index.js';
 
 /** What a hook function decides: false refuses (the ref, or for pre-receive the whole push). */
@@ -23,7 +23,7 @@ export interface HookContext {
   /** The push options the client sent (empty when it sent none). */
   readonly pushOptions: readonly string[];
   /** Objects as the hook may see them: before migration the quarantine's, then the repository's. */
-  readonly odb: ObjectDatabase;
+  readonly odb: ObjectStore;
   /** Relays text to the client, as a hook script's output is. */
   print(text: string): void;
 }

@@ -279,8 +279,7 @@ class PushSession {
       try {
         quarantine.migrate();
         // The repository's object lists predate the objects just moved in.
-        this.repo.odb.scanPacks();
-        this.repo.odb.loose.refresh();
+        this.repo.odb.refresh();
       } catch (e) {
         if (!(e instanceof GitError)) throw e;
         this.error(e.message);

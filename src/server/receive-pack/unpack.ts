@@ -16,7 +16,7 @@ import type { Progress } from '../../core/progress.js';
 import { writeExactly } from '../../core/write-exactly.js';
 import type { FsckOptions, FsckProblem } from '../../object/fsck.js';
 import type { ObjectTypeCode } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { LooseObjects } from '../../odb/loose.js';
 import { indexPack } from '../../packing/index-pack/index.js';
 import { runPasses, type PassOptions, type PassResult } from '../../packing/index-pack/passes.js';
@@ -59,7 +59,7 @@ export class UnpackError extends GitError {
 
 const PACK_HEADER = 12;
 
-export async function unpack(input: AsyncIterable<Uint8Array>, quarantine: Quarantine, odb: ObjectDatabase,
+export async function unpack(input: AsyncIterable<Uint8Array>, quarantine: Quarantine, odb: ObjectStore,
   tips: readonly Uint8Array[], options: UnpackOptions): Promise<Unpacked> {
   const { header, stream } = await readHeader(input, options.onInputEnd);
   const count = header.readUInt32BE(8);
@@ -86,9 +86,8 @@ export async function unpack(input: AsyncIterable<Uint8Array>, quarantine: Quara
       objectsDir: quarantine.dir,
       read: (id: Uint8Array, off?: number) => odb.read(id, off),
       info: (id: Uint8Array, off?: number) => odb.info(id, off),
-      get packs() { return odb.packs; },
-      loose: odb.loose,
-      alternates: odb.alternates,
+      hasKnown: (id: Uint8Array, off?: number) => odb.hasKnown(id, off),
+      isEmpty: () => odb.isEmpty(),
     };
     const result = await indexPack(store, stream, { ...passOptions, keep: options.keepMessage });
     return {

@@ -3,7 +3,7 @@
 // "remote: error: ...") and the reason its report gives.
 import { fromHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import type { PushCommand } from '../../protocol/index.js';
 import { checkRefFormat } from '../../refs/check-ref-format.js';
 import { isFastForward } from './connectivity.js';
@@ -15,7 +15,7 @@ export interface UpdateContext {
   readonly workTree: string | null;
   /** The ref HEAD names. */
   readonly headName: string | null;
-  readonly odb: ObjectDatabase;
+  readonly odb: ObjectStore;
   error(text: string): void;
   warning(text: string): void;
 }

@@ -10,17 +10,16 @@
 // A reader on a writer thread is handed where each blob is (pack and offset, looked up once on
 // the main thread) and opens an object database of its own only if something needs one, so a
 // thread does not load a copy of every pack index (20 MiB for 700k objects).
-import fs from 'node:fs';
-import { CorruptError, NotFoundError } from '../../core/errors.js';
-import { OID_BYTES, toHex } from '../../core/oid.js';
+import { CorruptError } from '../../core/errors.js';
+import { OID_BYTES } from '../../core/oid.js';
 import { Inflater, deflateBound } from '../../core/zlib.js';
 import { OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, type ObjectTypeCode } from '../../object/type.js';
-import type { ObjectDatabase, PackHandle } from '../../odb/database.js';
+import type { ObjectStore, StoredPack } from '../../odb/object-store.js';
 import { DeltaBaseCache, RECYCLE } from '../../odb/delta-base-cache.js';
 import { applyDeltaWithSizes, readDeltaSizes } from '../../pack/delta.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import type { PackIndex } from '../../pack/idx/read.js';
-import { readExactly } from '../../core/read-exactly.js';
+import { PackFile } from '../../pack/pack-file.js';
 
 const CHUNK = 1 << 20;
 /**
@@ -33,13 +32,17 @@ const CHUNK = 1 << 20;
 const BASE_CACHE = 4 * 1024 * 1024;
 const MAX_CHAIN = 10000;
 
-/** A pack as a reader needs it; `index` only to follow REF_DELTA bases (else the database does). */
+/**
+ * A pack as a reader needs it; `index` only to follow REF_DELTA bases (else the database does).
+ * `file` is the store's open pack; a writer thread, handed the path alone, opens its own.
+ */
 export interface PackSource {
   /** Unique among the sources of one reader (the database's pack number). */
   key: number;
   path: string;
   dataEnd: number;
   index: PackIndex | null;
+  file?: PackFile;
 }
 
 /** Where each entry's blob is: packs[packOf[i]] at offsets[i], or packOf[i] = -1 (ask the database). */
@@ -49,14 +52,14 @@ export interface BlobLocations {
   offsets: Float64Array;
 }
 
-function sourceOf(pack: PackHandle): PackSource {
-  return { key: pack.number, path: pack.file.path, dataEnd: pack.file.dataEnd, index: pack.index };
+function sourceOf(pack: StoredPack): PackSource {
+  return { key: pack.number, path: pack.file.path, dataEnd: pack.file.dataEnd, index: pack.index, file: pack.file };
 }
 
 /** Looks up, on this thread, where each of `count` blobs (ids back to back in `oids`) is. */
-export function locateBlobs(odb: ObjectDatabase, oids: Uint8Array, count: number, skip: (i: number) => boolean): BlobLocations {
+export function locateBlobs(odb: ObjectStore, oids: Uint8Array, count: number, skip: (i: number) => boolean): BlobLocations {
   const packs: PackSource[] = [];
-  const byHandle = new Map<PackHandle, number>();
+  const byHandle = new Map<StoredPack, number>();
   const packOf = new Int32Array(new SharedArrayBuffer(count * 4)).fill(-1);
   const offsets = new Float64Array(new SharedArrayBuffer(count * 8));
   for (let i = 0; i < count; i++) {
@@ -65,7 +68,8 @@ export function locateBlobs(odb: ObjectDatabase, oids: Uint8Array, count: number
     if (!where?.pack) continue;
     let k = byHandle.get(where.pack);
     if (k === undefined) {
-      k = packs.push({ ...sourceOf(where.pack), index: null }) - 1;
+      // Sent to other threads: the path, not the open file.
+      k = packs.push({ key: where.pack.number, path: where.pack.file.path, dataEnd: where.pack.file.dataEnd, index: null }) - 1;
       byHandle.set(where.pack, k);
     }
     packOf[i] = k;
@@ -81,14 +85,14 @@ export class BlobReader {
   private chunkPack: PackSource | null = null;
   private chunkStart = 0;
   private chunkEnd = 0;
-  /** Open pack files by PackSource.key. */
-  private readonly fds = new Map<number, number>();
-  private readonly sources = new Map<PackHandle, PackSource>();
+  /** Pack files this reader opened, by PackSource.key (for sources without one). */
+  private readonly files = new Map<number, PackFile>();
+  private readonly sources = new Map<StoredPack, PackSource>();
   private readonly header = new EntryHeader();
   private readonly bases = new DeltaBaseCache(BASE_CACHE);
   private readonly inflater: Inflater;
-  private db: ObjectDatabase | null;
-  private readonly open: () => ObjectDatabase;
+  private db: ObjectStore | null;
+  private readonly open: () => ObjectStore;
   /** (entry offset, data offset, size) of each delta in the chain being resolved. */
   private readonly chain: number[] = [];
 
@@ -96,13 +100,13 @@ export class BlobReader {
    * Reads through `odb`, or, given a function that opens one, through the `locations` of the
    * entries and the database only when they do not say or the pack cannot answer.
    */
-  constructor(odb: ObjectDatabase | (() => ObjectDatabase), private readonly locations: BlobLocations | null = null) {
+  constructor(odb: ObjectStore | (() => ObjectStore), private readonly locations: BlobLocations | null = null) {
     this.db = typeof odb === 'function' ? null : odb;
     this.open = typeof odb === 'function' ? odb : () => odb;
     this.inflater = this.db?.inflater ?? new Inflater();
   }
 
-  private get odb(): ObjectDatabase {
+  private get odb(): ObjectStore {
     return this.db ??= this.open();
   }
 
@@ -127,16 +131,15 @@ export class BlobReader {
 
   /** Closes the pack files this reader opened. */
   close(): void {
-    for (const fd of this.fds.values()) fs.closeSync(fd);
-    this.fds.clear();
+    for (const file of this.files.values()) file.close();
+    this.files.clear();
     this.chunkPack = null;
   }
 
   private readObject(oid: Uint8Array, off: number, type: ObjectTypeCode, own: boolean): Buffer {
     const where = this.odb.locate(oid, off);
-    if (!where) throw new NotFoundError('odb', `object ${toHex(oid, off)} not found in ${this.odb.objectsDir}`);
     let data: Buffer | null = null;
-    if (where.pack) {
+    if (where?.pack) {
       let source = this.sources.get(where.pack);
       if (!source) this.sources.set(where.pack, source = sourceOf(where.pack));
       data = this.readPacked(source, where.offset, type, own);
@@ -219,16 +222,12 @@ export class BlobReader {
   private ensure(pack: PackSource, start: number, len: number): void {
     const end = Math.min(start + len, pack.dataEnd);
     if (pack.key === this.chunkPack?.key && start >= this.chunkStart && end <= this.chunkEnd) return;
-    let fd = this.fds.get(pack.key);
-    if (fd === undefined) {
-      fd = fs.openSync(pack.path, 'r');
-      this.fds.set(pack.key, fd);
-    }
+    let file = pack.file ?? this.files.get(pack.key);
+    if (!file) this.files.set(pack.key, file = new PackFile(pack.path, null));
     const size = Math.min(Math.max(CHUNK, len), pack.dataEnd - start);
     if (this.chunk.length < size) this.chunk = Buffer.allocUnsafe(size);
     this.chunkPack = null; // not valid until the read succeeds
-    readExactly(fd, this.chunk, 0, size, start,
-      () => new CorruptError('odb', `${pack.path}: unexpected end of file reading ${size} bytes at offset ${start}`));
+    file.readInto(this.chunk, 0, size, start);
     this.chunkPack = pack;
     this.chunkStart = start;
     this.chunkEnd = start + size;

@@ -4,7 +4,7 @@
 // empty; git reads them from the new index in this direction), plus the files outside the tree.
 import { MODE_BLOB, MODE_EXEC } from '../../object/tree.js';
 import { OBJ_BLOB } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { AttributeChecker, type AttrFrame } from '../attributes/check.js';
 import { CODE_ENCODE_FAILED, CONVERT_ATTRIBUTES, Crlf, conversionCode, conversionFor, convertsAnything } from '../convert.js';
 import { encodeFailure } from '../encoding.js';
@@ -28,7 +28,7 @@ export interface ConversionPlan {
 }
 
 /** null when no file can need converting (no attributes anywhere and core.autocrlf off). */
-export function planConversions(plan: CheckoutPlan, odb: ObjectDatabase, settings: CheckoutSettings,
+export function planConversions(plan: CheckoutPlan, odb: ObjectStore, settings: CheckoutSettings,
   drivers: ReadonlyMap<string, FilterDriver> = new Map()): ConversionPlan | null {
   const { dirs } = plan;
   const rootAttrs = dirs[0]!.attributes;

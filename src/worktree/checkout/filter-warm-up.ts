@@ -5,11 +5,11 @@
 // that does not use it. A process started for nothing is closed with the checkout.
 import { MODE_BLOB, MODE_EXEC, TreeCursor } from '../../object/tree.js';
 import { OBJ_BLOB, OBJ_TREE } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { processCommand, type FilterDriver } from '../filter/driver.js';
 
 /** The process commands of drivers the root .gitattributes of `treeId` names. */
-export function processesNamedAtRoot(odb: ObjectDatabase, treeId: Uint8Array, drivers: ReadonlyMap<string, FilterDriver>): string[] {
+export function processesNamedAtRoot(odb: ObjectStore, treeId: Uint8Array, drivers: ReadonlyMap<string, FilterDriver>): string[] {
   const candidates = [...drivers.values()].filter(d => processCommand(d) !== null);
   if (!candidates.length) return [];
   const tree = odb.mustRead(treeId, 0, OBJ_TREE).data;

@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import { errorFromData, type ErrorData } from '../../core/errors.js';
 import { MODE_GITLINK } from '../../object/tree.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { BlobReader, locateBlobs, type PackSource } from './blob-reader.js';
 import { DirectoryCache } from './directories.js';
 import type { CheckoutPlan, EntryColumns } from './plan.js';
@@ -134,7 +134,7 @@ export class WriterThreads {
  * Writes all of `plan` on this thread and `threads`; stat data goes to the shared `stats`.
  * `unfiltered` counts the entries a filter never delivered (reported).
  */
-export async function writeInParallel(odb: ObjectDatabase, plan: CheckoutPlan, stats: Uint32Array, codes: Uint8Array | null,
+export async function writeInParallel(odb: ObjectStore, plan: CheckoutPlan, stats: Uint32Array, codes: Uint8Array | null,
   settings: WriteSettings, threads: WriterThreads, progress?: (done: number, total: number) => void,
   filters: FilterPass | null = null): Promise<{ directories: number; unfiltered: number }> {
   if (!(stats.buffer instanceof SharedArrayBuffer)) throw new TypeError('the stat table must be shared');

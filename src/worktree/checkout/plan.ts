@@ -10,7 +10,7 @@ import type { GitError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { MODE_BLOB, MODE_EXEC, MODE_SYMLINK, MODE_TREE, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { compareCacheTreeNames, type CacheTreeNode } from '../index-file/entry.js';
 import { symlinkDirectoryCollision } from './fold-collisions.js';
 import { canonicalMode, checkComponent, compareTreeOrder, displayPath, unsafePath } from './path-check.js';
@@ -188,7 +188,7 @@ export interface PlanOptions {
 }
 
 /** Plans the checkout of tree `treeId` into the absolute directory `root`. */
-export function planCheckout(odb: ObjectDatabase, treeId: Uint8Array, root: string, options: PlanOptions = {}): CheckoutPlan {
+export function planCheckout(odb: ObjectStore, treeId: Uint8Array, root: string, options: PlanOptions = {}): CheckoutPlan {
   let onBig = options.onBig ?? null;
   const bigEnough = options.bigEnough ?? 0;
   const readTree = options.readTree ?? ((oid: Uint8Array) => odb.mustRead(oid, 0, OBJ_TREE).data);

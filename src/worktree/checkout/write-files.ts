@@ -5,7 +5,7 @@
 import { GitError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import { MODE_EXEC, MODE_GITLINK, MODE_SYMLINK } from '../../object/tree.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { CODE_ENCODE_FAILED, conversionFromCode, convertToWorkTree, type EolSettings } from '../convert.js';
 import { BlobReader } from './blob-reader.js';
 import { DirectoryCache } from './directories.js';
@@ -70,7 +70,7 @@ export interface FilterPass {
  * it is an error. Entries a filter smudges go through it in their turn; the delayed ones are
  * written at the end. `unfiltered` counts those a filter never delivered (reported).
  */
-export async function writePlannedFiles(odb: ObjectDatabase, plan: CheckoutPlan, stats: Uint32Array, which: readonly number[] | null,
+export async function writePlannedFiles(odb: ObjectStore, plan: CheckoutPlan, stats: Uint32Array, which: readonly number[] | null,
   codes: Uint8Array | null, settings: WriteSettings, force: boolean, progress?: (done: number, total: number) => void,
   filters: FilterPass | null = null): Promise<{ directories: number; unfiltered: number }> {
   const dirs = new DirectoryCache(plan.dirs, force);

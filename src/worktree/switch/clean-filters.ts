@@ -6,7 +6,7 @@
 import { GitError } from '../../core/errors.js';
 import { MODE_BLOB, MODE_EXEC } from '../../object/tree.js';
 import { OBJ_BLOB } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 import { AttributeChecker, type AttrFrame } from '../attributes/check.js';
 import type { CheckoutSettings } from '../checkout/settings.js';
 import { displayPath } from '../checkout/path-check.js';
@@ -21,7 +21,7 @@ export class CleanFilters {
   /** Each directory's frames (path key, '' for the root), deepest first. */
   private readonly frames = new Map<string, AttrFrame[]>();
 
-  constructor(private readonly odb: ObjectDatabase, private readonly tree: ReadonlyMap<string, TreeEntryInfo>,
+  constructor(private readonly odb: ObjectStore, private readonly tree: ReadonlyMap<string, TreeEntryInfo>,
     settings: CheckoutSettings, private readonly drivers: ReadonlyMap<string, FilterDriver>, private readonly runner: FilterRunner) {
     this.checker = new AttributeChecker({
       info: settings.infoAttributes,

@@ -4,7 +4,7 @@
 import { OID_BYTES } from '../../core/oid.js';
 import { MODE_BLOB, MODE_TREE, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE } from '../../object/type.js';
-import type { ObjectDatabase } from '../../odb/database.js';
+import type { ObjectStore } from '../../odb/object-store.js';
 
 export interface TreeEntryInfo {
   mode: number;
@@ -16,7 +16,7 @@ export function pathKey(path: Uint8Array): string {
   return Buffer.from(path.buffer, path.byteOffset, path.length).toString('latin1');
 }
 
-export function flattenTree(odb: ObjectDatabase, treeId: Uint8Array): Map<string, TreeEntryInfo> {
+export function flattenTree(odb: ObjectStore, treeId: Uint8Array): Map<string, TreeEntryInfo> {
   const out = new Map<string, TreeEntryInfo>();
   const walk = (oid: Uint8Array, prefix: string): void => {
     const data = odb.mustRead(oid, 0, OBJ_TREE).data;
