@@ -11,7 +11,9 @@ export type { ObjectInfo, ObjectLocation, ObjectStore, StoredPack } from './odb/
 export { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from './odb/delta-base-cache.js';
 export { Repository, type RepositoryOptions } from './repository/repository.js';
 export { discover, isGitDirectory } from './repository/discover.js';
-export { RefStore, checkRefFormat, type RefEntry } from './refs/index.js';
+export {
+  FileRefStore, checkRefFormat, type RefEntry, type RefStore, type RefTransaction, type RefUpdateOutcome,
+} from './refs/index.js';
 export { Config, initialConfigText } from './config/index.js';
 export { RevResolver } from './rev/resolve.js';
 export { ObjectWalk, type ObjectVisitor } from './walk/object-walk.js';
@@ -28,7 +30,6 @@ export { createDaemon, type DaemonOptions } from './server/daemon.js';
 export { serve, type ServeOptions, type RunningServer } from './server/serve.js';
 export { receivePack, type ReceivePackRequest, type ReceivePackResult, type ReceiveHooks } from './server/receive-pack/index.js';
 export { push, type PushOptions, type PushResult } from './client/push/push.js';
-export { RefTransaction, type RefUpdateOutcome } from './refs/transaction.js';
 export { type ServiceLimits, type ServeTimeouts } from './server/limits.js';
 export { type AccessRecord } from './server/access-log.js';
 export { clone, fetch, lsRemote, type CloneOptions, type FetchOptions } from './client/index.js';

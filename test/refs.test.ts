@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CorruptError, GitError } from '../src/core/errors.js';
 import { ZERO_HEX } from '../src/core/oid.js';
-import { RefStore, type RefEntry } from '../src/refs/index.js';
+import { FileRefStore, type RefEntry } from '../src/refs/index.js';
 import { GIT_ENV, git, makeRepo, rmrf } from './helpers.js';
 
 const IDENT = 'C O Mitter <committer@example.com> 1700000000 +0000';
@@ -49,7 +49,7 @@ const withoutPeeled = (entries: RefEntry[]) => entries.map(({ peeled: _, ...rest
 test('list() matches git for-each-ref and show-ref on packed + loose refs', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const store = new RefStore(gitDir);
+    const store = new FileRefStore(gitDir);
     const ours = store.list();
     const theirs = forEachRef(dir);
     assert.deepEqual(withoutPeeled(ours), theirs.entries);
@@ -73,7 +73,7 @@ test('list() matches git for-each-ref and show-ref on packed + loose refs', () =
 test('peeled values come from packed-refs and agree with git rev-parse ^{}', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const entries = new RefStore(gitDir).list('refs/tags/');
+    const entries = new FileRefStore(gitDir).list('refs/tags/');
     const peeled = entries.filter((e) => typeof e.peeled === 'string').map((e) => e.name);
     // v2 is loose, so nothing records its peeled value; light is not an annotated tag, and the
     // packed-refs traits say so: null, "known not to peel".
@@ -91,7 +91,7 @@ test('peeled values come from packed-refs and agree with git rev-parse ^{}', () 
 test('resolve, readRaw and head agree with git rev-parse and symbolic-ref', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const store = new RefStore(gitDir);
+    const store = new FileRefStore(gitDir);
     for (const name of ['HEAD', 'refs/heads/main', 'refs/heads/b1', 'refs/tags/v1', 'refs/remotes/origin/HEAD', 'refs/heads/loose-only']) {
       assert.equal(store.resolve(name)?.oid, git(dir, ['rev-parse', '--verify', name]).trim(), name);
     }
@@ -114,7 +114,7 @@ test('resolve, readRaw and head agree with git rev-parse and symbolic-ref', () =
 test('symbolic refs are followed as deep as git follows them, and no further', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const store = new RefStore(gitDir);
+    const store = new FileRefStore(gitDir);
     let previous = 'refs/heads/main';
     for (let i = 1; i <= 6; i++) {
       git(dir, ['symbolic-ref', `refs/heads/c${i}`, previous]);
@@ -152,7 +152,7 @@ test('broken refs: list() skips them with git for-each-ref\'s warnings, reads fa
     fs.writeFileSync(path.join(heads, 'b1.lock'), 'a lock file is not a ref');
     fs.writeFileSync(path.join(heads, '.hidden'), git(dir, ['rev-parse', 'main']));
     const warnings: string[] = [];
-    const store = new RefStore(gitDir, { warn: (m) => warnings.push(m) });
+    const store = new FileRefStore(gitDir, { warn: (m) => warnings.push(m) });
     const theirs = forEachRef(dir);
     assert.deepEqual(withoutPeeled(store.list()), theirs.entries);
     assert.deepEqual(warnings, theirs.warnings);
@@ -191,7 +191,7 @@ test('malformed packed-refs files are refused with the file and line named', () 
     ];
     for (const [content, pattern] of cases) {
       fs.writeFileSync(file, content);
-      const store = new RefStore(gitDir);
+      const store = new FileRefStore(gitDir);
       assert.throws(() => store.list(), (e: unknown) =>
         e instanceof CorruptError && e.message.startsWith(file) && pattern.test(e.message), JSON.stringify(content.slice(-80)));
       assert.notEqual(spawnSync('git', ['for-each-ref'], { cwd: dir, env: GIT_ENV }).status, 0, 'git accepts it');
@@ -199,13 +199,13 @@ test('malformed packed-refs files are refused with the file and line named', () 
     // A bad but harmless name is listed as broken, as git does.
     fs.writeFileSync(file, `${oid} refs/heads/a..b\n${oid} refs/heads/ok\n`);
     const warnings: string[] = [];
-    const listed = new RefStore(gitDir, { warn: (m) => warnings.push(m) }).list('refs/heads/o');
+    const listed = new FileRefStore(gitDir, { warn: (m) => warnings.push(m) }).list('refs/heads/o');
     assert.deepEqual(listed.map((e) => e.name), ['refs/heads/ok']);
-    assert.deepEqual(new RefStore(gitDir, { warn: (m) => warnings.push(m) }).list('refs/heads/a').map((e) => e.name), []);
+    assert.deepEqual(new FileRefStore(gitDir, { warn: (m) => warnings.push(m) }).list('refs/heads/a').map((e) => e.name), []);
     assert.deepEqual(warnings, ['ignoring ref with broken name refs/heads/a..b']);
     // Headerless and unsorted is fine.
     fs.writeFileSync(file, `${oid} refs/tags/z\n${oid} refs/tags/a\n`);
-    assert.deepEqual(new RefStore(gitDir).list('refs/tags/').map((e) => e.name), ['refs/tags/a', 'refs/tags/v2', 'refs/tags/z']);
+    assert.deepEqual(new FileRefStore(gitDir).list('refs/tags/').map((e) => e.name), ['refs/tags/a', 'refs/tags/v2', 'refs/tags/z']);
   } finally {
     rmrf(dir);
   }
@@ -214,7 +214,7 @@ test('malformed packed-refs files are refused with the file and line named', () 
 test('update writes refs git reads back, checks the old value, and logs like git', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const store = new RefStore(gitDir, { logAllRefUpdates: true, ident: () => IDENT });
+    const store = new FileRefStore(gitDir, { logAllRefUpdates: true, ident: () => IDENT });
     const rev = (r: string) => git(dir, ['rev-parse', r]).trim();
     const [c1, c2, c3, c4] = [rev('main~1'), rev('main~2'), rev('main~3'), rev('main~4')];
 
@@ -250,7 +250,7 @@ test('update writes refs git reads back, checks the old value, and logs like git
     // Refs outside heads/remotes/notes get no new reflog unless 'always'.
     store.update('refs/tags/new-tag', c1);
     assert.ok(!fs.existsSync(path.join(gitDir, 'logs/refs/tags/new-tag')));
-    new RefStore(gitDir, { logAllRefUpdates: 'always', ident: () => IDENT }).update('refs/tags/new-tag', c2);
+    new FileRefStore(gitDir, { logAllRefUpdates: 'always', ident: () => IDENT }).update('refs/tags/new-tag', c2);
     assert.ok(fs.existsSync(path.join(gitDir, 'logs/refs/tags/new-tag')));
 
     // noDeref replaces a symbolic ref itself.
@@ -266,14 +266,14 @@ test('update writes refs git reads back, checks the old value, and logs like git
   }
 });
 
-test('RefStore.open takes core.logAllRefUpdates and core.bare from the config', () => {
+test('FileRefStore.open takes core.logAllRefUpdates and core.bare from the config', () => {
   const bare = makeRepo(2, { bare: true });
   try {
     const oid = git(bare, ['rev-parse', 'main~1']).trim();
-    RefStore.open(bare, { env: GIT_ENV }).update('refs/heads/x', oid);
+    FileRefStore.open(bare, { env: GIT_ENV }).update('refs/heads/x', oid);
     assert.ok(!fs.existsSync(path.join(bare, 'logs/refs/heads/x')), 'bare repositories log nothing by default');
     git(bare, ['config', 'core.logAllRefUpdates', 'true']);
-    RefStore.open(bare, { env: GIT_ENV }).update('refs/heads/y', oid, { reflogMessage: 'm' });
+    FileRefStore.open(bare, { env: GIT_ENV }).update('refs/heads/y', oid, { reflogMessage: 'm' });
     assert.equal(git(bare, ['reflog', 'show', '--format=%H %gs %gn <%ge>', 'refs/heads/y']),
       `${oid} m C O Mitter <committer@example.com>\n`);
   } finally {
@@ -284,7 +284,7 @@ test('RefStore.open takes core.logAllRefUpdates and core.bare from the config', 
 test('setSymbolic writes what git symbolic-ref reads, and can repair a broken HEAD', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const store = new RefStore(gitDir, { logAllRefUpdates: true, ident: () => IDENT });
+    const store = new FileRefStore(gitDir, { logAllRefUpdates: true, ident: () => IDENT });
     store.setSymbolic('HEAD', 'refs/heads/b1', { reflogMessage: 'checkout: moving from main to b1' });
     assert.equal(git(dir, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/b1');
     assert.match(git(dir, ['reflog', 'show', '-1', '--format=%H %gs', 'HEAD']),
@@ -302,7 +302,7 @@ test('setSymbolic writes what git symbolic-ref reads, and can repair a broken HE
 test('delete removes loose and packed copies and the reflog, keeping the rest of packed-refs intact', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const store = new RefStore(gitDir, { logAllRefUpdates: true, ident: () => IDENT });
+    const store = new FileRefStore(gitDir, { logAllRefUpdates: true, ident: () => IDENT });
     const packedFile = path.join(gitDir, 'packed-refs');
     const before = fs.readFileSync(packedFile, 'utf8');
     const b1Line = before.split('\n').find((l) => l.endsWith(' refs/heads/b1'))!;
@@ -332,12 +332,12 @@ test('delete removes loose and packed copies and the reflog, keeping the rest of
   }
 });
 
-test('writePacked writes the same bytes as git pack-refs --all', () => {
+test('createInitial writes packed-refs with the same bytes as git pack-refs --all', () => {
   const { dir, gitDir } = richRepo();
   const copy = `${dir}-copy`;
   try {
     fs.cpSync(dir, copy, { recursive: true });
-    const store = new RefStore(gitDir);
+    const store = new FileRefStore(gitDir);
     // Direct refs with their peeled values, as a clone would get them from the remote.
     const refs = store.list().filter((e) => e.symref === undefined).map((e) => {
       const type = git(dir, ['cat-file', '-t', e.name]).trim();
@@ -345,12 +345,12 @@ test('writePacked writes the same bytes as git pack-refs --all', () => {
       return peeled ? { name: e.name, oid: e.oid, peeled } : { name: e.name, oid: e.oid };
     });
     git(copy, ['pack-refs', '--all', '--prune']);
-    store.writePacked([...refs].reverse());
+    store.createInitial([...refs].reverse());
     assert.equal(fs.readFileSync(path.join(gitDir, 'packed-refs'), 'utf8'), fs.readFileSync(path.join(copy, '.git', 'packed-refs'), 'utf8'));
-    assert.throws(() => store.writePacked([refs[0]!, refs[0]!]), /twice/);
-    assert.throws(() => store.writePacked([{ name: 'refs/heads/../../config', oid: refs[0]!.oid }]), /cannot pack ref/);
-    assert.throws(() => store.writePacked([{ name: 'HEAD', oid: refs[0]!.oid }]), /not under 'refs\/'/);
-    assert.throws(() => store.writePacked([{ name: 'refs/heads/x', oid: 'abc' }]), /40-hex/);
+    assert.throws(() => store.createInitial([refs[0]!, refs[0]!]), /twice/);
+    assert.throws(() => store.createInitial([{ name: 'refs/heads/../../config', oid: refs[0]!.oid }]), /cannot pack ref/);
+    assert.throws(() => store.createInitial([{ name: 'HEAD', oid: refs[0]!.oid }]), /not under 'refs\/'/);
+    assert.throws(() => store.createInitial([{ name: 'refs/heads/x', oid: 'abc' }]), /40-hex/);
   } finally {
     rmrf(dir);
     rmrf(copy);
@@ -360,7 +360,7 @@ test('writePacked writes the same bytes as git pack-refs --all', () => {
 test('a lock someone else holds makes updates fail clearly and change nothing', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const store = new RefStore(gitDir);
+    const store = new FileRefStore(gitDir);
     const main = git(dir, ['rev-parse', 'main']).trim();
     const older = git(dir, ['rev-parse', 'main~1']).trim();
     const lock = path.join(gitDir, 'refs/heads/main.lock');
@@ -374,7 +374,7 @@ test('a lock someone else holds makes updates fail clearly and change nothing', 
     fs.rmSync(lock);
     const packedLock = path.join(gitDir, 'packed-refs.lock');
     fs.writeFileSync(packedLock, '');
-    assert.throws(() => store.writePacked([]), (e: unknown) => e instanceof GitError && e.code === 'locked' && e.message.includes(packedLock));
+    assert.throws(() => store.createInitial([]), (e: unknown) => e instanceof GitError && e.code === 'locked' && e.message.includes(packedLock));
     // Deleting a packed ref needs packed-refs.lock too, and leaves the loose lock behind it released.
     assert.throws(() => store.delete('refs/tags/v1'), (e: unknown) => e instanceof GitError && e.code === 'locked');
     assert.ok(!fs.existsSync(path.join(gitDir, 'refs/tags/v1.lock')));
@@ -387,7 +387,7 @@ test('a lock someone else holds makes updates fail clearly and change nothing', 
 test('names that are not valid refs never become paths', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const store = new RefStore(gitDir);
+    const store = new FileRefStore(gitDir);
     const oid = git(dir, ['rev-parse', 'main']).trim();
     const configBefore = fs.readFileSync(path.join(gitDir, 'config'));
     for (const name of ['refs/heads/../../config', 'config', 'refs/heads/a.lock', '../outside', 'refs/heads//x',
@@ -413,7 +413,7 @@ test('names that are not valid refs never become paths', () => {
 test('file/directory clashes are refused the way git refuses them', () => {
   const { dir, gitDir } = richRepo();
   try {
-    const store = new RefStore(gitDir);
+    const store = new FileRefStore(gitDir);
     const oid = git(dir, ['rev-parse', 'main']).trim();
     const conflict = (existing: string) => (e: unknown) =>
       e instanceof GitError && e.code === 'ref-conflict' && e.message.includes(`'${existing}' exists`);
@@ -440,7 +440,7 @@ test('packed-refs is parsed once per version of the file', () => {
   }) as typeof fs.readFileSync;
   fs.readFileSync = counting;
   try {
-    const store = new RefStore(gitDir);
+    const store = new FileRefStore(gitDir);
     const first = store.list();
     store.list();
     store.resolve('refs/tags/v1');

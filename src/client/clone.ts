@@ -13,7 +13,7 @@ import { GitError } from '../core/errors.js';
 import type { Progress } from '../core/progress.js';
 import { fromHex } from '../core/oid.js';
 import { checkRefFormat } from '../refs/check-ref-format.js';
-import { RefStore } from '../refs/index.js';
+import type { RefStore } from '../refs/index.js';
 import { formatFilterSpec, type FilterSpec } from '../protocol/index.js';
 import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
@@ -174,8 +174,8 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       config.save();
     }
 
-    const refStore = RefStore.open(gitDir, { env });
     const repository = new Repository(gitDir, workTree);
+    const refStore = repository.openRefs(env);
     try {
       const reflogMessage = `clone: from ${storedUrl}`;
       let objects = 0;
@@ -362,7 +362,7 @@ function writeRemoteRefs(repo: Repository, refStore: RefStore, mapped: readonly 
     const peeled = peeledValue(repo.odb, m.remote.oid);
     byName.set(m.local, peeled === null ? { name: m.local, oid: m.remote.oid } : { name: m.local, oid: m.remote.oid, peeled });
   }
-  if (byName.size > 0) refStore.writePacked([...byName.values()]);
+  if (byName.size > 0) refStore.createInitial([...byName.values()]);
   let written = byName.size;
   if (followTags) {
     for (const r of refs) {

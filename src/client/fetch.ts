@@ -13,7 +13,7 @@ import { GitError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { parseFilterSpec } from '../protocol/index.js';
-import { RefStore } from '../refs/index.js';
+import type { RefStore } from '../refs/index.js';
 import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
@@ -88,7 +88,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const env = options.env ?? process.env;
   const log = options.log ?? (() => {});
   const config = Config.loadSync(repo.gitDir, { global: true, env });
-  const refStore = RefStore.open(repo.gitDir, { env });
+  const refStore = repo.openRefs(env);
   const head = refStore.head();
   const currentBranch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
   if (options.remote === undefined && config.list().every((e) => e.section !== 'remote')) {

@@ -6,8 +6,7 @@ import { CorruptError } from '../core/errors.js';
 import { isHexOid } from '../core/oid.js';
 import { checkRefFormat } from './check-ref-format.js';
 import { compareRefNames } from './sort.js';
-
-export type RawRef = { type: 'symbolic'; target: string } | { type: 'direct'; oid: string; peeled?: string };
+import type { RawRef } from './store.js';
 
 const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
 
@@ -83,6 +82,21 @@ function isFileBehindLink(p: string): boolean {
     return fs.statSync(p).isFile();
   } catch {
     return false;
+  }
+}
+
+/**
+ * After deleting `name` under `root`, removes the directories it leaves empty, keeping the first
+ * two levels (refs/heads) as git's try_remove_empty_parents does.
+ */
+export function removeEmptyParents(root: string, name: string): void {
+  const parts = name.split('/');
+  for (let i = parts.length - 1; i > 2; i--) {
+    try {
+      fs.rmdirSync(path.join(root, ...parts.slice(0, i)));
+    } catch {
+      return;
+    }
   }
 }
 

@@ -1,29 +1,33 @@
-// The refs of one repository as git's "files" backend keeps them: loose files under the git
-// directory take precedence over packed-refs; symbolic refs are followed at most five reads deep;
-// every write goes through a `.lock` file taken with O_EXCL and renamed into place, and checks
-// the expected old value while holding that lock.
-import fs from 'node:fs';
-import path from 'node:path';
-import { Config } from '../config/index.js';
-import { CorruptError, GitError, NotFoundError } from '../core/errors.js';
-import { isHexOid, ZERO_HEX } from '../core/oid.js';
-import { checkRefFormat, checkRefPath } from './check-ref-format.js';
-import { LockFile } from '../core/lock-file.js';
-import { isMissing, listLooseRefNames, readLooseRef, type RawRef } from './loose.js';
-import { formatPackedRefs, PackedRefsCache, parsePackedRefs, removeRecords, type PackedRefs } from './packed.js';
-import { appendReflog, committerIdent, shouldLog, type LogAllRefUpdates } from './reflog.js';
-import { compareRefNames } from './sort.js';
+// What the layers above refs/ may ask of a repository's refs, so that refs kept elsewhere than
+// in files (a database, as JGit's DFS and reftable stores at Google) can stand in for
+// FileRefStore (file-store.ts), git's "files" backend. An implementation must guarantee:
+//   - names: every name is checked as git checks it (ref-checks.ts: checkName) before it is read
+//     or written; a bad one throws GitError 'invalid-ref';
+//   - symbolic refs: a ref may name another ref; reads follow the chain (at most five reads, as
+//     git's SYMREF_MAXDEPTH, else 'symref-loop'), writes land at its end unless told not to;
+//   - expected old values (checkOld's rule): a hex id must be the value the ref holds, null or the
+//     zero id that it holds none, checked and written with no other writer in between, so of two
+//     writers expecting the same old value exactly one wins and the other fails;
+//   - transactions: with `atomic`, every update is checked (name, expected old value, clashes)
+//     and held against other writers before any is made, and one that fails fails them all with
+//     nothing written; without, each stands alone. What a crash midway leaves is the
+//     implementation's to say (file-transaction.ts: some refs moved, others not, as in git);
+//   - a ref and one below it (refs/heads/a and refs/heads/a/b) never exist together;
+//   - listings: sorted bytewise (sort.ts), symbolic refs followed, `peeled` only when the store
+//     knows it for certain (a reader peels the rest itself);
+//   - reflogs: whether and where an update's message is recorded is the implementation's business.
+import type { GitError } from '../core/errors.js';
 
-/** git's SYMREF_MAXDEPTH: reads allowed while following one name, symbolic refs included. */
-const SYMREF_MAXDEPTH = 5;
+/** A ref as stored, not followed. `peeled`: what an annotated tag peels to, when recorded. */
+export type RawRef = { type: 'symbolic'; target: string } | { type: 'direct'; oid: string; peeled?: string };
 
 export interface RefEntry {
   name: string;
   /** The object the ref points at, symbolic refs followed. */
   oid: string;
   /**
-   * What an annotated tag peels to, when packed-refs records it; null when packed-refs says it
-   * does not peel (git trusts that); absent when unknown (the object must be read).
+   * What an annotated tag peels to, when the store records it (packed-refs does); null when the
+   * store knows it does not peel (git trusts packed-refs there); absent when unknown (read it).
    */
   peeled?: string | null;
   /** For a symbolic ref, the ref its chain ends at (for-each-ref's %(symref)). */
@@ -43,6 +47,13 @@ export interface HeadState {
   oid: string | null;
 }
 
+export interface ListOptions {
+  /** Receives git's warnings ("ignoring broken ref ...") for the refs left out. */
+  warn?: (message: string) => void;
+  /** List a ref whose value is unreadable or the zero id, as the zero id (show-ref refuses it then). */
+  includeBroken?: boolean;
+}
+
 export interface UpdateOptions {
   /** Expected current value: a hex id, or null / the zero id for "must not exist yet". */
   oldOid?: string | null;
@@ -56,413 +67,59 @@ export interface DeleteOptions {
   noDeref?: boolean;
 }
 
-export interface RefStoreOptions {
-  /** core.logAllRefUpdates; by default only refs whose reflog already exists are logged. */
-  logAllRefUpdates?: LogAllRefUpdates;
-  /** "Name <email> <seconds> <tz>" for reflog entries. */
-  ident?: () => string;
-  /** Receives git's warnings ("ignoring broken ref ...") when list() skips a ref. */
-  warn?: (message: string) => void;
-}
-
-export interface PackedRefInput {
+/** A ref of a store's first write (createInitial). */
+export interface InitialRef {
   name: string;
   oid: string;
+  /** What an annotated tag peels to. */
   peeled?: string;
 }
 
-export class RefStore {
-  readonly gitDir: string;
-  private readonly packed: PackedRefsCache;
-  private readonly logMode: LogAllRefUpdates;
-  private readonly ident: () => string;
-  private readonly warn: (message: string) => void;
+export interface RefUpdateOutcome {
+  readonly name: string;
+  /** null when the update was made. */
+  readonly error: GitError | null;
+}
 
-  constructor(gitDir: string, opts: RefStoreOptions = {}) {
-    this.gitDir = gitDir;
-    this.packed = new PackedRefsCache(path.join(gitDir, 'packed-refs'));
-    this.logMode = opts.logAllRefUpdates ?? false;
-    this.ident = opts.ident ?? (() => committerIdent());
-    this.warn = opts.warn ?? (() => {});
-  }
+/** Ref updates gathered, then made together by commit. */
+export interface RefTransaction {
+  /** `oldOid`: the value the ref must hold, null for "must not exist", undefined for any. */
+  update(name: string, newOid: string, oldOid?: string | null, message?: string): this;
+  delete(name: string, oldOid?: string | null, message?: string): this;
+  /** The number of updates gathered. */
+  readonly size: number;
+  /**
+   * Makes the updates, all or none with `atomic`. Returns an outcome per update, in the order
+   * they were added; with `atomic`, a failure throws instead, naming the update that failed.
+   */
+  commit(options: { atomic: boolean }): RefUpdateOutcome[];
+}
 
-  /** A store configured from the repository's config (core.logAllRefUpdates, user.name/email). */
-  static open(gitDir: string, opts: RefStoreOptions & { env?: NodeJS.ProcessEnv } = {}): RefStore {
-    const env = opts.env ?? process.env;
-    const config = Config.loadSync(gitDir, { global: true, env });
-    const setting = config.get('core', null, 'logallrefupdates');
-    const logAllRefUpdates: LogAllRefUpdates = setting === undefined
-      ? !(config.getBool('core', null, 'bare') ?? false)
-      : setting.toLowerCase() === 'always' || config.getBool('core', null, 'logallrefupdates')!;
-    const user = { name: config.get('user', null, 'name'), email: config.get('user', null, 'email') };
-    return new RefStore(gitDir, { logAllRefUpdates, ident: () => committerIdent(env, user), ...opts });
-  }
-
-  /** The ref as stored (loose file first, then packed-refs), without following it; null if absent. */
-  readRaw(name: string): RawRef | null {
-    checkName(name, 'read');
-    return this.readUnchecked(name);
-  }
-
+export interface RefStore {
+  /** The ref as stored, without following it; null if absent. */
+  readRaw(name: string): RawRef | null;
   /** Follows symbolic refs from `name`; null when it, or the ref it leads to, does not exist. */
-  resolve(name: string): ResolvedRef | null {
-    checkName(name, 'read');
-    return this.follow(name, SYMREF_MAXDEPTH);
-  }
-
-  head(): HeadState {
-    const raw = this.readUnchecked('HEAD');
-    if (!raw) throw new NotFoundError('refs', `${path.join(this.gitDir, 'HEAD')} does not exist`);
-    if (raw.type === 'direct') return { symref: null, oid: raw.oid };
-    return { symref: raw.target, oid: this.follow('HEAD', SYMREF_MAXDEPTH)?.oid ?? null };
-  }
-
+  resolve(name: string): ResolvedRef | null;
+  /** Throws NotFoundError when the repository has no HEAD. */
+  head(): HeadState;
   /**
-   * Refs whose names start with `prefix` (a plain string prefix under refs/), sorted bytewise as
-   * git show-ref and for-each-ref list them. Skips what `git for-each-ref` skips: broken ref files,
-   * bad names and the zero id with a warning, dangling symbolic refs silently.
+   * Refs whose names start with `prefix` (a plain string prefix under refs/), sorted. Broken
+   * refs and bad names are left out with a warning, dangling symbolic refs silently.
    */
-  list(prefix = 'refs/', opts: { warn?: (message: string) => void; includeBroken?: boolean } = {}): RefEntry[] {
-    const warn = opts.warn ?? this.warn;
-    const broken = opts.includeBroken === true;
-    if (!prefix.startsWith('refs/')) {
-      if (!'refs/'.startsWith(prefix)) return [];
-      prefix = 'refs/';
-    }
-    const loose = listLooseRefNames(this.gitDir, prefix.slice(0, prefix.lastIndexOf('/') + 1))
-      .filter((n) => n.startsWith(prefix));
-    const packed = this.packed.get().refs.filter((r) => r.name.startsWith(prefix));
-    const out: RefEntry[] = [];
-    let i = 0, j = 0;
-    while (i < loose.length || j < packed.length) {
-      const order = i === loose.length ? 1 : j === packed.length ? -1 : compareRefNames(loose[i]!, packed[j]!.name);
-      if (order > 0) {
-        const p = packed[j++]!;
-        if (p.badName) warn(`ignoring ref with broken name ${p.name}`);
-        else out.push(p.peeled === undefined ? { name: p.name, oid: p.oid } : { name: p.name, oid: p.oid, peeled: p.peeled });
-        continue;
-      }
-      // A loose ref hides the packed one of the same name, even when it is broken.
-      if (order === 0) j++;
-      const entry = this.listLoose(loose[i++]!, warn, broken);
-      if (entry) out.push(entry);
-    }
-    return out;
-  }
-
-  /** Points `name` (or, unless noDeref, the ref it leads to) at `newOid` under a lock. */
-  update(name: string, newOid: string, opts: UpdateOptions = {}): void {
-    checkName(name, 'update');
-    if (!isHexOid(newOid) || newOid === ZERO_HEX) {
-      throw new GitError('refs', 'invalid-oid', `cannot update ref '${name}': '${newOid}' is not a 40-hex object id (use delete to remove a ref)`);
-    }
-    const newHex = newOid.toLowerCase();
-    const { target, via } = opts.noDeref ? { target: name, via: [] } : this.derefForWrite(name);
-    this.makeRoomFor(target);
-    const lock = LockFile.acquire(path.join(this.gitDir, target), `ref '${target}'`);
-    try {
-      const current = this.currentValue(target);
-      checkOld(target, current, opts.oldOid);
-      lock.write(newHex + '\n');
-      this.log(target, via, current ?? ZERO_HEX, newHex, opts.reflogMessage ?? '');
-      lock.commit();
-    } finally {
-      lock.rollback();
-    }
-  }
-
+  list(prefix?: string, opts?: ListOptions): RefEntry[];
+  /** Points `name` (or, unless noDeref, the ref it leads to) at `newOid`. */
+  update(name: string, newOid: string, opts?: UpdateOptions): void;
+  /** Deletes `name` (or, unless noDeref, the ref it leads to); false when there was nothing to delete. */
+  delete(name: string, opts?: DeleteOptions): boolean;
   /**
-   * Makes `name` a symbolic ref to `target`. Unlike update, it overwrites a broken ref file, so
-   * it can repair HEAD. A reflog entry is written only with a message and a resolvable target.
+   * Makes `name` a symbolic ref to `target`, even over a broken ref (so HEAD can be repaired).
+   * `reflogMessage` is for the reflog of `name`, when the target resolves.
    */
-  setSymbolic(name: string, target: string, opts: { reflogMessage?: string } = {}): void {
-    checkName(name, 'update');
-    const reason = checkRefPath(target);
-    if (reason !== null) throw new GitError('refs', 'invalid-ref', `refusing to point '${name}' at '${target}': it ${reason}`);
-    this.makeRoomFor(name);
-    const lock = LockFile.acquire(path.join(this.gitDir, name), `ref '${name}'`);
-    try {
-      let old: string | null = null;
-      try {
-        old = this.currentValue(name);
-      } catch (e) {
-        if (!(e instanceof CorruptError)) throw e;
-      }
-      lock.write(`ref: ${target}\n`);
-      const resolved = opts.reflogMessage === undefined ? null : this.follow(target, SYMREF_MAXDEPTH);
-      if (resolved && shouldLog(this.gitDir, name, this.logMode)) {
-        appendReflog(this.gitDir, name, old ?? ZERO_HEX, resolved.oid, this.ident(), opts.reflogMessage!);
-      }
-      lock.commit();
-    } finally {
-      lock.rollback();
-    }
-  }
-
+  setSymbolic(name: string, target: string, opts?: { reflogMessage?: string }): void;
   /**
-   * Deletes `name` (or, unless noDeref, the ref it leads to) from packed-refs and as a loose file,
-   * with its reflog. Returns false when there was nothing to delete.
+   * Creates `refs` (any order) in one write, in a store that holds no refs yet (a clone's), as
+   * git's initial ref transaction; names must be under refs/ and given once.
    */
-  delete(name: string, opts: DeleteOptions = {}): boolean {
-    checkName(name, 'delete');
-    const { target } = opts.noDeref ? { target: name } : this.derefForWrite(name);
-    const file = path.join(this.gitDir, target);
-    const lock = LockFile.acquire(file, `ref '${target}'`);
-    let deleted = false;
-    try {
-      const current = this.currentValue(target);
-      checkOld(target, current, opts.oldOid);
-      if (current !== null || this.readUnchecked(target) !== null) {
-        // packed-refs first: removing the loose file alone would bring the packed value back.
-        this.removePacked([target]);
-        fs.rmSync(file, { force: true });
-        fs.rmSync(path.join(this.gitDir, 'logs', target), { force: true });
-        deleted = true;
-      }
-    } finally {
-      lock.rollback();
-    }
-    removeEmptyParents(this.gitDir, target);
-    removeEmptyParents(path.join(this.gitDir, 'logs'), target);
-    return deleted;
-  }
-
-  /**
-   * Replaces packed-refs with exactly `refs` (any order), atomically. The header promises
-   * "fully-peeled": give `peeled` for every annotated tag. Loose refs still take precedence.
-   */
-  writePacked(refs: readonly PackedRefInput[]): void {
-    const sorted = refs.map((r) => {
-      const reason = r.name.startsWith('refs/') ? checkRefFormat(r.name) : "is not under 'refs/'";
-      if (reason !== null) throw new GitError('refs', 'invalid-ref', `cannot pack ref '${r.name}': the name ${reason}`);
-      if (!isHexOid(r.oid) || (r.peeled !== undefined && !isHexOid(r.peeled))) {
-        throw new GitError('refs', 'invalid-oid', `cannot pack ref '${r.name}': '${r.oid}'${r.peeled ? ` ^'${r.peeled}'` : ''} is not a 40-hex object id`);
-      }
-      const oid = r.oid.toLowerCase();
-      return r.peeled === undefined ? { name: r.name, oid } : { name: r.name, oid, peeled: r.peeled.toLowerCase() };
-    }).sort((a, b) => compareRefNames(a.name, b.name));
-    for (let i = 1; i < sorted.length; i++) {
-      if (sorted[i]!.name === sorted[i - 1]!.name) throw new GitError('refs', 'invalid-ref', `cannot pack ref '${sorted[i]!.name}' twice`);
-    }
-    const lock = LockFile.acquire(this.packed.file, 'packed-refs');
-    try {
-      lock.write(formatPackedRefs(sorted));
-      lock.commit();
-    } finally {
-      lock.rollback();
-      this.packed.invalidate();
-    }
-  }
-
-  private readUnchecked(name: string): RawRef | null {
-    const loose = readLooseRef(this.gitDir, name);
-    if (loose) return loose;
-    return packedValue(this.packed.get(), name);
-  }
-
-  private follow(name: string, depth: number): ResolvedRef | null {
-    const chain = [name];
-    let current = name;
-    for (let reads = 0; reads < depth; reads++) {
-      const raw = this.readUnchecked(current);
-      if (!raw) return null;
-      if (raw.type === 'direct') return { oid: raw.oid, chain };
-      current = symrefTarget(this.gitDir, current, raw.target);
-      chain.push(current);
-    }
-    throw new GitError('refs', 'symref-loop', `too many levels of symbolic refs: ${chain.join(' -> ')}`);
-  }
-
-  /** With includeBroken, a loose ref whose content is garbage or the zero id lists as the zero id (git show-ref then refuses it). */
-  private listLoose(name: string, warn: (message: string) => void, includeBroken = false): RefEntry | null {
-    if (checkRefFormat(name, { allowOneLevel: true }) !== null) {
-      warn(`ignoring ref with broken name ${name}`);
-      return null;
-    }
-    let raw: RawRef | null;
-    try {
-      raw = readLooseRef(this.gitDir, name);
-    } catch (e) {
-      if (!(e instanceof CorruptError)) throw e;
-      if (includeBroken) return { name, oid: ZERO_HEX };
-      warn(`ignoring broken ref ${name}`);
-      return null;
-    }
-    if (!raw) return null;
-    if (raw.type === 'direct') {
-      if (raw.oid !== ZERO_HEX || includeBroken) return { name, oid: raw.oid };
-      warn(`ignoring broken ref ${name}`);
-      return null;
-    }
-    // Dangling or broken symbolic refs are left out without a word, as git does.
-    try {
-      const target = symrefTarget(this.gitDir, name, raw.target);
-      const resolved = this.follow(target, SYMREF_MAXDEPTH - 1);
-      if (!resolved || resolved.oid === ZERO_HEX) return null;
-      return { name, oid: resolved.oid, symref: resolved.chain[resolved.chain.length - 1]! };
-    } catch (e) {
-      if (e instanceof GitError) return null;
-      throw e;
-    }
-  }
-
-  /** Where a write to `name` lands: the end of its symbolic ref chain, which may not exist yet. */
-  derefForWrite(name: string): { target: string; via: string[] } {
-    const via: string[] = [];
-    let current = name;
-    for (let reads = 0; reads < SYMREF_MAXDEPTH; reads++) {
-      const raw = this.readUnchecked(current);
-      if (!raw || raw.type === 'direct') return { target: current, via };
-      via.push(current);
-      current = symrefTarget(this.gitDir, current, raw.target);
-    }
-    throw new GitError('refs', 'symref-loop', `too many levels of symbolic refs: ${[...via, current].join(' -> ')}`);
-  }
-
-  /** The id `name` holds now (a symbolic ref's target's), null if none; throws if broken. */
-  currentValue(name: string): string | null {
-    const raw = this.readUnchecked(name);
-    if (!raw) return null;
-    if (raw.type === 'direct') return raw.oid;
-    return this.follow(name, SYMREF_MAXDEPTH)?.oid ?? null;
-  }
-
-  /**
-   * Refuses names that clash with existing refs as file and directory (refs/heads/a against
-   * refs/heads/a/b), and clears empty directories left where the ref file must go.
-   */
-  makeRoomFor(name: string): void {
-    const packed = this.packed.get();
-    const conflict = (existing: string) =>
-      new GitError('refs', 'ref-conflict', `cannot lock ref '${name}': '${existing}' exists; cannot create '${name}'`);
-    const parts = name.split('/');
-    for (let i = 1; i < parts.length; i++) {
-      const prefix = parts.slice(0, i).join('/');
-      if (packed.byName.has(prefix)) throw conflict(prefix);
-      try {
-        if (!fs.lstatSync(path.join(this.gitDir, prefix)).isDirectory()) throw conflict(prefix);
-      } catch (e) {
-        if (e instanceof GitError) throw e;
-        if (!isMissing(e)) throw e;
-        break;
-      }
-    }
-    const below = packed.refs.find((r) => r.name.startsWith(name + '/'));
-    if (below) throw conflict(below.name);
-    const dir = path.join(this.gitDir, name);
-    let isDir = false;
-    try {
-      isDir = fs.lstatSync(dir).isDirectory();
-    } catch (e) {
-      if (!isMissing(e)) throw e;
-    }
-    if (!isDir) return;
-    const inside = listLooseRefNames(this.gitDir, name + '/');
-    if (inside.length > 0) throw conflict(inside[0]!);
-    removeEmptyDirs(dir, () => conflict(`${name}/...`));
-  }
-
-  /** Appends the reflog entries an update of `target` (reached through `via`) gets. */
-  log(target: string, via: string[], oldOid: string, newOid: string, message: string): void {
-    const names = [target, ...via];
-    // Moving the branch HEAD is on moves HEAD too, so HEAD's reflog hears of it (git's
-    // split_head_update).
-    if (!names.includes('HEAD')) {
-      try {
-        const head = readLooseRef(this.gitDir, 'HEAD');
-        if (head?.type === 'symbolic' && head.target === target) names.push('HEAD');
-      } catch (e) {
-        if (!(e instanceof CorruptError)) throw e;
-      }
-    }
-    for (const n of names) {
-      if (shouldLog(this.gitDir, n, this.logMode)) appendReflog(this.gitDir, n, oldOid, newOid, this.ident(), message);
-    }
-  }
-
-  /** Drops `names` from packed-refs under its lock (those it does not hold are skipped). */
-  removePacked(names: readonly string[]): void {
-    const file = this.packed.file;
-    const packed = this.packed.get().byName;
-    if (!names.some((n) => packed.has(n))) return;
-    const lock = LockFile.acquire(file, 'packed-refs');
-    try {
-      // Re-read under the lock: the cached parse may predate another writer.
-      let data: Buffer;
-      try {
-        data = fs.readFileSync(file);
-      } catch (e) {
-        if (isMissing(e)) return;
-        throw e;
-      }
-      const dropping = new Set(names);
-      const drop = parsePackedRefs(data, file).refs.filter((r) => dropping.has(r.name));
-      if (drop.length === 0) return;
-      lock.write(removeRecords(data, drop));
-      lock.commit();
-    } finally {
-      lock.rollback();
-      this.packed.invalidate();
-    }
-  }
-}
-
-export function checkName(name: string, action: string): void {
-  const reason = checkRefPath(name);
-  if (reason !== null) throw new GitError('refs', 'invalid-ref', `cannot ${action} ref '${name}': the name ${reason}`);
-}
-
-function packedValue(packed: PackedRefs, name: string): RawRef | null {
-  const p = packed.byName.get(name);
-  if (!p || p.badName) return null;
-  return p.peeled ? { type: 'direct', oid: p.oid, peeled: p.peeled } : { type: 'direct', oid: p.oid };
-}
-
-function symrefTarget(gitDir: string, from: string, target: string): string {
-  const reason = checkRefPath(target);
-  if (reason !== null) {
-    throw new CorruptError('refs', `symbolic ref ${path.join(gitDir, from)} points to '${target}', which ${reason}`);
-  }
-  return target;
-}
-
-export function checkOld(name: string, current: string | null, oldOid: string | null | undefined): void {
-  if (oldOid === undefined) return;
-  const fail = (why: string) => new GitError('refs', 'ref-changed', `cannot lock ref '${name}': ${why}`);
-  if (oldOid === null || oldOid === ZERO_HEX) {
-    if (current !== null) throw fail('reference already exists');
-    return;
-  }
-  if (!isHexOid(oldOid)) throw new GitError('refs', 'invalid-oid', `cannot lock ref '${name}': expected value '${oldOid}' is not a 40-hex object id`);
-  if (current === null) throw fail(`unable to resolve reference '${name}'`);
-  if (current !== oldOid.toLowerCase()) throw fail(`is at ${current} but expected ${oldOid.toLowerCase()}`);
-}
-
-/** rmdir bottom-up, so a file that appears meanwhile makes it stop instead of being deleted. */
-function removeEmptyDirs(dir: string, onNotEmpty: () => Error): void {
-  for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (!d.isDirectory()) throw onNotEmpty();
-    removeEmptyDirs(path.join(dir, d.name), onNotEmpty);
-  }
-  try {
-    fs.rmdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOTEMPTY') throw onNotEmpty();
-    throw e;
-  }
-}
-
-/**
- * After deleting `name` under `root`, removes the directories it leaves empty, keeping the first
- * two levels (refs/heads) as git's try_remove_empty_parents does.
- */
-export function removeEmptyParents(root: string, name: string): void {
-  const parts = name.split('/');
-  for (let i = parts.length - 1; i > 2; i--) {
-    try {
-      fs.rmdirSync(path.join(root, ...parts.slice(0, i)));
-    } catch {
-      return;
-    }
-  }
+  createInitial(refs: readonly InitialRef[]): void;
+  transaction(): RefTransaction;
 }

@@ -9,7 +9,7 @@ import { fromHex } from '../core/oid.js';
 import { Config } from '../config/index.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { ObjectDatabase } from '../odb/database.js';
-import { checkRefPath, RefStore } from '../refs/index.js';
+import { checkRefPath, FileRefStore, type RefStore } from '../refs/index.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
 
@@ -35,8 +35,17 @@ export class Repository {
     return new Repository(loc.gitDir, loc.workTree);
   }
 
+  /** The refs to read; a write through them logs only to reflogs that exist already. */
   get refs(): RefStore {
-    return this._refs ??= new RefStore(this.gitDir);
+    return this._refs ??= new FileRefStore(this.gitDir);
+  }
+
+  /**
+   * The refs for a command that writes them, read from the config now: reflogs as
+   * core.logAllRefUpdates says, entries signed by user.name/email or `env`'s committer.
+   */
+  openRefs(env: NodeJS.ProcessEnv = process.env): RefStore {
+    return FileRefStore.open(this.gitDir, { env });
   }
 
   get config(): Config {

@@ -8,7 +8,7 @@ import { UsageError } from '../../core/errors.js';
 import { fromHex, toHex } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
 import type { Repository } from '../../repository/repository.js';
-import { checkRefFormat, RefStore } from '../../refs/index.js';
+import { checkRefFormat } from '../../refs/index.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -42,7 +42,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   if (rest.length > 1) throw new UsageError(`checking out paths is not supported`);
   const repo = ctx.repository();
   if (!repo.workTree) throw fatal('this operation must be run in a work tree');
-  const refs = RefStore.open(repo.gitDir, { env: ctx.env });
+  const refs = repo.openRefs(ctx.env);
   const head = refs.head();
 
   // What to check out: a local branch by name, else any revision naming a commit, else (git's

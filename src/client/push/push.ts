@@ -10,7 +10,7 @@ import { fromHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_TAG } from '../../object/type.js';
 import type { Progress } from '../../core/progress.js';
 import { readRefAdvertisement, readServiceHeader, findCapability, type AdvertisedRef } from '../../protocol/index.js';
-import { RefStore } from '../../refs/index.js';
+import type { RefStore } from '../../refs/index.js';
 import type { Repository } from '../../repository/repository.js';
 import { connect, parseRemoteUrl, type ConnectOptions } from '../../transport/index.js';
 import { isAncestor } from '../ancestry.js';
@@ -69,7 +69,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const log = options.log ?? (() => {});
   const out = options.out ?? (() => {});
   const config = Config.loadSync(repo.gitDir, { global: true, env });
-  const refStore = RefStore.open(repo.gitDir, { env });
+  const refStore = repo.openRefs(env);
   const head = refStore.head();
   const branch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
   const remote = resolvePushRemote(config, options.remote, branch);

@@ -7,7 +7,7 @@
 //   connectivity.ts  the new tips reach only objects that are there; fast-forward checks
 //   hooks.ts         pre-receive, update, post-receive, post-update (scripts and functions)
 //   update-rules.ts  git's update(): funny names, the current branch, deletions, fast-forwards
-//   refs/transaction.ts   the ref updates, all or nothing with `atomic`
+//   refs/store.ts    RefTransaction: the ref updates, all or nothing with `atomic`
 //   auto-gc.ts       gc --auto's rule, a background repack
 export {
   receivePack, type AuthorizeUpdate, type CommandResult, type ReceivePackLimits, type ReceivePackRequest, type ReceivePackResult,

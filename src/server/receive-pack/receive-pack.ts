@@ -22,8 +22,7 @@ import {
   type RequestLimits,
 } from '../../protocol/index.js';
 import { checkRefFormat } from '../../refs/check-ref-format.js';
-import { RefStore } from '../../refs/store.js';
-import { RefTransaction } from '../../refs/transaction.js';
+import type { RefStore, RefTransaction } from '../../refs/store.js';
 import type { Repository } from '../../repository/repository.js';
 import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
@@ -103,7 +102,7 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
   const config = Config.loadSync(repo.gitDir, { global: true, env });
   const workTree = repo.workTree ?? inferWorkTree(repo.gitDir, config);
   const policy = readReceivePolicy(config, repo.gitDir, workTree === null);
-  const refs = RefStore.open(repo.gitDir, { env });
+  const refs = repo.openRefs(env);
   const out = new Response(req.output);
   const version = protocolVersion(req.protocol);
   if (req.advertiseRefs || !req.statelessRpc) {
@@ -337,7 +336,7 @@ class PushSession {
   }
 
   private async executeAtomic(commands: Command[], headName: string | null, pushOptions: readonly string[]): Promise<void> {
-    const tx = new RefTransaction(this.refs);
+    const tx = this.refs.transaction();
     let failed = false;
     for (const c of commands) {
       if (c.error || c.skipUpdate) continue;
@@ -361,7 +360,7 @@ class PushSession {
   /** Deletions first, then the rest (so a ref may be replaced by one below it): each ref on its own. */
   private async executeEach(commands: Command[], headName: string | null, pushOptions: readonly string[]): Promise<void> {
     for (const deletions of [true, false]) {
-      const tx = new RefTransaction(this.refs);
+      const tx = this.refs.transaction();
       const queued: Command[] = [];
       for (const c of commands) {
         if (c.error || c.skipUpdate || isDeletion(c) !== deletions) continue;

@@ -1,4 +1,5 @@
-// Several ref updates as one unit, the way git's files backend commits a ref transaction:
+// FileRefStore's transaction: several ref updates as one unit, the way git's files backend
+// commits a ref transaction:
 //   1. prepare, in name order: check the name, follow symbolic refs to the ref written, make room
 //      for it (file/directory clashes), take its lock (O_EXCL: of two writers exactly one wins),
 //      and check the value it holds now against the expected old value, under that lock;
@@ -13,7 +14,10 @@
 import { GitError } from '../core/errors.js';
 import { isHexOid, ZERO_HEX } from '../core/oid.js';
 import { LockFile } from '../core/lock-file.js';
-import { checkName, checkOld, removeEmptyParents, type RefStore } from './store.js';
+import type { FileRefStore } from './file-store.js';
+import { removeEmptyParents } from './loose.js';
+import { checkName, checkOld } from './ref-checks.js';
+import type { RefTransaction, RefUpdateOutcome } from './store.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -30,12 +34,6 @@ export interface RefUpdate {
   readonly message?: string;
 }
 
-export interface RefUpdateOutcome {
-  readonly name: string;
-  /** null when the update was made. */
-  readonly error: GitError | null;
-}
-
 interface Prepared {
   update: RefUpdate;
   index: number;
@@ -46,10 +44,10 @@ interface Prepared {
   error: GitError | null;
 }
 
-export class RefTransaction {
+export class FileRefTransaction implements RefTransaction {
   private readonly updates: RefUpdate[] = [];
 
-  constructor(private readonly store: RefStore) {}
+  constructor(private readonly store: FileRefStore) {}
 
   update(name: string, newOid: string, oldOid?: string | null, message?: string): this {
     if (!isHexOid(newOid) || newOid === ZERO_HEX) {
@@ -68,10 +66,6 @@ export class RefTransaction {
     return this.updates.length;
   }
 
-  /**
-   * Makes the updates, all or none with `atomic`. Returns an outcome per update, in the order
-   * they were added; with `atomic`, a failure throws instead, naming the update that failed.
-   */
   commit(options: { atomic: boolean }): RefUpdateOutcome[] {
     const store = this.store;
     const prepared: Prepared[] = this.updates.map((update, index) => ({
