@@ -5,7 +5,6 @@
 //   -> refs (packed-refs for the remote's refs, HEAD, branch tracking) -> checkout
 // Any failure, or an abort through `signal` (the CLI's SIGINT), removes what the clone created.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseConfigKey } from '../config/command-line.js';
 import { Config } from '../config/index.js';
@@ -27,7 +26,7 @@ import { peeledValue } from './peel.js';
 import { checkRemoteRefNames, mapRefs, parseRefspec, type MappedRef, type Refspec } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { updateShallow } from './shallow-file.js';
-import { storePack, type StoredPack } from './store-pack.js';
+import { storePack, type PackStored } from './store-pack.js';
 import { rewriteUrl } from './remote-config.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
@@ -120,7 +119,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   log(bare ? `Cloning into bare repository '${shown}'...\n` : `Cloning into '${shown}'...\n`);
 
   let session: RemoteSession | null = null;
-  let stored: StoredPack | null = null;
+  let stored: PackStored | null = null;
   // An interrupt takes back what the clone made at once (index-pack may be busy resolving deltas
   // for a while yet); once the repository is complete, junk.keep() makes this a no-op.
   const onAbort = () => {

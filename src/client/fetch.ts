@@ -6,7 +6,6 @@
 // Refs are touched only after the pack is stored, so a failed fetch changes no ref.
 import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
@@ -25,7 +24,7 @@ import { checkRemoteRefNames, mapRefs, parseRefspec, refPrefixes, type MappedRef
 import { defaultRemoteName, resolveRemote, type RemoteSpec } from './remote-config.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { readShallow, updateShallow } from './shallow-file.js';
-import { storePack, type StoredPack } from './store-pack.js';
+import { storePack, type PackStored } from './store-pack.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
 export interface FetchOptions {
@@ -117,7 +116,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const sessions = [session];
   const onAbort = () => { for (const s of sessions) s.abort(); };
   options.signal?.addEventListener('abort', onAbort);
-  const stored: StoredPack[] = [];
+  const stored: PackStored[] = [];
   try {
     const prefixes = refPrefixes(specs);
     if (headOnly) prefixes.push('HEAD');

@@ -39,13 +39,13 @@ export interface StorePackOptions {
  * What is left of the pack once stored. It holds nothing of index-pack's tables, so that their
  * memory is free again before checkout starts.
  */
-export interface StoredPack {
+export interface PackStored {
   readonly objects: number;
   /** Removes the .keep (call after the refs point at the pack's objects). */
   unlock(): void;
 }
 
-export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array>, options: StorePackOptions): Promise<StoredPack> {
+export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array>, options: StorePackOptions): Promise<PackStored> {
   const { objects, packPath, keepCreated, keepPath } = await receive(repo, pack, options);
   options.onIndexed?.();
   if (options.promisorRefs) {

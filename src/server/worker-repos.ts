@@ -4,7 +4,7 @@
 //     repository, so its .idx files, pack list and bitmap (bitmap-cache.ts) are those on disk now;
 //   - loose objects: their directory listings are dropped on every request (listing one fan-out
 //     directory again is cheap, and a push of a few objects adds only loose ones);
-//   - refs: RefStore reads loose refs every time and re-parses packed-refs when its stat changes.
+//   - refs: the file store reads loose refs every time and re-parses packed-refs when its stat changes.
 import { Repository } from '../repository/repository.js';
 
 interface Open {
