@@ -118,6 +118,21 @@ describe('object database reads what git wrote', () => {
     assertSameAsGit(gitDir);
   });
 
+  test('a pack that disappears between the listing and its opening is passed over, as by git', () => {
+    // A concurrent repack deletes the packs it replaced; an .idx that is listed but cannot be
+    // opened (here a dangling symlink beside a real .pack) is what the scan then meets.
+    const dir = deltaRepo(5);
+    cleanup.push(dir);
+    const gitDir = path.join(dir, '.git');
+    git(dir, ['repack', '-adq']);
+    const packDir = path.join(gitDir, 'objects/pack');
+    const pack = fs.readdirSync(packDir).find(f => f.endsWith('.pack'))!;
+    const gone = 'pack-' + '0'.repeat(40);
+    fs.copyFileSync(path.join(packDir, pack), path.join(packDir, gone + '.pack'));
+    fs.symlinkSync(path.join(packDir, 'deleted.idx'), path.join(packDir, gone + '.idx'));
+    assert.ok(assertSameAsGit(gitDir) > 10);
+  });
+
   test('alternates', () => {
     const upstream = deltaRepo(5);
     cleanup.push(upstream);

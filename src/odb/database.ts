@@ -94,16 +94,33 @@ export class ObjectDatabase implements ObjectStore {
       } catch {
         continue;
       }
-      let handle = have.get(base);
+      let handle = have.get(base) ?? null;
       if (!handle) {
-        const index = PackIndex.load(path.join(dir, n));
-        handle = { number: ++packNumbers, index, file: new PackFile(packPath, index), name: base };
+        handle = this.openPack(path.join(dir, n), packPath, base);
+        if (!handle) continue;
         if (this.windowLimit > 0) handle.file.limitWindows(this.windowLimit);
       }
       found.push({ handle, mtime });
     }
     found.sort((a, b) => b.mtime - a.mtime);
     this.packs = found.map(f => f.handle);
+  }
+
+  /**
+   * Opens a pack listed a moment ago, or null when it is gone: a concurrent repack deletes the
+   * packs it replaced, and as git's add_packed_git() the scan goes on without them (their
+   * objects are in the new pack).
+   */
+  private openPack(idxPath: string, packPath: string, name: string): StoredPack | null {
+    let index: PackIndex | null = null;
+    try {
+      index = PackIndex.load(idxPath);
+      return { number: ++packNumbers, index, file: new PackFile(packPath, index), name };
+    } catch (e) {
+      index?.close();
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
   }
 
   private packsChanged(): boolean {
