@@ -15,6 +15,7 @@ import path from 'node:path';
 import { ensureBitmapCorpus } from './bitmap-corpus.js';
 import { LFS_CONFIG, ensureLfsCorpus } from './lfs-corpus.js';
 import type { CorpusName } from './corpus.js';
+import type { PushResult } from './push-driver.js';
 import type { LoadResult } from './serve-load-driver.js';
 
 export type Issue = 'foundation' | 'index-pack' | 'serve' | 'clone' | 'checkout' | 'bitmaps' | 'push' | 'real-repositories';
@@ -50,9 +51,14 @@ const FETCH_PORT = 39419;
 const FETCHES = 20;
 const FETCH_BEHIND = 100;
 
-/** The serve-load benchmarks' ports (git:// and smart HTTP): unlikely to be taken. */
+/** The serve-load and sequential-push benchmarks' ports (git:// and smart HTTP): unlikely to be taken. */
 const LOAD_GIT_PORT = 39422;
 const LOAD_HTTP_PORT = 39423;
+
+/** serve-100-sequential-pushes-*: how many pushes, one commit each. */
+const PUSHES = 100;
+
+const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
 // The clone benchmarks' git daemon: started before and stopped after every measured clone, on a
 // port derived from this process's id, serving the corpus through a symlink named repo.git.
@@ -127,6 +133,8 @@ export const BENCHMARKS: Benchmark[] = [
     git: ['push', '-q', '--receive-pack=git receive-pack', '{scratch}/behind.git', '{head}:refs/heads/main'],
     setup: (ctx) => cloneBehind(ctx, 100),
   },
+  pushBenchmark('serve-100-sequential-pushes-http', 'http'),
+  pushBenchmark('serve-100-sequential-pushes-git', 'git'),
   {
     name: 'rev-list-objects',
     issue: 'foundation',
@@ -333,33 +341,51 @@ export const BENCHMARKS: Benchmark[] = [
  */
 function serveLoadBenchmark(name: string, transport: 'git' | 'http', kind: 'clone' | 'fetch', clients: number): Benchmark {
   const port = transport === 'git' ? LOAD_GIT_PORT : LOAD_HTTP_PORT;
-  const server = transport === 'git'
-    ? `git daemon --reuseaddr --export-all --max-connections=0 --listen=127.0.0.1 --port=${LOAD_GIT_PORT} --base-path={scratch}/root {scratch}/root`
-    : `node {root}/dist/bench/cgi-server.js ${LOAD_HTTP_PORT} {scratch}/root`;
   return {
     name,
     issue: 'serve',
     corpus: 'large',
     cwd: '{scratch}',
-    tsgit: ['serve', '--quiet', '--port', String(LOAD_HTTP_PORT), '--git-port', String(LOAD_GIT_PORT), '--export-all', '{scratch}/root'],
-    // The server dies of the driver's SIGTERM; the alias's shell turns that into a clean exit.
-    git: ['-c', `alias.serve-load=!${server} || true`, 'serve-load'],
+    ...loadServers(transport, []),
     setup: (ctx, tool) => startLoadDriver(ctx, tool, { transport, port, kind, clients }),
     cleanup: (ctx, tool) => checkLoadDriver(ctx, tool, name),
   };
 }
 
-/** {scratch}/root/repo.git: the bitmapped corpus, hard-linked (read only), alone under the served root. */
-function loadRoot(ctx: BenchContext): void {
+/**
+ * The two servers of {scratch}/root on the load ports, measured from start to the driver's
+ * SIGTERM: tsgit serve (HTTP and git://), and for git `git http-backend` as CGI behind
+ * bench/cgi-server.ts (HTTP) or git daemon (git://). `enable` goes to both tsgit serve and git
+ * daemon (--enable=receive-pack).
+ */
+function loadServers(transport: 'git' | 'http', enable: string[]): Pick<Benchmark, 'tsgit' | 'git'> {
+  const server = transport === 'git'
+    ? `git daemon --reuseaddr --export-all --max-connections=0 ${enable.map(e => `${e} `).join('')}--listen=127.0.0.1 --port=${LOAD_GIT_PORT} --base-path={scratch}/root {scratch}/root`
+    : `node {root}/dist/bench/cgi-server.js ${LOAD_HTTP_PORT} {scratch}/root`;
+  return {
+    tsgit: ['serve', '--quiet', '--port', String(LOAD_HTTP_PORT), '--git-port', String(LOAD_GIT_PORT), '--export-all', ...enable, '{scratch}/root'],
+    // The server dies of the driver's SIGTERM; the alias's shell turns that into a clean exit.
+    git: ['-c', `alias.serve-load=!${server} || true`, 'serve-load'],
+  };
+}
+
+/**
+ * {scratch}/root/repo.git, alone under the served root: `source` hard-linked, made once, or anew
+ * when `fresh`. The links are safe to write through: neither git nor tsgit writes into a file of
+ * a repository in place (objects, refs and config are written aside and renamed over).
+ */
+function servedRoot(ctx: BenchContext, source: string, fresh: boolean): string {
   const repo = path.join(ctx.scratch, 'root', 'repo.git');
-  if (fs.existsSync(repo)) return;
+  if (fresh) fs.rmSync(repo, { recursive: true, force: true });
+  if (fs.existsSync(repo)) return repo;
   fs.mkdirSync(path.dirname(repo), { recursive: true });
-  execFileSync('cp', ['-al', ensureBitmapCorpus(ctx.gitDir), repo]);
+  execFileSync('cp', ['-al', source, repo]);
+  return repo;
 }
 
 function startLoadDriver(ctx: BenchContext, tool: 'tsgit' | 'git', o: { transport: 'git' | 'http'; port: number; kind: 'clone' | 'fetch'; clients: number }): void {
-  loadRoot(ctx);
-  const repo = path.join(ctx.scratch, 'root', 'repo.git');
+  // The bitmapped corpus, read only.
+  const repo = servedRoot(ctx, ensureBitmapCorpus(ctx.gitDir), false);
   if (o.kind === 'clone') writeCloneRequest(ctx);
   else writeFetchRequest(ctx, repo, FETCH_BEHIND);
   const result = path.join(ctx.scratch, `load-${tool}.json`);
@@ -386,6 +412,83 @@ function checkLoadDriver(ctx: BenchContext, tool: 'tsgit' | 'git', name: string)
   // tsgit's goal is no failure at all; git's are a fact to report (git daemon listens with a
   // backlog of 5, so a burst of connections waits out SYN retries or is reset).
   if (bad.length > 0 && tool === 'tsgit') throw new Error(`${bad.length} of ${r.clients.length} clients failed: ${bad[0]!.error}`);
+}
+
+/**
+ * PUSHES small pushes, one after the other, to one long-running server (issue #17): tsgit serve
+ * against git http-backend (HTTP) or git daemon (git://, both with --enable=receive-pack), serving
+ * a fresh hard-linked copy of the corpus every run with http.receivepack and receive.fsckObjects
+ * set. bench/push-driver.ts pushes the prepared commits with `git push` once the server has
+ * settled. As for serve-load, the table is the server from start to SIGTERM; what each push costs
+ * the server tree (its CPU over the pushes divided by their number) is printed after each run, and
+ * the served main and a `git fsck` of the served repository are checked.
+ */
+function pushBenchmark(name: string, transport: 'git' | 'http'): Benchmark {
+  return {
+    name,
+    issue: 'push',
+    corpus: 'large',
+    cwd: '{scratch}',
+    ...loadServers(transport, transport === 'git' ? ['--enable=receive-pack'] : []),
+    setup: (ctx, tool) => startPushDriver(ctx, tool, transport),
+    cleanup: (ctx, tool) => checkPushDriver(ctx, tool, name),
+  };
+}
+
+/**
+ * {scratch}/client.git, borrowing the corpus's objects: PUSHES commits on top of HEAD, each
+ * changing one small file at the top (a push of a commit, a tree and a blob), with fixed names
+ * and dates so that every run and machine pushes the same objects. Made once by fast-import;
+ * the commits come back oldest first.
+ */
+function pushCommits(ctx: BenchContext): { client: string; commits: string[] } {
+  const client = path.join(ctx.scratch, 'client.git');
+  if (!fs.existsSync(client)) {
+    freshRepo(client);
+    fs.writeFileSync(path.join(client, 'objects', 'info', 'alternates'), `${path.join(ctx.gitDir, 'objects')}\n`);
+    const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}`;
+    let stream = '';
+    for (let i = 1; i <= PUSHES; i++) {
+      stream += `commit refs/heads/main\ncommitter B <b@example.com> ${1_700_000_000 + i * 60} +0000\n${data(`push ${i}\n`)}` +
+        `${i === 1 ? `from ${ctx.head}\n` : ''}M 100644 inline bench-push.txt\n${data(`line ${i} of the pushes\n`)}\n`;
+    }
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: client, env: GIT_ENV, input: stream });
+  }
+  const commits = execFileSync('git', ['rev-list', '--reverse', `${ctx.head}..refs/heads/main`], { cwd: client, env: GIT_ENV })
+    .toString().trim().split('\n');
+  return { client, commits };
+}
+
+function startPushDriver(ctx: BenchContext, tool: 'tsgit' | 'git', transport: 'git' | 'http'): void {
+  const { client, commits } = pushCommits(ctx);
+  const repo = servedRoot(ctx, ctx.gitDir, true);
+  for (const key of ['http.receivepack', 'receive.fsckObjects']) execFileSync('git', ['config', key, 'true'], { cwd: repo, env: GIT_ENV });
+  const result = path.join(ctx.scratch, `push-${tool}.json`);
+  fs.rmSync(result, { force: true });
+  const port = transport === 'git' ? LOAD_GIT_PORT : LOAD_HTTP_PORT;
+  const config = { port, url: `${transport}://127.0.0.1:${port}/repo.git`, client, commits, result };
+  spawn(process.execPath, [path.join(ctx.root, 'dist', 'bench', 'push-driver.js'), JSON.stringify(config)], { detached: true, stdio: 'ignore' }).unref();
+}
+
+function checkPushDriver(ctx: BenchContext, tool: 'tsgit' | 'git', name: string): void {
+  const r = JSON.parse(fs.readFileSync(path.join(ctx.scratch, `push-${tool}.json`), 'utf8')) as PushResult | { error: string };
+  if ('error' in r) throw new Error(`${tool}: the push driver failed: ${r.error}`);
+  const failed = r.pushes.find(p => !p.ok);
+  if (failed) throw new Error(`${tool}: push ${r.pushes.length} of ${PUSHES} failed: ${failed.error}`);
+  const repo = path.join(ctx.scratch, 'root', 'repo.git');
+  const main = execFileSync('git', ['rev-parse', 'refs/heads/main'], { cwd: repo, env: GIT_ENV }).toString().trim();
+  const { commits } = pushCommits(ctx);
+  if (main !== commits[commits.length - 1]) throw new Error(`${tool}: the served main is ${main}, not the last commit pushed, ${commits[commits.length - 1]}`);
+  execFileSync('git', ['fsck', '--no-progress'], { cwd: repo, env: GIT_ENV, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = r.pushes.map(p => p.ms).sort((a, b) => a - b);
+  const cpuMs = (from: number, to: number) => {
+    const a = r.cpu.find(c => c.after === from)!, b = r.cpu.find(c => c.after === to)!;
+    return ((b.ticks - a.ticks) * 1000) / r.ticksPerSecond / (to - from);
+  };
+  process.stderr.write(`${tool} ${name}: ${ms.length} pushes, wall per push p50 ${ms[ms.length >> 1]} ms, ` +
+    `mean ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(0)} ms; peak server memory (Pss) ${Math.round(r.peakPss / 1048576)} MiB; ` +
+    `server CPU per push ${cpuMs(0, PUSHES).toFixed(1)} ms (pushes 1-${PUSHES}), ${cpuMs(10, PUSHES).toFixed(1)} ms (11-${PUSHES}), ` +
+    `first push ${cpuMs(0, 1).toFixed(0)} ms; served main is the last commit, git fsck passed\n`);
 }
 
 /**

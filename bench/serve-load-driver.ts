@@ -11,10 +11,10 @@
 // SIGTERM. Memory is the proportional set size (Pss: a page shared by n processes counts 1/n in
 // each), not RSS: git's upload-packs all map the same pack, and the sum of their RSS would count
 // it once per client.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { samplePss, serverOn, settle, sleep, ticksPerSecond, tree } from './server-tree.js';
 
 interface Config {
   transport: 'git' | 'http';
@@ -45,52 +45,6 @@ export interface LoadResult {
 
 const cfg = JSON.parse(process.argv[2]!) as Config;
 const body = fs.readFileSync(cfg.request);
-
-/** The processes of the tree under `pid`, and their CPU clock ticks (live, and children reaped). */
-function tree(pid: number): { pids: number[]; ticks: number } {
-  const stats = new Map<number, { ppid: number; ticks: number }>();
-  for (const p of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const text = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(p), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const pids: number[] = [];
-  let ticks = 0;
-  const add = (p: number) => {
-    const s = stats.get(p);
-    if (!s) return;
-    pids.push(p);
-    ticks += s.ticks;
-    for (const [c, cs] of stats) if (cs.ppid === p) add(c);
-  };
-  add(pid);
-  return { pids, ticks };
-}
-
-/** The tree's memory: the sum of its processes' Pss, in bytes. */
-function treePss(pid: number): number {
-  let total = 0;
-  for (const p of tree(pid).pids) {
-    try {
-      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
-      if (m) total += Number(m[1]) * 1024;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return total;
-}
-
-const listening = () => new Promise<boolean>(resolve => {
-  const s = net.connect(cfg.port, '127.0.0.1', () => { s.destroy(); resolve(true); });
-  s.on('error', () => resolve(false));
-});
-const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
 
 function pkt(s: string): Buffer {
   return Buffer.concat([Buffer.from((Buffer.byteLength(s) + 4).toString(16).padStart(4, '0')), Buffer.from(s)]);
@@ -197,33 +151,17 @@ async function overHttp(): Promise<LoadClient> {
 }
 
 async function main(): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await listening())) {
-    if (Date.now() > deadline) throw new Error(`nothing listens on port ${cfg.port}`);
-    await sleep(50);
-  }
-  const server = Number(/pid=(\d+)/.exec(execFileSync('ss', ['-ltnpH', `sport = :${cfg.port}`]).toString())![1]);
-  // A server that starts work of its own (tsgit's workers opening the repository) finishes it first.
-  let last = tree(server).ticks;
-  for (let quiet = 0, t = Date.now(); quiet < 3 && Date.now() - t < 60_000;) {
-    await sleep(700);
-    const now = tree(server).ticks;
-    quiet = now === last ? quiet + 1 : 0;
-    last = now;
-  }
-  let peakPss = 0;
-  const sampler = setInterval(() => { peakPss = Math.max(peakPss, treePss(server)); }, 250);
+  const server = await serverOn(cfg.port);
+  await settle(server);
+  const pss = samplePss(server);
   const before = tree(server).ticks;
   const t0 = Date.now();
   const clients = await Promise.all(Array.from({ length: cfg.clients }, () => (cfg.transport === 'git' ? overGit() : overHttp())));
   const totalMs = Date.now() - t0;
-  clearInterval(sampler);
+  const peakPss = pss.stop();
   // Reaped children's CPU is counted once the server has waited for them.
   await sleep(300);
-  const result: LoadResult = {
-    clients, totalMs, ticks: tree(server).ticks - before,
-    ticksPerSecond: Number(execFileSync('getconf', ['CLK_TCK']).toString()), peakPss,
-  };
+  const result: LoadResult = { clients, totalMs, ticks: tree(server).ticks - before, ticksPerSecond: ticksPerSecond(), peakPss };
   fs.writeFileSync(cfg.result, JSON.stringify(result));
   process.kill(server, 'SIGTERM');
 }
