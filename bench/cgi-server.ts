@@ -5,6 +5,7 @@
 // the response's, and the rest is piped to the client with backpressure. It ends on SIGTERM.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { parseCgiHead } from './cgi-head.js';
 
 const [port, root] = process.argv.slice(2);
 const server = http.createServer((req, res) => {
@@ -24,20 +25,12 @@ const server = http.createServer((req, res) => {
   let head = Buffer.alloc(0);
   const onHead = (chunk: Buffer) => {
     head = Buffer.concat([head, chunk]);
-    const end = head.indexOf('\r\n\r\n');
-    if (end < 0) return;
+    const parsed = parseCgiHead(head);
+    if (!parsed) return;
     cgi.stdout.off('data', onHead);
     cgi.stdout.pause();
-    let status = 200;
-    const headers: Record<string, string> = {};
-    for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
-      const colon = line.indexOf(':');
-      const name = line.slice(0, colon).trim(), value = line.slice(colon + 1).trim();
-      if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
-      else headers[name] = value;
-    }
-    res.writeHead(status, headers);
-    res.write(head.subarray(end + 4));
+    res.writeHead(parsed.status, parsed.headers);
+    res.write(head.subarray(parsed.bodyStart));
     cgi.stdout.pipe(res);
   };
   cgi.stdout.on('data', onHead);

@@ -8,7 +8,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GIT_ENV, git, tsgit } from './helpers.js';
-import { cloneNoCheckout, compareWithGit, fastImport, removeScratch, repoWith, scratch, snapshot, type FileSpec } from './checkout-oracle.js';
+import {
+  cloneNoCheckout, compareWithGit, fastImport, removeScratch, repoWith, scratch, snapshot, WRITER_THREADS, type FileSpec,
+} from './checkout-oracle.js';
 
 afterEach(removeScratch);
 
@@ -50,10 +52,11 @@ const ENCODED: FileSpec[] = [
   { mode: '100644', path: 'a.euckr', data: '\ud55c\uad6d\uc5b4\n' },
 ];
 
-/** tsgit's writer threads, on every entry (compared with git's sequential checkout, see CompareOptions). */
-const THREADS = ['checkout.workers=2', 'checkout.thresholdForParallelism=1'];
-
-const SETTINGS: [string[], string[]][] = [[[], []], [['core.autocrlf=true'], []], [[], THREADS]];
+/**
+ * Settings for both checkouts, and for tsgit's only: its writer threads are compared with git's
+ * sequential checkout (see CompareOptions).
+ */
+const SETTINGS: [string[], string[]][] = [[[], []], [['core.autocrlf=true'], []], [[], WRITER_THREADS]];
 
 for (const [config, oursOnly] of SETTINGS) {
   test(`working-tree-encoding writes the bytes git writes (${[...config, ...oursOnly].join(' ') || 'default settings'})`, () => {
@@ -85,7 +88,7 @@ test('what git cannot encode is reported as git reports it and written unconvert
     { mode: '100644', path: 'truncated.sjis', data: Buffer.from([0xe6, 0x97]) },
   ];
   for (let i = 0; i < 120; i++) files.push({ mode: '100644', path: `many/f${i}.${i % 20 ? 'u16' : 'nope'}`, data: `file ${i}\n` });
-  for (const oursOnly of [[], THREADS]) {
+  for (const oursOnly of [[], WRITER_THREADS]) {
     const { ourStderr, theirStderr } = compareWithGit(repoWith(files), [], [], { oursOnly });
     const ours = errorLines(ourStderr);
     assert.deepEqual(ours, errorLines(theirStderr));
@@ -186,7 +189,7 @@ test('whole code pages encode as git encodes them, by table and through iconv pe
   files.push({ mode: '100644', path: `astral.e${names.indexOf('GB18030')}`, data: '\u{1F600} \u{20000} \u{10FFFF}\n' });
   files.push({ mode: '100644', path: `astral.e${names.indexOf('GBK')}`, data: '\u{1F600}\n' });
   files.push({ mode: '100644', path: `vi.e${names.indexOf('CP1258')}`, data: 'Ti\u1ebfng Vi\u1ec7t\n' });
-  const { ourStderr, theirStderr } = compareWithGit(repoWith(files), [], [], { oursOnly: THREADS });
+  const { ourStderr, theirStderr } = compareWithGit(repoWith(files), [], [], { oursOnly: WRITER_THREADS });
   assert.deepEqual(errorLines(ourStderr), [`error: failed to encode 'astral.e${names.indexOf('GBK')}' from UTF-8 to GBK`]);
   assert.deepEqual(errorLines(ourStderr), errorLines(theirStderr));
 });

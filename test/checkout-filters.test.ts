@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GIT_ENV, ROOT, git, rmrf, tmpDir, tsgit } from './helpers.js';
-import { indexWithoutStat, snapshot, statDirty } from './checkout-oracle.js';
+import { indexWithoutStat, snapshot, statDirty, WRITER_THREADS } from './checkout-oracle.js';
 
 const made: string[] = [];
 function scratch(prefix: string): string {
@@ -22,7 +22,6 @@ function scratch(prefix: string): string {
 afterEach(() => { for (const dir of made.splice(0)) rmrf(dir); });
 
 const FILTER_PROCESS = `'${process.execPath}' '${path.join(ROOT, 'test', 'filter-process.cjs')}'`;
-const PARALLEL = ['checkout.workers=2', 'checkout.thresholdForParallelism=1'];
 
 /** A repository on main with one commit of `files` (path -> content). */
 function repoWith(files: Record<string, string>): string {
@@ -91,7 +90,7 @@ test('a driver that is named but not configured passes content through, as in gi
   const src = repoWith(GETTEXT_TREE);
   // A process driver configured for everything (as `git lfs install` does) that no attribute
   // names is never started.
-  for (const config of [[], PARALLEL, ['filter.gettext-no-location.clean=cat'], [`filter.p.process=${FILTER_PROCESS}`]]) {
+  for (const config of [[], WRITER_THREADS, ['filter.gettext-no-location.clean=cat'], [`filter.p.process=${FILTER_PROCESS}`]]) {
     const { ours, theirs } = checkoutBoth(src, config);
     assertSameCheckout(ours, theirs);
     assert.equal(ours.stderr, '');
@@ -142,7 +141,7 @@ test('filter.<driver>.smudge runs through the shell as git runs it: %f quoted, i
   const src = repoWith(SMUDGE_TREE);
   const smudge = 'printf "smudged %s\\n" %f; echo "prefix=${GIT_PREFIX-unset} gitdir=${GIT_DIR-unset}"; test -d .git && echo at-top; cat';
   const clean = 'sed -e "/^smudged /d" -e "/^prefix=/d" -e "/^at-top$/d"';
-  for (const config of [[], PARALLEL]) {
+  for (const config of [[], WRITER_THREADS]) {
     const { ours, theirs } = checkoutBoth(src, [`filter.tag.smudge=${smudge}`, `filter.tag.clean=${clean}`, ...config]);
     assertSameCheckout(ours, theirs);
     assert.equal(ours.stderr, '');
@@ -198,7 +197,7 @@ const PROCESS_TREE: Record<string, string> = {
 
 test('filter.<driver>.process: the protocol as git speaks it, with delayed files, per-file errors, on one thread or several', () => {
   const src = repoWith(PROCESS_TREE);
-  for (const config of [[], PARALLEL]) {
+  for (const config of [[], WRITER_THREADS]) {
     const { ours, theirs } = checkoutBoth(src, [`filter.p.process=${FILTER_PROCESS}`, ...config]);
     assertSameCheckout(ours, theirs);
     assert.equal(ours.log, theirs.log);

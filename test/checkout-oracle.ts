@@ -137,6 +137,9 @@ export interface CompareOptions {
   oursOnly?: string[];
 }
 
+/** Checkout settings for two writer threads whatever the number of entries (tsgit's, or git's parallel checkout). */
+export const WRITER_THREADS = ['checkout.workers=2', 'checkout.thresholdForParallelism=1'];
+
 /**
  * Clones `src` twice (with `config`), checks out with tsgit and with git, and compares. Files git
  * itself reads back as modified (contentDirty) are left out of the status checks; `unstable` names

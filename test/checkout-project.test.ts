@@ -10,7 +10,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GIT_ENV, git, tsgit } from './helpers.js';
-import { cloneNoCheckout, compareWithGit, fastImport, removeScratch, repoWith, scratch, snapshot, type FileSpec } from './checkout-oracle.js';
+import {
+  cloneNoCheckout, compareWithGit, fastImport, removeScratch, repoWith, scratch, snapshot, WRITER_THREADS, type FileSpec,
+} from './checkout-oracle.js';
 
 afterEach(removeScratch);
 
@@ -59,13 +61,14 @@ const PROJECT: FileSpec[] = [
   { mode: '120000', path: 'latest', data: 'scripts/run.sh' },
 ];
 
-/** tsgit's writer threads, on every entry (compared with git's sequential checkout, see CompareOptions). */
-const THREADS = ['checkout.workers=2', 'checkout.thresholdForParallelism=1'];
-
+/**
+ * Settings for both checkouts, and for tsgit's only: its writer threads are compared with git's
+ * sequential checkout (see CompareOptions).
+ */
 const SETTINGS: [string[], string[]][] = [
   [[], []], [['core.autocrlf=true'], []], [['core.autocrlf=input'], []], [['core.eol=crlf'], []],
   [['core.eol=lf', 'core.autocrlf=true'], []], [['core.symlinks=false'], []], [['core.fileMode=false'], []],
-  [['core.autocrlf=true'], THREADS],
+  [['core.autocrlf=true'], WRITER_THREADS],
 ];
 
 for (const [config, oursOnly] of SETTINGS) {

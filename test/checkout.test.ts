@@ -12,7 +12,9 @@ import { Repository } from '../src/repository/repository.js';
 import { checkoutTree } from '../src/worktree/checkout.js';
 import { readIndexFile } from '../src/worktree/index-file/read.js';
 import { GIT_ENV, git, gitBuf, rmrf, tsgit } from './helpers.js';
-import { cloneNoCheckout, compareWithGit, removeScratch, repoWith, scratch, snapshot, statDirty, type FileSpec } from './checkout-oracle.js';
+import {
+  cloneNoCheckout, compareWithGit, removeScratch, repoWith, scratch, snapshot, statDirty, WRITER_THREADS, type FileSpec,
+} from './checkout-oracle.js';
 
 afterEach(removeScratch);
 
@@ -81,7 +83,7 @@ test('blobs and trees stored as deltas (offset and ref bases, long chains) check
     git(src, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
     // On one thread, and on writer threads, which read blobs where the main thread found them
     // and go to an object database of their own for a base named by id.
-    for (const config of [[], ['checkout.workers=2', 'checkout.thresholdForParallelism=1']]) {
+    for (const config of [[], WRITER_THREADS]) {
       compareWithGit(src, config);
     }
     git(src, ['symbolic-ref', 'HEAD', 'refs/heads/main']);

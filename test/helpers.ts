@@ -43,9 +43,13 @@ export function tsgit(cwd: string, args: string[], input?: string | Buffer, env:
   return spawnSync(process.execPath, [TSGIT, ...args], { cwd, env, input, maxBuffer: 1 << 30 });
 }
 
-/** A fresh repository with `commits` commits touching a few files in nested directories. */
-export function makeRepo(commits = 5, opts: { bare?: boolean } = {}): string {
-  const dir = tmpDir();
+/**
+ * A fresh repository with `commits` commits touching a few files in nested directories: at `at`
+ * (made, with any missing parents: a served root, say), else in a new temporary directory.
+ */
+export function makeRepo(commits = 5, opts: { bare?: boolean; at?: string } = {}): string {
+  const dir = opts.at ?? tmpDir();
+  fs.mkdirSync(dir, { recursive: true });
   git(dir, ['init', '-q', '-b', 'main', ...(opts.bare ? ['--bare'] : []), '.']);
   const lines: string[] = [];
   for (let i = 1; i <= commits; i++) {

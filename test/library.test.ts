@@ -16,9 +16,7 @@ let source: string;
 
 before(() => {
   work = tmpDir('tsgit-library-');
-  source = path.join(work, 'root', 'project.git');
-  fs.mkdirSync(path.dirname(source));
-  fs.renameSync(makeRepo(6, { bare: true }), source);
+  source = makeRepo(6, { bare: true, at: path.join(work, 'root', 'project.git') });
   git(source, ['tag', '-a', '-m', 'release', 'v1', 'main~2']);
   git(source, ['branch', 'maint', 'main~3']);
 });

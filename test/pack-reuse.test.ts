@@ -18,6 +18,7 @@ import { writePack, type PackWriteStats } from '../src/packing/write/write.js';
 import { ObjectDatabase } from '../src/odb/database.js';
 import type { StoredPack } from '../src/odb/object-store.js';
 import { OidMap } from '../src/walk/oid-map.js';
+import { makeEditedFilesRepo } from './edited-files-repo.js';
 import { git, rmrf, tmpDir } from './helpers.js';
 
 let work: string;
@@ -33,23 +34,14 @@ let basePos: Int32Array;
 before(() => {
   work = tmpDir('tsgit-pack-reuse-');
   repo = path.join(work, 'repo.git');
-  fs.mkdirSync(repo);
-  git(repo, ['init', '-q', '--bare', '-b', 'main', '.']);
   let h = crypto.createHash('sha256').update('seed').digest();
   const line = () => { h = crypto.createHash('sha256').update(h).digest(); return h.toString('hex'); };
   const files = Array.from({ length: 10 }, () => Array.from({ length: 300 }, line));
-  const script: string[] = [];
-  for (let c = 1; c <= 30; c++) {
-    script.push('commit refs/heads/main', `committer C <c@example.com> ${1700000000 + c * 100} +0000`, 'data 3', `c${c}`);
-    for (let f = 0; f < files.length; f++) {
-      if ((c + f) % 2 !== 0) continue;
-      files[f]!.splice((c * 37 + f * 11) % 300, 2, line(), line());
-      const body = files[f]!.join('\n') + '\n';
-      script.push(`M 100644 inline d${f % 3}/f${f}.txt`, `data ${Buffer.byteLength(body)}`, body);
-    }
-  }
-  script.push('');
-  git(repo, ['fast-import', '--quiet'], script.join('\n'));
+  makeEditedFilesRepo(repo, files, 30, (c, f, lines) => {
+    if ((c + f) % 2 !== 0) return false;
+    lines.splice((c * 37 + f * 11) % 300, 2, line(), line());
+    return true;
+  }, f => `d${f % 3}/f${f}.txt`);
   git(repo, ['repack', '-adfbq', '--window=10', '--depth=50']);
   odb = new ObjectDatabase(path.join(repo, 'objects'));
   pack = odb.packs[0]!;

@@ -17,6 +17,7 @@ import { writeOrder } from '../src/packing/write/order.js';
 import { writePack, type PackContents, type PackWriteOptions } from '../src/packing/write/write.js';
 import { ObjectDatabase } from '../src/odb/database.js';
 import { OidMap } from '../src/walk/oid-map.js';
+import { makeEditedFilesRepo } from './edited-files-repo.js';
 import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
 
 let repo: string;
@@ -26,8 +27,6 @@ let work: string;
 before(() => {
   work = tmpDir('tsgit-pack-write-');
   repo = path.join(work, 'repo.git');
-  fs.mkdirSync(repo);
-  git(repo, ['init', '-q', '--bare', '-b', 'main', '.']);
   const rand = (n: number, seed: string) => {
     const lines: string[] = [];
     let h = crypto.createHash('sha256').update(seed).digest();
@@ -38,18 +37,11 @@ before(() => {
     return lines;
   };
   const files = Array.from({ length: 12 }, (_, f) => rand(4000, `file ${f}`));
-  const script: string[] = [];
-  for (let c = 1; c <= 12; c++) {
-    script.push('commit refs/heads/main', `committer C <c@example.com> ${1700000000 + c * 100} +0000`, `data 3`, `c${c}`);
-    for (let f = 0; f < files.length; f++) {
-      if ((c + f) % 3 !== 0) continue;
-      files[f]!.splice((c * 97 + f * 31) % files[f]!.length, 5, ...rand(3, `edit ${c} ${f}`));
-      const body = files[f]!.join('\n') + '\n';
-      script.push(`M 100644 inline dir${f % 2}/f${f}.txt`, `data ${Buffer.byteLength(body)}`, body);
-    }
-  }
-  script.push('');
-  git(repo, ['fast-import', '--quiet'], script.join('\n'));
+  makeEditedFilesRepo(repo, files, 12, (c, f, lines) => {
+    if ((c + f) % 3 !== 0) return false;
+    lines.splice((c * 97 + f * 31) % lines.length, 5, ...rand(3, `edit ${c} ${f}`));
+    return true;
+  }, f => `dir${f % 2}/f${f}.txt`);
   git(repo, ['tag', '-a', '-m', 'tag', 'v1', 'main~3']);
   git(repo, ['repack', '-adfq', '--window=10', '--depth=20']);
 });

@@ -28,9 +28,7 @@ let bigHead: string;
 before(() => {
   work = tmpDir('tsgit-serve-limits-');
   root = path.join(work, 'root');
-  fs.mkdirSync(root);
-  small = path.join(root, 'small.git');
-  fs.renameSync(makeRepo(6, { bare: true }), small);
+  small = makeRepo(6, { bare: true, at: path.join(root, 'small.git') });
   bigHead = git(makeBigRepo(root, 'big.git', 24), ['rev-parse', 'main']).trim();
 });
 
@@ -278,8 +276,7 @@ test('startup problems are one fatal line: a port in use, a missing root', { tim
 test('the library handler: `authorize` decides access, without it git-daemon-export-ok does (as http-backend)', { timeout: 120_000 }, async () => {
   assert.equal(createUploadPackHandler, createGitHttpHandler);
   const plainRoot = path.join(work, 'library-root');
-  fs.mkdirSync(plainRoot);
-  fs.renameSync(makeRepo(3, { bare: true }), path.join(plainRoot, 'project.git'));
+  makeRepo(3, { bare: true, at: path.join(plainRoot, 'project.git') });
   const handlers = {
     authorized: createGitHttpHandler({ root: plainRoot, authorize: () => true }),
     anonymous: createGitHttpHandler({ root: plainRoot }),
@@ -315,9 +312,7 @@ test('the library handler: `authorize` decides access, without it git-daemon-exp
 
 test('a service is served as its config says: http.uploadpack and daemon.uploadpack, git daemon\'s --disable', { timeout: 120_000 }, async () => {
   const cfgRoot = path.join(work, 'config-root');
-  fs.mkdirSync(cfgRoot);
-  const repo = path.join(cfgRoot, 'project.git');
-  fs.renameSync(makeRepo(2, { bare: true }), repo);
+  const repo = makeRepo(2, { bare: true, at: path.join(cfgRoot, 'project.git') });
   const handler = createGitHttpHandler({ root: cfgRoot, exportAll: true });
   const daemons = [createDaemon({ root: cfgRoot, exportAll: true, pool: handler.pool }),
     createDaemon({ root: cfgRoot, exportAll: true, pool: handler.pool, services: { 'upload-pack': { enabled: false, overridable: false } } })];

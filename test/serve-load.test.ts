@@ -26,9 +26,7 @@ let bigHead: string;
 before(() => {
   work = tmpDir('tsgit-serve-load-');
   root = path.join(work, 'root');
-  fs.mkdirSync(root);
-  small = path.join(root, 'small.git');
-  fs.renameSync(makeRepo(12, { bare: true }), small);
+  small = makeRepo(12, { bare: true, at: path.join(root, 'small.git') });
   git(small, ['repack', '-adbq']);
   big = makeBigRepo(root, 'big.git', 48);
   bigHead = git(big, ['rev-parse', 'main']).trim();
@@ -159,8 +157,7 @@ test('a worker killed mid-request: its client gets an error, the others are serv
 });
 
 test('repacks (git repack -adb) and ref updates during a stream of fetches: every fetch is whole', { timeout: 120_000 }, async () => {
-  const served = path.join(root, 'moving.git');
-  fs.renameSync(makeRepo(30, { bare: true }), served);
+  const served = makeRepo(30, { bare: true, at: path.join(root, 'moving.git') });
   git(served, ['repack', '-adbq']);
   const editor = path.join(work, 'moving-editor');
   git(work, ['clone', '-q', served, editor]);

@@ -25,9 +25,7 @@ let editor: string;
 before(() => {
   work = tmpDir('tsgit-serve-workers-');
   root = path.join(work, 'root');
-  fs.mkdirSync(root);
-  served = path.join(root, 'project.git');
-  fs.renameSync(makeRepo(20, { bare: true }), served);
+  served = makeRepo(20, { bare: true, at: path.join(root, 'project.git') });
   git(served, ['repack', '-adbq']);
   editor = path.join(work, 'editor');
   git(work, ['clone', '-q', served, editor]);

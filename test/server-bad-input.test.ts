@@ -29,13 +29,11 @@ const LIMIT = 1 << 20;
 before(async () => {
   work = tmpDir('tsgit-serve-bad-');
   root = path.join(work, 'root');
-  fs.mkdirSync(root);
-  const repo = makeRepo(4, { bare: true });
-  fs.renameSync(repo, path.join(root, 'small.git'));
-  head = git(path.join(root, 'small.git'), ['rev-parse', 'main']).trim();
+  const small = makeRepo(4, { bare: true, at: path.join(root, 'small.git') });
+  head = git(small, ['rev-parse', 'main']).trim();
   // An object in the repository that no ref reaches.
-  const tree = git(path.join(root, 'small.git'), ['rev-parse', 'main^{tree}']).trim();
-  dangling = git(path.join(root, 'small.git'), ['commit-tree', tree, '-m', 'secret']).trim();
+  const tree = git(small, ['rev-parse', 'main^{tree}']).trim();
+  dangling = git(small, ['commit-tree', tree, '-m', 'secret']).trim();
   // A repository big enough that its pack takes a while to send: 24 MiB of incompressible blobs.
   const big = path.join(root, 'big.git');
   fs.mkdirSync(big);
@@ -48,8 +46,7 @@ before(async () => {
   lines.push('');
   git(big, ['fast-import', '--quiet'], lines.join('\n'));
   // A repository outside the root, and a symlink inside the root leading to it.
-  const outside = path.join(work, 'outside.git');
-  fs.renameSync(makeRepo(2, { bare: true }), outside);
+  const outside = makeRepo(2, { bare: true, at: path.join(work, 'outside.git') });
   fs.symlinkSync(outside, path.join(root, 'escape.git'));
   servers = await startLibraryServers({ root, exportAll: true, limits: { maxRequestBytes: LIMIT }, timeouts: { idle: 20 } },
     { exportAll: true, timeouts: { idle: 20 } });

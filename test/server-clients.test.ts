@@ -24,9 +24,7 @@ let gitBase: string;
 before(async () => {
   work = tmpDir('tsgit-serve-other-clients-');
   root = path.join(work, 'root');
-  fs.mkdirSync(root);
-  repo = path.join(root, 'project.git');
-  fs.renameSync(makeRepo(12, { bare: true }), repo);
+  repo = makeRepo(12, { bare: true, at: path.join(root, 'project.git') });
   git(repo, ['tag', '-a', '-m', 'release', 'v1', 'main~4']);
   git(repo, ['tag', 'light', 'main~8']);
   git(repo, ['branch', 'maint', 'main~2']);

@@ -8,6 +8,7 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { parseCgiHead } from '../bench/cgi-head.js';
 import { GIT_ENV } from './helpers.js';
 
 export type ProtocolVersion = 0 | 2;
@@ -138,16 +139,9 @@ export async function startHttpBackend(root: string, options: HttpServerOptions 
     cgi.stdout.on('data', (chunk: Buffer) => {
       if (body) { body.write(chunk); return; }
       head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
-        const colon = line.indexOf(':');
-        const name = line.slice(0, colon).trim(), value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
-        else headers[name] = value;
-      }
+      const parsed = parseCgiHead(head);
+      if (!parsed) return;
+      const { status, headers } = parsed;
       if (options.gzip) {
         headers['Content-Encoding'] = 'gzip';
         delete headers['Content-Length'];
@@ -159,7 +153,7 @@ export async function startHttpBackend(root: string, options: HttpServerOptions 
         res.writeHead(status, headers);
         body = res;
       }
-      const rest = head.subarray(end + 4);
+      const rest = head.subarray(parsed.bodyStart);
       if (rest.length) body.write(rest);
     });
     cgi.stdout.on('end', () => {

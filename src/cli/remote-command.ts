@@ -6,6 +6,7 @@ import { onInterrupt } from '../client/interrupt.js';
 import { formatRemoteProgress, stderrIsSmartTerminal } from '../client/remote-progress.js';
 import { UsageError } from '../core/errors.js';
 import { writeAll } from './output.js';
+import { parseOptions } from './parse-options.js';
 import { progressWanted } from './progress.js';
 
 /** The options clone and fetch both take, and their positional arguments. */
@@ -25,16 +26,7 @@ interface RemoteOptions {
 export function parseRemoteOptions(args: readonly string[],
   own: (name: string, value: () => string, inline: string | undefined) => boolean): RemoteOptions {
   const o: RemoteOptions = { quiet: false, progress: false, rest: [] };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    const value = (): string => {
-      if (eq > 0) return a.slice(eq + 1);
-      const v = args[++i];
-      if (v === undefined) throw new UsageError(`option '${name}' requires a value`);
-      return v;
-    };
+  o.rest = parseOptions(args, (name, value, inline) => {
     switch (name) {
       case '-q': case '--quiet': o.quiet = true; break;
       case '--progress': o.progress = true; break;
@@ -47,13 +39,10 @@ export function parseRemoteOptions(args: readonly string[],
         break;
       }
       case '-u': case '--upload-pack': o.uploadPack = value(); break;
-      case '--': o.rest.push(...args.slice(i + 1)); i = args.length; break;
-      default:
-        if (own(name, value, eq > 0 ? a.slice(eq + 1) : undefined)) break;
-        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
-        o.rest.push(a);
+      default: return own(name, value, inline);
     }
-  }
+    return true;
+  });
   return o;
 }
 

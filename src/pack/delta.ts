@@ -61,6 +61,34 @@ export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
   return s;
 }
 
+/** The base offset and size of the copy instruction readCopy() read last. */
+const copy = { offset: 0, size: 0 };
+
+/**
+ * Reads the copy instruction `op` whose argument bytes start at delta[p]: the base offset's bytes
+ * (least significant first, one for each of bits 0-3 of `op` that is set), then the size's (bits
+ * 4-6; a size of 0 means 64 KiB). Returns the position after them and leaves the values in `copy`.
+ * Bytes past the end of `delta` read as 0; the caller checks the position against its end.
+ * applyDelta and DeltaCopies.read share it, and V8 inlines it into both loops: timed over every
+ * delta of the small corpus, they run as fast as with the decoding written out in each, within the
+ * noise. (Two pure functions, one for the offset and one for the size, measured 2-3% slower in
+ * DeltaCopies.read, counting the argument bytes apart from reading them; the offset and size
+ * packed into one returned number, 3-8% slower in applyDelta.)
+ */
+function readCopy(delta: Uint8Array, p: number, op: number): number {
+  let off = 0, size = 0;
+  if (op & 0x01) off = delta[p++]!;
+  if (op & 0x02) off |= delta[p++]! << 8;
+  if (op & 0x04) off |= delta[p++]! << 16;
+  if (op & 0x08) off = (off | (delta[p++]! << 24)) >>> 0;
+  if (op & 0x10) size = delta[p++]!;
+  if (op & 0x20) size |= delta[p++]! << 8;
+  if (op & 0x40) size |= delta[p++]! << 16;
+  copy.offset = off;
+  copy.size = size === 0 ? 0x10000 : size;
+  return p;
+}
+
 /** Applies the delta in delta[start..end) to `base`, returning a new buffer of the result size. */
 export function applyDelta(base: Uint8Array, delta: Uint8Array, start: number, end: number,
   layer: ErrorLayer, where: () => string, out?: Uint8Array, outOffset = 0): Buffer {
@@ -79,15 +107,8 @@ export function applyDeltaWithSizes(base: Uint8Array, delta: Uint8Array, sizes: 
   while (p < end) {
     const op = delta[p++]!;
     if (op & 0x80) {
-      let off = 0, size = 0;
-      if (op & 0x01) off = delta[p++]!;
-      if (op & 0x02) off |= delta[p++]! << 8;
-      if (op & 0x04) off |= delta[p++]! << 16;
-      if (op & 0x08) off = (off | (delta[p++]! << 24)) >>> 0;
-      if (op & 0x10) size = delta[p++]!;
-      if (op & 0x20) size |= delta[p++]! << 8;
-      if (op & 0x40) size |= delta[p++]! << 16;
-      if (size === 0) size = 0x10000;
+      p = readCopy(delta, p, op);
+      const off = copy.offset, size = copy.size;
       if (p > end) throw new CorruptError(layer, `${where()}: delta copy instruction truncated`);
       if (off + size > baseSize || w + size > resultSize) {
         throw new CorruptError(layer, `${where()}: delta copies ${size} bytes from base offset ${off} out of bounds`);
@@ -137,15 +158,8 @@ export class DeltaCopies {
     while (p < end) {
       const op = delta[p++]!;
       if (op & 0x80) {
-        let off = 0, size = 0;
-        if (op & 0x01) off = delta[p++]!;
-        if (op & 0x02) off |= delta[p++]! << 8;
-        if (op & 0x04) off |= delta[p++]! << 16;
-        if (op & 0x08) off = (off | (delta[p++]! << 24)) >>> 0;
-        if (op & 0x10) size = delta[p++]!;
-        if (op & 0x20) size |= delta[p++]! << 8;
-        if (op & 0x40) size |= delta[p++]! << 16;
-        if (size === 0) size = 0x10000;
+        p = readCopy(delta, p, op);
+        const off = copy.offset, size = copy.size;
         if (p > end || off + size > baseSize || w + size > resultSize) return false;
         if (n > 0 && runs[n - 3]! + runs[n - 2]! === w && runs[n - 1]! + runs[n - 2]! === off) {
           runs[n - 2]! += size;

@@ -10,6 +10,7 @@ import { parseLease, type Lease } from '../../client/push/status.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
+import { parseOptions } from '../parse-options.js';
 import { progressIf } from '../progress.js';
 import { runRemoteCommand } from '../remote-command.js';
 import type { CommandHelp } from '../help.js';
@@ -43,20 +44,10 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
   const leases: Lease[] = [];
   const pushOptions: string[] = [];
   let noPushOptions = false;
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    const value = (): string => {
-      if (eq > 0) return a.slice(eq + 1);
-      const v = args[++i];
-      if (v === undefined) throw new UsageError(`option '${name}' requires a value`);
-      return v;
-    };
+  const rest = parseOptions(args, (name, value, inline) => {
     switch (name) {
       case '-f': case '--force': force = true; break;
-      case '--force-with-lease': leases.push(parseLease(eq > 0 ? a.slice(eq + 1) : null)); break;
+      case '--force-with-lease': leases.push(parseLease(inline ?? null)); break;
       case '--no-force-with-lease': leases.length = 0; break;
       case '--atomic': atomic = true; break;
       case '--no-atomic': atomic = false; break;
@@ -75,13 +66,14 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
       case '--progress': progress = true; break;
       case '--no-progress': progress = false; break;
       case '--receive-pack': case '--exec': receivePack = value(); break;
-      case '--': rest.push(...args.slice(i + 1)); i = args.length; break;
       default:
-        if (/^-o./.test(a)) { pushOptions.push(a.slice(2)); break; }
-        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
-        rest.push(a);
+        // "-o<option>": the value written against the short option (only "--" options have a
+        // "=value" split off, so the name is the whole word).
+        if (!/^-o./.test(name)) return false;
+        pushOptions.push(name.slice(2));
     }
-  }
+    return true;
+  });
   if (all && tags) throw new UsageError(`options '--all' and '--tags' cannot be used together`);
   if (all && rest.length > 1) throw new UsageError(`options '--all' and refspecs cannot be used together`);
   const repo = ctx.repository();

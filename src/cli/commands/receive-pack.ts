@@ -6,12 +6,12 @@
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
-import { UsageError } from '../../core/errors.js';
 import { Repository } from '../../repository/repository.js';
 import { enterRepo } from '../../server/enter-repo.js';
 import { receivePack } from '../../server/receive-pack/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
+import { parseServiceOptions } from '../service-options.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -26,24 +26,9 @@ export const help: CommandHelp = {
 };
 
 export default async function receivePackCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  let statelessRpc = false, advertiseRefs = false, timeout = 0;
-  let dir: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--stateless-rpc') statelessRpc = true;
-    else if (a === '--advertise-refs' || a === '--http-backend-info-refs') advertiseRefs = true;
-    else if (a === '-q' || a === '--quiet') continue;
-    else if (a === '--timeout' || a.startsWith('--timeout=')) {
-      const v = a === '--timeout' ? args[++i] : a.slice(10);
-      if (v === undefined || !/^[0-9]+$/.test(v)) throw new UsageError(`--timeout needs a number of seconds`);
-      timeout = Number(v);
-    } else if (a === '--') {
-      dir = args[++i] ?? null;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
-    else if (dir === null) dir = a;
-    else throw new UsageError(`too many arguments`);
-  }
-  if (dir === null) throw new UsageError(`you must specify a directory`);
+  const { statelessRpc, advertiseRefs, timeout, dir } = parseServiceOptions(args,
+    (a) => a === '-q' || a === '--quiet',
+    { tooManyArguments: 'too many arguments', noDirectory: 'you must specify a directory' });
   const repo = new Repository(enterRepo(path.resolve(ctx.cwd, dir), false), null);
   const abort = new AbortController();
   process.stdout.on('error', () => abort.abort());

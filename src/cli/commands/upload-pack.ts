@@ -3,11 +3,11 @@
 // the protocol version GIT_PROTOCOL asks for.
 import { once } from 'node:events';
 import path from 'node:path';
-import { UsageError } from '../../core/errors.js';
 import { Repository } from '../../repository/repository.js';
 import { enterRepo } from '../../server/enter-repo.js';
 import { uploadPack } from '../../server/upload-pack.js';
 import type { CommandContext } from '../context.js';
+import { parseServiceOptions } from '../service-options.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -22,25 +22,14 @@ export const help: CommandHelp = {
 };
 
 export default async function uploadPackCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  let statelessRpc = false, advertiseRefs = false, strict = false, timeout = 0;
-  let dir: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--stateless-rpc') statelessRpc = true;
-    else if (a === '--advertise-refs' || a === '--http-backend-info-refs') advertiseRefs = true;
-    else if (a === '--strict') strict = true;
+  let strict = false;
+  // As git's upload-pack, a usage error is the usage alone.
+  const { statelessRpc, advertiseRefs, timeout, dir } = parseServiceOptions(args, (a) => {
+    if (a === '--strict') strict = true;
     else if (a === '--no-strict') strict = false;
-    else if (a === '--timeout' || a.startsWith('--timeout=')) {
-      const v = a === '--timeout' ? args[++i] : a.slice(10);
-      if (v === undefined || !/^[0-9]+$/.test(v)) throw new UsageError(`--timeout needs a number of seconds`);
-      timeout = Number(v);
-    } else if (a === '--') {
-      dir = args[++i] ?? null;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
-    else if (dir === null) dir = a;
-    else throw new UsageError('');
-  }
-  if (dir === null) throw new UsageError('');
+    else return false;
+    return true;
+  }, { tooManyArguments: '', noDirectory: '' });
   const repo = new Repository(enterRepo(path.resolve(ctx.cwd, dir), strict), null);
   const abort = new AbortController();
   // A reader that went away (EPIPE) stops the pack being written; nothing is left to tell it.
