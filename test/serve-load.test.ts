@@ -112,8 +112,10 @@ test('a client that stops reading mid-pack costs the server no more memory while
         peak = Math.max(peak, treeRss(pid));
       }
       assert.ok(reader.received() < size / 2, `the client has only ${reader.received()} bytes`);
-      // The server's own process relays HTTP answers: held whole, the pack would be in it.
-      assert.ok(rssOf(pid) - before < 8 * 1024 * 1024, `the server grew by ${rssOf(pid) - before} bytes for a client that read ${reader.received()}`);
+      // The server's own process relays HTTP answers: held whole, the pack (48 MiB) would be in
+      // it. A third of that leaves room for garbage a loaded machine's V8 has not collected yet
+      // (11 MiB was seen at a load of 8), and still fails a server that buffers the answer.
+      assert.ok(rssOf(pid) - before < 16 * 1024 * 1024, `the server grew by ${rssOf(pid) - before} bytes for a client that read ${reader.received()}`);
       assert.ok(peak - stalled < 4 * 1024 * 1024, `memory grew by ${peak - stalled} bytes while the client did not read`);
       reader.resume();
       const { complete, bytes } = await reader.done;
