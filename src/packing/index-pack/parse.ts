@@ -161,7 +161,7 @@ export class PackParser {
     const at = -this.window.start;
     const name = this.options.name;
     if (b[at] !== 0x50 || b[at + 1] !== 0x41 || b[at + 2] !== 0x43 || b[at + 3] !== 0x4b) {
-      throw new CorruptError('pack', `${name}: pack signature mismatch at offset 0 (not a pack)`);
+      throw new CorruptError('pack', `${name}: pack signature mismatch (not a pack)`);
     }
     this.version = b.readUInt32BE(at + 4);
     if (this.version !== 2 && this.version !== 3) throw new CorruptError('pack', `${name}: pack version ${this.version} unsupported`);
