@@ -1,8 +1,9 @@
 // receivePack() as an embedder calls it: hooks as functions (pre-receive, update, post-receive,
-// post-update), an authorize callback that sees every ref update, output on the side-band, and
-// report-status-v2. The pack comes from git pack-objects, the commands from the protocol module.
-// Then concurrent pushes (git push processes racing through tsgit receive-pack): to one ref, one
-// wins and the other gets git's "failed to update ref"; to different refs, both go through.
+// post-update), an authorize callback that sees every ref update (and refuses an atomic push
+// whole), output on the side-band, and report-status-v2. The pack comes from git pack-objects,
+// the commands from the protocol module. Then concurrent pushes (git push processes racing
+// through tsgit receive-pack): to one ref, one wins and the other gets git's "failed to update
+// ref"; to different refs, both go through.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -130,6 +131,17 @@ describe('receivePack() with hooks as functions and an authorize callback', () =
     ], [tip, `^${base}`], { hooks: { update: (c) => c.name === 'refs/heads/main' } }, ['report-status', 'atomic']);
     assert.deepEqual(r.report.refs.map((x) => x.error), ['atomic push failure', 'hook declined']);
     assert.equal(git(server, ['rev-parse', 'main']).trim(), base);
+  });
+
+  test('atomic: one refusal by authorize, nothing moves; an empty reason still refuses', async () => {
+    const tip = commits(work, 1, 'atomic-authorize');
+    const r = await libraryPush(server, work, [
+      { oldOid: base, newOid: tip, name: 'refs/heads/main' },
+      { oldOid: '0'.repeat(40), newOid: tip, name: 'refs/heads/guarded' },
+    ], [tip, `^${base}`], { authorize: (u) => u.name !== 'refs/heads/guarded' || '' }, ['report-status', 'atomic']);
+    assert.deepEqual(r.report.refs.map((x) => x.error), ['atomic push failure', 'refused by the server']);
+    assert.equal(git(server, ['rev-parse', 'main']).trim(), base);
+    assert.throws(() => git(server, ['rev-parse', '--verify', '-q', 'refs/heads/guarded']));
   });
 
   test('a deletion whose expected old value is stale fails, the ref stays', async () => {

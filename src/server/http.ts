@@ -9,9 +9,11 @@
 // embedder's `authorize`), checked against the service's http.<key> rule, then queued for a
 // worker (worker-pool.ts): a buffered service's body is read whole first (http-body.ts), so a
 // slow client holds no worker, and a queue past its bounds answers 503 with Retry-After at once.
-// The worker's answer is relayed with backpressure: the response's socket paces the worker.
+// The worker's answer is relayed with backpressure: the response's socket paces the worker. A
+// push's worker puts each ref update to `authorize` too, through this process (the job's
+// authorize: worker-process.ts, worker-authorize.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { formatServiceHeader } from '../protocol/index.js';
+import { formatServiceHeader, type PushCommand } from '../protocol/index.js';
 import { Config } from '../config/index.js';
 import { closeAfterResponse } from '../transport/http-accept.js';
 import type { TrackedConnection } from '../transport/connection-limit.js';
@@ -21,22 +23,36 @@ import { DEFAULT_SERVICE_LIMITS, DEFAULT_TIMEOUTS, type ServeTimeouts, type Serv
 import { realRoot, resolveRepository, urlSegments, type ResolvedRepository } from './resolve-repository.js';
 import { sanitizeProtocol } from './protocol-value.js';
 import { enabledForHttp, type Service } from './service.js';
-import type { ServiceJob } from './service-job.js';
+import type { JobAuthorize, ServiceJob } from './service-job.js';
 import { serviceFromWire } from './services.js';
 import { protocolVersion } from './upload-pack.js';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool.js';
 import type { WorkerRequest } from './worker-frames.js';
 
-/** true serves the request; `{ user }` serves it to that authenticated user; false answers 403; a status answers itself. */
-export type AuthorizeResult = boolean | { user: string } | { status: number; headers?: Record<string, string>; message?: string };
+/**
+ * One rule for every phase: true or `{ user }` allows (for a request, `{ user }` serves it to
+ * that authenticated user); false, a string or `{ status }` refuses, the string or `message`
+ * being the reason. A refused request is answered with the status (403 for false or a string)
+ * and the reason ("forbidden" without one). A refused ref update fails that ref, as git reports
+ * it (`ng <ref> <reason>`, "refused by the server" without one; the status is not used, the
+ * push's answer being under way), or the whole push when it is atomic.
+ */
+export type AuthorizeResult = boolean | string | { user: string } | { status: number; headers?: Record<string, string>; message?: string };
 
 export interface AuthorizeRequest {
   readonly repository: ResolvedRepository;
   /** The wire name: 'git-upload-pack'. */
   readonly service: string;
-  /** 'advertise' for info/refs, 'fetch' for the POST (whatever the service). */
-  readonly phase: 'advertise' | 'fetch';
+  /**
+   * 'advertise' for info/refs, 'fetch' for the POST (whatever the service), then, for a push
+   * (git-receive-pack) that passed both, 'update' once for each ref it updates, with the same req.
+   */
+  readonly phase: 'advertise' | 'fetch' | 'update';
+  /** With 'update': the ref, its old value and its new one (the zero id: created or deleted). */
+  readonly update?: PushCommand;
 }
+
+type Authorize = (req: IncomingMessage, request: AuthorizeRequest) => AuthorizeResult | Promise<AuthorizeResult>;
 
 export interface HttpHandlerOptions {
   /** Directory holding the repositories (`<name>.git` or `<name>/.git`). */
@@ -47,8 +63,12 @@ export interface HttpHandlerOptions {
    * false otherwise, as http-backend.
    */
   exportAll?: boolean;
-  /** Decides per request and repository; false answers 403, an object answers what it says. */
-  authorize?: (req: IncomingMessage, request: AuthorizeRequest) => AuthorizeResult | Promise<AuthorizeResult>;
+  /**
+   * Decides per request and repository, and per ref update of a push (AuthorizeRequest's phases;
+   * AuthorizeResult's rule). One that throws or rejects fails its request with a 500, or refuses
+   * its ref update ("authorize failed"; the error goes to `log`).
+   */
+  authorize?: Authorize;
   /** Leading part of req.url to ignore (Fastify routes see the full URL). */
   prefix?: string;
   /** Request sizes and counts (limits.ts). */
@@ -179,12 +199,11 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
     let user: string | null = null;
     if (options.authorize) {
       const verdict = await options.authorize(req, { repository, service: wire, phase: r.phase });
-      if (verdict === false || (typeof verdict === 'object' && 'status' in verdict)) {
-        const v = verdict === false ? { status: 403 } : verdict;
-        return refuse(res, record, v.status, v.message ?? 'forbidden', v.headers);
-      }
-      if (typeof verdict === 'object') user = verdict.user;
+      const refused = refusalOf(verdict);
+      if (refused) return refuse(res, record, refused.status, refused.message || 'forbidden', refused.headers);
+      if (typeof verdict === 'object' && 'user' in verdict) user = verdict.user;
     }
+    const authorizeUpdate = options.authorize && r.phase === 'fetch' ? updateAuthorizer(options.authorize, req, repository, wire) : undefined;
     if (!enabledForHttp(r.service, Config.loadSync(repository.gitDir, { global: true }), user)) {
       return refuse(res, record, 403, `service not enabled: '${wire}'`);
     }
@@ -215,13 +234,29 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
         if (body.status === 503) return busy(res, record, body.message);
         return refuse(res, record, body.status, body.message, { Connection: 'close' });
       }
-      job = pool.run(request, { kind: 'body', body: body.body }, reservation);
+      job = pool.run(request, { kind: 'body', body: body.body }, reservation, authorizeUpdate);
     } else {
-      job = pool.run(request, { kind: 'stream' }, reservation);
+      job = pool.run(request, { kind: 'stream' }, reservation, authorizeUpdate);
       if (job) streamBody(req, res, job);
     }
     if (!job) return busy(res, record, 'the server is busy: too many requests are waiting');
     await relay(req, res, job, record, r.phase === 'advertise' && record.protocol !== 2 ? formatServiceHeader(wire) : null, wire);
+  }
+
+  /**
+   * `authorize` for each ref update of a POST's push (phase 'update'), as its worker asks. One
+   * that fails refuses the update: the client is told no more than that, the log is told why.
+   */
+  function updateAuthorizer(authorize: Authorize, req: IncomingMessage, repository: ResolvedRepository, service: string): JobAuthorize {
+    return async ({ name, oldOid, newOid }) => {
+      try {
+        const refused = refusalOf(await authorize(req, { repository, service, phase: 'update', update: { name, oldOid, newOid } }));
+        return refused === null || (refused.message || false);
+      } catch (e) {
+        log(`http: ${repository.name}: authorize ${name}: ${(e as Error).message}`);
+        return 'authorize failed';
+      }
+    };
   }
 
   /** A streamed body goes to the worker as it comes, paced by the worker's pipe. */
@@ -341,6 +376,13 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
 export const createUploadPackHandler = createGitHttpHandler;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** What a verdict refuses with (AuthorizeResult's rule), or null when it allows. */
+function refusalOf(verdict: AuthorizeResult): { status: number; headers?: Record<string, string>; message?: string } | null {
+  if (verdict === true) return null;
+  if (typeof verdict === 'object') return 'status' in verdict ? verdict : null;
+  return typeof verdict === 'string' ? { status: 403, message: verdict } : { status: 403 };
+}
 
 function refuse(res: ServerResponse, record: Mutable<AccessRecord>, status: number, message: string, headers?: Record<string, string>): void {
   record.status = status;

@@ -1,8 +1,9 @@
 // receive-pack as a served service (service.ts): off over git:// unless daemon.receivepack or
 // --enable=receive-pack, over HTTP only for an authenticated user unless http.receivepack says
 // (git http-backend's rule), and its HTTP body streamed to the worker rather than held, since it
-// is the pack. The worker's warm Repository takes the push; the workers that serve fetches see its
-// refs and pack on their next request (they re-check both on every one).
+// is the pack. The worker's warm Repository takes the push, each ref update put to the
+// transport's authorize when it has one; the workers that serve fetches see its refs and pack on
+// their next request (they re-check both on every one).
 import { receivePack } from './receive-pack/index.js';
 import type { Service, ServiceCall } from './service.js';
 
@@ -15,6 +16,7 @@ async function run(call: ServiceCall, advertiseRefs: boolean): Promise<void> {
     advertiseRefs,
     limits: { timeout: call.timeout, request: call.limits },
     ...(call.signal ? { signal: call.signal } : {}),
+    ...(call.authorize ? { authorize: call.authorize } : {}),
     source: call.source,
   });
   call.counts.commands = result.commands.length;

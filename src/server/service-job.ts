@@ -4,10 +4,12 @@
 // replaces: stdin for client bytes the transport streams, stdout for the service's answer (paused
 // at its high-water mark, which pauses the worker's pipe, so a slow client slows its own worker
 // and nothing else), stderr for diagnostics. A git:// request comes with its client's socket,
-// which the worker answers directly; stdin and stdout then carry nothing.
+// which the worker answers directly; stdin and stdout then carry nothing. A job may carry the
+// transport's verdict on ref updates (the HTTP handler's authorize), which its worker asks for.
 import { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { Readable, Writable } from 'node:stream';
+import type { PushCommand } from '../protocol/index.js';
 import type { WorkerExit, WorkerRequest } from './worker-frames.js';
 
 /** A client's socket, and what was read from it past the request line, for a worker to serve. */
@@ -26,6 +28,12 @@ export type JobInput =
   | { kind: 'stream' }
   /** The client's connection itself, handed to the worker (git://). */
   | { kind: 'connection'; connection: ClientConnection };
+
+/**
+ * The transport's verdict on one ref update of the job's push: true allows it, false or a reason
+ * refuses it. It settles with a verdict, never rejects: the transport turns a failure into one.
+ */
+export type JobAuthorize = (update: PushCommand) => Promise<boolean | string>;
 
 /** How a request ended, for the access log. */
 export type JobOutcome = 'ok' | 'error' | 'gone' | 'killed' | 'timeout' | 'closing';
@@ -55,7 +63,9 @@ export class ServiceJob extends EventEmitter {
 
   constructor(readonly request: WorkerRequest, readonly input: JobInput,
     /** @internal Called when the caller gives the job up (stop()). */
-    private readonly onStop: (job: ServiceJob, worker: JobWorker | null) => void) {
+    private readonly onStop: (job: ServiceJob, worker: JobWorker | null) => void,
+    /** Answers the worker's questions about ref updates; without it, the worker asks none. */
+    readonly authorize?: JobAuthorize) {
     super();
     this.stdout = new Readable({ read: () => this.worker?.pauseOutput(false) });
     this.stderr = new Readable({ read: () => undefined });

@@ -6,6 +6,7 @@
 import type { Config } from '../config/index.js';
 import type { Repository } from '../repository/repository.js';
 import type { ServiceLimits } from './limits.js';
+import type { AuthorizeUpdate } from './receive-pack/index.js';
 
 /** Where a service's bytes go; a returned promise means "wait before writing more". */
 export type ResponseSink = (data: Buffer) => void | Promise<void>;
@@ -29,6 +30,8 @@ export interface ServiceCall {
   readonly source: string;
   /** What the access log shows of the request (upload-pack: wants, haves); the service counts. */
   readonly counts: Record<string, number>;
+  /** The transport's verdict on each ref update (the HTTP handler's authorize); absent: none is asked. */
+  readonly authorize?: AuthorizeUpdate;
 }
 
 export interface Service {

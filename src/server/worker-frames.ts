@@ -1,10 +1,13 @@
 // The framing between the server and its service workers (worker-pool.ts, worker-main.ts),
 // over the worker's stdin and stdout: each frame is a type byte, a 4-byte big-endian length and
 // that many bytes. Server to worker: a request ('r', JSON), client bytes ('i'), end of client
-// input ('z'), repositories to open before any request for them comes ('w', JSON: WorkerWarm).
-// Worker to server: response bytes ('o'), diagnostics ('e', text), and the end of the request
-// ('x', JSON with the exit status and the worker's RSS), also of a handed-over connection's.
+// input ('z'), repositories to open before any request for them comes ('w', JSON: WorkerWarm),
+// the verdict on a ref update ('v', JSON: WorkerVerdict). Worker to server: response bytes ('o'),
+// diagnostics ('e', text), a ref update for the server's authorize ('a', JSON: WorkerAuthorize),
+// and the end of the request ('x', JSON with the exit status and the worker's RSS), also of a
+// handed-over connection's.
 import { CorruptError } from '../core/errors.js';
+import type { PushCommand } from '../protocol/index.js';
 import type { ServiceLimits } from './limits.js';
 
 export const FRAME_REQUEST = 0x72; // r
@@ -14,6 +17,8 @@ export const FRAME_WARM = 0x77; // w
 export const FRAME_OUTPUT = 0x6f; // o
 export const FRAME_STDERR = 0x65; // e
 export const FRAME_EXIT = 0x78; // x
+export const FRAME_AUTHORIZE = 0x61; // a
+export const FRAME_VERDICT = 0x76; // v
 
 /** What the server asks a worker to run: a service (services.ts) and the options of `tsgit <service>`. */
 export interface WorkerRequest {
@@ -27,6 +32,8 @@ export interface WorkerRequest {
   /** Seconds without client input before giving up; 0 waits forever. */
   timeout: number;
   limits: ServiceLimits;
+  /** Ask the server about every ref update ('a' frames): set by the worker's pool for a job with an authorize. */
+  authorizeUpdates?: boolean;
 }
 
 /**
@@ -48,6 +55,18 @@ export interface WorkerWarm {
   gitDirs: string[];
   /** Only those it has open, and only if they changed on disk (their old packs are let go). */
   changedOnly?: boolean;
+}
+
+/** A ref update the worker's receive-pack asks the server to authorize; `id` is the verdict's. */
+export interface WorkerAuthorize {
+  id: number;
+  update: PushCommand;
+}
+
+/** The server's answer: true allows the update, false or a reason refuses it (receive-pack's AuthorizeUpdate). */
+export interface WorkerVerdict {
+  id: number;
+  verdict: boolean | string;
 }
 
 export interface WorkerExit {

@@ -4,15 +4,19 @@
 // read, packed-refs parsed and the bitmap opened. The pool may name repositories to open before any
 // request comes ('w' frame: each service's warm()), which a request then queues behind. A git://
 // connection is handed over whole, through the IPC channel (worker-frames.ts: WorkerHandOff): the
-// worker reads and answers the client's socket itself, so the server copies none of the pack. It
-// ends when its stdin does (the pool retiring it, or the server gone), after the request it serves.
+// worker reads and answers the client's socket itself, so the server copies none of the pack. A
+// push whose server has an authorize asks it about each ref update (worker-authorize.ts). It ends
+// when its stdin does (the pool retiring it, or the server gone), after the request it serves.
 import { once } from 'node:events';
 import type net from 'node:net';
 import { GitError } from '../core/errors.js';
+import type { PushCommand } from '../protocol/index.js';
 import { findService, SERVICES } from './services.js';
+import { ServerAuthorize } from './worker-authorize.js';
 import {
-  FRAME_EXIT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR, FRAME_WARM,
-  FrameDecoder, frame, frameHeader, WORKER_READY, type WorkerExit, type WorkerHandOff, type WorkerRequest, type WorkerWarm,
+  FRAME_EXIT, FRAME_INPUT_END, FRAME_OUTPUT, FRAME_REQUEST, FRAME_STDERR, FRAME_VERDICT, FRAME_WARM,
+  FrameDecoder, frame, frameHeader, WORKER_READY,
+  type WorkerExit, type WorkerHandOff, type WorkerRequest, type WorkerVerdict, type WorkerWarm,
 } from './worker-frames.js';
 import { WarmRepositories } from './worker-repos.js';
 
@@ -28,6 +32,7 @@ process.on('SIGTERM', () => undefined);
 const repos = new WarmRepositories();
 let input: InputQueue | null = null;
 let requests: Promise<void> = Promise.resolve();
+const serverAuthorize = new ServerAuthorize(b => { void write(b); });
 
 const decoder = new FrameDecoder('service worker stdin',
   (_type, bytes) => input?.push(bytes),
@@ -40,7 +45,8 @@ const decoder = new FrameDecoder('service worker stdin',
     } else if (type === FRAME_WARM) {
       const { gitDirs, changedOnly } = JSON.parse(payload.toString('utf8')) as WorkerWarm;
       requests = requests.then(() => warm(changedOnly ? gitDirs.filter(d => repos.has(d)) : gitDirs));
-    } else throw new GitError('server', 'bad-frame', `service worker: unexpected frame '${String.fromCharCode(type)}'`);
+    } else if (type === FRAME_VERDICT) serverAuthorize.answer(JSON.parse(payload.toString('utf8')) as WorkerVerdict);
+    else throw new GitError('server', 'bad-frame', `service worker: unexpected frame '${String.fromCharCode(type)}'`);
   });
 
 process.stdin.on('data', (chunk: Buffer) => decoder.push(chunk));
@@ -97,6 +103,7 @@ async function serve(req: WorkerRequest, queue: InputQueue, output: (chunk: Buff
       signal,
       source: `${service.name} input`,
       counts: exit.counts,
+      authorize: req.authorizeUpdates ? (update: PushCommand) => serverAuthorize.ask(update) : undefined,
     };
     await (req.advertiseRefs ? service.advertise(call) : service.handle(call));
   } catch (e) {

@@ -19,7 +19,7 @@
 // `maxRequestTime` seconds.
 import os from 'node:os';
 import { DEFAULT_TIMEOUTS } from './limits.js';
-import { ServiceJob, type JobInput, type JobWorker } from './service-job.js';
+import { ServiceJob, type JobAuthorize, type JobInput, type JobWorker } from './service-job.js';
 import type { WorkerExit, WorkerRequest } from './worker-frames.js';
 import { MAX_WARM_REPOSITORIES, Worker, type WorkerOwner } from './worker-process.js';
 
@@ -142,15 +142,16 @@ export class WorkerPool implements WorkerOwner {
   /**
    * Queues `req` for the first free worker, in its `reservation`'s place (or a new one); null when
    * the queue has no room. A job handed a connection gives the worker the client's socket (paused;
-   * `head` holds the bytes read past the request line), which it serves itself.
+   * `head` holds the bytes read past the request line), which it serves itself. With `authorize`,
+   * the worker asks it about every ref update the request makes.
    */
-  run(req: WorkerRequest, input: JobInput, reservation?: Reservation): ServiceJob | null {
+  run(req: WorkerRequest, input: JobInput, reservation?: Reservation, authorize?: JobAuthorize): ServiceJob | null {
     const place = reservation ?? this.reserve(input.kind === 'body' ? input.body.length : 0);
     if (!place || this.closing) {
       place?.release();
       return null;
     }
-    const job = new ServiceJob(req, input, (j, w) => this.cancel(j, w));
+    const job = new ServiceJob(req, input, (j, w) => this.cancel(j, w), authorize);
     this.queue.push({ job, reservation: place });
     this.pump();
     return job;

@@ -1,13 +1,15 @@
 // One service worker process (worker-main.ts) as the pool sees it: its pipes and IPC channel, the
 // job it serves, and the repositories it has open. Requests go to it framed over its stdin
-// (worker-frames.ts); a git:// client's socket goes over the IPC channel.
+// (worker-frames.ts); a git:// client's socket goes over the IPC channel. The ref updates it asks
+// about are answered by its job's authorize.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ClientConnection, JobWorker, ServiceJob } from './service-job.js';
 import {
-  FRAME_EXIT, FRAME_INPUT, FRAME_INPUT_END, FRAME_REQUEST, FRAME_STDERR, FRAME_WARM,
-  FrameDecoder, frame, frameHeader, WORKER_READY, type WorkerExit, type WorkerHandOff, type WorkerWarm,
+  FRAME_AUTHORIZE, FRAME_EXIT, FRAME_INPUT, FRAME_INPUT_END, FRAME_REQUEST, FRAME_STDERR, FRAME_VERDICT, FRAME_WARM,
+  FrameDecoder, frame, frameHeader, WORKER_READY,
+  type WorkerAuthorize, type WorkerExit, type WorkerHandOff, type WorkerRequest, type WorkerVerdict, type WorkerWarm,
 } from './worker-frames.js';
 
 const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
@@ -62,6 +64,7 @@ export class Worker implements JobWorker {
       (type, payload) => {
         if (type === FRAME_STDERR) this.job?.stderr.push(payload);
         else if (type === FRAME_EXIT) this.answered(JSON.parse(payload.toString('utf8')) as WorkerExit);
+        else if (type === FRAME_AUTHORIZE) this.authorize(JSON.parse(payload.toString('utf8')) as WorkerAuthorize);
       });
     this.proc.stdout!.on('data', (chunk: Buffer) => {
       try {
@@ -119,8 +122,10 @@ export class Worker implements JobWorker {
       else this.whenReady = () => this.handOff(job, input.connection);
       return;
     }
-    // The request first: client bytes the job holds for a worker follow it once attached.
-    this.proc.stdin!.write(frame(FRAME_REQUEST, Buffer.from(JSON.stringify(job.request))));
+    // The request first: client bytes the job holds for a worker follow it once attached. The
+    // worker asks about ref updates only if someone here answers.
+    const request: WorkerRequest = { ...job.request, authorizeUpdates: job.authorize !== undefined };
+    this.proc.stdin!.write(frame(FRAME_REQUEST, Buffer.from(JSON.stringify(request))));
     if (input.kind === 'body') {
       if (input.body.length > 0) {
         this.proc.stdin!.write(frameHeader(FRAME_INPUT, input.body.length));
@@ -179,6 +184,19 @@ export class Worker implements JobWorker {
   end(now: boolean): void {
     if (now) this.proc.kill('SIGKILL');
     else this.proc.stdin!.end();
+  }
+
+  /**
+   * Puts a ref update the worker asks about to its job's authorize (a worker asks only for a job
+   * that has one: start() says so; anything else is refused). A verdict that comes once the job
+   * is over (its client gone, the worker killed) has nobody to go to and is dropped.
+   */
+  private authorize({ id, update }: WorkerAuthorize): void {
+    const job = this.job;
+    void (job?.authorize?.(update) ?? Promise.resolve(false)).then(verdict => {
+      if (this.job !== job) return;
+      this.proc.stdin!.write(frame(FRAME_VERDICT, Buffer.from(JSON.stringify({ id, verdict } satisfies WorkerVerdict))));
+    });
   }
 
   private answered(exit: WorkerExit): void {

@@ -38,7 +38,10 @@ import { unpack, UnpackError, type Unpacked } from './unpack.js';
 import { progressText } from '../../core/progress.js';
 import { limitInput } from '../client-input.js';
 
-/** What the embedder says about one ref update: true allows it, false or a reason refuses it. */
+/**
+ * What the embedder says about one ref update: true allows it, false or a reason refuses it (the
+ * ref's `ng` line gives the reason, "refused by the server" without one).
+ */
 export type AuthorizeUpdate = (update: PushCommand) => boolean | string | Promise<boolean | string>;
 
 export interface ReceivePackLimits {
@@ -66,7 +69,7 @@ export interface ReceivePackRequest {
   hooks?: ReceiveHooks;
   /** Run the repository's hook scripts (default true). */
   hookScripts?: boolean;
-  /** Asked about every ref update before pre-receive; a refusal fails that ref alone. */
+  /** Asked about every ref update before pre-receive; a refusal fails that ref alone, or the whole push when it is atomic. */
   authorize?: AuthorizeUpdate;
   limits?: ReceivePackLimits;
   /** Environment for hooks (default process.env). */
@@ -252,13 +255,7 @@ class PushSession {
         if (c.error || !isHiddenRef(c.name, this.policy.hideRefs)) continue;
         c.error = isDeletion(c) ? 'deny deleting a hidden ref' : 'deny updating a hidden ref';
       }
-      if (this.req.authorize) {
-        for (const c of commands) {
-          if (c.error) continue;
-          const verdict = await this.req.authorize({ oldOid: c.oldOid, newOid: c.newOid, name: c.name });
-          if (verdict !== true) c.error = typeof verdict === 'string' ? verdict : 'refused by the server';
-        }
-      }
+      if (this.req.authorize && !await this.authorize(commands, this.req.authorize)) return;
       const preReceive = await this.runHook('pre-receive', {
         args: [], stdin: hookStdin(commands), env: { ...pushOptionEnv(pushOptions), ...(quarantine?.env(this.hookSettings.env) ?? {}) },
       }, (ctx) => this.req.hooks?.preReceive?.(commands.map(plain), ctx), odb, pushOptions, commands.length > 0);
@@ -290,6 +287,25 @@ class PushSession {
     const head = this.refs.head();
     if (this.atomic) await this.executeAtomic(commands, head.symref, pushOptions);
     else await this.executeEach(commands, head.symref, pushOptions);
+  }
+
+  /**
+   * The embedder's verdict on each update still standing. An atomic push is refused whole at the
+   * first refusal (false returned), as one of update()'s refusals refuses it: with hooks and
+   * rules, all or nothing.
+   */
+  private async authorize(commands: Command[], authorize: AuthorizeUpdate): Promise<boolean> {
+    for (const c of commands) {
+      if (c.error) continue;
+      const verdict = await authorize(plain(c));
+      if (verdict === true) continue;
+      // An empty reason is no reason, and must not read as no error.
+      c.error = (typeof verdict === 'string' && verdict) || 'refused by the server';
+      if (!this.atomic) continue;
+      for (const other of commands) other.error ??= 'atomic push failure';
+      return false;
+    }
+    return true;
   }
 
   private checkConnected(commands: Command[], odb: ObjectDatabase, unpacked: Unpacked | null): void {
