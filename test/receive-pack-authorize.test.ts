@@ -6,6 +6,7 @@
 // Fetches see only the request phases.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PushCommand } from '../src/protocol/index.js';
@@ -148,6 +149,8 @@ describe('the HTTP handler authorizes every ref update of a push', () => {
       // The verdict comes once the job is over: nobody takes it.
       release(true);
       assert.equal(servedRef('main'), old);
+      // Once the killed worker has exited, the server removes what it left.
+      await until(() => quarantines(repo).length === 0);
     } finally {
       onUpdate = PROTECT_RELEASE;
     }
@@ -185,6 +188,7 @@ test('an authorize that never answers: the request time ends the push, and the n
     assert.notEqual(r.status, 0, r.stderr);
     assert.match(r.stderr, /RPC failed|the remote end hung up/);
     assert.equal(gitOrNull(repo, ['rev-parse', '--verify', '-q', 'main']), null);
+    await until(() => quarantines(repo).length === 0);
     hang = false;
     const next = await runAsync('git', ['push', `${servers.httpBase}/r.git`, 'main'], work, GIT_ENV);
     assert.equal(next.status, 0, next.stderr);
@@ -195,6 +199,11 @@ test('an authorize that never answers: the request time ends the push, and the n
     rmrf(root);
   }
 });
+
+/** The push quarantines (objects/tmp_objdir-incoming-*) left in a repository. */
+function quarantines(gitDir: string): string[] {
+  return fs.readdirSync(path.join(gitDir, 'objects')).filter((n) => n.startsWith('tmp_objdir-incoming-'));
+}
 
 /** git's stdout, or null when it fails (a ref that is not there). */
 function gitOrNull(cwd: string, args: string[]): string | null {

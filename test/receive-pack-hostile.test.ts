@@ -311,6 +311,34 @@ describe('hostile pushes to tsgit receive-pack', () => {
     }
   });
 
+  test('a receive-pack killed mid-pack (kill -9) leaves its quarantine, and the next push removes it, not git\'s', async () => {
+    commits(work, 150, 'killed');
+    const tip = git(work, ['rev-parse', 'HEAD']).trim();
+    const current = git(server, ['rev-parse', 'main']).trim();
+    const pack = packOf(work, [tip, `^${current}`]);
+    const request = formatPushRequest([{ oldOid: current, newOid: tip, name: 'refs/heads/main' }], [{ name: 'report-status' }]);
+    const objects = path.join(server, 'objects');
+    const quarantines = () => fs.readdirSync(objects).filter((n) => n.startsWith('tmp_objdir-incoming-')).sort();
+    // One that git's receive-pack would have made (no pid in its name): not tsgit's to judge.
+    const gits = 'tmp_objdir-incoming-Ab3xYz';
+    fs.mkdirSync(path.join(objects, gits));
+    const child = spawn(process.execPath, [TSGIT, 'receive-pack', '--stateless-rpc', server], { env: GIT_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.stdout.resume();
+    child.stderr.resume();
+    child.stdin.write(Buffer.concat([request, pack.subarray(0, pack.length >> 1)]));
+    for (let i = 0; i < 400 && quarantines().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(quarantines().length, 2, 'quarantined while it arrives');
+    child.kill('SIGKILL');
+    await exited;
+    assert.equal(quarantines().length, 2, 'a killed process cannot clean up');
+    const r = push(work, server, ['<url>', 'main'], true);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(git(server, ['rev-parse', 'main']).trim(), tip);
+    assert.deepEqual(quarantines(), [gits]);
+    fs.rmdirSync(path.join(objects, gits));
+  });
+
   test('a push certificate is refused', async () => {
     const request = Buffer.concat([Buffer.from('000epush-cert\n'), Buffer.from('0000')]);
     const r = new Repository(server, null);

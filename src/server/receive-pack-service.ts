@@ -4,7 +4,9 @@
 // is the pack. The worker's warm Repository takes the push, each ref update put to the
 // transport's authorize when it has one; the workers that serve fetches see its refs and pack on
 // their next request (they re-check both on every one).
+import path from 'node:path';
 import { receivePack } from './receive-pack/index.js';
+import { removeAbandoned } from './receive-pack/quarantine.js';
 import type { Service, ServiceCall } from './service.js';
 
 async function run(call: ServiceCall, advertiseRefs: boolean): Promise<void> {
@@ -31,4 +33,6 @@ export const receivePackService: Service = {
   bufferInput: false,
   advertise: call => run(call, true),
   handle: call => run(call, false),
+  // A worker killed mid-push (its client gone, kill -9) leaves its quarantine.
+  abandoned: (gitDir, pid) => removeAbandoned(path.join(gitDir, 'objects'), pid),
 };

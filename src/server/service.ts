@@ -58,6 +58,11 @@ export interface Service {
   handle(call: ServiceCall): Promise<void>;
   /** Opens what a request for `repo` will need, before any comes (a worker with nothing to do). */
   warm?(repo: Repository): Promise<void>;
+  /**
+   * Cleans up after worker `pid` died serving a request for `gitDir` (in the server's process):
+   * what the worker would have removed itself.
+   */
+  abandoned?(gitDir: string, pid: number): void;
 }
 
 /** git daemon's site-wide switches for one service (--enable/--disable, --allow/--forbid-override). */

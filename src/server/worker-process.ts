@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ClientConnection, JobWorker, ServiceJob } from './service-job.js';
+import { findService } from './services.js';
 import {
   FRAME_AUTHORIZE, FRAME_EXIT, FRAME_INPUT, FRAME_INPUT_END, FRAME_REQUEST, FRAME_STDERR, FRAME_VERDICT, FRAME_WARM,
   FrameDecoder, frame, frameHeader, WORKER_READY,
@@ -45,6 +46,8 @@ export class Worker implements JobWorker {
   readonly exited: Promise<void>;
   job: ServiceJob | null = null;
   gitDir: string | null = null;
+  /** The request the worker runs now, kept when the pool lets go of its job to kill it. */
+  private running: WorkerRequest | null = null;
   /** Repositories it served, most recent first. */
   servedFrom: string[] = [];
   served = 0;
@@ -90,6 +93,8 @@ export class Worker implements JobWorker {
       ended = true;
       // A worker ends only between requests: one that ends during a request died.
       this.job?.finish(code, signal, 'killed', why ?? `service worker ${this.proc.pid} ${signal ? `killed by ${signal}` : `exited with status ${code}`}`);
+      const cut = this.running;
+      if (cut && this.proc.pid !== undefined) findService(cut.service)?.abandoned?.(cut.gitDir, this.proc.pid);
       this.job = null;
       this.pool.gone(this);
     };
@@ -113,6 +118,7 @@ export class Worker implements JobWorker {
   start(job: ServiceJob): void {
     this.job = job;
     this.gitDir = job.request.gitDir;
+    this.running = job.request;
     this.servedFrom = [this.gitDir, ...this.servedFrom.filter(d => d !== this.gitDir)].slice(0, MAX_WARM_REPOSITORIES);
     this.idle(false);
     const input = job.input;
@@ -202,6 +208,7 @@ export class Worker implements JobWorker {
   private answered(exit: WorkerExit): void {
     const job = this.job;
     this.job = null;
+    this.running = null;
     this.served++;
     this.lastUsed = Date.now();
     // The next request must not find output paused by this one's reader.

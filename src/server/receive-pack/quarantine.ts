@@ -6,9 +6,51 @@
 // already stays as it is), with pack files in git's order so that a reader who finds an .idx
 // finds its pack: .keep, .pack, .rev, .idx, anything else. Whatever stays behind goes with the
 // directory.
+//
+// A process killed mid-push (kill -9, a serve worker cut off with its client) cannot remove its
+// quarantine. So its name carries the pid of the process that made it
+// (tmp_objdir-incoming-<pid>-XXXXXX), and the next push to the repository, or the server that saw
+// the worker die, removes those whose process is gone.
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
+
+const PREFIX = 'tmp_objdir-incoming-';
+
+/**
+ * Removes the quarantines in `objectsDir` made by processes that no longer run (all of `pid`'s,
+ * when given: a worker the caller saw die). Quarantines of running processes, and git's own
+ * (no pid in the name), are left alone.
+ */
+export function removeAbandoned(objectsDir: string, pid?: number): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(objectsDir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const m = /^tmp_objdir-incoming-(\d+)-/.exec(n);
+    if (!m) continue;
+    const owner = Number(m[1]);
+    if (pid !== undefined ? owner !== pid : owner === process.pid || running(owner)) continue;
+    try {
+      fs.rmSync(path.join(objectsDir, n), { recursive: true, force: true });
+    } catch {
+      // Not ours to remove after all (permissions): the next sweep tries again.
+    }
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, as another user.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 export class Quarantine {
   private removed = false;
@@ -16,8 +58,9 @@ export class Quarantine {
   private constructor(readonly dir: string, private readonly objectsDir: string) {}
 
   static create(objectsDir: string): Quarantine {
+    removeAbandoned(objectsDir);
     try {
-      const dir = fs.mkdtempSync(path.join(objectsDir, 'tmp_objdir-incoming-'));
+      const dir = fs.mkdtempSync(path.join(objectsDir, `${PREFIX}${process.pid}-`));
       fs.mkdirSync(path.join(dir, 'pack'));
       return new Quarantine(dir, objectsDir);
     } catch (e) {
