@@ -172,6 +172,26 @@ test('an incremental fetch sends what git and the walk send, with include-tag, a
   assert.equal(packReused(walk.progress), 0, walk.progress);
 });
 
+test('include-tag in a fetch of fewer objects than tag refs: the same objects as git, tags of tags followed', () => {
+  // More tag refs than objects sent, so the tags are checked against the ids sent rather than
+  // placed in the pack one by one (enumerate-bitmap.ts tagChecks); some tags are in the bitmapped
+  // pack, one is loose.
+  const dir = copyOf('many-tags.git');
+  for (let i = 0; i < 40; i++) git(dir, ['tag', '-a', '-m', `old ${i}`, `old-${i}`, `main~${20 + i}`]);
+  git(dir, ['tag', '-a', '-m', 'tip', 'tip', 'main']);
+  git(dir, ['tag', '-a', '-m', 'a tag of a tag', 'tip-of-tip', 'tip']);
+  git(dir, ['tag', 'light-tip', 'main']);
+  git(dir, ['repack', '-adbq']);
+  git(dir, ['tag', '-a', '-m', 'loose', 'tip-loose', 'main']);
+  git(dir, ['pack-refs', '--all']);
+  const req = request([git(dir, ['rev-parse', 'main']).trim()], [git(dir, ['rev-parse', 'main~1']).trim()], FETCH_CAPS);
+  const both = serveBoth(dir, req, 'many-tags');
+  assert.deepEqual(both.tsgit, both.git);
+  assert.ok(both.tsgit.length < 40, `${both.tsgit.length} objects sent`);
+  for (const t of ['tip', 'tip-of-tip', 'tip-loose']) assert.ok(both.tsgit.includes(git(dir, ['rev-parse', t]).trim()), `include-tag did not add ${t}`);
+  assert.ok(!both.tsgit.includes(git(dir, ['rev-parse', 'old-0']).trim()), 'a tag of a commit not sent was added');
+});
+
 test('a thin fetch by git from a clone that is behind: fsck clean, tags followed', () => {
   const client = path.join(work, 'behind.git');
   rmrf(client);

@@ -43,9 +43,12 @@ export function parsePackedRefs(data: Buffer, file: string): PackedRefs {
   let lineNo = 1;
   let sorted = false;
   let peelAll = false, peelTags = false;
+  // A loop rather than data.indexOf: each of that call's trips into C++ cost some 3 us, a third of
+  // the parse of 1,700 refs in a fresh process (every upload-pack over ssh parses the file anew).
   const lineEnd = (from: number) => {
-    const nl = data.indexOf(0x0a, from);
-    if (nl < 0) throw new CorruptError('refs', `${file}: unterminated line ${lineNo}: ${show(data, from, data.length)}`);
+    let nl = from;
+    while (nl < data.length && data[nl] !== 0x0a) nl++;
+    if (nl === data.length) throw new CorruptError('refs', `${file}: unterminated line ${lineNo}: ${show(data, from, data.length)}`);
     return nl;
   };
   const invalid = (from: number, to: number): never => {
