@@ -22,13 +22,12 @@ import { createDaemon } from '../src/server/daemon.js';
 
 let work: string;
 let root: string;
-let small: string;
 let bigHead: string;
 
 before(() => {
   work = tmpDir('tsgit-serve-limits-');
   root = path.join(work, 'root');
-  small = makeRepo(6, { bare: true, at: path.join(root, 'small.git') });
+  makeRepo(6, { bare: true, at: path.join(root, 'small.git') });
   bigHead = git(makeBigRepo(root, 'big.git', 24), ['rev-parse', 'main']).trim();
 });
 
