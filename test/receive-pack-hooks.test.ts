@@ -18,7 +18,7 @@ function loggingHook(name: string, status: number | string): string {
   echo "in-repository=$([ -d objects ] && [ -f HEAD ] && echo yes) GIT_DIR=$GIT_DIR"
   echo "options=$GIT_PUSH_OPTION_COUNT:$GIT_PUSH_OPTION_0"
   if [ -n "$GIT_QUARANTINE_PATH" ]; then
-    echo "quarantine=$(basename "$GIT_QUARANTINE_PATH" | sed 's/-[^-]*$//') objdir-is-quarantine=$([ "$GIT_OBJECT_DIRECTORY" = "$GIT_QUARANTINE_PATH" ] && echo yes)"
+    echo "quarantine=$(basename "$GIT_QUARANTINE_PATH" | sed 's/^tmp_objdir-incoming-.*/tmp_objdir-incoming/') objdir-is-quarantine=$([ "$GIT_OBJECT_DIRECTORY" = "$GIT_QUARANTINE_PATH" ] && echo yes)"
     echo "alternates=$(basename "$GIT_ALTERNATE_OBJECT_DIRECTORIES")"
   fi
   if [ "${name}" = pre-receive ] || [ "${name}" = post-receive ]; then
