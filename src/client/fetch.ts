@@ -174,7 +174,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     let rejected = 0;
     const action = options.reflogAction ?? 'fetch';
     // storePack() has already shown the odb each new pack.
-    const abbrev = abbrevLength(repo.odb.packs.reduce((n, p) => n + p.index.count, 0));
+    const abbrev = abbrevLength(repo.odb.packedObjectCount());
     const seen = new Set<string>();
     // As git's store_updated_refs: refs for merging first, each reported as it is stored.
     for (const t of STATUS_ORDER.flatMap((status) => targets.filter((x) => x.status === status))) {

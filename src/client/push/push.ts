@@ -138,7 +138,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     });
     await conn.close();
     if (sent.report?.unpackError) log(`error: unpack failed: ${sent.report.unpackError}\n`);
-    const abbrev = abbrevLength(repo.odb.packs.reduce((n, p) => n + p.index.count, 0));
+    const abbrev = abbrevLength(repo.odb.packedObjectCount());
     const porcelain = options.porcelain ?? false;
     const failed = refs.some((r) => isFailure(r.status));
     const text = formatPushStatus(remoteUrl.display, refs, { porcelain, verbose: options.verbose ?? false, abbrev });

@@ -90,7 +90,7 @@ export async function sendPack(conn: Connection, capabilities: readonly Capabili
     enumerating?.stop();
     objects = pack.count;
     // A few objects out of many are compressed afresh rather than found in the packs' indexes.
-    const packed = odb.packs.reduce((n, p) => n + p.index.count, 0);
+    const packed = odb.packedObjectCount();
     yield* streamed((sink) => writePack(odb, pack.contents, sink, {
       ofsDelta: has('ofs-delta'), thin: true, progress: o.progress, writingProgress: true, signal: o.signal, chunkSize: 65536,
       reuse: pack.count * REUSE_FRACTION >= packed,

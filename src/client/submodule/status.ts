@@ -74,7 +74,7 @@ function revName(repo: Repository, oid: string): string | null {
   const id = fromHex(oid)!;
   if (repo.odb.info(id)?.type !== OBJ_COMMIT) return null;
   const refs = repo.refs.list();
-  const abbrev = abbrevLength(repo.odb.packs.reduce((n, p) => n + p.index.count, 0));
+  const abbrev = abbrevLength(repo.odb.packedObjectCount());
   const shallow = repo.shallowCommits();
   return describe(repo.odb, refs, id, { abbrev, shallow })
     ?? describe(repo.odb, refs, id, { tags: true, abbrev, shallow })
