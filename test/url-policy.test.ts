@@ -88,6 +88,15 @@ test('protocol.<name>.allow, protocol.allow, GIT_ALLOW_PROTOCOL and GIT_PROTOCOL
       if (!c.allowed) assert.equal(r.mine.stderr, "fatal: transport 'file' not allowed\n");
     }
   }
+  // push goes through the same policy (git's transport_check_allowed for every transport).
+  const work = path.join(dir, 'push-work');
+  git(dir, ['clone', '-q', repo, work]);
+  for (const c of [{ env: { GIT_ALLOW_PROTOCOL: 'ssh:git' }, allowed: false }, { env: { GIT_ALLOW_PROTOCOL: 'file' }, allowed: true }]) {
+    const r = both(['push', '--dry-run', `file://${repo}`, 'HEAD:refs/heads/pushed'], { ...GIT_ENV, ...c.env }, work);
+    assert.equal(r.mine.status, r.theirs.status, `push ${JSON.stringify(c.env)}: ${r.mine.stderr}`);
+    assert.equal(r.mine.status === 0, c.allowed, `push ${JSON.stringify(c.env)}`);
+    if (!c.allowed) assert.equal(r.mine.stderr, "fatal: transport 'file' not allowed\n");
+  }
   const bogus = both(['-c', 'protocol.file.allow=sometimes', 'ls-remote', repo]);
   assert.equal(bogus.mine.status, 128);
   assert.equal(bogus.mine.stderr, bogus.theirs.stderr);

@@ -17,7 +17,7 @@ import { isAncestor } from '../ancestry.js';
 import { abbrevLength } from '../fetch-report.js';
 import { peeledValue } from '../peel.js';
 import { mapRefs, parseRefspec } from '../refspec.js';
-import { connectOptionsFromConfig } from '../transport-config.js';
+import { checkProtocolAllowed, connectOptionsFromConfig } from '../transport-config.js';
 import { resolvePushRemote, type PushRemote } from './remote.js';
 import { formatPushStatus, pushAdvice } from './report.js';
 import { matchPushRefs, parsePushRefspec, type LocalRef, type PushRefspec, type PushTarget } from './refspec.js';
@@ -98,6 +98,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
 ): Promise<PushResult> {
   const remoteUrl = parseRemoteUrl(url, options.cwd ?? process.cwd());
   if (options.verbose) log(`Pushing to ${remoteUrl.display}\n`);
+  checkProtocolAllowed(config, connectOptions.env ?? process.env, remoteUrl);
   const conn = await connect(remoteUrl, connectOptions);
   const onAbort = () => conn.abort();
   options.signal?.addEventListener('abort', onAbort);
