@@ -10,8 +10,10 @@ import path from 'node:path';
 import { decodePktLines, formatPushRequest, readStatusReport, PacketReader, type PushCommand } from '../src/protocol/index.js';
 import { Repository } from '../src/repository/repository.js';
 import { Config } from '../src/config/index.js';
+import { receivePackService } from '../src/server/receive-pack-service.js';
+import { enabledForDaemon, enabledForHttp } from '../src/server/service.js';
 import {
-  daemonReceivePackEnabled, httpReceivePackEnabled, receivePack, type ReceiveHooks, type ReceivePackRequest,
+  receivePack, type ReceiveHooks, type ReceivePackRequest,
 } from '../src/server/receive-pack/index.js';
 import { git, gitBuf, GIT_ENV, rmrf, tmpDir } from './helpers.js';
 import { assertFsck, commits, RECEIVE_PACK, workRepo } from './push-helpers.js';
@@ -162,16 +164,19 @@ describe('who may push over HTTP and git://, as git http-backend and git daemon 
     try {
       git(dir, ['init', '-q', '--bare', '.']);
       const config = () => Config.loadSync(dir);
-      assert.deepEqual([httpReceivePackEnabled(config(), true), httpReceivePackEnabled(config(), false)], [true, false]);
+      // The rules the HTTP handler and the git:// daemon apply (service.ts), for the receive-pack service.
+      const http = (c: Config, authenticated: boolean) => enabledForHttp(receivePackService, c, authenticated ? 'alice' : null);
+      const daemon = (c: Config, enabledByServer: boolean) => enabledForDaemon(receivePackService, c, { enabled: enabledByServer });
+      assert.deepEqual([http(config(), true), http(config(), false)], [true, false]);
       git(dir, ['config', 'http.receivepack', 'true']);
-      assert.deepEqual([httpReceivePackEnabled(config(), true), httpReceivePackEnabled(config(), false)], [true, true]);
+      assert.deepEqual([http(config(), true), http(config(), false)], [true, true]);
       git(dir, ['config', 'http.receivepack', 'false']);
-      assert.deepEqual([httpReceivePackEnabled(config(), true), httpReceivePackEnabled(config(), false)], [false, false]);
-      assert.deepEqual([daemonReceivePackEnabled(config(), false), daemonReceivePackEnabled(config(), true)], [false, true]);
+      assert.deepEqual([http(config(), true), http(config(), false)], [false, false]);
+      assert.deepEqual([daemon(config(), false), daemon(config(), true)], [false, true]);
       git(dir, ['config', 'daemon.receivepack', 'true']);
-      assert.equal(daemonReceivePackEnabled(config(), false), true);
+      assert.equal(daemon(config(), false), true);
       git(dir, ['config', 'daemon.receivepack', 'false']);
-      assert.equal(daemonReceivePackEnabled(config(), true), false);
+      assert.equal(daemon(config(), true), false);
     } finally {
       rmrf(dir);
     }

@@ -51,7 +51,6 @@ export class ServiceJob extends EventEmitter {
   readonly stdout: Readable;
   readonly stderr: Readable;
   startedAt = 0;
-  endedAt = 0;
   /** What the worker reported at the end; null when it died or never ran the request. */
   exit: WorkerExit | null = null;
   outcome: JobOutcome = 'ok';
@@ -84,10 +83,6 @@ export class ServiceJob extends EventEmitter {
   /** The worker process serving this request; null while it waits for one. */
   get pid(): number | null {
     return this.worker?.pid ?? null;
-  }
-
-  get done(): boolean {
-    return this.finished;
   }
 
   /**
@@ -125,7 +120,6 @@ export class ServiceJob extends EventEmitter {
   finish(code: number | null, signal: NodeJS.Signals | null, outcome?: JobOutcome, why?: string, exit?: WorkerExit): void {
     if (this.finished) return;
     this.finished = true;
-    this.endedAt = Date.now();
     this.worker = null;
     this.exit = exit ?? null;
     this.outcome = outcome ?? (exit?.gone ? 'gone' : exit?.timedOut ? 'timeout' : code === 0 ? 'ok' : code === null ? 'killed' : 'error');

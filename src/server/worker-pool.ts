@@ -85,7 +85,7 @@ export class Reservation {
   release(): void {
     if (this.released) return;
     this.released = true;
-    this.pool.unhold(this.bytes, 1);
+    this.pool.unhold(this.bytes);
     this.bytes = 0;
   }
 }
@@ -140,19 +140,18 @@ export class WorkerPool implements WorkerOwner {
   }
 
   /**
-   * Queues `req` for the first free worker, in its `reservation`'s place (or a new one); null when
-   * the queue has no room. A job handed a connection gives the worker the client's socket (paused;
+   * Queues `req` for the first free worker, in its `reservation`'s place; null when the pool is
+   * closing. A job handed a connection gives the worker the client's socket (paused;
    * `head` holds the bytes read past the request line), which it serves itself. With `authorize`,
    * the worker asks it about every ref update the request makes.
    */
-  run(req: WorkerRequest, input: JobInput, reservation?: Reservation, authorize?: JobAuthorize): ServiceJob | null {
-    const place = reservation ?? this.reserve(input.kind === 'body' ? input.body.length : 0);
-    if (!place || this.closing) {
-      place?.release();
+  run(req: WorkerRequest, input: JobInput, reservation: Reservation, authorize?: JobAuthorize): ServiceJob | null {
+    if (this.closing) {
+      reservation.release();
       return null;
     }
     const job = new ServiceJob(req, input, (j, w) => this.cancel(j, w), authorize);
-    this.queue.push({ job, reservation: place });
+    this.queue.push({ job, reservation });
     this.pump();
     return job;
   }
@@ -206,9 +205,9 @@ export class WorkerPool implements WorkerOwner {
   }
 
   /** @internal */
-  unhold(bytes: number, places: number): void {
+  unhold(bytes: number): void {
     this.reservedBytes -= bytes;
-    this.reserved -= places;
+    this.reserved--;
     this.notifyIdle();
   }
 

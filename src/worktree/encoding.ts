@@ -32,7 +32,7 @@ export function sameUtfEncoding(a: string, b: string): boolean {
 
 /** git's same_encoding(name, "UTF-8"): names that mean no conversion at all. */
 export function isUtf8Name(name: string): boolean {
-  return sameUtfEncoding(name, 'UTF-8') || name.toLowerCase() === 'utf-8';
+  return sameUtfEncoding(name, 'UTF-8');
 }
 
 /** git's message when a conversion fails (an error, not fatal, at checkout). */

@@ -23,7 +23,7 @@ export interface AutoGcSettings {
 }
 
 /** git's need_to_gc: is a repack due? */
-export function needsGc(objectsDir: string, s: AutoGcSettings): boolean {
+function needsGc(objectsDir: string, s: AutoGcSettings): boolean {
   if (s.gcAuto <= 0) return false;
   if (s.gcAutoPackLimit > 0 && listPacks(path.join(objectsDir, 'pack')).filter((p) => !p.kept).length > s.gcAutoPackLimit) return true;
   // git's too_many_loose_objects: one fan-out directory stands for 1/256 of them.

@@ -105,4 +105,3 @@ export function pushOptionEnv(options: readonly string[]): Record<string, string
   return env;
 }
 
-export { HOOK_NAMES };

@@ -13,5 +13,3 @@ export {
   receivePack, type AuthorizeUpdate, type CommandResult, type ReceivePackLimits, type ReceivePackRequest, type ReceivePackResult,
 } from './receive-pack.js';
 export type { HookContext, HookVerdict, ReceiveHooks } from './hooks.js';
-export { needsGc } from './auto-gc.js';
-export { daemonReceivePackEnabled, httpReceivePackEnabled } from './policy.js';

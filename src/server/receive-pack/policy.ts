@@ -127,20 +127,3 @@ export function isHiddenRef(name: string, patterns: readonly string[]): boolean 
   }
   return false;
 }
-
-/**
- * Whether smart HTTP may push to the repository, git http-backend's rule: http.receivepack when
- * set, else only for authenticated requests (git: REMOTE_USER set by the web server).
- */
-export function httpReceivePackEnabled(config: Config, authenticated: boolean): boolean {
-  return config.getBool('http', null, 'receivepack') ?? authenticated;
-}
-
-/**
- * Whether git:// may push to the repository, git daemon's rule for its receive-pack service: off
- * unless the server enables it (`--enable=receive-pack`), and a repository's daemon.receivepack
- * overrides either way (the service is overridable by default).
- */
-export function daemonReceivePackEnabled(config: Config, enabledByServer: boolean): boolean {
-  return config.getBool('daemon', null, 'receivepack') ?? enabledByServer;
-}
