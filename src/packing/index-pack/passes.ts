@@ -24,7 +24,7 @@ import { linkDeltas } from './link.js';
 import type { PackObserver, PackSink } from './observe.js';
 import { PackParser } from './parse.js';
 import { ABORT, RESOLVED, Resolver, type ResolveShared } from './resolve.js';
-import { sortByOid } from './sort.js';
+import { findSorted, sortByOid } from './sort.js';
 import { MAX_DEPTH, MAX_ROWS, ObjectTable } from './tables.js';
 import { appendThinBases } from './thin.js';
 import { ResolverThreads } from './threads.js';
@@ -316,7 +316,7 @@ function checkGitmodules(lists: readonly ReferenceList[], at: {
       const fail = (id: string, message: string): never => {
         throw new CorruptError('pack', `${at.name}: fsck error in object ${hex} (.gitmodules): ${id}: ${message}`);
       };
-      const i = findSorted(at.table, at.sorted, at.count, list.gitmodules, off);
+      const i = findSorted(at.table.ids, at.sorted, at.count, list.gitmodules, off);
       let type: number, size: number;
       if (i >= 0) {
         type = at.table.realType[i]!;
@@ -337,20 +337,6 @@ function checkGitmodules(lists: readonly ReferenceList[], at: {
       for (const p of check(content, fsck)) if (p.severity === 'error') fail(p.id, p.message);
     }
   }
-}
-
-function findSorted(table: ObjectTable, sorted: Int32Array, count: number, id: Uint8Array, off: number): number {
-  let lo = 0, hi = count;
-  const ids = table.ids;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = sorted[mid]! * OID_BYTES;
-    let c = 0;
-    for (let k = 0; k < OID_BYTES && c === 0; k++) c = ids[at + k]! - id[off + k]!;
-    if (c === 0) return sorted[mid]!;
-    if (c < 0) lo = mid + 1; else hi = mid;
-  }
-  return -1;
 }
 
 function unresolvedError(table: ObjectTable, count: number, parser: PackParser, name: string, n: number): CorruptError {

@@ -51,3 +51,9 @@ export function lowerBound(keys: Uint8Array, sorted: Int32Array, count: number, 
   }
   return lo;
 }
+
+/** The object (an index into `keys`' rows) whose id is `id`, or -1. */
+export function findSorted(keys: Uint8Array, sorted: Int32Array, count: number, id: Uint8Array, idOff: number): number {
+  const k = lowerBound(keys, sorted, count, id, idOff);
+  return k < count && compareOid(keys, sorted[k]! * OID_BYTES, id, idOff) === 0 ? sorted[k]! : -1;
+}

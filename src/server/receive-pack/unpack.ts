@@ -10,7 +10,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
-import { OID_BYTES } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
 import type { Progress } from '../../core/progress.js';
 import { writeExactly } from '../../core/write-exactly.js';
@@ -20,6 +19,7 @@ import type { ObjectStore } from '../../odb/object-store.js';
 import { LooseObjects } from '../../odb/loose.js';
 import { indexPack } from '../../packing/index-pack/index.js';
 import { runPasses, type PassOptions, type PassResult } from '../../packing/index-pack/passes.js';
+import { findSorted } from '../../packing/index-pack/sort.js';
 import type { Quarantine } from './quarantine.js';
 
 export interface UnpackOptions {
@@ -123,18 +123,9 @@ async function unpackLoose(stream: AsyncIterable<Uint8Array>, quarantine: Quaran
   }
 }
 
+/** Whether the pass indexed `id`. */
 function findInPass(result: PassResult, id: Uint8Array): boolean {
-  const ids = result.table.ids, sorted = result.sorted;
-  let lo = 0, hi = result.count;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = sorted[mid]! * OID_BYTES;
-    let c = 0;
-    for (let k = 0; k < OID_BYTES && c === 0; k++) c = ids[at + k]! - id[k]!;
-    if (c === 0) return true;
-    if (c < 0) lo = mid + 1; else hi = mid;
-  }
-  return false;
+  return findSorted(result.table.ids, result.sorted, result.count, id, 0) >= 0;
 }
 
 /**
