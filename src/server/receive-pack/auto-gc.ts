@@ -10,10 +10,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { TSGIT_EXECUTABLE } from '../../core/executable.js';
+import { processRunning } from '../../core/process-running.js';
 import { listPacks } from '../../packing/repack/prune.js';
+import { shellQuote } from '../../transport/ssh.js';
 
-const TSGIT_BIN = fileURLToPath(new URL('../../../../bin/tsgit', import.meta.url));
 const STALE_MS = 12 * 3600 * 1000;
 
 export interface AutoGcSettings {
@@ -41,11 +42,11 @@ export function startAutoGc(gitDir: string, objectsDir: string, s: AutoGcSetting
   if (!needsGc(objectsDir, s)) return false;
   const pidFile = path.join(gitDir, 'gc.pid');
   if (!takeGcLock(pidFile)) return false;
-  const repack = [TSGIT_BIN, '--git-dir', gitDir, 'repack', '-adq', s.writeBitmaps ? '--write-bitmap-index' : '--no-write-bitmap-index'];
+  const repack = [...TSGIT_EXECUTABLE.args, '--git-dir', gitDir, 'repack', '-adq', s.writeBitmaps ? '--write-bitmap-index' : '--no-write-bitmap-index'];
   // The wrapper waits for the repack and then gives the lock back, whatever happened.
   const script = `"$0" "$@"; rm -f ${shellQuote(pidFile)}`;
   try {
-    const child = spawn('sh', ['-c', script, process.execPath, ...repack], {
+    const child = spawn('sh', ['-c', script, TSGIT_EXECUTABLE.command, ...repack], {
       detached: true, stdio: 'ignore', env: { ...env, GIT_DIR: gitDir },
     });
     child.unref();
@@ -74,14 +75,8 @@ function staleLock(pidFile: string): boolean {
   try {
     if (Date.now() - fs.statSync(pidFile).mtimeMs > STALE_MS) return true;
     const [pid, host] = fs.readFileSync(pidFile, 'utf8').trim().split(' ');
-    if (host !== os.hostname() || !pid) return false;
-    process.kill(Number(pid), 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+    return host === os.hostname() && !!pid && !processRunning(Number(pid));
+  } catch {
+    return false; // gone meanwhile: the next push takes the lock
   }
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, "'\\''")}'`;
 }

@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
+import { processRunning } from '../../core/process-running.js';
 
 const PREFIX = 'tmp_objdir-incoming-';
 
@@ -33,22 +34,12 @@ export function removeAbandoned(objectsDir: string, pid?: number): void {
     const m = /^tmp_objdir-incoming-(\d+)-/.exec(n);
     if (!m) continue;
     const owner = Number(m[1]);
-    if (pid !== undefined ? owner !== pid : owner === process.pid || running(owner)) continue;
+    if (pid !== undefined ? owner !== pid : owner === process.pid || processRunning(owner)) continue;
     try {
       fs.rmSync(path.join(objectsDir, n), { recursive: true, force: true });
     } catch {
       // Not ours to remove after all (permissions): the next sweep tries again.
     }
-  }
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, as another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
