@@ -55,7 +55,7 @@ export function parseRefspec(text: string): Refspec {
 }
 
 /** For a pattern refspec side `a/*\/b`, what `*` matched in `name`, or null. */
-function matchPattern(pattern: string, name: string): string | null {
+export function matchPattern(pattern: string, name: string): string | null {
   const star = pattern.indexOf('*');
   const prefix = pattern.slice(0, star), suffix = pattern.slice(star + 1);
   if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return null;

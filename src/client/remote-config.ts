@@ -18,13 +18,17 @@ export interface RemoteSpec {
 }
 
 export function rewriteUrl(config: Config | null, url: string): string {
-  if (!config) return url;
+  return (config && rewriteWith(config, url, 'insteadof')) ?? url;
+}
+
+/** url.<base>.<key> (insteadOf, pushInsteadOf): the longest matching prefix wins; null when none matches. */
+export function rewriteWith(config: Config, url: string, key: 'insteadof' | 'pushinsteadof'): string | null {
   let best: { base: string; prefix: string } | null = null;
   for (const e of config.list()) {
-    if (e.section !== 'url' || e.key !== 'insteadof' || e.subsection === null || e.value === null) continue;
+    if (e.section !== 'url' || e.key !== key || e.subsection === null || e.value === null) continue;
     if (url.startsWith(e.value) && (!best || e.value.length > best.prefix.length)) best = { base: e.subsection, prefix: e.value };
   }
-  return best ? best.base + url.slice(best.prefix.length) : url;
+  return best ? best.base + url.slice(best.prefix.length) : null;
 }
 
 /** A configured remote by name, or the address itself. */

@@ -22,8 +22,6 @@ export interface StorePackOptions {
   readonly connectivity: boolean;
   /** Meters for "Receiving objects" / "Resolving deltas". */
   readonly progress?: Progress;
-  /** The .keep text; default git's "fetch-pack <pid> on <host>". */
-  readonly keepMessage?: string;
   /** For a partial clone: the refs the pack was fetched for, written to its .promisor file. */
   readonly promisorRefs?: readonly { name: string; oid: string }[];
   /** Stops index-pack promptly, even while it resolves deltas. */
@@ -74,7 +72,8 @@ async function receive(repo: Repository, pack: AsyncIterable<Uint8Array>, option
     fixThin: options.fixThin,
     strict: options.strict ? { strict: true } : null,
     connectivity: options.connectivity,
-    keep: options.keepMessage ?? `fetch-pack ${process.pid} on ${os.hostname()}`,
+    // git's fetch-pack .keep text.
+    keep: `fetch-pack ${process.pid} on ${os.hostname()}`,
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });

@@ -3,7 +3,6 @@
 // receive-pack', ssh, behind http-backend). Messages the client did not ask to get on the
 // side-band go to stderr, as git's do; refused refs are reported to the client, not by the exit
 // status, which is 0 unless the conversation itself failed.
-import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { Repository } from '../../repository/repository.js';
@@ -12,6 +11,7 @@ import { receivePack } from '../../server/receive-pack/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { parseServiceOptions } from '../service-options.js';
+import { stdoutSink } from '../stdout-sink.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -44,7 +44,7 @@ export default async function receivePackCommand(ctx: CommandContext, args: stri
   try {
     await receivePack(repo, {
       input: process.stdin,
-      output: (chunk) => (process.stdout.write(chunk) ? undefined : waitDrain(abort.signal)),
+      output: stdoutSink(abort.signal),
       protocol: ctx.env.GIT_PROTOCOL,
       statelessRpc, advertiseRefs,
       limits: { timeout },
@@ -63,9 +63,4 @@ export default async function receivePackCommand(ctx: CommandContext, args: stri
     process.stdin.destroy();
   }
   return 0;
-}
-
-async function waitDrain(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) throw new Error('stdout closed');
-  await once(process.stdout, 'drain', { signal });
 }

@@ -1,13 +1,13 @@
 // tsgit upload-pack [--stateless-rpc] [--advertise-refs] [--strict] [--timeout N] <dir>: a drop-in
 // for git-upload-pack on stdin/stdout (git clone --upload-pack, ssh, behind http-backend), speaking
 // the protocol version GIT_PROTOCOL asks for.
-import { once } from 'node:events';
 import path from 'node:path';
 import { Repository } from '../../repository/repository.js';
 import { enterRepo } from '../../server/enter-repo.js';
 import { uploadPack } from '../../server/upload-pack.js';
 import type { CommandContext } from '../context.js';
 import { parseServiceOptions } from '../service-options.js';
+import { stdoutSink } from '../stdout-sink.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -34,11 +34,10 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
   const abort = new AbortController();
   // A reader that went away (EPIPE) stops the pack being written; nothing is left to tell it.
   process.stdout.on('error', () => abort.abort());
-  const drained = new DrainWait(abort.signal);
   try {
     await uploadPack(repo, {
       input: process.stdin,
-      output: chunk => (process.stdout.write(chunk) ? undefined : drained.wait()),
+      output: stdoutSink(abort.signal),
       protocol: ctx.env.GIT_PROTOCOL,
       statelessRpc, advertiseRefs, timeout,
       signal: abort.signal,
@@ -54,23 +53,4 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
     process.stdin.destroy();
   }
   return 0;
-}
-
-/**
- * One wait for stdout's 'drain', shared by every write made while the pipe is full. The pack
- * writer hands over a large object's chunks one after another before it waits; a wait of its own
- * for each added a 'drain' and an 'abort' listener per chunk (Node's MaxListenersExceededWarning
- * on a clone with a multi-megabyte blob).
- */
-class DrainWait {
-  private pending: Promise<void> | null = null;
-
-  constructor(private readonly signal: AbortSignal) {}
-
-  wait(): Promise<void> {
-    if (this.signal.aborted) return Promise.reject(new Error('stdout closed'));
-    return this.pending ??= once(process.stdout, 'drain', { signal: this.signal })
-      .then(() => undefined)
-      .finally(() => { this.pending = null; });
-  }
 }

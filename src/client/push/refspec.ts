@@ -8,7 +8,7 @@ import { GitError } from '../../core/errors.js';
 import { toHex, ZERO_HEX } from '../../core/oid.js';
 import { checkRefFormat } from '../../refs/check-ref-format.js';
 import type { Repository } from '../../repository/repository.js';
-import { expandAbbreviation } from '../refspec.js';
+import { expandAbbreviation, matchPattern } from '../refspec.js';
 
 export interface PushRefspec {
   readonly force: boolean;
@@ -82,13 +82,6 @@ function refspecMatches<T extends { name: string }>(pattern: string, refs: reado
     else strong.push(r);
   }
   return strong.length ? strong : weak;
-}
-
-function matchPattern(pattern: string, name: string): string | null {
-  const star = pattern.indexOf('*');
-  const prefix = pattern.slice(0, star), suffix = pattern.slice(star + 1);
-  if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return null;
-  return name.slice(prefix.length, name.length - suffix.length);
 }
 
 /**

@@ -5,7 +5,7 @@
 // every push URL in turn.
 import type { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
-import { rewriteUrl } from '../remote-config.js';
+import { rewriteUrl, rewriteWith } from '../remote-config.js';
 
 export interface PushRemote {
   /** The configured remote, or null when an address was given. */
@@ -19,14 +19,9 @@ export interface PushRemote {
   readonly receivePack: string | null;
 }
 
-/** url.<base>.pushInsteadOf: the longest matching prefix wins; null when none matches. */
-function pushInsteadOf(config: Config, url: string): string | null {
-  let best: { base: string; prefix: string } | null = null;
-  for (const e of config.list()) {
-    if (e.section !== 'url' || e.key !== 'pushinsteadof' || e.subsection === null || e.value === null) continue;
-    if (url.startsWith(e.value) && (!best || e.value.length > best.prefix.length)) best = { base: e.subsection, prefix: e.value };
-  }
-  return best ? best.base + url.slice(best.prefix.length) : null;
+/** url.<base>.pushInsteadOf when one matches, else insteadOf. */
+function pushUrl(config: Config, url: string): string {
+  return rewriteWith(config, url, 'pushinsteadof') ?? rewriteUrl(config, url);
 }
 
 export function resolvePushRemote(config: Config, given: string | undefined, currentBranch: string | null): PushRemote {
@@ -41,12 +36,12 @@ export function resolvePushRemote(config: Config, given: string | undefined, cur
       throw new GitError('client', 'no-remote', 'No configured push destination.\nEither specify the URL from the command-line or configure a remote repository using\n\n'
         + '    git remote add <name> <url>\n\nand then push using the remote name\n\n    git push <name>\n');
     }
-    return { name: null, urls: [pushInsteadOf(config, given) ?? rewriteUrl(config, given)], push: [], fetch: [], receivePack: null };
+    return { name: null, urls: [pushUrl(config, given)], push: [], fetch: [], receivePack: null };
   }
   for (const u of [...urls, ...pushUrls]) if (u === '') throw new GitError('client', 'bad-config', `remote.${name}.url is empty`);
   return {
     name,
-    urls: pushUrls.length > 0 ? pushUrls.map((u) => rewriteUrl(config, u)) : urls.map((u) => pushInsteadOf(config, u) ?? rewriteUrl(config, u)),
+    urls: pushUrls.length > 0 ? pushUrls.map((u) => rewriteUrl(config, u)) : urls.map((u) => pushUrl(config, u)),
     push: config.getAll('remote', name, 'push'),
     fetch: config.getAll('remote', name, 'fetch'),
     receivePack: config.get('remote', name, 'receivepack') ?? null,

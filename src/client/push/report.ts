@@ -9,6 +9,7 @@
 // (up-to-date refs only with -v), on stderr; with --porcelain, on stdout as
 // "<flag>\t<src>:<dst>\t<summary>" with every ref, and "Done" once the push itself went through.
 // Then git's advice for the rejections.
+import { ZERO_HEX } from '../../core/oid.js';
 import { prettifyRefName } from '../fetch-report.js';
 import type { PushRef, PushStatus } from './status.js';
 
@@ -29,7 +30,7 @@ function line(flag: string, summary: string, ref: PushRef, from: string | null, 
 
 function one(ref: PushRef, porcelain: boolean, width: number, abbrev: number): string {
   const from = ref.src;
-  const deletion = ref.newOid === '0'.repeat(40);
+  const deletion = ref.newOid === ZERO_HEX;
   switch (ref.status) {
     case 'up-to-date': return line('=', '[up to date]', ref, from, null, porcelain, width);
     case 'no-delete': return line('!', '[rejected]', ref, null, 'remote does not support deleting refs', porcelain, width);
@@ -37,7 +38,7 @@ function one(ref: PushRef, porcelain: boolean, width: number, abbrev: number): s
     case 'expecting-report': return line('!', '[remote failure]', ref, deletion ? null : from, 'remote failed to report status', porcelain, width);
     case 'ok': {
       if (deletion) return line('-', '[deleted]', ref, null, null, porcelain, width);
-      if (ref.oldOid === '0'.repeat(40)) return line('*', ref.dst.startsWith('refs/tags/') ? '[new tag]' : ref.dst.startsWith('refs/heads/') ? '[new branch]' : '[new reference]', ref, from, null, porcelain, width);
+      if (ref.oldOid === ZERO_HEX) return line('*', ref.dst.startsWith('refs/tags/') ? '[new tag]' : ref.dst.startsWith('refs/heads/') ? '[new branch]' : '[new reference]', ref, from, null, porcelain, width);
       const range = `${ref.oldOid.slice(0, abbrev)}${ref.forcedUpdate ? '...' : '..'}${ref.newOid.slice(0, abbrev)}`;
       return line(ref.forcedUpdate ? '+' : ' ', range, ref, from, ref.forcedUpdate ? 'forced update' : null, porcelain, width);
     }

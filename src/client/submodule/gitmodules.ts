@@ -10,6 +10,7 @@
 import { parseBool, parseSigned } from '../../config/index.js';
 import { parseConfig } from '../../config/parse.js';
 import { GitError } from '../../core/errors.js';
+import { isSafeSubmoduleName } from '../../object/gitmodules.js';
 
 export type UpdateStrategy = 'checkout' | 'rebase' | 'merge' | 'none' | `!${string}`;
 
@@ -32,15 +33,6 @@ export interface Gitmodules {
 
 const fromBinary = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
 
-/** git's check_submodule_name: not empty, no `..` between separators (`/` or `\`). */
-export function isSuspiciousSubmoduleName(name: string): boolean {
-  return name === '' || name.split(/[/\\]/).includes('..');
-}
-
-/** git's looks_like_command_line_option. */
-export function looksLikeOption(value: string): boolean {
-  return value.startsWith('-');
-}
 
 /** git's parse_submodule_update_type plus `!command`; null for anything else. */
 export function parseUpdateStrategy(value: string): UpdateStrategy | null {
@@ -69,7 +61,7 @@ export function parseGitmodules(bytes: Uint8Array, label: string, warn: (message
     }
     if (!s || s.section !== 'submodule' || s.subsection === null) continue;
     const name = fromBinary(s.subsection);
-    if (isSuspiciousSubmoduleName(name)) {
+    if (!isSafeSubmoduleName(name)) {
       warn(`ignoring suspicious submodule name: ${name}`);
       continue;
     }
@@ -84,7 +76,8 @@ export function parseGitmodules(bytes: Uint8Array, label: string, warn: (message
       case 'path':
       case 'url':
         if (value === null) throw badValue(label, `missing value for '${variable}'`);
-        if (looksLikeOption(value)) warn(`ignoring '${variable}' which may be interpreted as a command-line option: ${value}`);
+        // git's looks_like_command_line_option
+        if (value.startsWith('-')) warn(`ignoring '${variable}' which may be interpreted as a command-line option: ${value}`);
         else sub[e.key] = value;
         break;
       case 'update': {

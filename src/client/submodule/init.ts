@@ -18,25 +18,30 @@ export function initSubmodules(sp: Superproject, list: readonly ListedSubmodule[
   quiet: boolean; displayPath: (p: string) => string; report: Reporter;
 }): void {
   const config = sp.config;
-  for (const entry of list) {
-    const display = o.displayPath(entry.path);
-    const sub = sp.submodule(entry.path);
-    if (!sub) throw new GitError('client', 'no-url', `No url found for submodule path '${display}' in .gitmodules`);
-    if (!sp.isActive(entry.path)) config.set('submodule', sub.name, 'active', 'true');
-    if (config.get('submodule', sub.name, 'url') === undefined) {
-      if (sub.url === null) throw new GitError('client', 'no-url', `No url found for submodule path '${display}' in .gitmodules`);
-      const url = sp.resolveUrl(sub.url, (m) => o.report.err(`warning: ${m}\n`));
-      config.set('submodule', sub.name, 'url', url);
-      if (!o.quiet) o.report.err(`Submodule '${sub.name}' (${url}) registered for path '${display}'\n`);
-    }
-    if (config.get('submodule', sub.name, 'update') === undefined && sub.update !== null) {
-      let update: string = sub.update;
-      if (update.startsWith('!')) {
-        o.report.err(`warning: command update mode suggested for submodule '${sub.name}'\n`);
-        update = 'none';
+  // One write of the config for them all; what was set before an error is kept, as git's
+  // per-submodule writes keep it.
+  try {
+    for (const entry of list) {
+      const display = o.displayPath(entry.path);
+      const sub = sp.submodule(entry.path);
+      if (!sub) throw new GitError('client', 'no-url', `No url found for submodule path '${display}' in .gitmodules`);
+      if (!sp.isActive(entry.path)) config.set('submodule', sub.name, 'active', 'true');
+      if (config.get('submodule', sub.name, 'url') === undefined) {
+        if (sub.url === null) throw new GitError('client', 'no-url', `No url found for submodule path '${display}' in .gitmodules`);
+        const url = sp.resolveUrl(sub.url, (m) => o.report.err(`warning: ${m}\n`));
+        config.set('submodule', sub.name, 'url', url);
+        if (!o.quiet) o.report.err(`Submodule '${sub.name}' (${url}) registered for path '${display}'\n`);
       }
-      config.set('submodule', sub.name, 'update', update);
+      if (config.get('submodule', sub.name, 'update') === undefined && sub.update !== null) {
+        let update: string = sub.update;
+        if (update.startsWith('!')) {
+          o.report.err(`warning: command update mode suggested for submodule '${sub.name}'\n`);
+          update = 'none';
+        }
+        config.set('submodule', sub.name, 'update', update);
+      }
     }
+  } finally {
     config.save();
   }
 }

@@ -8,7 +8,7 @@
 // any tag, by a tag that contains it, else by any ref or the abbreviated id (compute_rev_name).
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
-import { fromHex } from '../../core/oid.js';
+import { fromHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
 import { Repository } from '../../repository/repository.js';
 import { describe, nameRev } from '../../walk/describe.js';
@@ -17,8 +17,6 @@ import type { Reporter } from './init.js';
 import { submoduleGitDir, validateSubmodulePath } from './paths.js';
 import { Superproject } from './superproject.js';
 import { displayPath, submoduleEnv } from './update.js';
-
-const ZERO = '0'.repeat(40);
 
 export interface SubmoduleStatusOptions {
   readonly paths?: readonly string[];
@@ -43,7 +41,7 @@ export function submoduleStatus(repo: Repository, o: SubmoduleStatusOptions): vo
     if (!sp.submodule(entry.path)) throw new GitError('client', 'no-mapping', `no submodule mapping found in .gitmodules for path '${entry.path}'`);
     const shown = displayPath(entry.path, o.prefix, o.superPrefix);
     if (entry.stage !== 0) {
-      print('U', ZERO, shown, null);
+      print('U', ZERO_HEX, shown, null);
       continue;
     }
     const gitDir = submoduleGitDir(sp.workTree, entry.path);
