@@ -3,6 +3,7 @@
 // never a half-written one; a crashed writer leaves only a stale .lock behind. Refs, packed-refs,
 // the index and config all take their locks here.
 import fs from 'node:fs';
+import { writeExactly } from './write-exactly.js';
 import path from 'node:path';
 import { GitError, type ErrorLayer } from './errors.js';
 
@@ -43,7 +44,7 @@ export class LockFile {
   }
 
   write(data: string | Uint8Array): void {
-    fs.writeSync(this.fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    writeExactly(this.fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
   }
 
   /** Gives the new file these permission bits (config keeps the mode of the file it replaces). */

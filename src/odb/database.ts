@@ -264,17 +264,20 @@ export class ObjectDatabase implements ObjectStore {
     if (where.pack) return where.db.readPacked(where.pack, where.offset, transient);
     this.trace.pack = 0;
     this.trace.baseOffset = -1;
-    return where.db.loose.read(oid, off) ?? (where.db.repackedLoose(oid, off) ? where.db.readPacked(where.db.foundPack!, where.db.foundPack!.index.offset(where.db.foundPos), transient) : null);
+    const loose = where.db.loose.read(oid, off);
+    if (loose) return loose;
+    const packed = where.db.repackedLoose(oid, off);
+    return packed ? where.db.readPacked(packed.pack, packed.offset, transient) : null;
   }
 
   /**
    * A loose object listed but gone when read was packed meanwhile (a repack ran `prune-packed`):
    * the listings are read again and the new pack found, as git's reprepare_packed_git() does on a
-   * miss. Sets foundPack/foundPos when it is in a pack now.
+   * miss. Where it is packed now, or null.
    */
-  private repackedLoose(oid: Uint8Array, off: number): boolean {
+  private repackedLoose(oid: Uint8Array, off: number): { pack: StoredPack; offset: number } | null {
     this.refresh();
-    return this.locatePacked(oid, off);
+    return this.locatePacked(oid, off) ? { pack: this.foundPack!, offset: this.foundPack!.index.offset(this.foundPos) } : null;
   }
 
   /** Reads an object that must exist (and, if given, be of `type`); `transient` as for read(). */
@@ -295,7 +298,8 @@ export class ObjectDatabase implements ObjectStore {
     if (where.pack) return where.db.infoPacked(where.pack, where.offset);
     const h = where.db.loose.header(oid, off);
     if (h) return { type: h.type, size: h.size };
-    return where.db.repackedLoose(oid, off) ? where.db.infoPacked(where.db.foundPack!, where.db.foundPack!.index.offset(where.db.foundPos)) : null;
+    const packed = where.db.repackedLoose(oid, off);
+    return packed ? where.db.infoPacked(packed.pack, packed.offset) : null;
   }
 
   /**

@@ -139,18 +139,7 @@ export class PackIndex {
   private need(from: number, to: number): void {
     const loaded = this.loaded;
     if (loaded === null) return;
-    const last = Math.min(loaded.length, Math.ceil(to / PAGE));
-    for (let p = Math.floor(from / PAGE); p < last; p++) {
-      if (loaded[p]) continue;
-      // Consecutive missing pages in one read.
-      let q = p + 1;
-      while (q < last && !loaded[q]) q++;
-      const at = p * PAGE, len = Math.min(this.buf.length, q * PAGE) - at;
-      readExactly(this.fd, this.buf, at, len, at, got => shrank(this.path, at + got, this.buf.length));
-      loaded.fill(1, p, q);
-      this.pagesLoaded += q - p;
-      p = q - 1;
-    }
+    this.pagesLoaded += this.readMissing(loaded, Math.floor(from / PAGE), Math.min(loaded.length, Math.ceil(to / PAGE)));
     if (this.pagesLoaded * 8 >= loaded.length) this.loadAll();
   }
 
@@ -160,17 +149,26 @@ export class PackIndex {
     if (loaded === null) return;
     this.loaded = null;
     try {
-      for (let p = 0; p < loaded.length; p++) {
-        if (loaded[p]) continue;
-        let q = p + 1;
-        while (q < loaded.length && !loaded[q]) q++;
-        const at = p * PAGE, len = Math.min(this.buf.length, q * PAGE) - at;
-        readExactly(this.fd, this.buf, at, len, at, got => shrank(this.path, at + got, this.buf.length));
-        p = q - 1;
-      }
+      this.readMissing(loaded, 0, loaded.length);
     } finally {
       this.close();
     }
+  }
+
+  /** Reads the pages of [first, last) not read yet, consecutive ones in one read; returns how many. */
+  private readMissing(loaded: Uint8Array, first: number, last: number): number {
+    let read = 0;
+    for (let p = first; p < last; p++) {
+      if (loaded[p]) continue;
+      let q = p + 1;
+      while (q < last && !loaded[q]) q++;
+      const at = p * PAGE, len = Math.min(this.buf.length, q * PAGE) - at;
+      readExactly(this.fd, this.buf, at, len, at, got => shrank(this.path, at + got, this.buf.length));
+      loaded.fill(1, p, q);
+      read += q - p;
+      p = q - 1;
+    }
+    return read;
   }
 
   /** Closes the file (pages not read yet then never will be: call when done with the index). */

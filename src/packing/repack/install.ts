@@ -4,6 +4,7 @@
 // renamed into place as pack-<hash>.*: the .pack, .rev and .bitmap first and the .idx last, since a
 // reader only looks for a pack once its .idx exists. The .pack and .idx are read-only, as git's.
 import fs from 'node:fs';
+import { writeExactly } from '../../core/write-exactly.js';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
 import { toHex } from '../../core/oid.js';
@@ -93,7 +94,7 @@ function tempPath(dir: string, ext: string): string {
 
 function writeFully(fd: number, chunk: Buffer, file: string): void {
   try {
-    for (let p = 0; p < chunk.length;) p += fs.writeSync(fd, chunk, p, chunk.length - p);
+    writeExactly(fd, chunk);
   } catch (e) {
     throw new GitError('pack', 'io', `cannot write ${file}: ${(e as Error).message}`, { cause: e });
   }

@@ -520,21 +520,28 @@ class PackWriter {
    */
   private deltaAgainstHad(idx: number, o: RawObject): { delta: Uint8Array; ids: Uint8Array; at: number } | null {
     const { stored, similarHad } = this.contents;
-    if (!stored || !similarHad || o.data.length > MAX_DELTA_TARGET) return null;
-    const maxSize = Math.floor(o.data.length / 2) - OID_BYTES;
-    if (maxSize <= 0) return null;
+    const maxSize = freshDeltaLimit(o);
+    if (!stored || !similarHad || maxSize <= 0) return null;
     const index = stored.layout.pack.index, toIndex = stored.layout.order.positionToIndex;
     for (const pos of similarHad(idx)) {
       const at = index.oidAt(toIndex[pos]!);
-      // As git's delta search does, a base far larger than its target is not worth reading.
-      const info = this.odb.info(index.buf, at);
-      if (!info || info.type !== o.type || info.size > MAX_BASE_RATIO * Math.max(o.data.length, 1024)) continue;
-      const base = this.odb.read(index.buf, at);
-      if (!base || base.type !== o.type) continue;
-      const delta = createDelta(base.data, o.data, maxSize);
+      const delta = this.deltaAgainst(index.buf, at, o, maxSize);
       if (delta) return { delta, ids: index.buf, at };
     }
     return null;
+  }
+
+  /**
+   * `o` as a delta against the object whose id is at ids[at], when that is of its type and the
+   * delta stays within `maxSize`; null otherwise.
+   */
+  private deltaAgainst(ids: Uint8Array, at: number, o: RawObject, maxSize: number): Uint8Array | null {
+    // As git's delta search does, a base far larger than its target is not worth reading.
+    const info = this.odb.info(ids, at);
+    if (!info || info.type !== o.type || info.size > MAX_BASE_RATIO * Math.max(o.data.length, 1024)) return null;
+    const base = this.odb.read(ids, at);
+    if (!base || base.type !== o.type) return null;
+    return createDelta(base.data, o.data, maxSize);
   }
 
   /**
@@ -542,19 +549,14 @@ class PackWriter {
    * that is already written.
    */
   private deltaAgainstSimilar(idx: number, o: RawObject): FreshDelta | null {
-    if (o.data.length > MAX_DELTA_TARGET) return null;
-    const maxSize = Math.floor(o.data.length / 2) - OID_BYTES;
+    const maxSize = freshDeltaLimit(o);
     if (maxSize <= 0) return null;
     const depth = this.freshDepth ??= new Uint8Array(this.ids.size);
     const keys = this.ids.keys;
     for (const b of this.contents.similar!(idx)) {
       const inPack = this.sending[b] === 1;
       if (inPack ? this.written[b]! < 0 || depth[b]! >= MAX_FRESH_DEPTH : !(this.options.thin && this.contents.receiverHas?.(b))) continue;
-      const info = this.odb.info(keys, b * OID_BYTES);
-      if (!info || info.type !== o.type || info.size > MAX_BASE_RATIO * Math.max(o.data.length, 1024)) continue;
-      const base = this.odb.read(keys, b * OID_BYTES);
-      if (!base || base.type !== o.type) continue;
-      const delta = createDelta(base.data, o.data, maxSize);
+      const delta = this.deltaAgainst(keys, b * OID_BYTES, o, maxSize);
       if (!delta) continue;
       depth[idx] = inPack ? depth[b]! + 1 : 1;
       return inPack && this.options.ofsDelta ? { delta, ids: keys, at: b * OID_BYTES, baseAt: this.written[b]! } : { delta, ids: keys, at: b * OID_BYTES };
@@ -612,6 +614,11 @@ class PackWriter {
     process.emitWarning(`${pack.file.path}: bad packed object CRC for ${toHex(this.ids.keys, idx * OID_BYTES)} at offset ${start}; compressing it afresh`);
     return null;
   }
+}
+
+/** The largest fresh delta worth sending for `o` (git: half its size, less a base's id); 0 or less for none. */
+function freshDeltaLimit(o: RawObject): number {
+  return o.data.length > MAX_DELTA_TARGET ? 0 : Math.floor(o.data.length / 2) - OID_BYTES;
 }
 
 /** `order` with its tail (from `from`) rearranged into `stored` order (storage order, loose last). */

@@ -4,6 +4,7 @@
 // submodule. The entry's stat data is taken from the file just written, as git's checkout does,
 // so that `git status` trusts it without reading the file again.
 import fs from 'node:fs';
+import { writeExactly } from '../../core/write-exactly.js';
 import { GitError } from '../../core/errors.js';
 import { ioError, type DirectoryCache } from './directories.js';
 import { displayPath } from './path-check.js';
@@ -53,8 +54,7 @@ export class EntryWriter {
     const fd = this.create(i, fsPath, executable ? 0o777 : 0o666);
     try {
       if (data instanceof Uint8Array) {
-        let off = 0;
-        while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off);
+        writeExactly(fd, data);
       } else {
         writeChunks(fd, data);
       }
