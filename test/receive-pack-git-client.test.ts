@@ -36,16 +36,27 @@ describe('git push to tsgit receive-pack, side by side with git receive-pack', (
   });
 
   test('a push of 150 objects is kept as a pack; of a few, as loose objects', () => {
+    const packs = () => fs.readdirSync(path.join(twins.ts, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length;
+    const before = packs();
     commits(work, 50, 'many');
     twins.push(work, ['<url>', 'main']);
-    assert.equal(fs.readdirSync(path.join(twins.ts, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length, 1);
+    assert.equal(packs(), before + 1);
     assert.ok(!fs.readdirSync(path.join(twins.ts, 'objects', 'pack')).some((n) => n.endsWith('.keep')), 'the .keep is gone once the refs are written');
+    const loose = looseObjects(twins.ts).length, gitLoose = looseObjects(twins.git).length;
+    commits(work, 1, 'few');
+    twins.push(work, ['<url>', 'main']);
+    assert.equal(packs(), before + 1, 'a few objects make no pack');
+    const added = looseObjects(twins.ts).length - loose;
+    assert.ok(added > 0, 'they are loose objects');
+    assert.equal(added, looseObjects(twins.git).length - gitLoose, 'as many as git receive-pack leaves loose');
   });
 
   test('delete a branch, and a deletion-only push sends no pack', () => {
+    const objects = looseObjects(twins.ts).concat(fs.readdirSync(path.join(twins.ts, 'objects', 'pack')));
     const r = twins.push(work, ['<url>', ':side']);
     assert.equal(r.status, 0);
     assert.match(r.porcelain, /-\t:refs\/heads\/side\t\[deleted\]/);
+    assert.deepEqual(looseObjects(twins.ts).concat(fs.readdirSync(path.join(twins.ts, 'objects', 'pack'))), objects, 'no object and no pack arrived');
   });
 
   test('non-fast-forward: refused by the client, forced, then refused by receive.denyNonFastForwards', () => {
@@ -157,3 +168,9 @@ describe('pushing into a non-bare repository', () => {
     assertFsck(target);
   });
 });
+
+/** The loose objects of a repository, as xx/yyyy names. */
+function looseObjects(gitDir: string): string[] {
+  const objects = path.join(gitDir, 'objects');
+  return fs.readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)).flatMap((d) => fs.readdirSync(path.join(objects, d)).map((f) => `${d}/${f}`)).sort();
+}

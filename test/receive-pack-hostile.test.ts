@@ -182,12 +182,17 @@ describe('hostile pushes to tsgit receive-pack', () => {
     const baseBlob = Buffer.from('x');
     const bomb = Buffer.concat([Buffer.from([1]), Buffer.from([0x80, 0x80, 0x80, 0x80, 0x10]), Buffer.from([0x91, 0, 1])]);
     const before = process.memoryUsage().rss;
+    const m = await marker(server);
     const r = await rawPush(server, [{ oldOid: ZERO, newOid: objectId(3, baseBlob).toString('hex'), name: 'refs/tags/bomb' }], rawPack([
       { type: 3, data: baseBlob },
       { type: 7, baseOid: objectId(3, baseBlob), data: bomb },
     ]));
     assert.ok(r.result?.unpackError);
+    // Refused on reading the delta's header, before any result is allocated (an allocation that
+    // is never written would not show in the RSS).
+    assert.match(r.stderr + r.output, /delta declares a \d+-byte result/);
     assert.ok(process.memoryUsage().rss - before < 256 << 20, 'memory stayed bounded');
+    assert.deepEqual(m.leftBehind(), []);
   });
 
   test('receive.maxInputSize', async () => {

@@ -66,10 +66,13 @@ describe('what a push leaves for fetches', () => {
     assert.ok(fs.readdirSync(path.join(server, 'objects', 'pack')).some((n) => n.endsWith('.bitmap')), 'a bare repository gets a bitmap');
     assertFsck(server);
     assert.equal(git(server, ['rev-parse', 'main']).trim(), git(work, ['rev-parse', 'HEAD']).trim());
+    // With a limit the next push passes (two packs against one), only receive.autogc holds gc back.
     git(server, ['config', 'receive.autogc', 'false']);
+    git(server, ['config', 'gc.autoPackLimit', '1']);
     commits(work, 1, 'no-gc');
-    push(work, server, ['<url>', 'main'], true);
-    push(work, server, ['<url>', 'main:refs/heads/x'], true);
+    assert.equal(push(work, server, ['<url>', 'main'], true).status, 0);
+    assert.equal(push(work, server, ['<url>', 'main:refs/heads/x'], true).status, 0);
     assert.ok(!fs.existsSync(pid), 'receive.autogc=false starts nothing');
+    assert.equal(packs(), 2, 'and nothing repacked');
   });
 });

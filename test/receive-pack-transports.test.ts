@@ -32,6 +32,7 @@ describe('pushing to tsgit serve', () => {
       assert.match(http.stderr, /403/);
       const daemon = push(work, `${server.gitUrl}/r.git`, ['<url>', 'main'], false);
       assert.notEqual(daemon.status, 0);
+      assert.match(daemon.stderr, /remote error: service not enabled: git-receive-pack/);
       assert.equal(refsOf(path.join(served, 'r.git')), '');
     } finally {
       await server.stop();
