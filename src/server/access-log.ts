@@ -15,6 +15,9 @@
 // arrival until a worker took it (reading it, then queued) and time the whole request's, in seconds.
 export type AccessOutcome = 'ok' | 'error' | 'gone' | 'killed' | 'timeout' | 'busy' | 'refused' | 'closing';
 
+/** A record as the transport fills it in while the request runs. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 export interface AccessRecord {
   /** When the request came (ms since the epoch). */
   readonly start: number;

@@ -10,7 +10,7 @@ import net from 'node:net';
 import { Config } from '../config/index.js';
 import { ConnectionLimit, type TrackedConnection } from '../transport/connection-limit.js';
 import { acceptDaemonRequest, refuseConnection, type DaemonRequest } from '../transport/daemon-accept.js';
-import { formatAccessLine, type AccessRecord } from './access-log.js';
+import { formatAccessLine, type AccessRecord, type Mutable } from './access-log.js';
 import { DEFAULT_SERVICE_LIMITS, DEFAULT_TIMEOUTS, type ServeTimeouts, type ServiceLimits } from './limits.js';
 import { daemonSegments, realRoot, resolveRepository } from './resolve-repository.js';
 import { sanitizeProtocol } from './protocol-value.js';
@@ -128,8 +128,6 @@ export function createDaemon(options: DaemonOptions): net.Server {
       socket.on('end', onEnd);
       socket.resume();
     }
-    let stderr = '';
-    job.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
     job.stdout.resume();
     conn.evict = () => {
       refuse('busy', 'too many connections from your address');
@@ -142,9 +140,8 @@ export function createDaemon(options: DaemonOptions): net.Server {
       record.outcome = job.outcome;
       record.counts = job.exit?.counts ?? null;
       record.sent = job.exit?.sent ?? null;
-      const why = job.exit?.error ?? stderr.trim();
       if (job.outcome !== 'ok' && job.outcome !== 'gone') {
-        record.reason = why || 'the worker ended';
+        record.reason = job.failure || 'the worker ended';
         log(`${repo.name}: ${request.service} ${job.outcome}: ${record.reason}`);
       }
       // The worker has the connection (this socket is an empty shell now) or nobody does.
@@ -153,4 +150,3 @@ export function createDaemon(options: DaemonOptions): net.Server {
   }
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -17,7 +17,7 @@ import { formatServiceHeader, type PushCommand } from '../protocol/index.js';
 import { Config } from '../config/index.js';
 import { closeAfterResponse } from '../transport/http-accept.js';
 import type { TrackedConnection } from '../transport/connection-limit.js';
-import { formatAccessLine, type AccessRecord } from './access-log.js';
+import { formatAccessLine, type AccessRecord, type Mutable } from './access-log.js';
 import { header, readBody } from './http-body.js';
 import { DEFAULT_SERVICE_LIMITS, DEFAULT_TIMEOUTS, type ServeTimeouts, type ServiceLimits } from './limits.js';
 import { realRoot, resolveRepository, urlSegments, type ResolvedRepository } from './resolve-repository.js';
@@ -292,10 +292,8 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       };
     }
     return new Promise(resolve => {
-      let stderr = '';
       let sent = 0;
       let idled = false;
-      job.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString('utf8'); });
       const begin = () => {
         if (res.headersSent) return;
         res.writeHead(200, { ...NO_CACHE, 'Content-Type': `application/x-${wire}-${kind}`, ...(draining ? { Connection: 'close' } : {}) });
@@ -320,8 +318,7 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
         }
       };
       // A free worker takes the job as it is queued, before this is called.
-      if (job.startedAt) started();
-      else job.once('start', started);
+      job.onStart(started);
       job.stdout.on('data', (d: Buffer) => {
         begin();
         sent += d.length;
@@ -342,9 +339,8 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
         if (idled) record.reason = `the client took nothing for ${timeouts.idle} seconds`;
         record.counts = job.exit?.counts ?? null;
         record.sent = sent;
-        const why = job.exit?.error ?? stderr.trim();
         if (job.outcome !== 'ok' && job.outcome !== 'gone') {
-          record.reason = why || `worker ${signal ?? `exited ${code}`}`;
+          record.reason = job.failure || `worker ${signal ?? `exited ${code}`}`;
           log(`${job.request.gitDir}: ${wire} ${job.outcome}: ${record.reason}`);
         }
         if (job.outcome === 'gone') res.destroy();
@@ -375,7 +371,6 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
 /** The handler's name from when it served upload-pack only. */
 export const createUploadPackHandler = createGitHttpHandler;
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What a verdict refuses with (AuthorizeResult's rule), or null when it allows. */
 function refusalOf(verdict: AuthorizeResult): { status: number; headers?: Record<string, string>; message?: string } | null {

@@ -59,6 +59,8 @@ export class ServiceJob extends EventEmitter {
   private pending: (() => void) | null = null;
   private finished = false;
   private stopped = false;
+  /** The start of what the worker wrote to stderr: the reason of a failure it did not report. */
+  private stderrHead = '';
 
   constructor(readonly request: WorkerRequest, readonly input: JobInput,
     /** @internal Called when the caller gives the job up (stop()). */
@@ -68,6 +70,7 @@ export class ServiceJob extends EventEmitter {
     super();
     this.stdout = new Readable({ read: () => this.worker?.pauseOutput(false) });
     this.stderr = new Readable({ read: () => undefined });
+    this.stderr.on('data', (d: Buffer) => { if (this.stderrHead.length < 4096) this.stderrHead += d.toString('utf8'); });
     this.stdin = new Writable({
       write: (chunk: Buffer, _enc, done) => this.whenAttached(() => {
         if (this.finished || !this.worker) return done();
@@ -78,6 +81,17 @@ export class ServiceJob extends EventEmitter {
         done();
       }),
     });
+  }
+
+  /** Why the request failed, as the worker said: the error it reported, else what it wrote to stderr. */
+  get failure(): string {
+    return this.exit?.error ?? this.stderrHead.trim();
+  }
+
+  /** Calls `fn` once a worker has taken the job: now, if one has. */
+  onStart(fn: () => void): void {
+    if (this.startedAt) fn();
+    else this.once('start', fn);
   }
 
   /** The worker process serving this request; null while it waits for one. */

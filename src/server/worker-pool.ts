@@ -217,12 +217,7 @@ export class WorkerPool implements WorkerOwner {
     if (q >= 0) this.queue.splice(q, 1)[0]!.reservation.release();
     // The pool's workers are the only JobWorkers.
     const w = worker as Worker | null;
-    if (w && this.workers.delete(w)) {
-      w.job = null;
-      w.end(true);
-      this.log(`worker ${w.pid} killed: its client went away`);
-      this.replace(w);
-    }
+    if (w && this.workers.has(w)) this.kill(w, 'its client went away');
     this.pump();
   }
 
@@ -245,16 +240,21 @@ export class WorkerPool implements WorkerOwner {
     if (this.maxRequestMs <= 0) return;
     const timer = setTimeout(() => {
       if (worker.job !== job) return;
-      this.log(`worker ${worker.pid} killed: its request ran past ${this.maxRequestMs / 1000} seconds`);
       job.finish(null, 'SIGKILL', 'timeout', `the request ran past ${this.maxRequestMs / 1000} seconds`);
-      worker.job = null;
-      this.workers.delete(worker);
-      worker.end(true);
-      this.replace(worker);
+      this.kill(worker, `its request ran past ${this.maxRequestMs / 1000} seconds`);
       this.pump();
     }, this.maxRequestMs);
     timer.unref();
     job.once('close', () => clearTimeout(timer));
+  }
+
+  /** Kills a busy worker (its job already let go of) and starts its successor. */
+  private kill(w: Worker, why: string): void {
+    w.job = null;
+    this.workers.delete(w);
+    w.end(true);
+    this.log(`worker ${w.pid} killed: ${why}`);
+    this.replace(w);
   }
 
   /** An idle worker, preferring one that last served the same repository, then the most recent. */
@@ -284,7 +284,12 @@ export class WorkerPool implements WorkerOwner {
    */
   private replace(w: Worker): void {
     if (this.closing || !w.ready || !this.prestarted || this.queue.length > 0 || this.workers.size >= this.size) return;
-    this.startWorker([...new Set([...w.servedFrom, ...this.warmDirs])].slice(0, MAX_WARM_REPOSITORIES));
+    this.startWorker(this.successorWarm(w));
+  }
+
+  /** What a successor of `w` opens before its first request: what `w` served, then the pool's list. */
+  private successorWarm(w: Worker): string[] {
+    return [...new Set([...w.servedFrom, ...this.warmDirs])].slice(0, MAX_WARM_REPOSITORIES);
   }
 
   /** @internal Called by a worker that answered its request. */
@@ -299,7 +304,7 @@ export class WorkerPool implements WorkerOwner {
       w.end(false);
       if (!this.closing) this.log(`worker ${w.pid} retired after ${w.served} requests (${Math.round(exit.rss / 1048576)} MiB)`);
       // Nobody waiting: the successor can open its predecessor's repositories before it is needed.
-      if (!this.closing && this.queue.length === 0) this.startWorker([...new Set([...w.servedFrom, ...this.warmDirs])].slice(0, MAX_WARM_REPOSITORIES));
+      if (!this.closing && this.queue.length === 0) this.startWorker(this.successorWarm(w));
     }
     this.pump();
   }

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
 import { toHex } from '../../core/oid.js';
+import { finalizeObjectFile } from '../../core/finalize-file.js';
 import { writeExactly } from '../../core/write-exactly.js';
 import { streamIdx } from '../../pack/idx/write.js';
 import { writeRev } from '../../pack/reverse-index/write.js';
@@ -125,7 +126,7 @@ export async function indexPack(objects: IndexPackTarget | string | null, input:
     }
     if (tmpPack) {
       if (options.packPath) fs.renameSync(tmpPack, finalPack);
-      else settle(tmpPack, finalPack);
+      else finalizeObjectFile(tmpPack, finalPack);
     }
     if (tmpRev) place(tmpRev, revPath!, !options.indexPath && !fromFile && !options.packPath);
     place(tmpIdx, indexPath, !options.indexPath && !fromFile && !options.packPath);
@@ -187,25 +188,8 @@ function writeKeep(file: string, message: string): boolean {
   return true;
 }
 
-/**
- * Moves a finished temporary file to a name chosen by hash (git's finalize_object_file): if that
- * name exists it already holds the same pack, so the existing file stays.
- */
-function settle(tmp: string, final: string): void {
-  try {
-    fs.linkSync(tmp, final);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST') {
-      fs.renameSync(tmp, final);
-      return;
-    }
-  }
-  fs.rmSync(tmp, { force: true });
-}
-
 function place(tmp: string, final: string, byHash: boolean): void {
-  if (byHash) settle(tmp, final);
+  if (byHash) finalizeObjectFile(tmp, final);
   else fs.renameSync(tmp, final);
 }
 

@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
+import { finalizeObjectFile } from '../../core/finalize-file.js';
 import { processRunning } from '../../core/process-running.js';
 
 const PREFIX = 'tmp_objdir-incoming-';
@@ -103,7 +104,7 @@ export class Quarantine {
         fs.mkdirSync(to, { recursive: true });
         made = true;
       }
-      finalize(src, dst);
+      finalizeObjectFile(src, dst);
     }
   }
 }
@@ -118,18 +119,3 @@ function priority(name: string): number {
   return 5;
 }
 
-/** git's finalize_object_file: link into place (an existing file wins), then drop the old name. */
-function finalize(src: string, dst: string): void {
-  try {
-    fs.linkSync(src, dst);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST') {
-      // Filesystems without hard links: a rename that does not replace an existing file.
-      if (fs.existsSync(dst)) return;
-      fs.renameSync(src, dst);
-      return;
-    }
-  }
-  fs.rmSync(src, { force: true });
-}
