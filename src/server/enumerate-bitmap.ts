@@ -137,7 +137,8 @@ interface TagRef {
 /** The tag refs of a snapshot placed in the bitmapped pack, and what they name or peel to. */
 interface SnapshotTags {
   readonly pack: BitmappedPack;
-  readonly tags: TagRef[];
+  /** Each tag ref with its and its peeled object's pack positions. */
+  readonly byRef: ReadonlyMap<ServedRef, TagRef>;
   /** Pack positions of the objects the tags name or peel to. */
   readonly inPack: ReadonlySet<number>;
   /** Ids (hex) of those outside the pack. */
@@ -193,19 +194,19 @@ function tagsIn(s: Session, pack: BitmappedPack): SnapshotTags {
   const known = s.refs.derived.get(SNAPSHOT_TAGS);
   if (known && known.pack === pack) return known;
   const position = (hex: string | undefined) => (hex === undefined ? -1 : pack.bitmap.position(Buffer.from(hex, 'hex')));
-  const tags: TagRef[] = [];
+  const byRef = new Map<ServedRef, TagRef>();
   const inPack = new Set<number>();
   const outside: string[] = [];
   for (const ref of s.refs.refs) {
     if (!ref.name.startsWith('refs/tags/')) continue;
     const tag = { ref, pos: position(ref.oid), peeledPos: position(ref.peeled) };
-    tags.push(tag);
+    byRef.set(ref, tag);
     if (tag.pos >= 0) inPack.add(tag.pos);
     else outside.push(ref.oid);
     if (tag.peeledPos >= 0) inPack.add(tag.peeledPos);
     else if (ref.peeled !== undefined) outside.push(ref.peeled);
   }
-  const found = { pack, tags, inPack, outside };
+  const found = { pack, byRef, inPack, outside };
   s.refs.derived.set(SNAPSHOT_TAGS, found);
   return found;
 }
@@ -254,7 +255,7 @@ interface TagChecks {
 function tagChecks(s: Session, result: BitmapObjects, extraIds: ReadonlySet<string>, added: ReadonlySet<string>): TagChecks {
   const { pack, positions } = result;
   if (!fewerObjectsThanTags(s, positions.count() + extraIds.size)) {
-    const byRef = new Map(tagsIn(s, pack).tags.map(t => [t.ref, t]));
+    const { byRef } = tagsIn(s, pack);
     return {
       peeledSent: ref => {
         const { peeledPos } = byRef.get(ref)!;
