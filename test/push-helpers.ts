@@ -81,3 +81,7 @@ export function commits(dir: string, n: number, tag: string): string {
   return git(dir, ['rev-parse', 'HEAD']).trim();
 }
 
+/** The push quarantines (objects/tmp_objdir-*) in a repository, sorted. */
+export function quarantines(gitDir: string): string[] {
+  return fs.readdirSync(path.join(gitDir, 'objects')).filter((n) => n.startsWith('tmp_objdir')).sort();
+}

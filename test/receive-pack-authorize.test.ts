@@ -6,14 +6,14 @@
 // Fetches see only the request phases.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PushCommand } from '../src/protocol/index.js';
 import type { AuthorizeRequest, AuthorizeResult } from '../src/server/http.js';
 import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
 import { startLibraryServers, type LibraryServers } from './library-servers.js';
-import { assertFsck, commits, workRepo } from './push-helpers.js';
+import { assertFsck, commits, quarantines, workRepo } from './push-helpers.js';
+import { waitFor } from './serve-process.js';
 import { runAsync, type RunResult } from './transport-servers.js';
 
 type UpdateVerdict = (update: PushCommand) => AuthorizeResult | Promise<AuthorizeResult>;
@@ -145,12 +145,12 @@ describe('the HTTP handler authorizes every ref update of a push', () => {
       process.kill(-child.pid!, 'SIGKILL');
       await exited;
       const pool = servers!.handler.pool;
-      await until(() => servers!.handler.inFlight === 0 && pool.stats().queued === 0 && pool.stats().workers.every((w) => !w.busy));
+      await waitFor('the killed worker\'s job to be over', () => servers!.handler.inFlight === 0 && pool.stats().queued === 0 && pool.stats().workers.every((w) => !w.busy));
       // The verdict comes once the job is over: nobody takes it.
       release(true);
       // Once the killed worker has exited, the server removes what it left; the late verdict
       // moved nothing meanwhile.
-      await until(() => quarantines(repo).length === 0);
+      await waitFor('the quarantine to be removed', () => quarantines(repo).length === 0);
       assert.equal(servedRef('main'), old);
     } finally {
       onUpdate = PROTECT_RELEASE;
@@ -189,7 +189,7 @@ test('an authorize that never answers: the request time ends the push, and the n
     assert.notEqual(r.status, 0, r.stderr);
     assert.match(r.stderr, /RPC failed|the remote end hung up/);
     assert.equal(gitOrNull(repo, ['rev-parse', '--verify', '-q', 'main']), null);
-    await until(() => quarantines(repo).length === 0);
+    await waitFor('the quarantine to be removed', () => quarantines(repo).length === 0);
     hang = false;
     const next = await runAsync('git', ['push', `${servers.httpBase}/r.git`, 'main'], work, GIT_ENV);
     assert.equal(next.status, 0, next.stderr);
@@ -201,11 +201,6 @@ test('an authorize that never answers: the request time ends the push, and the n
   }
 });
 
-/** The push quarantines (objects/tmp_objdir-incoming-*) left in a repository. */
-function quarantines(gitDir: string): string[] {
-  return fs.readdirSync(path.join(gitDir, 'objects')).filter((n) => n.startsWith('tmp_objdir-incoming-'));
-}
-
 /** git's stdout, or null when it fails (a ref that is not there). */
 function gitOrNull(cwd: string, args: string[]): string | null {
   try {
@@ -213,10 +208,5 @@ function gitOrNull(cwd: string, args: string[]): string | null {
   } catch {
     return null;
   }
-}
-
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.ok(done(), 'timed out waiting');
 }
 

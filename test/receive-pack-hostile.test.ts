@@ -14,7 +14,7 @@ import { Repository } from '../src/repository/repository.js';
 import { receivePack, type ReceivePackRequest, type ReceivePackResult } from '../src/server/receive-pack/index.js';
 import { git, gitBuf, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { makeDelta, objectId, type RawEntry } from './pack-builder.js';
-import { commits, push, refsOf, workRepo } from './push-helpers.js';
+import { commits, push, quarantines, refsOf, workRepo } from './push-helpers.js';
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 
@@ -222,7 +222,7 @@ describe('hostile pushes to tsgit receive-pack', () => {
     }), /no data from the client for 1 seconds/);
     assert.ok(Date.now() - started < 4000);
     repo.close();
-    assert.deepEqual(fs.readdirSync(path.join(server, 'objects')).filter((n) => n.startsWith('tmp_objdir')), []);
+    assert.deepEqual(quarantines(server), []);
   });
 
   test('without fsck, the connectivity walk still refuses a tip whose history is missing', async () => {
@@ -304,9 +304,8 @@ describe('hostile pushes to tsgit receive-pack', () => {
       child.stdout.resume();
       child.stderr.resume();
       child.stdin.write(Buffer.concat([request, pack.subarray(0, pack.length >> 1)]));
-      const quarantined = () => fs.readdirSync(path.join(server, 'objects')).filter((n) => n.startsWith('tmp_objdir-incoming-')).length;
-      for (let i = 0; i < 400 && quarantined() === 0; i++) await new Promise((r) => setTimeout(r, 25));
-      assert.equal(quarantined(), 1, 'quarantined while it arrives');
+      for (let i = 0; i < 400 && quarantines(server).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(quarantines(server).length, 1, 'quarantined while it arrives');
       if (ending === 'vanish') child.stdin.end();
       else child.kill('SIGTERM');
       const code = await exited;
@@ -323,7 +322,6 @@ describe('hostile pushes to tsgit receive-pack', () => {
     const pack = packOf(work, [tip, `^${current}`]);
     const request = formatPushRequest([{ oldOid: current, newOid: tip, name: 'refs/heads/main' }], [{ name: 'report-status' }]);
     const objects = path.join(server, 'objects');
-    const quarantines = () => fs.readdirSync(objects).filter((n) => n.startsWith('tmp_objdir-incoming-')).sort();
     // One that git's receive-pack would have made (no pid in its name): not tsgit's to judge.
     const gits = 'tmp_objdir-incoming-Ab3xYz';
     fs.mkdirSync(path.join(objects, gits));
@@ -332,15 +330,15 @@ describe('hostile pushes to tsgit receive-pack', () => {
     child.stdout.resume();
     child.stderr.resume();
     child.stdin.write(Buffer.concat([request, pack.subarray(0, pack.length >> 1)]));
-    for (let i = 0; i < 400 && quarantines().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
-    assert.equal(quarantines().length, 2, 'quarantined while it arrives');
+    for (let i = 0; i < 400 && quarantines(server).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(quarantines(server).length, 2, 'quarantined while it arrives');
     child.kill('SIGKILL');
     await exited;
-    assert.equal(quarantines().length, 2, 'a killed process cannot clean up');
+    assert.equal(quarantines(server).length, 2, 'a killed process cannot clean up');
     const r = push(work, server, ['<url>', 'main'], true);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(git(server, ['rev-parse', 'main']).trim(), tip);
-    assert.deepEqual(quarantines(), [gits]);
+    assert.deepEqual(quarantines(server), [gits]);
     fs.rmdirSync(path.join(objects, gits));
   });
 
