@@ -501,7 +501,7 @@ function behindBase(ctx: BenchContext, corpus: string): { base: string; behind: 
   if (!fs.existsSync(path.join(base, 'refs', 'heads', 'main'))) {
     freshRepo(base);
     execFileSync('git', ['fetch', '-q', '--upload-pack=git -c uploadpack.allowAnySHA1InWant=true upload-pack', corpus, `${behind}:refs/heads/main`],
-      { cwd: base, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+      { cwd: base, env: GIT_ENV });
   }
   return { base, behind };
 }
@@ -631,7 +631,6 @@ function writeFetchRequest(ctx: BenchContext, gitDir: string, behind: number): v
   if (fs.existsSync(file)) return;
   const [want, have] = execFileSync('git', ['rev-parse', 'HEAD', `HEAD~${behind}`], { cwd: gitDir }).toString().trim().split('\n');
   const caps = ' multi_ack_detailed no-done side-band-64k thin-pack include-tag ofs-delta deepen-since deepen-not agent=git/2.39.5';
-  const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`;
   fs.writeFileSync(file, `${pkt(`want ${want}${caps}\n`)}0000${pkt(`have ${have}\n`)}${pkt('done\n')}`);
 }
 
@@ -657,14 +656,14 @@ function checkoutBenchmark(name: string, corpus: CorpusName): Benchmark {
 function cloneWithoutCheckout(ctx: BenchContext): void {
   const wt = path.join(ctx.scratch, 'wt');
   fs.rmSync(wt, { recursive: true, force: true });
-  execFileSync('git', ['clone', '-q', '-n', ctx.gitDir, wt], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+  execFileSync('git', ['clone', '-q', '-n', ctx.gitDir, wt], { env: GIT_ENV });
 }
 
 /** {scratch}/wt: a `clone -n` of the LFS corpus over file://, git-lfs set up in its config. */
 function cloneLfsWithoutCheckout(ctx: BenchContext): void {
   const wt = path.join(ctx.scratch, 'wt');
   fs.rmSync(wt, { recursive: true, force: true });
-  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const env = GIT_ENV;
   execFileSync('git', ['clone', '-q', '-n', `file://${ensureLfsCorpus()}`, wt], { env });
   for (const [key, value] of LFS_CONFIG) execFileSync('git', ['config', key, value], { cwd: wt, env });
 }
@@ -702,7 +701,7 @@ function writePushRequest(ctx: BenchContext): void {
 function prepareSmallPush(ctx: BenchContext): void {
   const server = path.join(ctx.scratch, 'server.git');
   const request = path.join(ctx.scratch, 'small-push-request');
-  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const env = GIT_ENV;
   if (!fs.existsSync(request)) {
     execFileSync('git', ['clone', '-q', '--bare', '--local', ctx.gitDir, server], { env });
     const work = path.join(ctx.scratch, 'work');
@@ -733,7 +732,7 @@ function prepareSmallPush(ctx: BenchContext): void {
 function cloneBehind(ctx: BenchContext, n: number): void {
   const dir = path.join(ctx.scratch, 'behind.git');
   fs.rmSync(dir, { recursive: true, force: true });
-  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const env = GIT_ENV;
   execFileSync('git', ['clone', '-q', '--bare', '--local', ctx.gitDir, dir], { env });
   execFileSync('git', ['update-ref', 'refs/heads/main', `${ctx.head}~${n}`], { cwd: dir, env });
   execFileSync('git', ['config', 'receive.autogc', 'false'], { cwd: dir, env });
@@ -746,7 +745,6 @@ function writeCloneRequest(ctx: BenchContext): void {
   const oids = [...new Set(execFileSync('git', ['for-each-ref', '--format=%(objectname)', 'refs/heads', 'refs/tags'], { cwd: ctx.gitDir })
     .toString().trim().split('\n'))];
   const caps = ' multi_ack_detailed no-done side-band-64k thin-pack include-tag ofs-delta deepen-since deepen-not agent=git/2.39.5';
-  const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`;
   const lines = oids.map((oid, i) => pkt(`want ${oid}${i === 0 ? caps : ''}\n`));
   fs.writeFileSync(file, `${lines.join('')}0000${pkt('done\n')}`);
 }
