@@ -276,6 +276,8 @@ test('a client hanging up mid-pack has its worker killed, and the next clone is 
     await gitAsync(work, ['clone', '-q', '--bare', `${s.gitUrl}/big.git`, clone]);
     assert.equal(git(clone, ['rev-parse', 'main']), git(big, ['rev-parse', 'main']));
     git(clone, ['fsck', '--full']);
+    // The client has its pack before the worker has said it is done: a moment later it is idle.
+    await waitFor('the clone\'s worker to be idle', () => s.pool.stats().workers.every(w => !w.busy));
     const now = s.pool.stats();
     assert.ok(now.started <= started + 1, 'at most one worker was started for the next clone');
     assert.ok(now.workers.length > 0 && now.workers.every(w => w.pid !== killed && !w.busy));
