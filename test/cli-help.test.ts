@@ -10,6 +10,12 @@ import { rmrf, tmpDir, tsgit } from './helpers.js';
 const cwd = tmpDir();
 after(() => rmrf(cwd));
 
+test('the command list names every module in cli/commands', () => {
+  const dir = new URL('../src/cli/commands/', import.meta.url);
+  const files = fs.readdirSync(dir).filter(f => f.endsWith('.js')).map(f => f.slice(0, -3)).sort();
+  assert.deepEqual(commandNames(), files);
+});
+
 test('every command module has a summary, a synopsis and answers -h, --help and help <command>', async () => {
   const names = commandNames();
   assert.ok(names.includes('clone') && names.includes('help'));

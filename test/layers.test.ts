@@ -1,6 +1,7 @@
 // Imports point downward only. The order of the layers is written once, in ARCHITECTURE.md's
-// "Layers" block; this test reads it there and every relative import (static, dynamic, or a
-// `new URL` of a module) in src/, and fails on one that reaches a layer above its own or beside it.
+// "Layers" block; this test reads it there and every relative import (static, dynamic, a `new
+// URL` of a module, or a file started by ownFile) in src/, and fails on one that reaches a layer
+// above its own or beside it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,8 @@ function sources(dir: string): string[] {
 }
 
 const SPEC = /(?:\bfrom\s*|\bimport\s*\(\s*|new URL\(\s*)['"](\.\.?\/[^'"]+)['"]/g;
+/** A file started by name (core/own-files.ts): its path is relative to src/. */
+const OWN_FILE = /\bownFile\(\s*['"]([^'"]+)['"]/g;
 
 test('ARCHITECTURE.md names every folder of src/ as a layer', () => {
   const ranks = layerRanks();
@@ -41,11 +44,15 @@ test('no module imports from a layer above its own, or beside it', () => {
     const from = path.relative(SRC, file).split(path.sep);
     if (from.length === 1) continue; // src/index.ts, the library's front door, sits above everything
     const text = fs.readFileSync(file, 'utf8');
-    for (const m of text.matchAll(SPEC)) {
-      const target = path.relative(SRC, path.resolve(path.dirname(file), m[1]!)).split(path.sep);
+    const targets = [
+      ...[...text.matchAll(SPEC)].map(m => [m[1]!, path.resolve(path.dirname(file), m[1]!)]),
+      ...[...text.matchAll(OWN_FILE)].map(m => [m[1]!, path.resolve(SRC, m[1]!)]),
+    ];
+    for (const [spec, resolved] of targets) {
+      const target = path.relative(SRC, resolved!).split(path.sep);
       if (target[0] === '..' || target[0] === from[0]) continue;
       const a = ranks.get(from[0]!)!, b = ranks.get(target[0]!);
-      if (b === undefined || b >= a) upward.push(`${path.relative(ROOT, file)} imports ${m[1]} (${from[0]} -> ${target[0]})`);
+      if (b === undefined || b >= a) upward.push(`${path.relative(ROOT, file)} imports ${spec} (${from[0]} -> ${target[0]})`);
     }
   }
   assert.deepEqual(upward, []);

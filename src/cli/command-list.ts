@@ -1,24 +1,43 @@
 // The commands: each is a module in ./commands named after it, exporting its function as default
-// and its `help`, so adding one touches no shared list.
-import fs from 'node:fs';
+// and its `help`. They are listed here with literal imports, so that the CLI's bundle (see
+// own-files.ts) holds them all; each is still loaded only when run. A test checks the list
+// against the directory.
 import type { Command } from './context.js';
 import type { CommandHelp } from './help.js';
-
-const COMMAND_DIR = new URL('./commands/', import.meta.url);
 
 export interface CommandModule {
   default: Command;
   help: CommandHelp;
 }
 
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  'cat-file': () => import('./commands/cat-file.js'),
+  checkout: () => import('./commands/checkout.js'),
+  clone: () => import('./commands/clone.js'),
+  fetch: () => import('./commands/fetch.js'),
+  help: () => import('./commands/help.js'),
+  'index-pack': () => import('./commands/index-pack.js'),
+  'ls-remote': () => import('./commands/ls-remote.js'),
+  'ls-tree': () => import('./commands/ls-tree.js'),
+  push: () => import('./commands/push.js'),
+  'receive-pack': () => import('./commands/receive-pack.js'),
+  repack: () => import('./commands/repack.js'),
+  'rev-list': () => import('./commands/rev-list.js'),
+  'rev-parse': () => import('./commands/rev-parse.js'),
+  serve: () => import('./commands/serve.js'),
+  'show-ref': () => import('./commands/show-ref.js'),
+  submodule: () => import('./commands/submodule.js'),
+  'upload-pack': () => import('./commands/upload-pack.js'),
+  'verify-pack': () => import('./commands/verify-pack.js'),
+};
+
 export function commandNames(): string[] {
-  return fs.readdirSync(COMMAND_DIR).filter(f => f.endsWith('.js')).map(f => f.slice(0, -3)).sort();
+  return Object.keys(COMMANDS).sort();
 }
 
 /** null when `name` is no command. */
 export async function loadCommand(name: string): Promise<CommandModule | null> {
-  if (!/^[a-z][a-z-]*$/.test(name) || !fs.existsSync(new URL(`${name}.js`, COMMAND_DIR))) return null;
-  return await import(new URL(`${name}.js`, COMMAND_DIR).href) as CommandModule;
+  return Object.hasOwn(COMMANDS, name) ? await COMMANDS[name]!() : null;
 }
 
 /** `tsgit --help`: every command with its summary. */

@@ -3,6 +3,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { ObjectDatabase } from '../odb/database.js';
 import { EXITED, RootSender, TreeRing, TreeRingReader, WRITE } from './tree-stream.js';
+import { ownFile } from '../core/own-files.js';
 
 /** Room for a few hundred trees: the main thread lists them about as fast as they come. */
 const RING_BYTES = 2 * 1024 * 1024;
@@ -25,7 +26,7 @@ export class TreeReadAhead {
     // The main thread waits on the ring, not on events, so it could not hear of the worker's end:
     // a small bootstrap marks the ring when the worker exits, whatever the reason (a module that
     // fails to load included), and the reader then fails instead of waiting forever.
-    const url = new URL('./tree-walk-worker.js', import.meta.url).href;
+    const url = ownFile('walk/tree-walk-worker.js').href;
     this.worker = new Worker(`
       const { workerData } = require('node:worker_threads');
       const exited = () => {

@@ -129,7 +129,10 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     try {
       plan = planCheckout(repo.odb, treeId, root, {
         readTree: oid => trees.readTree(oid),
-        ...threads > 1 ? { bigEnough: threshold, onBig: () => { pool = new WriterThreads(threads - 1, repo.odb.objectsDir); } } : {},
+        // Not while a filter process starts: the threads' boot would compete with it for the
+        // cores, and the files it smudges are written here anyway, so the threads wait for the
+        // count of the others.
+        ...threads > 1 && !warm.length ? { bigEnough: threshold, onBig: () => { pool = new WriterThreads(threads - 1, repo.odb.objectsDir); } } : {},
       });
     } finally {
       trees.close();
@@ -151,6 +154,8 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     if (pool && plan.count - filteredCount < threshold) {
       await (pool as WriterThreads).close();
       pool = null;
+    } else if (!pool && threads > 1 && warm.length && plan.count - filteredCount >= threshold) {
+      pool = new WriterThreads(threads - 1, repo.odb.objectsDir);
     }
     const parallel: WriterThreads | null = pool;
     const stats = newStatTable(plan.count, parallel !== null);

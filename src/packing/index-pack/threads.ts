@@ -7,6 +7,7 @@ import { OID_BYTES } from '../../core/oid.js';
 import type { ReferenceList } from './check.js';
 import type { ResolveShared } from './resolve.js';
 import type { WorkerReply } from './worker.js';
+import { ownFile } from '../../core/own-files.js';
 
 export class ResolverThreads {
   private readonly workers: Worker[] = [];
@@ -16,7 +17,7 @@ export class ResolverThreads {
     while (this.workers.length < count) {
       // A small young generation: the resolver's garbage is short-lived (entry headers, small
       // objects), and a 16 MiB semi-space per thread would be held for nothing.
-      const w = new Worker(new URL('./worker.js', import.meta.url), {
+      const w = new Worker(ownFile('packing/index-pack/worker.js'), {
         resourceLimits: { maxYoungGenerationSizeMb: 4 },
       });
       // An idle worker must not keep the process alive if the caller forgets to close().

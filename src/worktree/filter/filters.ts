@@ -102,9 +102,13 @@ export class FilterRunner {
   warmUp(command: string): void {
     if (this.running.has(command) || this.queued.has(command)) return;
     const quiet: FilterContext = { ...this.ctx, log: () => {} };
+    // Spawned and greeted here, synchronously: a step of the chain would run only once the
+    // caller's synchronous work (the plan) is over, which is what the warm-up must overlap.
+    const starting = FilterProcess.start(command, quiet);
+    starting.catch(() => {}); // awaited in the chain below
     void this.chain(command, async () => {
       try {
-        const proc = await FilterProcess.start(command, quiet);
+        const proc = await starting;
         if (proc) this.running.set(command, running(proc));
       } catch {
         // a capability git does not know: the first request meets it again, and fails
