@@ -8,7 +8,7 @@
 //   {root}    the tsgit source tree
 // setup/cleanup run before/after every single measured command (both tools, every run), e.g. to
 // remove a clone target. Add entries for your issue here; `issue` groups them in BENCHMARKS.md.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import path from 'node:path';
@@ -40,6 +40,10 @@ export interface Benchmark {
   stdin?: string;
   setup?: (ctx: BenchContext, tool: 'tsgit' | 'git') => void | Promise<void>;
   cleanup?: (ctx: BenchContext, tool: 'tsgit' | 'git') => void | Promise<void>;
+  /** Once the runs are over (a server that setup started for all of them). */
+  finish?: (ctx: BenchContext) => void | Promise<void>;
+  /** Variables set for tsgit's runs only, with the placeholders of the arguments. */
+  tsgitEnv?: Record<string, string>;
 }
 
 /** serve-8-concurrent-clones: a port unlikely to be taken, and how many clients. */
@@ -290,6 +294,22 @@ export const BENCHMARKS: Benchmark[] = [
     tsgit: ['upload-pack', '--stateless-rpc', '.'],
     git: ['upload-pack', '--stateless-rpc', '.'],
     setup: (ctx) => writeFetchRequest(ctx, linkBitmapCorpus(ctx), 100),
+  },
+  {
+    // The same fetch as ssh serves it: a fresh process per connection on stdin/stdout (not
+    // --stateless-rpc), the repository named by path. tsgit's process relays it to a `tsgit serve
+    // --socket` started once for all runs (TSGIT_SERVE_SOCKET), whose warm worker answers; git's is
+    // git-upload-pack itself. The wall is the per-connection process's, start to exit.
+    name: 'upload-pack-fetch-100-behind-relayed',
+    issue: 'bitmaps',
+    corpus: 'large',
+    cwd: '{scratch}',
+    stdin: '{scratch}/fetch-request',
+    tsgit: ['upload-pack', '{scratch}/root/repo.git'],
+    git: ['upload-pack', '{scratch}/root/repo.git'],
+    tsgitEnv: { TSGIT_SERVE_SOCKET: '{scratch}/serve.sock' },
+    setup: (ctx) => startRelayServer(ctx),
+    finish: () => stopRelayServer(),
   },
   {
     // Counting reachable objects from the bitmap alone (git's `rev-list --use-bitmap-index`): open
@@ -640,6 +660,41 @@ function linkBitmapCorpus(ctx: BenchContext): string {
   const link = path.join(ctx.scratch, 'repo.git');
   if (!fs.existsSync(link)) fs.symlinkSync(ensureBitmapCorpus(ctx.gitDir), link);
   return link;
+}
+
+let relayServer: ReturnType<typeof spawn> | null = null;
+
+/**
+ * {scratch}/root/repo.git (the bitmapped corpus, hard-linked: serve refuses a repository linked in
+ * from outside its root) and its fetch request, and, once for all runs, `tsgit serve --socket
+ * {scratch}/serve.sock` on it: ready when a request through the socket has been answered with a
+ * pack, so the first measured run finds a worker with the repository open.
+ */
+async function startRelayServer(ctx: BenchContext): Promise<void> {
+  const repo = servedRoot(ctx, ensureBitmapCorpus(ctx.gitDir), false);
+  writeFetchRequest(ctx, repo, FETCH_BEHIND);
+  if (relayServer) return;
+  const socket = path.join(ctx.scratch, 'serve.sock');
+  relayServer = spawn(process.execPath, [path.join(ctx.root, 'bin', 'tsgit'), 'serve', '--port', '0', '--no-git-daemon',
+    '--export-all', '--quiet', '--socket', socket, path.dirname(repo)], { stdio: 'ignore', env: GIT_ENV });
+  for (let i = 0; i < 400 && !fs.existsSync(socket); i++) await new Promise((r) => setTimeout(r, 25));
+  const probe = spawnSync(process.execPath, [path.join(ctx.root, 'bin', 'tsgit'), 'upload-pack', repo],
+    { input: fs.readFileSync(path.join(ctx.scratch, 'fetch-request')), env: { ...GIT_ENV, TSGIT_SERVE_SOCKET: socket }, maxBuffer: 1 << 30 });
+  // The answer must be a pack (band 1 starting PACK), not an ERR line that would time as fast.
+  if (probe.status !== 0 || !probe.stdout.includes('\x01PACK')) {
+    await stopRelayServer();
+    throw new Error(`tsgit serve --socket did not answer with a pack: ${probe.stdout.subarray(0, 200).toString('latin1')}`);
+  }
+}
+
+async function stopRelayServer(): Promise<void> {
+  const child = relayServer;
+  relayServer = null;
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
 }
 
 /** A fetch's request: want HEAD, have HEAD~behind (first parents), as git 2.39's fetch asks. */

@@ -103,36 +103,45 @@ async function runBenchmark(b: Benchmark, corpus: Corpus, corpusName: string, op
     git: ['git', ...b.git.map((a) => substitute(a, ctx))],
   };
   const cwd = substitute(b.cwd ?? '{gitDir}', ctx);
+  const env = {
+    tsgit: { ...BENCH_ENV, ...Object.fromEntries(Object.entries(b.tsgitEnv ?? {}).map(([k, v]) => [k, substitute(v, ctx)])) },
+    git: BENCH_ENV,
+  };
   const stdin = b.stdin === undefined ? undefined : substitute(b.stdin, ctx);
   const report = path.join(scratchRoot, 'time-report');
   const result: BenchResult = { id: id(b), corpus: corpusName, tsgit: emptySide(), git: emptySide() };
 
   log(`\n${id(b)} on ${corpusName} (${cwd})\n  tsgit: node bin/tsgit ${b.tsgit.join(' ')}\n  git:   git ${b.git.join(' ')}`);
-  for (let i = 0; i < opts.warmup + opts.runs; i++) {
-    const measured = i >= opts.warmup;
-    const hash = opts.checkOutput && i === 0;
-    const line: string[] = [];
-    // Alternate which tool goes first so neither always inherits the other's cache state.
-    for (const tool of i % 2 === 0 ? (['tsgit', 'git'] as const) : (['git', 'tsgit'] as const)) {
-      const side = result[tool];
-      if (side.failure !== null) continue;
-      await b.setup?.(ctx, tool);
-      const m = await measure({ argv: argv[tool], cwd, env: BENCH_ENV, stdin, hashStdout: hash }, report);
-      await b.cleanup?.(ctx, tool);
-      if (m.status !== 0) {
-        side.failure = `exit status ${m.status}: ${errorLine(m.stderrTail)}`;
-        line.push(`${tool} FAILED (${side.failure})`);
-        continue;
+  try {
+    for (let i = 0; i < opts.warmup + opts.runs; i++) {
+      const measured = i >= opts.warmup;
+      const hash = opts.checkOutput && i === 0;
+      const line: string[] = [];
+      // Alternate which tool goes first so neither always inherits the other's cache state.
+      for (const tool of i % 2 === 0 ? (['tsgit', 'git'] as const) : (['git', 'tsgit'] as const)) {
+        const side = result[tool];
+        if (side.failure !== null) continue;
+        await b.setup?.(ctx, tool);
+        const m = await measure({ argv: argv[tool], cwd, env: env[tool], stdin, hashStdout: hash }, report);
+        await b.cleanup?.(ctx, tool);
+        if (m.status !== 0) {
+          side.failure = `exit status ${m.status}: ${errorLine(m.stderrTail)}`;
+          line.push(`${tool} FAILED (${side.failure})`);
+          continue;
+        }
+        if (hash) side.outputSha1 = `${m.stdoutSha1} (${m.stdoutBytes} bytes)`;
+        if (measured) side.runs.push(m);
+        line.push(formatRun(tool, m));
       }
-      if (hash) side.outputSha1 = `${m.stdoutSha1} (${m.stdoutBytes} bytes)`;
-      if (measured) side.runs.push(m);
-      line.push(formatRun(tool, m));
+      log(`  ${measured ? `run ${i - opts.warmup + 1}/${opts.runs}` : `warmup ${i + 1}/${opts.warmup}`}: ${line.join('; ') || 'skipped'}`);
     }
-    log(`  ${measured ? `run ${i - opts.warmup + 1}/${opts.runs}` : `warmup ${i + 1}/${opts.warmup}`}: ${line.join('; ') || 'skipped'}`);
-  }
-  if (opts.checkOutput && result.tsgit.outputSha1 !== null && result.git.outputSha1 !== null) {
-    const same = result.tsgit.outputSha1 === result.git.outputSha1;
-    log(`  output: ${same ? 'identical' : `DIFFERS: tsgit ${result.tsgit.outputSha1}, git ${result.git.outputSha1}`}`);
+    if (opts.checkOutput && result.tsgit.outputSha1 !== null && result.git.outputSha1 !== null) {
+      const same = result.tsgit.outputSha1 === result.git.outputSha1;
+      log(`  output: ${same ? 'identical' : `DIFFERS: tsgit ${result.tsgit.outputSha1}, git ${result.git.outputSha1}`}`);
+    }
+  } finally {
+    // A server that setup started for every run is stopped, whatever happened to them.
+    await b.finish?.(ctx);
   }
   fs.rmSync(scratch, { recursive: true, force: true });
   return result;

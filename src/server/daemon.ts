@@ -12,7 +12,7 @@ import { ConnectionLimit, type TrackedConnection } from '../transport/connection
 import { acceptDaemonRequest, refuseConnection, type DaemonRequest } from '../transport/daemon-accept.js';
 import { formatAccessLine, type AccessRecord, type Mutable } from './access-log.js';
 import { DEFAULT_SERVICE_LIMITS, DEFAULT_TIMEOUTS, type ServeTimeouts, type ServiceLimits } from './limits.js';
-import { daemonSegments, realRoot, resolveRepository } from './resolve-repository.js';
+import { daemonSegments, realRoot, resolveRepository, segmentsUnder } from './resolve-repository.js';
 import { sanitizeProtocol } from './protocol-value.js';
 import { enabledForDaemon, type DaemonServiceRule } from './service.js';
 import type { ClientConnection } from './service-job.js';
@@ -49,6 +49,11 @@ export interface DaemonOptions {
   pool?: WorkerPool;
   /** Without `pool`: how the daemon's own pool, closed with the server, is sized and recycled. */
   workers?: WorkerPoolOptions;
+  /**
+   * Request paths are absolute paths inside the root, not paths below it: serve's Unix socket,
+   * where `tsgit upload-pack <dir>` relays what sshd started it for (transport/serve-relay.ts).
+   */
+  absolutePaths?: boolean;
 }
 
 export function createDaemon(options: DaemonOptions): net.Server {
@@ -85,7 +90,8 @@ export function createDaemon(options: DaemonOptions): net.Server {
     const service = serviceFromWire(request.service);
     record.service = request.service;
     if (!service) return refuse('refused', `service not enabled: ${request.service}`);
-    const repo = resolveRepository(root, daemonSegments(request.path), { exportAll });
+    const segments = options.absolutePaths ? segmentsUnder(root, request.path) : daemonSegments(request.path);
+    const repo = resolveRepository(root, segments, { exportAll });
     if (typeof repo === 'string') return refuse('refused', `access denied or repository not exported: ${request.path}`);
     record.repository = repo.name;
     if (!enabledForDaemon(service, Config.loadSync(repo.gitDir, { global: true }), options.services?.[service.name])) {

@@ -45,6 +45,15 @@ export function daemonSegments(requestPath: string): string[] | null {
   return out.every(isPlainName) ? out : null;
 }
 
+/**
+ * The segments of an absolute path inside `root` (the relay's requests over serve's Unix socket name
+ * the repository as the process that relays them was given it), or null outside it.
+ */
+export function segmentsUnder(root: string, requestPath: string): string[] | null {
+  if (!requestPath.startsWith(root + '/')) return null;
+  return daemonSegments(requestPath.slice(root.length));
+}
+
 function isPlainName(s: string): boolean {
   return s.length > 0 && s.length <= 255 && !s.startsWith('.') && !/[\\\0/]/.test(s) && !/[\x00-\x1f\x7f]/.test(s);
 }

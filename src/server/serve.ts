@@ -8,7 +8,7 @@ import path from 'node:path';
 import { isGitDirectory } from '../repository/discover.js';
 import { ConnectionLimit, type TrackedConnection } from '../transport/connection-limit.js';
 import { createHttpServer } from '../transport/http-accept.js';
-import { closeServer, lingeringClose, listen } from '../transport/listen.js';
+import { closeServer, lingeringClose, listen, listenUnix } from '../transport/listen.js';
 import type { AccessRecord } from './access-log.js';
 import { createDaemon, DEFAULT_MAX_CONNECTIONS } from './daemon.js';
 import { createGitHttpHandler, type HttpHandlerOptions } from './http.js';
@@ -42,11 +42,18 @@ export interface ServeOptions {
   authorize?: HttpHandlerOptions['authorize'];
   /** The workers both transports share (default: as many as CPUs), and their queue's bounds. */
   workers?: WorkerPoolOptions;
+  /**
+   * A Unix socket (owner-only) on which `tsgit upload-pack` processes relay their requests to this
+   * server (transport/serve-relay.ts): git:// requests naming absolute paths under the root.
+   */
+  socket?: string;
 }
 
 export interface RunningServer {
   readonly httpUrl: string;
   readonly gitUrl: string | null;
+  /** The relay socket's path, when there is one. */
+  readonly socket: string | null;
   /** The workers serving both transports. */
   readonly pool: WorkerPool;
   /** Requests taken and not answered yet, over both transports. */
@@ -94,29 +101,37 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     refuseHttpConnection(socket, pool.retryAfter());
   });
   let daemon: net.Server | null = null;
+  let relay: net.Server | null = null;
   let httpPort: number;
   let gitPort: number | null = null;
+  const daemonOptions = {
+    root, exportAll, limits: options.limits, timeouts, connections, services: options.services,
+    log: options.log, accessLog: options.accessLog, pool,
+  };
   try {
     httpPort = await listen(httpServer, host, options.port ?? 8080, 'smart HTTP');
     if (options.gitPort !== null) {
-      daemon = createDaemon({
-        root, exportAll, limits: options.limits, timeouts, connections, services: options.services,
-        log: options.log, accessLog: options.accessLog, pool,
-      });
+      daemon = createDaemon(daemonOptions);
       gitPort = await listen(daemon, host, options.gitPort ?? 9418, 'git://');
     }
+    if (options.socket !== undefined) {
+      relay = createDaemon({ ...daemonOptions, absolutePaths: true });
+      await listenUnix(relay, options.socket, 'relayed requests');
+    }
   } catch (e) {
-    await Promise.all([closeServer(httpServer), pool.close()]);
+    await Promise.all([closeServer(httpServer), daemon ? closeServer(daemon) : undefined, pool.close()]);
     throw e;
   }
   pool.prestart();
   const shown = host.includes(':') ? `[${host}]` : host;
-  const stopped = () => Promise.all([closeServer(httpServer), daemon ? closeServer(daemon) : undefined]);
+  // Node removes the socket file when its server closes.
+  const stopped = () => Promise.all([closeServer(httpServer), daemon ? closeServer(daemon) : undefined, relay ? closeServer(relay) : undefined]);
   let cutGrace: (() => void) | null = null;
   let closing: Promise<void> | null = null;
   return {
     httpUrl: `http://${shown}:${httpPort}`,
     gitUrl: gitPort === null ? null : `git://${shown}:${gitPort}`,
+    socket: relay ? options.socket! : null,
     pool,
     inFlight: () => handler.inFlight + [...connections.connections()].filter(c => c.serving).length,
     close: ({ grace = 0 } = {}) => {

@@ -1,6 +1,7 @@
 // The listening side's start and end: a server bound to a host and port, with the reasons a bind
 // fails said the way a user can act on them (no Node stack), and a close that waits.
-import type net from 'node:net';
+import fs from 'node:fs';
+import net from 'node:net';
 import { GitError } from '../core/errors.js';
 
 const WHY: Record<string, string> = {
@@ -23,6 +24,48 @@ export function listen(server: net.Server, host: string, port: number, what: str
       server.off('error', failed);
       resolve((server.address() as net.AddressInfo).port);
     });
+  });
+}
+
+/**
+ * Binds `server` to the Unix socket `socketPath`, which only this user may connect to (it is
+ * created under a umask of 0177). A socket file left by a server that died is replaced; one that
+ * a live server answers on, or a file that is no socket, is an error.
+ */
+export async function listenUnix(server: net.Server, socketPath: string, what: string): Promise<void> {
+  let st: fs.Stats | null = null;
+  try {
+    st = fs.lstatSync(socketPath);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  if (st) {
+    if (!st.isSocket()) throw new GitError('transport', 'listen-failed', `cannot listen for ${what} on ${socketPath}: it exists and is not a socket`);
+    if (await answers(socketPath)) throw new GitError('transport', 'listen-failed', `cannot listen for ${what} on ${socketPath}: a server is listening there`);
+    fs.unlinkSync(socketPath);
+  }
+  await new Promise<void>((resolve, reject) => {
+    const failed = (e: NodeJS.ErrnoException) =>
+      reject(new GitError('transport', 'listen-failed', `cannot listen for ${what} on ${socketPath}: ${WHY[e.code ?? ''] ?? e.message}`, { cause: e }));
+    server.once('error', failed);
+    // The bind happens inside listen(), so the umask covers the socket's creation and nothing else.
+    const umask = process.umask(0o177);
+    try {
+      server.listen(socketPath, () => {
+        server.off('error', failed);
+        resolve();
+      });
+    } finally {
+      process.umask(umask);
+    }
+  });
+}
+
+function answers(socketPath: string): Promise<boolean> {
+  return new Promise(resolve => {
+    const s = net.connect(socketPath);
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
   });
 }
 

@@ -24,6 +24,7 @@ export const help: CommandHelp = {
     ['--port <n>', 'smart HTTP port (default 8080; 0: a free one, printed)'],
     ['--git-port <n>', 'git:// port (default 9418; 0: a free one, printed)'],
     ['--no-git-daemon', 'serve smart HTTP only'],
+    ['--socket <path>', 'answer `tsgit upload-pack` relays on this Unix socket (TSGIT_SERVE_SOCKET)'],
     ['--export-all', 'serve repositories without git-daemon-export-ok too'],
     ['--workers <n>', 'service worker processes (default: one per CPU)'],
     ['--timeout <s>', `drop a client idle this long (default ${DEFAULT_TIMEOUTS.idle})`],
@@ -54,7 +55,7 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
   let host = '127.0.0.1', port = 8080, gitPort: number | null = 9418, exportAll = false;
   let workers: number | undefined, maxConnections = DEFAULT_MAX_CONNECTIONS, grace = 30;
   let maxQueued = DEFAULT_MAX_QUEUED, maxQueuedBytes = DEFAULT_MAX_QUEUED_BYTES;
-  let accessLogFile: string | null = null, verbose = false, quiet = false;
+  let accessLogFile: string | null = null, socket: string | undefined, verbose = false, quiet = false;
   const limits: ServiceLimits = { ...DEFAULT_SERVICE_LIMITS };
   const timeouts: ServeTimeouts = { ...DEFAULT_TIMEOUTS };
   const services: Record<string, DaemonServiceRule> = {};
@@ -79,6 +80,7 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
       case '--port': port = count(65535); break;
       case '--git-port': gitPort = count(65535); break;
       case '--no-git-daemon': gitPort = null; break;
+      case '--socket': socket = path.resolve(ctx.cwd, value()); break;
       case '--export-all': exportAll = true; break;
       case '--workers':
         workers = count();
@@ -120,7 +122,7 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
   }
   const say = (message: string) => process.stderr.write(`tsgit serve: ${message}\n`);
   const server = await serve({
-    root, host, port, gitPort, exportAll, limits, timeouts, maxConnections, services,
+    root, host, port, gitPort, exportAll, limits, timeouts, maxConnections, services, socket,
     workers: { size: workers, maxQueued, maxQueuedBytes },
     log: say,
     accessLog: accessLogFile || !quiet ? line => fs.writeSync(accessFd, `${line}\n`) : undefined,
@@ -130,6 +132,7 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
     const repos = listRepositories(root, exportAll);
     const lines = [`Serving ${root}`, `  smart HTTP: ${server.httpUrl}/`];
     if (server.gitUrl) lines.push(`  git://:     ${server.gitUrl}/`);
+    if (server.socket) lines.push(`  relays:     ${server.socket} (TSGIT_SERVE_SOCKET for tsgit upload-pack)`);
     if (repos.length === 0) lines.push(exportAll ? '  (no repositories found yet)' : '  (no repository has git-daemon-export-ok; use --export-all to serve them all)');
     for (const r of repos) {
       lines.push(`  git clone ${server.httpUrl}/${r}`);

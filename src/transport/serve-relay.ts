@@ -1,0 +1,65 @@
+// `tsgit upload-pack <dir>` relayed to a running `tsgit serve`: sshd starts a process per
+// connection, and a fresh Node process pays its own start, its modules and the repository's
+// opening (refs, .idx, bitmap) before it can answer, ten times git's whole answer to a small
+// fetch. With TSGIT_SERVE_SOCKET naming serve's relay socket (serve --socket), the process instead
+// opens the socket, sends one git:// request line naming the repository by its absolute path and
+// GIT_PROTOCOL as the extra parameters, and copies bytes both ways; a warm worker of the server
+// answers, with the server's limits, queue and access log. This is the shape of GitLab's
+// gitlab-shell in front of Gitaly. Nothing listening there (no server, or a stale socket) means
+// the command serves the request itself, as without the variable.
+//
+// bin/tsgit loads this module alone (its own bundle entry), before the CLI: it must stay small.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { pktLine } from '../protocol/pkt-line.js';
+
+/**
+ * Relays one upload-pack conversation on stdin/stdout to the server at `socketPath`. Resolves to
+ * the exit status, or null when nothing answered there (the caller then serves it itself).
+ */
+export async function relayUploadPack(socketPath: string, dir: string, cwd: string, env: NodeJS.ProcessEnv): Promise<number | null> {
+  const target = realTarget(path.resolve(cwd, dir));
+  // Names a request line cannot carry are refused by the command itself, with its own message.
+  if (/[\0\n]/.test(target)) return null;
+  const socket = net.connect(socketPath);
+  const connected = await new Promise<boolean>(resolve => {
+    socket.once('connect', () => resolve(true));
+    socket.once('error', () => resolve(false));
+  });
+  if (!connected) {
+    socket.destroy();
+    return null;
+  }
+  let line = `git-upload-pack ${target}\0host=localhost\0`;
+  // As git daemon hands them on: each ':'-separated parameter of GIT_PROTOCOL after a second NUL.
+  if (env.GIT_PROTOCOL) line += `\0${env.GIT_PROTOCOL.split(':').join('\0')}\0`;
+  socket.write(pktLine(line));
+  // stdin's end half-closes the socket: the server sees the client's EOF as it would over git://.
+  process.stdin.pipe(socket);
+  socket.pipe(process.stdout);
+  // A reader that went away (EPIPE): nobody is left to answer.
+  process.stdout.on('error', () => socket.destroy());
+  return new Promise(resolve => {
+    socket.once('error', () => {});
+    socket.once('close', hadError => {
+      // Whatever the client still sends is not wanted; an open stdin would keep the process alive.
+      process.stdin.unpipe(socket);
+      process.stdin.destroy();
+      resolve(hadError ? 128 : 0);
+    });
+  });
+}
+
+/**
+ * The path as the server will find it under its root, which it holds as a real path: the
+ * directory's symbolic links resolved, the last name kept (a repository linked into the root is
+ * served by its name there, and `<dir>` may mean `<dir>.git`, which the server tries).
+ */
+function realTarget(p: string): string {
+  try {
+    return path.join(fs.realpathSync(path.dirname(p)), path.basename(p));
+  } catch {
+    return p;
+  }
+}
