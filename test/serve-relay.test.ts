@@ -1,8 +1,8 @@
 // `tsgit upload-pack <dir>` relayed to a running `tsgit serve --socket` (TSGIT_SERVE_SOCKET), as
 // sshd would start it per connection, with git-core as the client: the server answers (its
 // access log has the request), over v2 and v0; without a server, or at a stale socket, the
-// command serves the request itself; a repository outside the root is refused; the socket is the
-// owner's only. Past capacity, as on every transport serve offers: more clients than workers, a
+// command serves the request itself, as it does a repository the server refuses (outside its
+// root); the socket is the owner's only. Past capacity, as on every transport serve offers: more clients than workers, a
 // client that dies mid-pack, one that reads slowly.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -107,16 +107,21 @@ test('with nothing listening at TSGIT_SERVE_SOCKET, or a stale socket there, tsg
   }
 });
 
-test('the relay socket refuses a repository outside the root, and serve refuses a socket path that is not a socket', { timeout: 60_000 }, async () => {
+test('a repository outside the root is refused by the server and served by the command itself; serve refuses a socket path that is not a socket', { timeout: 60_000 }, async () => {
   const outside = makeRepo(2, { bare: true, at: path.join(work, 'outside.git') });
   const socket = path.join(work, 'refuse.sock');
   let s: Served | null = null;
   try {
     s = await startServe(root, work, ['--socket', socket]);
-    const r = await cloneVia(socket, outside, path.join(work, 'nope'));
-    assert.notEqual(r.status, 0);
-    assert.match(r.stderr, /access denied or repository not exported/);
-    assert.ok(!fs.existsSync(path.join(work, 'nope', 'objects')), 'nothing was cloned');
+    const dir = path.join(work, 'outside-clone');
+    const r = await cloneVia(socket, outside, dir);
+    assert.equal(r.status, 0, r.stderr);
+    assertSameRefs(dir, outside);
+    const lines = s.access();
+    assert.ok(lines.some(l => l.outcome === 'refused' && l.raw.includes('access denied or repository not exported')),
+      `the server refused it: ${lines.map(l => l.raw).join('\n')}`);
+    assert.ok(!lines.some(l => l.outcome === 'ok'), 'and served nothing');
+    rmrf(dir);
   } finally {
     await ensureStopped(s);
   }

@@ -5,8 +5,9 @@
 // opens the socket, sends one git:// request line naming the repository by its absolute path and
 // GIT_PROTOCOL as the extra parameters, and copies bytes both ways; a warm worker of the server
 // answers, with the server's limits, queue and access log. This is the shape of GitLab's
-// gitlab-shell in front of Gitaly. Nothing listening there (no server, or a stale socket) means
-// the command serves the request itself, as without the variable.
+// gitlab-shell in front of Gitaly. Nothing listening there (no server, or a stale socket), or a
+// server that does not serve that repository, means the command serves the request itself, as
+// without the variable.
 //
 // bin/tsgit loads this module alone (its own bundle entry), before the CLI: it must stay small.
 import fs from 'node:fs';
@@ -31,23 +32,53 @@ export async function relayUploadPack(socketPath: string, dir: string, cwd: stri
     socket.destroy();
     return null;
   }
+  // From here a broken connection shows as its close (with hadError), handled below.
+  socket.on('error', () => {});
   let line = `git-upload-pack ${target}\0host=localhost\0`;
   // As git daemon hands them on: each ':'-separated parameter of GIT_PROTOCOL after a second NUL.
   if (env.GIT_PROTOCOL) line += `\0${env.GIT_PROTOCOL.split(':').join('\0')}\0`;
   socket.write(pktLine(line));
+  // The client speaks only after the server's first packet (v0's advertisement, v2's
+  // capabilities), so stdin is left unread until then: a refusal of the repository (not exported,
+  // outside the root) hands the request, stdin untouched, back to the command, which serves it as
+  // it would without the variable, with the same user's access to the files.
+  const first = await firstChunk(socket);
+  if (first === null || REFUSED.test(first.toString('latin1', 0, Math.min(first.length, 128)))) {
+    socket.destroy();
+    return null;
+  }
+  process.stdout.write(first);
   // stdin's end half-closes the socket: the server sees the client's EOF as it would over git://.
   process.stdin.pipe(socket);
   socket.pipe(process.stdout);
   // A reader that went away (EPIPE): nobody is left to answer.
   process.stdout.on('error', () => socket.destroy());
   return new Promise(resolve => {
-    socket.once('error', () => {});
     socket.once('close', hadError => {
       // Whatever the client still sends is not wanted; an open stdin would keep the process alive.
       process.stdin.unpipe(socket);
       process.stdin.destroy();
       resolve(hadError ? 128 : 0);
     });
+  });
+}
+
+/** The daemon's ERR line for a repository it does not serve (daemon.ts). */
+const REFUSED = /^[0-9a-f]{4}ERR access denied or repository not exported: /;
+
+/** The first bytes the server sends, or null when it closes without any. */
+function firstChunk(socket: net.Socket): Promise<Buffer | null> {
+  return new Promise(resolve => {
+    const done = (chunk: Buffer | null) => {
+      socket.off('data', onData);
+      socket.off('close', onClose);
+      socket.pause();
+      resolve(chunk);
+    };
+    const onData = (chunk: Buffer) => done(chunk);
+    const onClose = () => done(null);
+    socket.on('data', onData);
+    socket.once('close', onClose);
   });
 }
 
