@@ -16,11 +16,12 @@ import { connect, parseRemoteUrl, type ConnectOptions } from '../../transport/in
 import { isAncestor } from '../ancestry.js';
 import { abbrevLength } from '../fetch-report.js';
 import { peeledValue } from '../peel.js';
-import { mapRefs, parseRefspec } from '../refspec.js';
+import { parsePushRefspec, parseRefspec, type PushRefspec } from '../parse-refspec.js';
+import { mapRefs } from '../refspec.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../transport-config.js';
 import { resolvePushRemote, type PushRemote } from './remote.js';
 import { formatPushStatus, pushAdvice } from './report.js';
-import { matchPushRefs, parsePushRefspec, type LocalRef, type PushRefspec, type PushTarget } from './refspec.js';
+import { matchPushRefs, type LocalRef, type PushTarget } from './refspec.js';
 import { sendPack } from './send-pack.js';
 import { isFailure, leaseExpectation, pushStatus, type Lease, type PushRef } from './status.js';
 
