@@ -47,10 +47,13 @@ export class FileRefStore implements RefStore {
     this.warn = opts.warn ?? (() => {});
   }
 
-  /** A store configured from the repository's config (core.logAllRefUpdates, user.name/email). */
-  static open(gitDir: string, opts: FileRefStoreOptions & { env?: NodeJS.ProcessEnv } = {}): FileRefStore {
+  /**
+   * A store configured from the repository's config (core.logAllRefUpdates, user.name/email):
+   * `config` when the caller has it loaded already, global files included, else read now.
+   */
+  static open(gitDir: string, opts: FileRefStoreOptions & { env?: NodeJS.ProcessEnv; config?: Config } = {}): FileRefStore {
     const env = opts.env ?? process.env;
-    const config = Config.loadSync(gitDir, { global: true, env });
+    const config = opts.config ?? Config.loadSync(gitDir, { global: true, env });
     const setting = config.get('core', null, 'logallrefupdates');
     const logAllRefUpdates: LogAllRefUpdates = setting === undefined
       ? !(config.getBool('core', null, 'bare') ?? false)
