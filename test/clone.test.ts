@@ -115,7 +115,7 @@ for (const version of [0, 2] as const) {
 describe('clone options', () => {
   const file = () => servers.transports.find((x) => x.name === 'file')!;
 
-  test('--single-branch, --shallow-since, --no-tags, -n, -o, --mirror and an empty repository match git', async () => {
+  test('--single-branch, --shallow-since, --no-tags, -n, -o, --mirror, -c and an empty repository match git', async () => {
     const cases: { label: string; args: string[]; repo?: string; bare?: boolean }[] = [
       { label: 'single-branch', args: ['--single-branch'] },
       { label: 'shallow-since', args: ['--shallow-since=2023-11-15 01:30:00 +0000'] },
@@ -125,6 +125,7 @@ describe('clone options', () => {
       { label: 'origin', args: ['-o', 'upstream'] },
       { label: 'mirror', args: ['--mirror'], bare: true },
       { label: 'empty', args: [], repo: 'empty.git' },
+      { label: 'config', args: ['-c', 'core.autocrlf=false', '-c', 'Foo.Sub.Bar=x', '-c', 'foo.bare', '-c', 'foo.empty=', '-c', 'foo.multi=1', '-c', 'foo.multi=2'] },
     ];
     for (const version of [0, 2] as const) {
       for (const c of cases) {
@@ -137,6 +138,17 @@ describe('clone options', () => {
         rmrf(ours);
         rmrf(theirs);
       }
+    }
+  });
+
+  test('-c with a bad key fails as git fails, and leaves no directory behind', () => {
+    const env = clientEnv(scratch, 2);
+    for (const [cmd, pre] of [['git', []], [process.execPath, [TSGIT]]] as const) {
+      const dir = path.join(scratch, 'bad-config');
+      const r = run(cmd, [...pre, 'clone', '-q', '-c', 'nosection', ...file().args, file().url('repo.git'), dir], scratch, env);
+      assert.equal(r.status, 128, `${cmd}: ${r.stderr}`);
+      assert.match(r.stderr, /key does not contain a section: nosection\n/);
+      assert.ok(!fs.existsSync(dir));
     }
   });
 

@@ -4,7 +4,8 @@
 // with git in fetch.test.ts; these pin the edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkRemoteRefNames, mapRefs, parseRefspec, refPrefixes } from '../src/client/refspec.js';
+import { parseRefspec } from '../src/client/parse-refspec.js';
+import { checkRemoteRefNames, mapRefs, refPrefixes } from '../src/client/refspec.js';
 
 const A = 'a'.repeat(40), B = 'b'.repeat(40), C = 'c'.repeat(40);
 const REFS = [
@@ -23,7 +24,7 @@ test('parsing: force, negative, patterns and plain names', () => {
   assert.equal(parseRefspec('main:').dst, '');
   for (const [bad, why] of [
     ['refs/heads/*:refs/x', /a pattern must have \* on both sides/],
-    ['refs/*/*:refs/x/*', /more than one \*/],
+    ['refs/*/*:refs/x/*', /the source contains '\*' \(only one is allowed/],
     ['^refs/heads/a:refs/b', /a negative refspec has no destination/],
     ['refs/heads/a:refs/heads/../x', /the destination contains '\.\.'/],
     ['refs/heads/a b:x', /the source contains the forbidden character ' '/],

@@ -96,6 +96,11 @@ describe('tsgit push to git-core and tsgit servers, against git push', () => {
     commits(work, 1, 'atomic');
     const atomic = await both(work, url, repos, args(['--atomic', '<url>', 'main', 'main:refs/heads/blocked']), rp);
     assert.match(atomic.ts.stdout, /\(atomic push failure\)/);
+    // push.atomic stands in for --atomic (tsgit's own: git 2.39 has no such setting).
+    const atomicByConfig = await runAsync(process.execPath,
+      [TSGIT, '-c', 'push.atomic=true', 'push', '--porcelain', ...args([repos.ts, 'main', 'main:refs/heads/blocked'])], work, GIT_ENV);
+    assert.equal(atomicByConfig.status, 1, atomicByConfig.stderr);
+    assert.match(atomicByConfig.stdout, /refs\/heads\/main:refs\/heads\/main\t\[remote rejected\] \(atomic push failure\)/);
     const old = git(repos.ts, ['rev-parse', 'main']).trim();
     await both(work, url, repos, args(['<url>', 'main']), rp);
     commits(work, 1, 'lease');
@@ -106,6 +111,10 @@ describe('tsgit push to git-core and tsgit servers, against git push', () => {
     commits(work, 1, 'follow');
     await both(work, url, repos, args(['--follow-tags', '<url>', 'main']), rp);
     assert.match(git(repos.ts, ['for-each-ref', 'refs/tags']), /refs\/tags\/v2/);
+    git(work, ['tag', '-a', '-m', 'followed by config', 'v3']);
+    commits(work, 1, 'follow-config');
+    await both(work, url, repos, args(['<url>', 'main']), { gitArgs: ['-c', 'push.followTags=true'], tsArgs: ['-c', 'push.followTags=true'] });
+    assert.match(git(repos.ts, ['for-each-ref', 'refs/tags']), /refs\/tags\/v3/);
     await both(work, url, repos, args(['--dry-run', '<url>', 'main:refs/heads/dry']), rp);
     await both(work, url, repos, args(['--delete', '<url>', 'v2']), rp);
     const missing = await both(work, url, repos, args(['<url>', 'no-such-branch']), rp);
@@ -122,6 +131,23 @@ describe('tsgit push to git-core and tsgit servers, against git push', () => {
     commits(work, 1, 'options');
     const r = await both(work, (d) => d, repos, ['--receive-pack=git-receive-pack', '-o', 'ci.skip', '<url>', 'main']);
     assert.match(r.ts.stderr, /remote: got 1: ci\.skip/);
+    // push.pushOption stands in for -o, even after --no-push-option; an empty value drops the earlier ones.
+    const got = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('remote: got')).join('\n');
+    try {
+      for (const [values, args] of [
+        [['from.config'], []], [['from.config'], ['--no-push-option']], [['from.config'], ['-o', 'given']],
+        [['dropped', '', 'kept'], []],
+      ] as const) {
+        git(work, ['config', '--replace-all', 'push.pushOption', values[0]]);
+        for (const v of values.slice(1)) git(work, ['config', '--add', 'push.pushOption', v]);
+        commits(work, 1, `options-${values.join('-')}-${args.join('')}`);
+        const c = await both(work, (d) => d, repos, ['--receive-pack=git-receive-pack', ...args, '<url>', 'main']);
+        assert.equal(got(c.ts.stderr), got(c.git.stderr), `${values} ${args}`);
+        assert.match(got(c.ts.stderr), /^remote: got 1: /, `${values} ${args}`);
+      }
+    } finally {
+      git(work, ['config', '--unset-all', 'push.pushOption']);
+    }
   });
 });
 

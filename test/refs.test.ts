@@ -332,6 +332,27 @@ test('delete removes loose and packed copies and the reflog, keeping the rest of
   }
 });
 
+test('delete with noDeref removes a symbolic ref itself, even one leading nowhere, as git update-ref --no-deref -d', () => {
+  const { dir, gitDir } = richRepo();
+  const copy = `${dir}-copy`;
+  try {
+    git(dir, ['symbolic-ref', 'refs/heads/to-main', 'refs/heads/main']);
+    git(dir, ['symbolic-ref', 'refs/heads/to-nowhere', 'refs/heads/nowhere']);
+    fs.cpSync(dir, copy, { recursive: true });
+    for (const name of ['refs/heads/to-main', 'refs/heads/to-nowhere']) git(copy, ['update-ref', '--no-deref', '-d', name]);
+    const store = new FileRefStore(gitDir);
+    assert.equal(store.delete('refs/heads/to-main', { noDeref: true }), true);
+    assert.equal(store.delete('refs/heads/to-nowhere', { noDeref: true }), true);
+    assert.equal(store.delete('refs/heads/to-nowhere', { noDeref: true }), false);
+    // for-each-ref leaves dangling symbolic refs out, so the files are compared too.
+    assert.deepEqual(forEachRef(dir).entries, forEachRef(copy).entries);
+    assert.deepEqual(fs.readdirSync(path.join(gitDir, 'refs/heads')).sort(), fs.readdirSync(path.join(copy, '.git/refs/heads')).sort());
+  } finally {
+    rmrf(dir);
+    rmrf(copy);
+  }
+});
+
 test('createInitial writes packed-refs with the same bytes as git pack-refs --all', () => {
   const { dir, gitDir } = richRepo();
   const copy = `${dir}-copy`;

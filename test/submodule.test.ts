@@ -269,6 +269,19 @@ describe('submodule update, init and status', () => {
     assert.match(sameStatus(mine), /^U0{40} b\n/);
     assert.equal(tsgitRun(['submodule', 'update'], mine).stdout, gitRun(['submodule', 'update'], theirs).stdout);
   });
+
+  test('a submodule whose .git file is not a gitfile is fatal, as in git', () => {
+    const mine = path.join(root, 'gitfile-tsgit'), theirs = path.join(root, 'gitfile-git');
+    for (const dir of [mine, theirs]) {
+      git(root, ['clone', '-q', path.join(root, 'super.git'), dir]);
+      assert.equal(gitRun([...ALLOW, 'submodule', 'update', '-q', '--init'], dir).status, 0);
+      fs.writeFileSync(path.join(dir, 'md', '.git'), 'not a gitfile\n');
+    }
+    const a = tsgitRun(['submodule', 'status'], mine);
+    assert.equal(a.status, gitRun(['submodule', 'status'], theirs).status);
+    assert.equal(a.stderr, `fatal: invalid gitfile format: ${path.join(mine, 'md', '.git')}\n`);
+    assert.equal(a.stdout, '');
+  });
 });
 
 describe('what git refuses', () => {

@@ -7,10 +7,12 @@ import { UsageError } from '../core/errors.js';
  * Hands every option in `args` to `option`, which returns false for one the command does not have
  * (an "unknown option" usage error). `name` is the option without any "=value"; `value()` takes its
  * value (the "=value", else the next word); `inline` is the "=value" alone, for an option whose
- * value is optional. Returns the arguments, in order.
+ * value is optional. `missingValue` words the usage error for an option whose value is not there,
+ * for commands with messages of their own. Returns the arguments, in order.
  */
 export function parseOptions(args: readonly string[],
-  option: (name: string, value: () => string, inline: string | undefined) => boolean): string[] {
+  option: (name: string, value: () => string, inline: string | undefined) => boolean,
+  opts: { missingValue?: (name: string) => string } = {}): string[] {
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -19,7 +21,7 @@ export function parseOptions(args: readonly string[],
     const value = (): string => {
       if (eq > 0) return a.slice(eq + 1);
       const v = args[++i];
-      if (v === undefined) throw new UsageError(`option '${name}' requires a value`);
+      if (v === undefined) throw new UsageError(opts.missingValue?.(name) ?? `option '${name}' requires a value`);
       return v;
     };
     if (name === '--') {

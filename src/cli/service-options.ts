@@ -2,6 +2,7 @@
 // conversation (--stateless-rpc, --advertise-refs and its http-backend alias, --timeout) and the
 // one directory; each command adds its own flags and git's usage messages of its own.
 import { UsageError } from '../core/errors.js';
+import { parseOptions } from './parse-options.js';
 
 export interface ServiceOptions {
   statelessRpc: boolean;
@@ -18,22 +19,22 @@ export interface ServiceOptions {
 export function parseServiceOptions(args: readonly string[], own: (arg: string) => boolean,
   usage: { tooManyArguments: string; noDirectory: string }): ServiceOptions {
   let statelessRpc = false, advertiseRefs = false, timeout = 0;
-  let dir: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--stateless-rpc') statelessRpc = true;
-    else if (a === '--advertise-refs' || a === '--http-backend-info-refs') advertiseRefs = true;
-    else if (own(a)) continue;
-    else if (a === '--timeout' || a.startsWith('--timeout=')) {
-      const v = a === '--timeout' ? args[++i] : a.slice(10);
-      if (v === undefined || !/^[0-9]+$/.test(v)) throw new UsageError(`--timeout needs a number of seconds`);
+  const badTimeout = '--timeout needs a number of seconds';
+  const rest = parseOptions(args, (name, value, inline) => {
+    if (name === '--timeout') {
+      const v = value();
+      if (!/^[0-9]+$/.test(v)) throw new UsageError(badTimeout);
       timeout = Number(v);
-    } else if (a === '--') {
-      dir = args[++i] ?? null;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
-    else if (dir === null) dir = a;
-    else throw new UsageError(usage.tooManyArguments);
-  }
-  if (dir === null) throw new UsageError(usage.noDirectory);
-  return { statelessRpc, advertiseRefs, timeout, dir };
+      return true;
+    }
+    // The flags take no "=value".
+    if (inline !== undefined) return false;
+    if (name === '--stateless-rpc') statelessRpc = true;
+    else if (name === '--advertise-refs' || name === '--http-backend-info-refs') advertiseRefs = true;
+    else return own(name);
+    return true;
+  }, { missingValue: () => badTimeout });
+  if (rest.length > 1) throw new UsageError(usage.tooManyArguments);
+  if (rest.length === 0) throw new UsageError(usage.noDirectory);
+  return { statelessRpc, advertiseRefs, timeout, dir: rest[0]! };
 }

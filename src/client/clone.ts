@@ -6,7 +6,7 @@
 // Any failure, or an abort through `signal` (the CLI's SIGINT), removes what the clone created.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseConfigKey } from '../config/command-line.js';
+import type { ConfigSetting } from '../config/command-line.js';
 import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import type { Progress } from '../core/progress.js';
@@ -23,7 +23,8 @@ import { initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
 import { missingBlobs } from './missing-blobs.js';
 import { peeledValue } from './peel.js';
-import { checkRemoteRefNames, mapRefs, parseRefspec, type MappedRef, type Refspec } from './refspec.js';
+import { parseRefspec, type Refspec } from './parse-refspec.js';
+import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { updateShallow } from './shallow-file.js';
 import { storePack, type PackStored } from './store-pack.js';
@@ -54,9 +55,10 @@ export interface CloneOptions {
   readonly separateGitDir?: string;
   /**
    * Settings written into the new repository as soon as it exists, before anything is fetched
-   * (git's clone --config), each `name=value`; added after values the name already has.
+   * (git's clone --config; parseConfigSetting reads `name=value`); added after values the name
+   * already has, a bare name as true.
    */
-  readonly config?: readonly string[];
+  readonly config?: readonly ConfigSetting[];
   /** The remote's name (git's -o); default origin. */
   readonly origin?: string;
   /**
@@ -136,11 +138,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     const initialBranch = config.get('init', null, 'defaultbranch') || 'master';
     initRepository(gitDir, { bare, initialBranch });
     if (separate) fs.writeFileSync(path.join(target, '.git'), `gitdir: ${separate}\n`);
-    for (const setting of options.config ?? []) {
-      const eq = setting.indexOf('=');
-      const { section, subsection, key } = parseConfigKey(eq < 0 ? setting : setting.slice(0, eq));
-      config.add(section, subsection, key, eq < 0 ? 'true' : setting.slice(eq + 1));
-    }
+    for (const { section, subsection, key, value } of options.config ?? []) config.add(section, subsection, key, value ?? 'true');
     const srcPrefix = mirror ? 'refs/' : 'refs/heads/';
     const branchTop = bare ? srcPrefix : `refs/remotes/${origin}/`;
     const refspec = parseRefspec(`+${srcPrefix}*:${branchTop}*`);

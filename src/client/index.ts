@@ -3,7 +3,8 @@
 // Order of operations (clone.ts and fetch.ts read top to bottom in this order):
 //   remote-config.ts, transport-config.ts   which remote, which URL, which protocol settings
 //   session.ts        transport.connect -> v2 capabilities or v0 advertisement -> list refs
-//   refspec.ts        remote refs -> local refs (every name checked before it becomes a path)
+//   parse-refspec.ts, refspec.ts   refspecs read; remote refs -> local refs (every name checked
+//                     before it becomes a path)
 //   negotiator.ts     local history offered as haves, newest first (git's consecutive negotiator)
 //   fetch-pack.ts     wants, have rounds, ACKs -> the pack stream
 //   store-pack.ts     the stream straight into index-pack (.keep until refs point at it)
@@ -15,7 +16,8 @@ export { clone, type CloneOptions, type CloneResult } from './clone.js';
 export { fetch, type FetchOptions, type FetchResult } from './fetch.js';
 export { lsRemote, type LsRemoteOptions } from './ls-remote.js';
 export { RemoteSession, type RemoteRef, type ListRefsOptions } from './session.js';
-export { parseRefspec, mapRefs, type Refspec, type MappedRef } from './refspec.js';
+export { parseRefspec, type Refspec } from './parse-refspec.js';
+export { mapRefs, type MappedRef } from './refspec.js';
 export type { RefLine } from './fetch-report.js';
 export {
   cloneRecursive, initSubmodules, submoduleStatus, updateSubmodules,

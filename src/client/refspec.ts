@@ -1,20 +1,11 @@
-// Fetch refspecs (git's refspec.c and remote.c get_fetch_map): `[+]<src>[:<dst>]`, where a
-// pattern has one `*` on each side, `^<src>` excludes refs, and a plain source names a remote
-// ref the way `git rev-parse` rules abbreviate it (main -> refs/heads/main). Every destination is
-// checked with git's ref-name rules before anything uses it as a path.
+// Fetch refspecs applied to a remote's refs (git's remote.c get_fetch_map), once parse-refspec.ts
+// has read them: a pattern maps many refs, `^<src>` excludes refs, and a plain source names a
+// remote ref the way `git rev-parse` rules abbreviate it (main -> refs/heads/main). Every
+// destination is checked with git's ref-name rules before anything uses it as a path.
 import { GitError } from '../core/errors.js';
 import { checkRefFormat } from '../refs/check-ref-format.js';
+import type { Refspec } from './parse-refspec.js';
 import type { RemoteRef } from './session.js';
-
-export interface Refspec {
-  readonly force: boolean;
-  readonly negative: boolean;
-  readonly pattern: boolean;
-  readonly src: string;
-  /** Empty when the ref is fetched only into FETCH_HEAD. */
-  readonly dst: string;
-  readonly text: string;
-}
 
 export interface MappedRef {
   /** The remote ref (its name and id). */
@@ -22,36 +13,6 @@ export interface MappedRef {
   /** The local ref it updates, or null for FETCH_HEAD only. */
   readonly local: string | null;
   readonly force: boolean;
-}
-
-function badRefspec(text: string, why: string): GitError {
-  return new GitError('client', 'bad-refspec', `invalid refspec '${text}': ${why}`);
-}
-
-export function parseRefspec(text: string): Refspec {
-  let s = text;
-  let force = false, negative = false;
-  if (s.startsWith('^')) { negative = true; s = s.slice(1); }
-  else if (s.startsWith('+')) { force = true; s = s.slice(1); }
-  const colon = s.indexOf(':');
-  const src = colon < 0 ? s : s.slice(0, colon);
-  const dst = colon < 0 ? '' : s.slice(colon + 1);
-  if (negative && colon >= 0) throw badRefspec(text, 'a negative refspec has no destination');
-  const srcStars = src.split('*').length - 1;
-  const dstStars = dst.split('*').length - 1;
-  if (srcStars > 1 || dstStars > 1) throw badRefspec(text, 'more than one * on a side');
-  const pattern = srcStars === 1;
-  if (!negative && colon >= 0 && dst !== '' && pattern !== (dstStars === 1)) throw badRefspec(text, 'a pattern must have * on both sides');
-  if (src === '' && !negative && colon < 0) throw badRefspec(text, 'empty source');
-  if (src !== '' && !/^[0-9a-f]{40}$/.test(src)) {
-    const reason = checkRefFormat(src, { allowOneLevel: true, refspecPattern: pattern });
-    if (reason !== null) throw badRefspec(text, `the source ${reason}`);
-  }
-  if (dst !== '') {
-    const reason = checkRefFormat(dst, { allowOneLevel: true, refspecPattern: pattern });
-    if (reason !== null) throw badRefspec(text, `the destination ${reason}`);
-  }
-  return { force, negative, pattern, src, dst, text };
 }
 
 /** For a pattern refspec side `a/*\/b`, what `*` matched in `name`, or null. */

@@ -22,6 +22,21 @@ export function parseConfigKey(name: string): { section: string; subsection: str
   return { section: section.toLowerCase(), subsection: first === last ? null : name.slice(first + 1, last), key: key.toLowerCase() };
 }
 
+/** A setting as `-c` gives it: a value, or null for a bare `name` (a boolean true). */
+export interface ConfigSetting {
+  readonly section: string;
+  readonly subsection: string | null;
+  readonly key: string;
+  readonly value: string | null;
+}
+
+/** `name=value`, or a bare `name`, as `git -c` and `git clone -c` read it; `name` is as given. */
+export function parseConfigSetting(setting: string): ConfigSetting & { readonly name: string } {
+  const eq = setting.indexOf('=');
+  const name = eq < 0 ? setting : setting.slice(0, eq);
+  return { name, ...parseConfigKey(name), value: eq < 0 ? null : setting.slice(eq + 1) };
+}
+
 /** git's sq_quote: the text in single quotes, with `'` and `!` taken out of them. */
 function sqQuote(text: string): string {
   return `'${text.replace(/['!]/g, (c) => `'\\${c}'`)}'`;
@@ -29,11 +44,9 @@ function sqQuote(text: string): string {
 
 /** $GIT_CONFIG_PARAMETERS with `name=value` (or a bare `name`) added, as `git -c` does. */
 export function addConfigParameter(current: string | undefined, setting: string): string {
-  const eq = setting.indexOf('=');
-  const name = eq < 0 ? setting : setting.slice(0, eq);
-  parseConfigKey(name);
+  const { name, value } = parseConfigSetting(setting);
   // `'name'=` with nothing after it is a bare boolean, `'name'=''` the empty string (git 2.31+).
-  const quoted = eq < 0 ? `${sqQuote(name)}=` : `${sqQuote(name)}=${sqQuote(setting.slice(eq + 1))}`;
+  const quoted = value === null ? `${sqQuote(name)}=` : `${sqQuote(name)}=${sqQuote(value)}`;
   return current ? `${current} ${quoted}` : quoted;
 }
 

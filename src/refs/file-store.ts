@@ -11,9 +11,9 @@ import { isHexOid, ZERO_HEX } from '../core/oid.js';
 import { checkRefFormat, checkRefPath } from './check-ref-format.js';
 import { LockFile } from '../core/lock-file.js';
 import { FileRefTransaction } from './file-transaction.js';
-import { isMissing, listLooseRefNames, readLooseRef, removeEmptyParents } from './loose.js';
+import { isMissing, listLooseRefNames, readLooseRef } from './loose.js';
 import { formatPackedRefs, PackedRefsCache, parsePackedRefs, removeRecords, type PackedRefs } from './packed.js';
-import { checkName, checkOld } from './ref-checks.js';
+import { checkName, checkNewOid } from './ref-checks.js';
 import { appendReflog, committerIdent, shouldLog, type LogAllRefUpdates } from './reflog.js';
 import { compareRefNames } from './sort.js';
 import type {
@@ -47,10 +47,13 @@ export class FileRefStore implements RefStore {
     this.warn = opts.warn ?? (() => {});
   }
 
-  /** A store configured from the repository's config (core.logAllRefUpdates, user.name/email). */
-  static open(gitDir: string, opts: FileRefStoreOptions & { env?: NodeJS.ProcessEnv } = {}): FileRefStore {
+  /**
+   * A store configured from the repository's config (core.logAllRefUpdates, user.name/email):
+   * `config` when the caller has it loaded already, global files included, else read now.
+   */
+  static open(gitDir: string, opts: FileRefStoreOptions & { env?: NodeJS.ProcessEnv; config?: Config } = {}): FileRefStore {
     const env = opts.env ?? process.env;
-    const config = Config.loadSync(gitDir, { global: true, env });
+    const config = opts.config ?? Config.loadSync(gitDir, { global: true, env });
     const setting = config.get('core', null, 'logallrefupdates');
     const logAllRefUpdates: LogAllRefUpdates = setting === undefined
       ? !(config.getBool('core', null, 'bare') ?? false)
@@ -111,25 +114,11 @@ export class FileRefStore implements RefStore {
     return out;
   }
 
-  /** Points `name` (or, unless noDeref, the ref it leads to) at `newOid` under a lock. */
+  /** Points `name` (or, unless noDeref, the ref it leads to) at `newOid`: a transaction of one. */
   update(name: string, newOid: string, opts: UpdateOptions = {}): void {
-    checkName(name, 'update');
-    if (!isHexOid(newOid) || newOid === ZERO_HEX) {
-      throw new GitError('refs', 'invalid-oid', `cannot update ref '${name}': '${newOid}' is not a 40-hex object id (use delete to remove a ref)`);
-    }
-    const newHex = newOid.toLowerCase();
-    const { target, via } = opts.noDeref ? { target: name, via: [] } : this.derefForWrite(name);
-    this.makeRoomFor(target);
-    const lock = LockFile.acquire(path.join(this.gitDir, target), `ref '${target}'`);
-    try {
-      const current = this.currentValue(target);
-      checkOld(target, current, opts.oldOid);
-      lock.write(newHex + '\n');
-      this.log(target, via, current ?? ZERO_HEX, newHex, opts.reflogMessage ?? '');
-      lock.commit();
-    } finally {
-      lock.rollback();
-    }
+    FileRefTransaction.applyOne(this, {
+      name, newOid: checkNewOid(name, newOid), oldOid: opts.oldOid, message: opts.reflogMessage, noDeref: opts.noDeref,
+    });
   }
 
   /**
@@ -162,30 +151,10 @@ export class FileRefStore implements RefStore {
 
   /**
    * Deletes `name` (or, unless noDeref, the ref it leads to) from packed-refs and as a loose file,
-   * with its reflog. Returns false when there was nothing to delete.
+   * with its reflog: a transaction of one. Returns false when there was nothing to delete.
    */
   delete(name: string, opts: DeleteOptions = {}): boolean {
-    checkName(name, 'delete');
-    const { target } = opts.noDeref ? { target: name } : this.derefForWrite(name);
-    const file = path.join(this.gitDir, target);
-    const lock = LockFile.acquire(file, `ref '${target}'`);
-    let deleted = false;
-    try {
-      const current = this.currentValue(target);
-      checkOld(target, current, opts.oldOid);
-      if (current !== null || this.readUnchecked(target) !== null) {
-        // packed-refs first: removing the loose file alone would bring the packed value back.
-        this.removePacked([target]);
-        fs.rmSync(file, { force: true });
-        fs.rmSync(path.join(this.gitDir, 'logs', target), { force: true });
-        deleted = true;
-      }
-    } finally {
-      lock.rollback();
-    }
-    removeEmptyParents(this.gitDir, target);
-    removeEmptyParents(path.join(this.gitDir, 'logs'), target);
-    return deleted;
+    return FileRefTransaction.applyOne(this, { name, newOid: null, oldOid: opts.oldOid, noDeref: opts.noDeref });
   }
 
   /**
@@ -271,7 +240,7 @@ export class FileRefStore implements RefStore {
     }
   }
 
-  // The steps of a write, for FileRefTransaction too; not part of RefStore.
+  // The steps of a write, for FileRefTransaction; not part of RefStore.
 
   /** Where a write to `name` lands: the end of its symbolic ref chain, which may not exist yet. */
   derefForWrite(name: string): { target: string; via: string[] } {

@@ -11,12 +11,13 @@
 // nothing is written. Otherwise each update stands alone: one that cannot be prepared fails, the
 // rest go on. Readers never see a half-written ref (a ref is a rename away from old to new), but
 // as in git a crash between two renames of step 4 can leave some refs moved and others not.
+// FileRefStore's update and delete are atomic transactions of one (applyOne).
 import { GitError } from '../core/errors.js';
-import { isHexOid, ZERO_HEX } from '../core/oid.js';
+import { ZERO_HEX } from '../core/oid.js';
 import { LockFile } from '../core/lock-file.js';
 import type { FileRefStore } from './file-store.js';
 import { removeEmptyParents } from './loose.js';
-import { checkName, checkOld } from './ref-checks.js';
+import { checkName, checkNewOid, checkOld } from './ref-checks.js';
 import type { RefTransaction, RefUpdateOutcome } from './store.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,6 +33,8 @@ export interface RefUpdate {
   readonly oldOid?: string | null;
   /** Reflog message. */
   readonly message?: string;
+  /** Write or delete `name` itself even when it is a symbolic ref, not the ref it leads to. */
+  readonly noDeref?: boolean;
 }
 
 interface Prepared {
@@ -41,6 +44,8 @@ interface Prepared {
   via: string[];
   lock: LockFile | null;
   current: string | null;
+  /** Whether there is a ref to delete: a value, or (noDeref) a symbolic ref that leads nowhere. */
+  exists: boolean;
   error: GitError | null;
 }
 
@@ -49,11 +54,21 @@ export class FileRefTransaction implements RefTransaction {
 
   constructor(private readonly store: FileRefStore) {}
 
+  /**
+   * One update made on its own, atomically (FileRefStore's update and delete): throws what stops
+   * it, and returns whether the ref existed.
+   */
+  static applyOne(store: FileRefStore, update: RefUpdate): boolean {
+    const tx = new FileRefTransaction(store);
+    tx.updates.push(update);
+    const [p] = tx.run(true);
+    // Atomic throws what fails while preparing; a failure past that (reflog, rename) is recorded.
+    if (p!.error) throw p!.error;
+    return p!.exists;
+  }
+
   update(name: string, newOid: string, oldOid?: string | null, message?: string): this {
-    if (!isHexOid(newOid) || newOid === ZERO_HEX) {
-      throw new GitError('refs', 'invalid-oid', `cannot update ref '${name}': '${newOid}' is not a 40-hex object id (use delete to remove a ref)`);
-    }
-    this.updates.push({ name, newOid: newOid.toLowerCase(), oldOid, message });
+    this.updates.push({ name, newOid: checkNewOid(name, newOid), oldOid, message });
     return this;
   }
 
@@ -67,9 +82,13 @@ export class FileRefTransaction implements RefTransaction {
   }
 
   commit(options: { atomic: boolean }): RefUpdateOutcome[] {
+    return this.run(options.atomic).map((p) => ({ name: p.update.name, error: p.error }));
+  }
+
+  private run(atomic: boolean): Prepared[] {
     const store = this.store;
     const prepared: Prepared[] = this.updates.map((update, index) => ({
-      update, index, target: update.name, via: [], lock: null, current: null, error: null,
+      update, index, target: update.name, via: [], lock: null, current: null, exists: false, error: null,
     }));
     const order = [...prepared].sort((a, b) => (a.update.name < b.update.name ? -1 : a.update.name > b.update.name ? 1 : a.index - b.index));
     const fail = (p: Prepared, e: unknown): void => {
@@ -77,7 +96,7 @@ export class FileRefTransaction implements RefTransaction {
       p.error = e;
       p.lock?.rollback();
       p.lock = null;
-      if (options.atomic) throw e;
+      if (atomic) throw e;
     };
     // A ref and another below it cannot both be written (refs/heads/a and refs/heads/a/b).
     const writing = new Set(prepared.filter((p) => p.update.newOid !== null).map((p) => p.update.name));
@@ -101,7 +120,7 @@ export class FileRefTransaction implements RefTransaction {
           fail(p, new GitError('refs', 'io', `cannot write lock for ref '${p.target}': ${(e as Error).message}`, { cause: e }));
         }
       }
-      const deleting = order.filter((p) => !p.error && p.update.newOid === null && p.current !== null);
+      const deleting = order.filter((p) => !p.error && p.update.newOid === null && p.exists);
       if (deleting.length > 0) {
         try {
           // packed-refs first: removing the loose file alone would bring the packed value back.
@@ -114,7 +133,7 @@ export class FileRefTransaction implements RefTransaction {
         if (p.error) continue;
         try {
           if (p.update.newOid === null) {
-            if (p.current !== null) {
+            if (p.exists) {
               fs.rmSync(path.join(store.gitDir, p.target), { force: true });
               fs.rmSync(path.join(store.gitDir, 'logs', p.target), { force: true });
             }
@@ -137,14 +156,14 @@ export class FileRefTransaction implements RefTransaction {
     } finally {
       for (const p of prepared) p.lock?.rollback();
     }
-    return prepared.map((p) => ({ name: p.update.name, error: p.error }));
+    return prepared;
   }
 
   private prepare(p: Prepared, writing: ReadonlySet<string>): void {
     const store = this.store;
     const { name, newOid } = p.update;
     checkName(name, newOid === null ? 'delete' : 'update');
-    const { target, via } = store.derefForWrite(name);
+    const { target, via } = p.update.noDeref ? { target: name, via: [] } : store.derefForWrite(name);
     p.target = target;
     p.via = via;
     if (newOid !== null) {
@@ -158,5 +177,6 @@ export class FileRefTransaction implements RefTransaction {
     p.lock = LockFile.acquire(path.join(store.gitDir, target), `ref '${target}'`);
     p.current = store.currentValue(target);
     checkOld(target, p.current, p.update.oldOid);
+    p.exists = p.current !== null || (newOid === null && store.readRaw(target) !== null);
   }
 }

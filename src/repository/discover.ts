@@ -21,7 +21,12 @@ export function isGitDirectory(dir: string): boolean {
   }
 }
 
-function readGitFile(file: string): string | null {
+/**
+ * The directory a gitfile (`gitdir: <path>`, relative to the file's directory) names: a work
+ * tree's `.git` in discovery, a submodule's. null when the file cannot be read; a file that is
+ * not a gitfile is refused, as git's read_gitfile refuses it.
+ */
+export function readGitFile(file: string): string | null {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

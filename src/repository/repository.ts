@@ -41,11 +41,12 @@ export class Repository {
   }
 
   /**
-   * The refs for a command that writes them, read from the config now: reflogs as
-   * core.logAllRefUpdates says, entries signed by user.name/email or `env`'s committer.
+   * The refs for a command that writes them, configured from `config` (the command's, global
+   * files included) or else the config read now: reflogs as core.logAllRefUpdates says, entries
+   * signed by user.name/email or `env`'s committer.
    */
-  openRefs(env: NodeJS.ProcessEnv = process.env): RefStore {
-    return FileRefStore.open(this.gitDir, { env });
+  openRefs(env: NodeJS.ProcessEnv = process.env, config?: Config): RefStore {
+    return FileRefStore.open(this.gitDir, { env, config });
   }
 
   get config(): Config {

@@ -7,7 +7,7 @@
 // update's when that fails (the superproject stays, as with git).
 import { clone, type CloneOptions } from '../../client/clone.js';
 import { cloneRecursive } from '../../client/submodule/clone-recursive.js';
-import { parseConfigKey } from '../../config/command-line.js';
+import { parseConfigSetting } from '../../config/command-line.js';
 import { parseApproxDate } from '../../client/date.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { parseFilterSpec } from '../../protocol/index.js';
@@ -79,7 +79,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.`);
   if (rest.length > 2) throw new UsageError(`Too many arguments.`);
   if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');
-  for (const setting of settings) parseConfigKey(setting.includes('=') ? setting.slice(0, setting.indexOf('=')) : setting);
+  const config = settings.map(parseConfigSetting);
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const options: CloneOptions = {
       cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, depth,
@@ -91,7 +91,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       onPackStored: collectGarbage,
       signal: run.signal,
       transport: uploadPack !== undefined ? { uploadPack } : {},
-      ...(settings.length > 0 ? { config: settings } : {}),
+      ...(config.length > 0 ? { config } : {}),
     };
     if (recurse.length === 0) {
       await clone(rest[0]!, options);

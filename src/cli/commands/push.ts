@@ -3,7 +3,6 @@
 //            [--progress] [--receive-pack <program>] [<repository> [<refspec>...]]
 // git's push over http(s), ssh, git:// and local paths: the per-ref report on stderr (stdout with
 // --porcelain), progress when stderr is a terminal, exit status 1 when a ref was refused.
-import { Config } from '../../config/index.js';
 import { push, PushFailed } from '../../client/push/push.js';
 import { formatRemoteProgress, stderrIsSmartTerminal } from '../../client/remote-progress.js';
 import { parseLease, type Lease } from '../../client/push/status.js';
@@ -43,7 +42,6 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
   let receivePack: string | undefined, all = false;
   const leases: Lease[] = [];
   const pushOptions: string[] = [];
-  let noPushOptions = false;
   const rest = parseOptions(args, (name, value, inline) => {
     switch (name) {
       case '-f': case '--force': force = true; break;
@@ -57,7 +55,7 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
       case '--follow-tags': followTags = true; break;
       case '--no-follow-tags': followTags = false; break;
       case '-o': case '--push-option': pushOptions.push(value()); break;
-      case '--no-push-option': noPushOptions = true; pushOptions.length = 0; break;
+      case '--no-push-option': pushOptions.length = 0; break;
       case '-n': case '--dry-run': dryRun = true; break;
       case '-u': case '--set-upstream': setUpstream = true; break;
       case '--porcelain': porcelain = true; break;
@@ -77,17 +75,12 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
   if (all && tags) throw new UsageError(`options '--all' and '--tags' cannot be used together`);
   if (all && rest.length > 1) throw new UsageError(`options '--all' and refspecs cannot be used together`);
   const repo = ctx.repository();
-  const config = Config.loadSync(repo.gitDir, { global: true, env: ctx.env });
-  atomic ??= config.getBool('push', null, 'atomic') ?? false;
-  followTags ??= config.getBool('push', null, 'followtags') ?? false;
-  const configured = config.getAll('push', null, 'pushoption');
-  const options = pushOptions.length > 0 ? pushOptions : noPushOptions || configured.length === 0 ? null : configured;
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const stdout = (text: string) => writeAll(1, Buffer.from(text, 'utf8'));
     try {
       const result = await push(repo, {
         remote: rest[0], refspecs: all ? ['refs/heads/*'] : rest.slice(1), force, leases, atomic, delete: del, tags, followTags,
-        pushOptions: options, dryRun, setUpstream, porcelain, verbose, quiet, receivePack,
+        pushOptions, dryRun, setUpstream, porcelain, verbose, quiet, receivePack,
         progress: progressIf(run.showProgress),
         log: run.stderr, out: stdout,
         // Remote messages are shown even without progress, as git shows them.

@@ -15,6 +15,7 @@ import { listRepositories, serve } from '../../server/serve.js';
 import { DEFAULT_MAX_QUEUED, DEFAULT_MAX_QUEUED_BYTES } from '../../server/worker-pool.js';
 import type { CommandContext } from '../context.js';
 import type { CommandHelp } from '../help.js';
+import { parseOptions } from '../parse-options.js';
 
 export const help: CommandHelp = {
   summary: 'Serve repositories over smart HTTP and git://',
@@ -59,16 +60,7 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
   const limits: ServiceLimits = { ...DEFAULT_SERVICE_LIMITS };
   const timeouts: ServeTimeouts = { ...DEFAULT_TIMEOUTS };
   const services: Record<string, DaemonServiceRule> = {};
-  let root: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const eq = a.indexOf('=');
-    const [name, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
-    const value = () => {
-      const v = inline ?? args[++i];
-      if (v === undefined) throw new UsageError(`${name} needs a value`);
-      return v;
-    };
+  const roots = parseOptions(args, (name, value) => {
     const count = (max = Number.MAX_SAFE_INTEGER) => parseCount(name, value(), max);
     const rule = (change: DaemonServiceRule) => {
       const service = value();
@@ -104,14 +96,12 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
       case '--access-log': accessLogFile = path.resolve(ctx.cwd, value()); break;
       case '-v': case '--verbose': verbose = true; break;
       case '-q': case '--quiet': quiet = true; break;
-      default:
-        if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
-        if (root !== null) throw new UsageError('');
-        root = a;
+      default: return false;
     }
-  }
-  if (root === null || !host) throw new UsageError('');
-  root = path.resolve(ctx.cwd, root);
+    return true;
+  }, { missingValue: (name) => `${name} needs a value` });
+  if (roots.length !== 1 || !host) throw new UsageError('');
+  const root = path.resolve(ctx.cwd, roots[0]!);
   let accessFd = 2;
   if (accessLogFile) {
     try {

@@ -13,6 +13,7 @@ import { displayPath, updateSubmodules } from '../../client/submodule/update.js'
 import { GitError, UsageError } from '../../core/errors.js';
 import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
+import { parseOptions } from '../parse-options.js';
 import { progressIf } from '../progress.js';
 import { runRemoteCommand } from '../remote-command.js';
 import type { CommandHelp } from '../help.js';
@@ -52,24 +53,15 @@ interface Parsed {
 
 /** Options of one subcommand: `known` lists the flags, `valued` those taking a value (`--x v` or `--x=v`). */
 function parse(args: readonly string[], known: readonly string[], valued: readonly string[]): Parsed {
-  const out: Parsed = { flags: new Set(), values: new Map(), paths: [] };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') { out.paths.push(...args.slice(i + 1)); break; }
-    if (!a.startsWith('-') || a === '-') { out.paths.push(a); continue; }
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    if (valued.includes(name)) {
-      const v = eq > 0 ? a.slice(eq + 1) : args[++i];
-      if (v === undefined) throw new UsageError(`option '${name}' requires a value`);
-      out.values.set(name, v);
-    } else if (known.includes(a)) {
-      out.flags.add(a);
-    } else {
-      throw new UsageError(`unknown option '${a}'`);
-    }
-  }
-  return out;
+  const flags = new Set<string>(), values = new Map<string, string>();
+  const paths = parseOptions(args, (name, value, inline) => {
+    if (valued.includes(name)) values.set(name, value());
+    // A flag with "=value" is not one of them.
+    else if (known.includes(name) && inline === undefined) flags.add(name);
+    else return false;
+    return true;
+  });
+  return { flags, values, paths };
 }
 
 function count(text: string | undefined, option: string): number | undefined {

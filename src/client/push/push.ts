@@ -16,11 +16,12 @@ import { connect, parseRemoteUrl, type ConnectOptions } from '../../transport/in
 import { isAncestor } from '../ancestry.js';
 import { abbrevLength } from '../fetch-report.js';
 import { peeledValue } from '../peel.js';
-import { mapRefs, parseRefspec } from '../refspec.js';
+import { parsePushRefspec, parseRefspec, type PushRefspec } from '../parse-refspec.js';
+import { mapRefs } from '../refspec.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../transport-config.js';
 import { resolvePushRemote, type PushRemote } from './remote.js';
 import { formatPushStatus, pushAdvice } from './report.js';
-import { matchPushRefs, parsePushRefspec, type LocalRef, type PushRefspec, type PushTarget } from './refspec.js';
+import { matchPushRefs, type LocalRef, type PushTarget } from './refspec.js';
 import { sendPack } from './send-pack.js';
 import { isFailure, leaseExpectation, pushStatus, type Lease, type PushRef } from './status.js';
 
@@ -30,13 +31,15 @@ export interface PushOptions {
   readonly refspecs?: readonly string[];
   readonly force?: boolean;
   readonly leases?: readonly Lease[];
+  /** By default push.atomic. */
   readonly atomic?: boolean;
   /** Every refspec names a ref to delete. */
   readonly delete?: boolean;
   readonly tags?: boolean;
+  /** By default push.followTags. */
   readonly followTags?: boolean;
-  /** -o: null when none was given. */
-  readonly pushOptions?: readonly string[] | null;
+  /** -o; when there are none, push.pushOption's values (as git, even after --no-push-option). */
+  readonly pushOptions?: readonly string[];
   readonly dryRun?: boolean;
   readonly setUpstream?: boolean;
   readonly porcelain?: boolean;
@@ -69,11 +72,14 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const log = options.log ?? (() => {});
   const out = options.out ?? (() => {});
   const config = Config.loadSync(repo.gitDir, { global: true, env });
-  const refStore = repo.openRefs(env);
+  const refStore = repo.openRefs(env, config);
   const head = refStore.head();
   const branch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
   const remote = resolvePushRemote(config, options.remote, branch);
   const specs = refspecsToPush(config, remote, options, branch, options.remote ?? remote.name ?? 'origin');
+  const atomic = options.atomic ?? config.getBool('push', null, 'atomic') ?? false;
+  const followTags = options.followTags ?? config.getBool('push', null, 'followtags') ?? false;
+  const pushOptions = options.pushOptions?.length ? options.pushOptions : configuredPushOptions(config);
   const base = { ...connectOptionsFromConfig(config, env), ...options.transport };
   const receivePack = options.receivePack ?? remote.receivePack;
   const connectOptions: ConnectOptions = {
@@ -86,7 +92,8 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const all: PushRef[] = [];
   let failed = false;
   for (const url of remote.urls) {
-    const result = await pushTo(repo, refStore, config, remote, url, specs, options, connectOptions, head.symref, log, out);
+    const result = await pushTo(repo, refStore, config, remote, url, specs, { ...options, atomic, followTags, pushOptions },
+      connectOptions, head.symref, log, out);
     all.push(...result.refs);
     failed ||= result.failed;
   }
@@ -129,7 +136,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     const haves = adv.refs.filter((r) => r.oid !== ZERO_HEX);
     const sent = await sendPack(conn, adv.capabilities, refs, repo.odb, haves, {
       atomic: options.atomic ?? false,
-      pushOptions: options.pushOptions ?? null,
+      pushOptions: options.pushOptions?.length ? options.pushOptions : null,
       dryRun: options.dryRun ?? false,
       quiet: (options.quiet ?? false) || !options.progress,
       progress: options.progress,
@@ -176,6 +183,12 @@ function localRefs(refStore: RefStore): LocalRef[] {
   if (head.oid) out.push({ name: 'HEAD', oid: head.oid });
   for (const r of refStore.list('refs/')) out.push({ name: r.name, oid: r.oid });
   return out;
+}
+
+/** push.pushOption's values; an empty one drops those before it (a lower-priority file's). */
+function configuredPushOptions(config: Config): string[] {
+  const values = config.getAll('push', null, 'pushoption');
+  return values.slice(values.lastIndexOf('') + 1);
 }
 
 /** git's push refspec choice: the command line's (+ --tags, --delete), remote.<name>.push, else push.default. */

@@ -1,27 +1,14 @@
 // Which local objects go to which remote refs (git's remote.c match_push_refs, builtin/push.c's
-// push.default): refspecs `[+]<src>[:<dst>]` where <src> is a local ref (abbreviated as rev-parse
-// abbreviates: main means refs/heads/main) or any revision (HEAD~2, an id) when <dst> is given,
-// an empty <src> deletes <dst>, `:` pushes every branch the remote has by the same name, and a
-// pattern (refs/heads/*:refs/remotes/x/*) maps many. A <dst> that is not a full name is matched
-// against the remote's refs, else guessed from the kind of <src> (a branch or a tag).
-import { GitError } from '../../core/errors.js';
+// push.default), for refspecs parse-refspec.ts has read: <src> is a local ref (abbreviated as
+// rev-parse abbreviates: main means refs/heads/main) or any revision (HEAD~2, an id) when <dst>
+// is given, an empty <src> deletes <dst>, `:` pushes every branch the remote has by the same
+// name, and a pattern (refs/heads/*:refs/remotes/x/*) maps many. A <dst> that is not a full name
+// is matched against the remote's refs, else guessed from the kind of <src> (a branch or a tag).
 import { toHex, ZERO_HEX } from '../../core/oid.js';
 import { checkRefFormat } from '../../refs/check-ref-format.js';
 import type { Repository } from '../../repository/repository.js';
+import type { PushRefspec } from '../parse-refspec.js';
 import { expandAbbreviation, matchPattern } from '../refspec.js';
-
-export interface PushRefspec {
-  readonly force: boolean;
-  readonly negative: boolean;
-  /** The `:` refspec. */
-  readonly matching: boolean;
-  readonly pattern: boolean;
-  /** Empty: delete `dst`. */
-  readonly src: string;
-  /** null when the refspec has no `:` (the source's own name is used). */
-  readonly dst: string | null;
-  readonly text: string;
-}
 
 export interface PushTarget {
   /** The local ref or revision pushed; null for a deletion. */
@@ -38,34 +25,6 @@ export interface PushTarget {
 export interface LocalRef {
   readonly name: string;
   readonly oid: string;
-}
-
-function bad(text: string): GitError {
-  return new GitError('client', 'bad-refspec', `invalid refspec '${text}'`);
-}
-
-/** git's parse_refspec for a push. */
-export function parsePushRefspec(text: string): PushRefspec {
-  let s = text, force = false, negative = false;
-  if (s.startsWith('^')) { negative = true; s = s.slice(1); }
-  else if (s.startsWith('+')) { force = true; s = s.slice(1); }
-  if (s === ':' && !negative) return { force, negative, matching: true, pattern: false, src: '', dst: null, text };
-  const colon = s.indexOf(':');
-  const src = colon < 0 ? s : s.slice(0, colon);
-  const dst = colon < 0 ? null : s.slice(colon + 1);
-  if (negative && dst !== null) throw bad(text);
-  const stars = (x: string) => x.split('*').length - 1;
-  const pattern = stars(src) === 1;
-  if (stars(src) > 1 || (dst !== null && stars(dst) > 1) || (dst !== null && dst !== '' && pattern !== (stars(dst) === 1))) throw bad(text);
-  const opts = { allowOneLevel: true, refspecPattern: pattern };
-  if (dst === null) {
-    if (src === '' || checkRefFormat(src, opts) !== null) throw bad(text);
-  } else if (dst === '' || checkRefFormat(dst, opts) !== null) {
-    throw bad(text);
-  } else if (pattern && checkRefFormat(src, opts) !== null) {
-    throw bad(text);
-  }
-  return { force, negative, matching: false, pattern, src, dst, text };
 }
 
 /**

@@ -23,7 +23,8 @@ export interface RecurseOptions {
 export async function cloneRecursive(url: string, options: CloneOptions, recurse: RecurseOptions):
   Promise<CloneResult & { submoduleStatus: number }> {
   const pathspecs = [...new Set(recurse.pathspecs)].sort();
-  const result = await clone(url, { ...options, config: [...(options.config ?? []), ...pathspecs.map((p) => `submodule.active=${p}`)] });
+  const active = pathspecs.map((value) => ({ section: 'submodule', subsection: null, key: 'active', value }));
+  const result = await clone(url, { ...options, config: [...(options.config ?? []), ...active] });
   if (!result.workTree || options.noCheckout || result.head.oid === null) return { ...result, submoduleStatus: 0 };
   const repo = new Repository(result.gitDir, result.workTree);
   try {

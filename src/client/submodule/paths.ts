@@ -15,7 +15,7 @@ import { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
 import { componentProblem } from '../../object/path-names.js';
 import { MODE_GITLINK } from '../../object/tree.js';
-import { isGitDirectory } from '../../repository/discover.js';
+import { isGitDirectory, readGitFile } from '../../repository/discover.js';
 
 /** A path or git directory refused; `detail` is the line git prints as `error:` before its `fatal:`. */
 export class RefusedPath extends GitError {
@@ -88,7 +88,10 @@ export function setCoreWorktree(gitDir: string, workTree: string): void {
   config.save();
 }
 
-/** The git directory a submodule's `.git` names (a gitfile's target, or the directory itself); null if neither. */
+/**
+ * The git directory a submodule's `.git` names (a gitfile's target, or the directory itself); null
+ * if neither. A `.git` file that is not a gitfile is fatal, as in git.
+ */
 export function submoduleGitDir(workTree: string, sub: string): string | null {
   const dotGit = path.join(workTree, sub, '.git');
   let st: fs.Stats;
@@ -99,8 +102,6 @@ export function submoduleGitDir(workTree: string, sub: string): string | null {
   }
   if (st.isDirectory()) return isGitDirectory(dotGit) ? dotGit : null;
   if (!st.isFile()) return null;
-  const m = /^gitdir: (.+?)\s*$/m.exec(fs.readFileSync(dotGit, 'utf8'));
-  if (!m) return null;
-  const target = path.resolve(path.dirname(dotGit), m[1]!);
-  return isGitDirectory(target) ? target : null;
+  const target = readGitFile(dotGit);
+  return target !== null && isGitDirectory(target) ? target : null;
 }

@@ -1,0 +1,84 @@
+// Refspecs as git's refspec.c parse_refspec reads them, for fetch and for push: `[+]<src>[:<dst>]`
+// (the last `:` splits), or `^<src>` to exclude refs. A pattern has one `*` on each side, and
+// `@` alone stands for HEAD. The directions differ where git's do:
+//   - fetch: an empty <src> means the remote's HEAD; a missing or empty <dst> stores nothing (the
+//     ref goes to FETCH_HEAD only); a pattern needs a <dst>; <src> is a ref name or an object id;
+//   - push: `:` (or `+:`) pushes the branches both sides have; an empty <src> deletes <dst>; <dst>
+//     is never empty and may be missing (the source's own name), in which case <src> must be a ref
+//     name; otherwise <src> may be any revision (HEAD~2), checked only when it is a pattern.
+// Every name a side gives is checked with git's ref-name rules before anything uses it.
+import { GitError } from '../core/errors.js';
+import { isHexOid } from '../core/oid.js';
+import { checkRefFormat } from '../refs/check-ref-format.js';
+
+export interface Refspec {
+  readonly force: boolean;
+  readonly negative: boolean;
+  readonly pattern: boolean;
+  /** HEAD when the refspec gave none. */
+  readonly src: string;
+  /** Empty when the ref is fetched only into FETCH_HEAD. */
+  readonly dst: string;
+  readonly text: string;
+}
+
+export interface PushRefspec {
+  readonly force: boolean;
+  readonly negative: boolean;
+  /** The `:` refspec. */
+  readonly matching: boolean;
+  readonly pattern: boolean;
+  /** Empty: delete `dst`. */
+  readonly src: string;
+  /** null when the refspec has no `:` (the source's own name is used). */
+  readonly dst: string | null;
+  readonly text: string;
+}
+
+/** A fetch refspec (remote.<name>.fetch, or `git fetch <remote> <refspec>`). */
+export function parseRefspec(text: string): Refspec {
+  const { force, negative, pattern, src, dst } = parse(text, true);
+  return { force, negative, pattern, src: src === '' ? 'HEAD' : src, dst: dst ?? '', text };
+}
+
+/** A push refspec (remote.<name>.push, or `git push <remote> <refspec>`). */
+export function parsePushRefspec(text: string): PushRefspec {
+  return parse(text, false);
+}
+
+function parse(text: string, fetch: boolean): PushRefspec {
+  let lhs = text, force = false, negative = false;
+  if (lhs.startsWith('+')) { force = true; lhs = lhs.slice(1); }
+  else if (lhs.startsWith('^')) { negative = true; lhs = lhs.slice(1); }
+  const colon = lhs.lastIndexOf(':');
+  if (negative && colon >= 0) throw badRefspec(text, 'a negative refspec has no destination');
+  if (!fetch && lhs === ':') return { force, negative, matching: true, pattern: false, src: '', dst: null, text };
+  const dst = colon < 0 ? null : lhs.slice(colon + 1);
+  const rawSrc = colon < 0 ? lhs : lhs.slice(0, colon);
+  const src = rawSrc === '@' ? 'HEAD' : rawSrc;
+  const pattern = src.includes('*');
+  if (pattern ? dst !== null && !dst.includes('*') : dst?.includes('*')) throw badRefspec(text, 'a pattern must have * on both sides');
+  if (pattern && dst === null && fetch && !negative) throw badRefspec(text, 'a fetch pattern needs a destination');
+  const check = (side: 'source' | 'destination', name: string) => {
+    const reason = checkRefFormat(name, { allowOneLevel: true, refspecPattern: pattern });
+    if (reason !== null) throw badRefspec(text, `the ${side} ${reason}`);
+  };
+  if (negative) {
+    // An exclusion names refs: a name or a pattern, never an object.
+    if (src === '') throw badRefspec(text, 'a negative refspec needs a source');
+    if (isHexOid(src)) throw badRefspec(text, 'a negative refspec cannot be an object id');
+    check('source', src);
+  } else if (fetch) {
+    if (src !== '' && !isHexOid(src)) check('source', src);
+    if (dst) check('destination', dst);
+  } else {
+    if (pattern || dst === null) check('source', src);
+    if (dst === '') throw badRefspec(text, 'the destination is empty');
+    if (dst) check('destination', dst);
+  }
+  return { force, negative, matching: false, pattern, src, dst, text };
+}
+
+function badRefspec(text: string, why: string): GitError {
+  return new GitError('client', 'bad-refspec', `invalid refspec '${text}': ${why}`);
+}
