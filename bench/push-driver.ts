@@ -5,11 +5,12 @@
 // that fails ends the run. The server tree's CPU is read before the first push and after pushes 1,
 // 10 and the last (each read 300 ms after the push, once the server has reaped what it started:
 // http-backend and receive-pack, or git daemon's child), its Pss sampled every 250 ms as in
-// serve-load-driver.ts. The results go to a JSON file and the server is sent SIGTERM.
+// serve-load-driver.ts. The results go to a JSON file and the server is sent SIGTERM, whether or
+// not a push or the driver failed (drive-server.ts).
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { samplePss, serverOn, settle, sleep, ticksPerSecond, tree } from './server-tree.js';
+import { driveServer } from './drive-server.js';
+import { sleep, ticksPerSecond, tree } from './server-tree.js';
 
 interface Config {
   port: number;
@@ -33,14 +34,8 @@ const cfg = JSON.parse(process.argv[2]!) as Config;
 const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 const run = promisify(execFile);
 
-/** The server once found; stopped if the driver fails, so that the measured command ends. */
-let server = 0;
-
-async function main(): Promise<void> {
-  server = await serverOn(cfg.port);
-  await settle(server);
+void driveServer(cfg.port, cfg.result, async (server, pss): Promise<PushResult> => {
   // Async pushes, so that the sampler runs while each is under way.
-  const pss = samplePss(server);
   const cpu = [{ after: 0, ticks: tree(server).ticks }];
   const pushes: PushResult['pushes'] = [];
   for (const [i, commit] of cfg.commits.entries()) {
@@ -58,13 +53,5 @@ async function main(): Promise<void> {
       cpu.push({ after: i + 1, ticks: tree(server).ticks });
     }
   }
-  const result: PushResult = { pushes, cpu, ticksPerSecond: ticksPerSecond(), peakPss: pss.stop() };
-  fs.writeFileSync(cfg.result, JSON.stringify(result));
-  process.kill(server, 'SIGTERM');
-}
-
-main().catch(e => {
-  fs.writeFileSync(cfg.result, JSON.stringify({ error: String((e as Error).message) }));
-  if (server) process.kill(server, 'SIGTERM');
-  process.exitCode = 1;
+  return { pushes, cpu, ticksPerSecond: ticksPerSecond(), peakPss: pss.stop() };
 });

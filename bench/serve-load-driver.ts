@@ -3,18 +3,20 @@
 // Once the server listens and has settled (its CPU still for three seconds, at most a minute), all
 // clients start at once, each asking what git 2.39 asks (the request file: a clone's wants, or a
 // fetch's want and have) over git:// or smart HTTP, and reading the answer to its end, where it is
-// checked: a pack came, and the answer ended with its flush. The clients are raw protocol clients
-// that drop the pack as it comes: a real clone would spend ~20 s of CPU indexing it, on the same two
-// CPUs as the server. While they run, the server's process tree is sampled every 250 ms for its
-// memory (the sum over the tree: git daemon forks a process per client); its CPU is read
+// checked: a pack came, and the answer ended with its flush. A client without its whole answer
+// after the deadline (10 minutes unless the config says) has failed. The clients are raw protocol
+// clients that drop the pack as it comes: a real clone would spend ~20 s of CPU indexing it, on the
+// same two CPUs as the server. While they run, the server's process tree is sampled every 250 ms
+// for its memory (the sum over the tree: git daemon forks a process per client); its CPU is read
 // before the first client and after the last. The results go to a JSON file and the server is sent
-// SIGTERM. Memory is the proportional set size (Pss: a page shared by n processes counts 1/n in
+// SIGTERM, whether or not the clients or the driver failed (drive-server.ts). Memory is the proportional set size (Pss: a page shared by n processes counts 1/n in
 // each), not RSS: git's upload-packs all map the same pack, and the sum of their RSS would count
 // it once per client.
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { samplePss, serverOn, settle, sleep, ticksPerSecond, tree } from './server-tree.js';
+import { driveServer } from './drive-server.js';
+import { sleep, ticksPerSecond, tree } from './server-tree.js';
 
 interface Config {
   transport: 'git' | 'http';
@@ -23,6 +25,8 @@ interface Config {
   clients: number;
   request: string;
   result: string;
+  /** How long the clients have for their answers (default 10 minutes). */
+  clientTimeoutMs?: number;
 }
 
 export interface LoadClient {
@@ -45,6 +49,8 @@ export interface LoadResult {
 
 const cfg = JSON.parse(process.argv[2]!) as Config;
 const body = fs.readFileSync(cfg.request);
+const CLIENT_TIMEOUT_MS = cfg.clientTimeoutMs ?? 600_000;
+const timedOut = `no whole answer within ${CLIENT_TIMEOUT_MS / 1000} s`;
 
 function pkt(s: string): Buffer {
   return Buffer.concat([Buffer.from((Buffer.byteLength(s) + 4).toString(16).padStart(4, '0')), Buffer.from(s)]);
@@ -105,7 +111,9 @@ function overGit(): Promise<LoadClient> {
   return new Promise(resolve => {
     const socket = net.connect(cfg.port, '127.0.0.1');
     const reader = new Reader(true, () => socket.write(body));
+    const timer = setTimeout(() => finish(timedOut), CLIENT_TIMEOUT_MS);
     const finish = (error: string | null) => {
+      clearTimeout(timer);
       socket.destroy();
       resolve({ ok: !error, ms: Date.now() - t0, bytes: reader.bytes, error });
     };
@@ -121,21 +129,30 @@ function overGit(): Promise<LoadClient> {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
-function get(path: string, reader: Reader, post?: Buffer): Promise<string | null> {
+/** A request and its whole answer; `deadline` (epoch ms) ends one still going. */
+function get(path: string, reader: Reader, deadline: number, post?: Buffer): Promise<string | null> {
   return new Promise(resolve => {
+    const timer = setTimeout(() => {
+      done(timedOut);
+      req.destroy();
+    }, Math.max(0, deadline - Date.now()));
+    const done = (error: string | null) => {
+      clearTimeout(timer);
+      resolve(error);
+    };
     const req = http.request({
       host: '127.0.0.1', port: cfg.port, path, agent, method: post ? 'POST' : 'GET',
       headers: post ? { 'Content-Type': 'application/x-git-upload-pack-request', 'Content-Length': String(post.length) } : {},
     }, res => {
       if (res.statusCode !== 200) {
         res.resume();
-        return resolve(`HTTP ${res.statusCode} for ${path}`);
+        return done(`HTTP ${res.statusCode} for ${path}`);
       }
       res.on('data', (d: Buffer) => reader.push(d));
-      res.on('end', () => resolve(reader.error ?? (post && !reader.done ? 'the answer ended before the end of the pack' : null)));
-      res.on('error', e => resolve(e.message));
+      res.on('end', () => done(reader.error ?? (post && !reader.done ? 'the answer ended before the end of the pack' : null)));
+      res.on('error', e => done(e.message));
     });
-    req.on('error', e => resolve(e.message));
+    req.on('error', e => done(e.message));
     req.end(post);
   });
 }
@@ -143,17 +160,15 @@ function get(path: string, reader: Reader, post?: Buffer): Promise<string | null
 async function overHttp(): Promise<LoadClient> {
   const t0 = Date.now();
   // The advertisement's first line is "# service=git-upload-pack" and its flush.
+  const deadline = t0 + CLIENT_TIMEOUT_MS;
   const advert = new Reader(false, () => undefined);
-  let error = await get(`/${cfg.repo}/info/refs?service=git-upload-pack`, advert);
+  let error = await get(`/${cfg.repo}/info/refs?service=git-upload-pack`, advert, deadline);
   const answer = new Reader(false, () => undefined);
-  if (!error) error = await get(`/${cfg.repo}/git-upload-pack`, answer, body);
+  if (!error) error = await get(`/${cfg.repo}/git-upload-pack`, answer, deadline, body);
   return { ok: !error, ms: Date.now() - t0, bytes: advert.bytes + answer.bytes, error };
 }
 
-async function main(): Promise<void> {
-  const server = await serverOn(cfg.port);
-  await settle(server);
-  const pss = samplePss(server);
+void driveServer(cfg.port, cfg.result, async (server, pss): Promise<LoadResult> => {
   const before = tree(server).ticks;
   const t0 = Date.now();
   const clients = await Promise.all(Array.from({ length: cfg.clients }, () => (cfg.transport === 'git' ? overGit() : overHttp())));
@@ -161,12 +176,5 @@ async function main(): Promise<void> {
   const peakPss = pss.stop();
   // Reaped children's CPU is counted once the server has waited for them.
   await sleep(300);
-  const result: LoadResult = { clients, totalMs, ticks: tree(server).ticks - before, ticksPerSecond: ticksPerSecond(), peakPss };
-  fs.writeFileSync(cfg.result, JSON.stringify(result));
-  process.kill(server, 'SIGTERM');
-}
-
-main().catch(e => {
-  fs.writeFileSync(cfg.result, JSON.stringify({ error: String((e as Error).message) }));
-  process.exitCode = 1;
+  return { clients, totalMs, ticks: tree(server).ticks - before, ticksPerSecond: ticksPerSecond(), peakPss };
 });

@@ -1,14 +1,69 @@
-// A .idx is read page by page as lookups need it (src/pack/idx/read.ts). Every answer must be the
-// one the whole file gives, before and after the rest is read in one go, and a file that shrinks
-// under an open index must give a clear error rather than zeros.
+// A .idx is read page by page as lookups need it (src/pack/idx/read.ts). Opening a big index and
+// looking up one id must read a few pages of it, not the file (its buffer holds the file's bytes
+// only where they were read). Every answer must be the one the whole file gives, before and after
+// the rest is read in one go, and a file that shrinks under an open index must give a clear error
+// rather than zeros.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { ensureCorpus } from '../bench/corpus.js';
 import { CorruptError } from '../src/core/errors.js';
 import { PackIndex } from '../src/pack/idx/read.js';
+import { writeIdx } from '../src/pack/idx/write.js';
 import { rmrf, tmpDir } from './helpers.js';
+
+const PAGE = 64 * 1024;
+
+/** The 64 KiB pages of `index.buf` that hold the file's bytes (`file`): the ones read so far. */
+function pagesRead(index: PackIndex, file: Buffer): number[] {
+  const read: number[] = [];
+  for (let at = 0; at < file.length; at += PAGE) {
+    if (index.buf.subarray(at, at + PAGE).equals(file.subarray(at, at + PAGE))) read.push(at / PAGE);
+  }
+  return read;
+}
+
+test('one lookup in a big index reads a few of its pages, not the whole file', () => {
+  const dir = tmpDir('tsgit-idx-pages-');
+  try {
+    // 200,000 ids (4.8 MiB of ids, CRCs and offsets), none of whose pages is zeros as an unread one is.
+    const n = 200_000;
+    const ids = Array.from({ length: n }, (_, i) => crypto.createHash('sha1').update(`object ${i}`).digest()).sort(Buffer.compare);
+    const crcs = Uint32Array.from(ids, id => id.readUInt32BE(16) | 1);
+    const offsets = Float64Array.from({ length: n }, (_, i) => 12 + i * 100);
+    const file = writeIdx({ count: n, ids: Buffer.concat(ids), crcs, offsets }, Int32Array.from({ length: n }, (_, i) => i), Buffer.alloc(20, 7));
+    const idxPath = path.join(dir, 'pack-big.idx');
+    fs.writeFileSync(idxPath, file);
+    const pages = Math.ceil(file.length / PAGE);
+    assert.ok(pages > 70, `${pages} pages`);
+    const paged = PackIndex.load(idxPath);
+    try {
+      // Open: the header and fan-out, and the trailer with the pack's checksum.
+      assert.deepEqual(pagesRead(paged, file), [0, pages - 1]);
+      const target = 123_457;
+      assert.equal(paged.find(ids[target]!), target);
+      assert.equal(paged.offset(target), offsets[target]);
+      assert.equal(paged.crc(target), crcs[target]);
+      const read = pagesRead(paged, file);
+      // The pages holding its id (and the few the search probed on the way), CRC and offset.
+      const pageOf = (at: number) => Math.floor(at / PAGE);
+      const tables = 8 + 1024;
+      for (const at of [tables + target * 20, tables + n * 20 + target * 4, tables + n * 24 + target * 4]) {
+        assert.ok(read.includes(pageOf(at)), `page ${pageOf(at)} (byte ${at}) read: ${read.join(' ')}`);
+      }
+      assert.ok(read.length <= 8, `${read.length} of ${pages} pages read for one lookup: ${read.join(' ')}`);
+      // Everything, when asked for.
+      paged.loadAll();
+      assert.equal(pagesRead(paged, file).length, pages);
+    } finally {
+      paged.close();
+    }
+  } finally {
+    rmrf(dir);
+  }
+});
 
 describe('a pack index read as it is used', () => {
   let idxPath = '';

@@ -92,7 +92,9 @@ async function negotiate(s: Session, neg: Negotiation, caps: Capability[]): Prom
   let lastHex = '';
   let gotCommon = false, gotOther = false, sentReady = false;
   const { maxHaves, maxRounds } = s.options.limits;
-  let total = 0, rounds = 0;
+  // maxHaves bounds one round, as RequestLimits has it (and as it bounds one v2 request); the
+  // rounds are bounded by maxRounds. The access log's count is the connection's.
+  let inRound = 0, rounds = 0;
   for (;;) {
     const p = await s.input.read();
     if (p === null || p.type === 'flush') {
@@ -109,6 +111,7 @@ async function negotiate(s: Session, neg: Negotiation, caps: Capability[]): Prom
       await out.drain();
       if (s.options.statelessRpc || p === null) return false;
       gotCommon = gotOther = false;
+      inRound = 0;
       continue;
     }
     const where = at(s.input, p);
@@ -123,7 +126,7 @@ async function negotiate(s: Session, neg: Negotiation, caps: Capability[]): Prom
       return true;
     }
     if (!line.startsWith('have ')) throw clientError(`expected SHA1 list, got '${line}'`);
-    if (++total > maxHaves) throw clientError(`more than ${maxHaves} have lines`);
+    if (++inRound > maxHaves) throw clientError(`more than ${maxHaves} have lines in one round`);
     s.options.counts.haves++;
     const hex = parseOid(line.slice(5), where);
     const idx = s.index(hex);

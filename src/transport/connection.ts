@@ -66,10 +66,17 @@ export interface ConnectOptions {
   readonly sshVariant?: string;
 }
 
-/** The program to run for the service: --upload-pack / --receive-pack, else git's name for it. */
+/**
+ * The program the caller named for the service (--upload-pack, or --receive-pack for a push), if
+ * any: what a transport that starts the service runs instead of its own default.
+ */
+export function namedServiceProgram(options: ConnectOptions): string | undefined {
+  return options.service === 'git-receive-pack' ? options.receivePack : options.uploadPack;
+}
+
+/** The program to run for the service on a remote host: the one named, else git's name for it. */
 export function serviceProgram(options: ConnectOptions): string {
-  if (options.service === 'git-receive-pack') return options.receivePack ?? 'git-receive-pack';
-  return options.uploadPack ?? 'git-upload-pack';
+  return namedServiceProgram(options) ?? options.service ?? 'git-upload-pack';
 }
 
 /** The Git-Protocol header / GIT_PROTOCOL variable value for a version, or null for v0. */

@@ -3,17 +3,20 @@
 // names another (--upload-pack, --receive-pack). The version travels in GIT_PROTOCOL, as git sets
 // it for local transports.
 import { TSGIT_EXECUTABLE } from '../core/executable.js';
-import { protocolParameter, type ConnectOptions, type Service } from './connection.js';
+import { namedServiceProgram, protocolParameter, type ConnectOptions } from './connection.js';
 import { spawnConnection } from './process.js';
 import type { StreamConnection } from './stream-connection.js';
 
 /**
- * The command that serves `repoPath`: the one place to change which upload-pack a local clone
- * (or receive-pack a local push) uses. `program` is --upload-pack / --receive-pack.
+ * The command that serves `repoPath` on this machine for `options.service` (upload-pack for a
+ * fetch, receive-pack for a push): the program the caller named, run through the shell with the
+ * path as its argument as git runs it, else tsgit's own. The one place to change which program a
+ * local clone or push talks to.
  */
-export function localUploadPack(repoPath: string, program: string | undefined,
-  service: Service = 'git-upload-pack'): { command: string; args: string[] } {
-  if (program !== undefined) return { command: 'sh', args: ['-c', `${program} "$@"`, program, repoPath] };
+export function localServiceCommand(repoPath: string, options: ConnectOptions): { command: string; args: string[] } {
+  const named = namedServiceProgram(options);
+  if (named !== undefined) return { command: 'sh', args: ['-c', `${named} "$@"`, named, repoPath] };
+  const service = options.service ?? 'git-upload-pack';
   return { command: TSGIT_EXECUTABLE.command, args: [...TSGIT_EXECUTABLE.args, service.slice(4), repoPath] };
 }
 
@@ -22,7 +25,6 @@ export function connectFile(target: { path: string; display: string }, options: 
   const protocol = protocolParameter(options.protocolVersion ?? 2);
   if (protocol !== null) env.GIT_PROTOCOL = protocol;
   else delete env.GIT_PROTOCOL;
-  const service = options.service ?? 'git-upload-pack';
-  const { command, args } = localUploadPack(target.path, service === 'git-receive-pack' ? options.receivePack : options.uploadPack, service);
+  const { command, args } = localServiceCommand(target.path, options);
   return spawnConnection({ name: target.display, command, args, env, onStderr: options.onStderr });
 }

@@ -24,7 +24,6 @@ export * from './connection.js';
 export { parseRemoteUrl, redact, type RemoteUrl } from './url.js';
 export { sshInvocation, shellQuote } from './ssh.js';
 export { formatDaemonRequest } from './git-daemon.js';
-export { localUploadPack } from './file.js';
 
 /** Opens a connection to the remote's upload-pack; the server's first message is on `reader`. */
 export async function connect(url: RemoteUrl, options: ConnectOptions = {}): Promise<Connection> {

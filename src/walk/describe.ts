@@ -15,10 +15,13 @@ import { parseTag } from '../object/tag.js';
 import { OBJ_COMMIT, OBJ_TAG } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
 import type { RefEntry } from '../refs/store.js';
+import { CommitQueue } from './commit-queue.js';
 import { OidMap, ensureCapacity } from './oid-map.js';
 
 const MAX_CANDIDATES = 10;
 const SEEN = 1;
+/** In the queue now (candidate flags are bits 1 to MAX_CANDIDATES, so this one is free). */
+const QUEUED = 1 << 30;
 const CUTOFF_DATE_SLOP = 86400;
 const MERGE_TRAVERSAL_WEIGHT = 65535;
 const MAX_TAG_CHAIN = 64;
@@ -31,6 +34,8 @@ class CommitGraph {
   readonly ids = new OidMap(256);
   dates = new Float64Array(256);
   flags = new Uint32Array(256);
+  /** Insertion numbers for CommitQueue's tie-break (equal dates leave in the order they came). */
+  seq = new Int32Array(256);
   private parents: (Int32Array | undefined)[] = [];
   private readonly shallow = new Set<number>();
 
@@ -44,6 +49,7 @@ class CommitGraph {
       idx = ~idx;
       this.dates = ensureCapacity(this.dates, idx + 1);
       this.flags = ensureCapacity(this.flags, idx + 1);
+      this.seq = ensureCapacity(this.seq, idx + 1);
     }
     return idx;
   }
@@ -166,16 +172,23 @@ export function describe(odb: ObjectStore, refs: readonly RefEntry[], commit: Ui
   let annotated = 0;
   let gaveUpOn = -1;
   let seenCommits = 0;
-  const list: number[] = [start];
-  graph.flags[start]! |= SEEN;
-  const insertByDate = (queue: number[], idx: number) => {
-    const d = graph.date(idx);
-    let at = 0;
-    while (at < queue.length && graph.date(queue[at]!) >= d) at++;
-    queue.splice(at, 0, idx);
+  // git keeps this list sorted by commit date (commit_list_insert_by_date, a commit going after
+  // those of its date), a walk along the list per insertion; the heap gives the same order.
+  const queue = new CommitQueue(() => graph.dates, () => graph.seq);
+  const push = (idx: number) => {
+    graph.date(idx);
+    queue.push(idx);
+    graph.flags[idx]! |= QUEUED;
   };
-  while (list.length > 0) {
-    const c = list.shift()!;
+  const pop = () => {
+    const c = queue.pop();
+    graph.flags[c]! &= ~QUEUED;
+    return c;
+  };
+  push(start);
+  graph.flags[start]! |= SEEN;
+  while (queue.size > 0) {
+    const c = pop();
     seenCommits++;
     const n = names.get(c);
     if (n) {
@@ -192,7 +205,7 @@ export function describe(odb: ObjectStore, refs: readonly RefEntry[], commit: Ui
       }
     }
     for (const m of matches) if (!(graph.flags[c]! & m.flag)) m.depth++;
-    if (annotated > 0 && list.length === 0) {
+    if (annotated > 0 && queue.size === 0) {
       let bestDepth = Infinity, bestWithin = 0;
       for (const m of matches) {
         if (m.depth < bestDepth) { bestDepth = m.depth; bestWithin = m.flag; }
@@ -201,28 +214,33 @@ export function describe(odb: ObjectStore, refs: readonly RefEntry[], commit: Ui
       if ((graph.flags[c]! & bestWithin) === bestWithin) break;
     }
     for (const p of graph.parentsOf(c)) {
-      if (!(graph.flags[p]! & SEEN)) insertByDate(list, p);
+      if (!(graph.flags[p]! & SEEN)) push(p);
       graph.flags[p]! |= graph.flags[c]!;
     }
   }
   if (matches.length === 0) return o.always ? graph.hex(start).slice(0, o.abbrev) : null;
   matches.sort((a, b) => a.depth - b.depth || a.order - b.order);
   const best = matches[0]!;
-  if (gaveUpOn >= 0) {
-    insertByDate(list, gaveUpOn);
-    seenCommits--;
-  }
-  // finish_depth_computation: keep counting until everything left is behind the best name.
-  while (list.length > 0) {
-    const c = list.shift()!;
+  if (gaveUpOn >= 0) push(gaveUpOn);
+  // finish_depth_computation: keep counting until everything left is behind the best name. git
+  // looks along the whole list for a commit that is not, after each commit that is; a count of
+  // the queued commits that are not, kept as flags spread, gives the same answer in one step.
+  const lacking = (idx: number) => ((graph.flags[idx]! & (QUEUED | best.flag)) === QUEUED ? 1 : 0);
+  let unflagged = 0;
+  queue.forEach(idx => { unflagged += lacking(idx); return true; });
+  while (queue.size > 0) {
+    const c = pop();
     if (graph.flags[c]! & best.flag) {
-      if (list.every((i) => graph.flags[i]! & best.flag)) break;
+      if (unflagged === 0) break;
     } else {
+      unflagged--;
       best.depth++;
     }
     for (const p of graph.parentsOf(c)) {
-      if (!(graph.flags[p]! & SEEN)) insertByDate(list, p);
+      const before = lacking(p);
+      if (!(graph.flags[p]! & SEEN)) push(p);
       graph.flags[p]! |= graph.flags[c]!;
+      unflagged += lacking(p) - before;
     }
   }
   return `${nameOf(best.name)}-${best.depth}-g${graph.hex(start).slice(0, o.abbrev)}`;

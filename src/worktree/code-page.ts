@@ -8,12 +8,16 @@
 // 0x0A inside a multi-byte character, so that the lines line up: the ISO-8859 family,
 // Windows-125x except 1255 and 1258 (glibc composes and decomposes accents there), KOI8, and the
 // CJK double-byte and GB18030 encodings. ISO-2022 and other stateful encodings, and every name not
-// listed (even an alias of one that is), take the per-file path in encoding.ts.
-import { iconv } from './iconv.js';
+// listed (even an alias of one that is), take the per-file path in encoding.ts. The same property
+// lets iconv.ts convert many files of these encodings in one run (iconvEach).
+import { iconv, iconvJoined } from './iconv.js';
 
-const TABLE_NAMES = /^(ISO[-_]?8859[-_]([1-9]|1[0-6])|LATIN[1-9]|WINDOWS-125[0-47]|CP125[0-47]|KOI8-[RU]|SHIFT[-_]JIS|SJIS|CP932|WINDOWS-31J|EUC-?JP|EUC-?KR|CP949|UHC|GBK|CP936|GB18030|BIG5)$/i;
+const POINTWISE_NAMES = /^(ISO[-_]?8859[-_]([1-9]|1[0-6])|LATIN[1-9]|WINDOWS-125[0-47]|CP125[0-47]|KOI8-[RU]|SHIFT[-_]JIS|SJIS|CP932|WINDOWS-31J|EUC-?JP|EUC-?KR|CP949|UHC|GBK|CP936|GB18030|BIG5)$/i;
 
-const LF = 0x0a;
+/** Whether glibc converts `encoding` one code point at a time, ASCII as itself, with no 0x0A inside a character. */
+export function isPointwise(encoding: string): boolean {
+  return POINTWISE_NAMES.test(encoding);
+}
 
 interface CodePage {
   /** Bytes of each BMP code point from U+0080 (index cp - 0x80); null where the code page lacks it. */
@@ -27,17 +31,8 @@ const pages = new Map<string, CodePage | null>();
 
 /** Converts `codePoints` (none ASCII) one per line; their bytes in order, or null if the lines do not line up. */
 function convertEach(codePoints: number[], encoding: string): (Buffer | null)[] | null {
-  const out = iconv(Buffer.from(codePoints.map(cp => String.fromCodePoint(cp)).join('\n'), 'utf8'), 'UTF-8', encoding, true);
-  if (!out) return null;
-  const parts: (Buffer | null)[] = [];
-  let start = 0;
-  for (let nl = out.indexOf(LF); ; nl = out.indexOf(LF, start)) {
-    const end = nl < 0 ? out.length : nl;
-    parts.push(end > start ? out.subarray(start, end) : null);
-    if (nl < 0) break;
-    start = nl + 1;
-  }
-  return parts.length === codePoints.length ? parts : null;
+  const r = iconvJoined(codePoints.map(cp => Buffer.from(String.fromCodePoint(cp), 'utf8')), '\n', 'UTF-8', encoding, true);
+  return r?.whole ? r.parts.map(part => (part.length ? part : null)) : null;
 }
 
 function build(encoding: string): CodePage | null {
@@ -61,7 +56,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * character the code page lacks), or undefined when `encoding` has no table (use iconv per file).
  */
 export function encodeWithCodePage(data: Uint8Array, encoding: string): Buffer | null | undefined {
-  if (!TABLE_NAMES.test(encoding)) return undefined;
+  if (!isPointwise(encoding)) return undefined;
   const key = encoding.toUpperCase();
   let page = pages.get(key);
   if (page === undefined) pages.set(key, page = build(encoding));

@@ -4,19 +4,23 @@
 //
 // The UTF-16 and UTF-32 family is converted here, byte for byte as glibc's iconv does it ("UTF-16"
 // and "UTF-32" carry a BOM and use the machine's byte order; the LE/BE names carry none; git adds
-// the BOM for its own UTF-16LE-BOM and UTF-16BE-BOM). Every other name goes to the system's
-// `iconv` program: it is the converter git itself links (glibc's on Linux, libiconv on macOS), so
-// its tables, aliases and refusals are git's. No JavaScript table agrees with it: glibc's
-// SHIFT_JIS reads 0x5C as U+00A5, its GBK, BIG5 and EUC-JP are not the Windows code pages that
-// WHATWG's decoders and iconv-lite implement, and those libraries replace what they cannot encode
-// with '?' where iconv refuses. The common stateless code pages are read out of iconv once per
-// process into a table (code-page.ts); any other name costs an iconv process per file.
+// the BOM for its own UTF-16LE-BOM and UTF-16BE-BOM), and so is ISO-8859-1 (each byte the code
+// point of its value). Every other name goes to the system's `iconv` program: it is the converter
+// git itself links (glibc's on Linux, libiconv on macOS), so its tables, aliases and refusals are
+// git's. No JavaScript table agrees with it: glibc's SHIFT_JIS reads 0x5C as U+00A5, its GBK, BIG5
+// and EUC-JP are not the Windows code pages that WHATWG's decoders and iconv-lite implement, and
+// those libraries replace what they cannot encode with '?' where iconv refuses. Towards the work
+// tree, the common stateless code pages are read out of iconv once per process into a table
+// (code-page.ts); back from it, the files of one such code page go through one iconv run together
+// (iconv.ts's iconvEach). Any other name costs an iconv process per file: it may keep state from
+// one character to the next, so files cannot share a run.
 //
 // A conversion git cannot do (an unknown name, content the encoding cannot hold, a blob that is
 // not UTF-8) is not fatal at checkout: git reports "failed to encode" and writes the blob as it is.
+// Reading a file back for a comparison, git reports it too and takes the file as it is.
 import os from 'node:os';
-import { encodeWithCodePage } from './code-page.js';
-import { iconv } from './iconv.js';
+import { encodeWithCodePage, isPointwise } from './code-page.js';
+import { iconv, iconvEach } from './iconv.js';
 
 const UTF16_BE_BOM = Buffer.from([0xfe, 0xff]);
 const UTF16_LE_BOM = Buffer.from([0xff, 0xfe]);
@@ -59,6 +63,25 @@ function utfForm(name: string): UtfForm | null {
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Spellings of ISO-8859-1 that glibc knows (and git's fallback latin-1): converted here. */
+const LATIN1_NAMES = /^(ISO[-_]8859-1|ISO8859-1|LATIN-?1)$/i;
+
+/** UTF-8 to ISO-8859-1; null for input that is not UTF-8, or holds a character past U+00FF. */
+function encodeLatin1(data: Uint8Array): Buffer | null {
+  let text: string;
+  try {
+    text = strictUtf8.decode(data);
+  } catch {
+    return null;
+  }
+  return /[^\u0000-\u00ff]/.test(text) ? null : Buffer.from(text, 'latin1');
+}
+
+/** ISO-8859-1 to UTF-8: every byte is a character. */
+function decodeLatin1(data: Uint8Array): Buffer {
+  return Buffer.from(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1'), 'utf8');
+}
 
 /** UTF-8 to UTF-16/32 in `form`; null for input that is not UTF-8 (iconv's EILSEQ/EINVAL). */
 function encodeUtf(data: Uint8Array, form: UtfForm, bom: Buffer | null): Buffer | null {
@@ -147,6 +170,7 @@ export function encodeToWorkTree(data: Uint8Array, encoding: string): Buffer | n
   if (sameUtfEncoding('UTF-16BE-BOM', encoding)) return encodeUtf(data, { unit: 2, bigEndian: true, bom: false }, UTF16_BE_BOM);
   const form = utfForm(encoding);
   if (form) return encodeUtf(data, form, null);
+  if (LATIN1_NAMES.test(encoding)) return encodeLatin1(data);
   const viaTable = encodeWithCodePage(data, encoding);
   return viaTable !== undefined ? viaTable : iconv(data, 'UTF-8', encoding);
 }
@@ -156,33 +180,79 @@ function startsWith(data: Uint8Array, bom: Buffer): boolean {
 }
 
 /**
- * git's validate_encoding: the message for a UTF file whose BOM contradicts its name (a BOM
- * where the name fixes the byte order, none where it does not), else null.
+ * git's validate_encoding: for a UTF file whose BOM contradicts its name (a BOM where the name fixes
+ * the byte order, none where it does not), its hint and error lines, else null.
  */
-export function bomProblem(path: string, encoding: string, data: Uint8Array): string | null {
+export function bomProblem(path: string, encoding: string, data: Uint8Array): string[] | null {
   if (!/^utf/i.test(encoding)) return null;
   const any16 = startsWith(data, UTF16_BE_BOM) || startsWith(data, UTF16_LE_BOM);
   const any32 = startsWith(data, UTF32_BE_BOM) || startsWith(data, UTF32_LE_BOM);
   const named = (...names: string[]): boolean => names.some(n => sameUtfEncoding(n, encoding));
+  // What follows "UTF" and an optional '-': git's advice names the encodings to use with it.
+  const stripped = encoding.slice(encoding[3] === '-' ? 4 : 3);
   if ((named('UTF-16BE', 'UTF-16LE') && any16) || (named('UTF-32BE', 'UTF-32LE') && any32)) {
-    return `BOM is prohibited in '${path}' if encoded as ${encoding}`;
+    return [`hint: The file '${path}' contains a byte order mark (BOM). Please use UTF-${stripped.slice(0, -2)} as working-tree-encoding.`,
+      `error: BOM is prohibited in '${path}' if encoded as ${encoding}`];
   }
   if ((named('UTF-16') && !any16) || (named('UTF-32') && !any32)) {
-    return `BOM is required in '${path}' if encoded as ${encoding}`;
+    return [`hint: The file '${path}' is missing a byte order mark (BOM). Please use UTF-${stripped}BE or UTF-${stripped}LE ` +
+      '(depending on the byte order) as working-tree-encoding.', `error: BOM is required in '${path}' if encoded as ${encoding}`];
   }
   return null;
 }
 
+/** A work-tree file to read back: its path as git shows it, its content and working-tree-encoding. */
+export interface EncodedFile {
+  path: string;
+  data: Uint8Array;
+  encoding: string;
+}
+
+/** What encode_to_git makes of a file: its content as UTF-8, or null and the lines git prints. */
+export type ToGit = { data: Buffer; messages?: undefined } | { data: null; messages: string[] };
+
 /**
- * git's encode_to_git, as its comparisons run it (errors are not fatal there): work-tree content
- * in `encoding` as UTF-8, or null where git leaves it unconverted (a BOM problem, a failed
- * conversion). Empty content stays empty.
+ * git's encode_to_git as its comparisons run it (errors are not fatal there), for many files at
+ * once: each file's content as UTF-8, or where git leaves it unconverted (a BOM problem, a failed
+ * conversion) the hint and error lines git prints. Empty content stays empty. The files of one
+ * pointwise code page share an iconv run.
  */
-export function encodeToGit(path: string, data: Uint8Array, encoding: string): Buffer | null {
-  if (!data.length) return Buffer.alloc(0);
-  if (bomProblem(path, encoding, data)) return null;
-  // git reads UTF-16LE-BOM as UTF-16 (either BOM); UTF-16BE-BOM it cannot read back at all.
-  const name = sameUtfEncoding('UTF-16LE-BOM', encoding) ? 'UTF-16' : encoding;
-  const form = utfForm(name);
-  return form ? decodeUtf(data, form) : iconv(data, name, 'UTF-8');
+export function encodeManyToGit(files: readonly EncodedFile[]): ToGit[] {
+  const out: ToGit[] = new Array(files.length);
+  const failed = (f: EncodedFile): ToGit => ({ data: null, messages: [`error: ${encodeFailure(f.path, f.encoding, 'UTF-8')}`] });
+  const batches = new Map<string, number[]>();
+  files.forEach((f, k) => {
+    if (!f.data.length) {
+      out[k] = { data: Buffer.alloc(0) };
+      return;
+    }
+    const problem = bomProblem(f.path, f.encoding, f.data);
+    if (problem) {
+      out[k] = { data: null, messages: problem };
+      return;
+    }
+    // git reads UTF-16LE-BOM as UTF-16 (either BOM); UTF-16BE-BOM it cannot read back at all.
+    const name = sameUtfEncoding('UTF-16LE-BOM', f.encoding) ? 'UTF-16' : f.encoding;
+    const form = utfForm(name);
+    if (form) {
+      const data = decodeUtf(f.data, form);
+      out[k] = data ? { data } : failed(f);
+    } else if (LATIN1_NAMES.test(name)) {
+      out[k] = { data: decodeLatin1(f.data) };
+    } else if (isPointwise(name)) {
+      const batch = batches.get(name);
+      if (batch) batch.push(k);
+      else batches.set(name, [k]);
+    } else {
+      const data = iconv(f.data, name, 'UTF-8');
+      out[k] = data ? { data } : failed(f);
+    }
+  });
+  for (const [name, batch] of batches) {
+    iconvEach(batch.map(k => files[k]!.data), name, 'UTF-8').forEach((data, j) => {
+      const k = batch[j]!;
+      out[k] = data ? { data } : failed(files[k]!);
+    });
+  }
+  return out;
 }

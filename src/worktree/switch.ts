@@ -32,11 +32,11 @@ import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
 import { conversionFromCode, type Conversion } from './convert.js';
-import { convertToGit } from './to-git.js';
+import { convertManyToGit } from './to-git.js';
 import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
-import { isClean, lstatOrNull, type CleanCheck } from './switch/clean.js';
+import { CleanChecks, lstatOrNull, type CleanCheck } from './switch/clean.js';
 import { updatingFiles } from './checkout/updating-files.js';
 import { LeadingPathCheck } from './switch/leading-path.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
@@ -76,7 +76,8 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
   const revs = repo.revs();
 
   const lock = IndexLock.acquire(indexPath(repo.gitDir, env));
-  const runner = new FilterRunner({ cwd: root, env, log: options.log ?? (m => process.stderr.write(m)) });
+  const log = options.log ?? ((m: string) => { process.stderr.write(m); });
+  const runner = new FilterRunner({ cwd: root, env, log });
   try {
     const index = readIndexFile(indexPath(repo.gitDir, env));
     if (!index) throw new GitError('worktree', 'no-index', 'there is no index to switch from; check out into the empty work tree instead');
@@ -102,14 +103,31 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
       fileMode: config.getBool('core', null, 'filemode') ?? true,
       symlinks: settings.symlinks,
       indexTimestampSec: index.timestampSec,
-      cleaned: (e, data) => {
-        const conv = conversionOf(e);
-        return conv ? convertToGit(displayPath(e.path), data, conv, () => odb.mustRead(e.oid, 0, OBJ_BLOB).data) : data;
+      cleaned: files => {
+        const convs = files.map(({ e }) => conversionOf(e));
+        const converted = convertManyToGit(files.flatMap(({ e, data }, k) => {
+          const conv = convs[k];
+          return conv ? [{ path: displayPath(e.path), data, conv, indexBlob: () => odb.mustRead(e.oid, 0, OBJ_BLOB).data }] : [];
+        }));
+        let next = 0;
+        return files.map(({ data }, k) => {
+          if (!convs[k]) return data;
+          const r = converted[next++]!;
+          // git says so as it reads the file (error() in convert.c), and compares it as it is.
+          for (const m of r.messages) log(`${m}\n`);
+          return r.data;
+        });
       },
       clean: (e, data) => cleanFilters.clean(e.path, data),
     };
     const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
-    const clean = (e: IndexEntry): Promise<boolean> => isClean(e, fsPath(e.path), check);
+    const checks = new CleanChecks(check, e => fsPath(e.path));
+    // Each entry's decision that hangs on whether its file is clean waits for the content checks,
+    // which run together after the loops below.
+    const decisions: Promise<void>[] = [];
+    const whenKnown = (e: IndexEntry, decide: (clean: boolean) => void): void => {
+      decisions.push(checks.isClean(e).then(decide));
+    };
 
     const result: IndexEntry[] = [];
     const toWrite: number[] = [];
@@ -127,18 +145,23 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
       const old = oldTree.get(key);
       current.delete(key);
       if (force) {
-        if (cur && same(cur, n) && await clean(cur)) keep(cur);
-        else {
+        const rewrite = (): void => {
           if (cur) toRemove.push(cur);
           toWrite.push(i);
-        }
+        };
+        if (cur && same(cur, n)) whenKnown(cur, clean => (clean ? keep(cur) : rewrite()));
+        else rewrite();
         continue;
       }
       if (cur) {
         if (same(cur, n) || (old && same(old, n))) keep(cur);
-        else if (old && same(cur, old) && await clean(cur)) {
-          toRemove.push(cur);
-          toWrite.push(i);
+        else if (old && same(cur, old)) {
+          whenKnown(cur, clean => {
+            if (clean) {
+              toRemove.push(cur);
+              toWrite.push(i);
+            } else localChanges.push(displayPath(n.path));
+          });
         } else localChanges.push(displayPath(n.path));
       } else if (old) {
         // Deleted in the index: fine while N agrees with O, a lost change otherwise.
@@ -153,9 +176,17 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
       const old = oldTree.get(key);
       if (force) toRemove.push(cur);
       else if (!old) keep(cur);
-      else if (same(cur, old) && await clean(cur)) toRemove.push(cur);
-      else localChanges.push(displayPath(cur.path));
+      else if (same(cur, old)) {
+        whenKnown(cur, clean => {
+          if (clean) toRemove.push(cur);
+          else localChanges.push(displayPath(cur.path));
+        });
+      } else localChanges.push(displayPath(cur.path));
     }
+    await checks.run();
+    await Promise.all(decisions);
+    // Decided entries joined the lists out of the plan's order; the files are written in it.
+    toWrite.sort((a, b) => a - b);
 
     if (!force) {
       const removing = new Set(toRemove.map(e => pathKey(e.path)));

@@ -1,9 +1,10 @@
 // What git's convert_to_git does to a work-tree file before it compares it with the index (as
 // ie_modified's content check runs it: without CONV_WRITE_OBJECT, so a failed step leaves the
-// content as it was instead of stopping): working-tree-encoding back to UTF-8 (encode_to_git),
-// CRLF to LF (crlf_to_git), "$Id: ... $" back to "$Id$" (ident_to_git).
+// content as it was, with git's error, instead of stopping): working-tree-encoding back to UTF-8
+// (encode_to_git), CRLF to LF (crlf_to_git), "$Id: ... $" back to "$Id$" (ident_to_git). Files go
+// through together, so that the encoding step converts many in one go (encodeManyToGit).
 import { Crlf, countIdent, gatherStats, isBinary, type Conversion } from './convert.js';
-import { encodeToGit } from './encoding.js';
+import { encodeManyToGit, type EncodedFile } from './encoding.js';
 
 const CR = 0x0d, LF = 0x0a, DOLLAR = 0x24;
 
@@ -56,14 +57,34 @@ function identToGit(src: Buffer): Buffer | null {
   return Buffer.concat(parts);
 }
 
+/** A work-tree file to read back: its path as git shows it, its content and its conversion. */
+export interface WorkTreeFile {
+  path: string;
+  data: Uint8Array;
+  conv: Conversion;
+  /** Reads the blob the index has for the path (text=auto looks at it). */
+  indexBlob: () => Uint8Array;
+}
+
 /**
- * Work-tree content `data` of `path` as git would store it under `conv`; `indexBlob` reads the
- * blob the index has for the path (text=auto looks at it).
+ * Each file's content as git would store it, and the lines git prints on the way (a
+ * working-tree-encoding it cannot read the file in: the file then goes on as it is).
  */
-export function convertToGit(path: string, data: Uint8Array, conv: Conversion, indexBlob: () => Uint8Array): Buffer {
-  let out = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  if (conv.encoding !== null) out = encodeToGit(path, out, conv.encoding) ?? out;
-  out = crlfToGit(out, conv.crlf, indexBlob) ?? out;
-  if (conv.ident) out = identToGit(out) ?? out;
-  return out;
+export function convertManyToGit(files: readonly WorkTreeFile[]): { data: Buffer; messages: string[] }[] {
+  const encoded: EncodedFile[] = [];
+  for (const f of files) if (f.conv.encoding !== null) encoded.push({ path: f.path, data: f.data, encoding: f.conv.encoding });
+  const toGit = encodeManyToGit(encoded);
+  let next = 0;
+  return files.map(f => {
+    let out = Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength);
+    let messages: string[] = [];
+    if (f.conv.encoding !== null) {
+      const r = toGit[next++]!;
+      if (r.data) out = r.data;
+      else messages = r.messages;
+    }
+    out = crlfToGit(out, f.conv.crlf, f.indexBlob) ?? out;
+    if (f.conv.ident) out = identToGit(out) ?? out;
+    return { data: out, messages };
+  });
 }

@@ -3,6 +3,8 @@
 // bit or size is a change; otherwise, when the stat cannot prove it (changed times, or a racy entry
 // written in the same second as the index), the content as git would store it (convert_to_git:
 // the path's clean filter first, when it has one, then the encoding, end-of-line and ident steps).
+// The content checks wait to be run together, so that their conversions go in one batch (one iconv
+// run per working-tree-encoding rather than one per file).
 import fs from 'node:fs';
 import { oidEquals } from '../../core/oid.js';
 import { hashObject } from '../../core/hash.js';
@@ -31,10 +33,11 @@ export interface CleanCheck {
   /** The index file's mtime in seconds; entries modified at or after it are racy. */
   indexTimestampSec: number;
   /**
-   * Work-tree content `data` of `e` as git would store it after its clean filter (convert_to_git:
-   * encoding back to UTF-8, CRLF to LF, $Id$ collapsed); `data` itself where nothing converts.
+   * Work-tree contents of entries as git would store them after their clean filters (convert_to_git:
+   * encoding back to UTF-8, CRLF to LF, $Id$ collapsed), in order; `data` itself where nothing
+   * converts.
    */
-  cleaned: (e: IndexEntry, data: Uint8Array) => Uint8Array;
+  cleaned: (files: readonly { e: IndexEntry; data: Uint8Array }[]) => Uint8Array[];
   /** The work-tree content as its clean filter gives it, or null when no filter applies. */
   clean: (e: IndexEntry, data: Buffer) => Promise<Buffer | null>;
 }
@@ -59,10 +62,11 @@ export function statMatches(e: IndexEntry, st: fs.BigIntStats, check: CleanCheck
 }
 
 /**
- * Whether the work-tree file at `fsPath` is unchanged from index entry `e`. A submodule counts as
- * unchanged while its directory exists (tsgit does not look inside submodules).
+ * Whether the work-tree file at `fsPath` is unchanged from index entry `e`, as far as it can be told
+ * without reading a regular file: true, false, or null when its content must decide. A submodule
+ * counts as unchanged while its directory exists (tsgit does not look inside submodules).
  */
-export async function isClean(e: IndexEntry, fsPath: string | Buffer, check: CleanCheck): Promise<boolean> {
+function verdictWithoutContent(e: IndexEntry, fsPath: string | Buffer, check: CleanCheck): boolean | null {
   const st = lstatOrNull(fsPath);
   if (!st) return false;
   if (e.mode === MODE_GITLINK) return st.isDirectory();
@@ -80,8 +84,37 @@ export async function isClean(e: IndexEntry, fsPath: string | Buffer, check: Cle
   if (e.mode === MODE_SYMLINK ? check.symlinks : check.fileMode && ((Number(st.mode) ^ e.mode) & 0o100)) return false;
   // So is another size, unless the index does not know it (0, as after read-tree).
   if (e.size !== 0 && Number(st.size & LOW32) !== e.size) return false;
-  // Then what git would store from the file must be the entry's blob.
-  const data = fs.readFileSync(fsPath);
-  const filtered = await check.clean(e, data);
-  return oidEquals(hashObject('blob', check.cleaned(e, filtered ?? data)), 0, e.oid, 0);
+  return null;
+}
+
+/**
+ * Whether work-tree files are unchanged from their index entries, asked entry by entry and answered
+ * for the ones whose content decides when run() reads, cleans and converts those files together.
+ */
+export class CleanChecks {
+  private waiting: { e: IndexEntry; fsPath: string | Buffer; answer: (clean: boolean) => void }[] = [];
+
+  constructor(private readonly check: CleanCheck, private readonly fsPathOf: (e: IndexEntry) => string | Buffer) {}
+
+  /** Whether `e`'s file is unchanged; settled by run() when its content must decide. */
+  isClean(e: IndexEntry): Promise<boolean> {
+    const fsPath = this.fsPathOf(e);
+    const verdict = verdictWithoutContent(e, fsPath, this.check);
+    if (verdict !== null) return Promise.resolve(verdict);
+    return new Promise(answer => this.waiting.push({ e, fsPath, answer }));
+  }
+
+  /** Compares the files waiting for their content with their blobs, in path order as git reads them. */
+  async run(): Promise<void> {
+    const waiting = this.waiting.sort((a, b) => Buffer.compare(a.e.path, b.e.path));
+    this.waiting = [];
+    const files: { e: IndexEntry; data: Uint8Array }[] = [];
+    for (const { e, fsPath } of waiting) {
+      const data = fs.readFileSync(fsPath);
+      files.push({ e, data: (await this.check.clean(e, data)) ?? data });
+    }
+    // What git would store from each file must be the entry's blob.
+    const cleaned = this.check.cleaned(files);
+    waiting.forEach(({ e, answer }, k) => answer(oidEquals(hashObject('blob', cleaned[k]!), 0, e.oid, 0)));
+  }
 }
