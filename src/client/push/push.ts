@@ -31,7 +31,7 @@ export interface PushOptions {
   readonly refspecs?: readonly string[];
   readonly force?: boolean;
   readonly leases?: readonly Lease[];
-  /** By default push.atomic. */
+  /** All refs or none (git 2.39 has no setting for it: only --atomic). */
   readonly atomic?: boolean;
   /** Every refspec names a ref to delete. */
   readonly delete?: boolean;
@@ -77,7 +77,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const branch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
   const remote = resolvePushRemote(config, options.remote, branch);
   const specs = refspecsToPush(config, remote, options, branch, options.remote ?? remote.name ?? 'origin');
-  const atomic = options.atomic ?? config.getBool('push', null, 'atomic') ?? false;
+  const atomic = options.atomic ?? false;
   const followTags = options.followTags ?? config.getBool('push', null, 'followtags') ?? false;
   const pushOptions = options.pushOptions?.length ? options.pushOptions : configuredPushOptions(config);
   const base = { ...connectOptionsFromConfig(config, env), ...options.transport };
