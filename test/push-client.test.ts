@@ -96,13 +96,13 @@ describe('tsgit push to git-core and tsgit servers, against git push', () => {
     commits(work, 1, 'atomic');
     const atomic = await both(work, url, repos, args(['--atomic', '<url>', 'main', 'main:refs/heads/blocked']), rp);
     assert.match(atomic.ts.stdout, /\(atomic push failure\)/);
+    const old = git(repos.ts, ['rev-parse', 'main']).trim();
     // git 2.39 has no push.atomic: with it set, main goes and only blocked is refused, as in git.
     commits(work, 1, 'atomic-config');
     const byConfig = await both(work, url, repos, args(['<url>', 'main', 'main:refs/heads/blocked']),
       { gitArgs: ['-c', 'push.atomic=true'], tsArgs: ['-c', 'push.atomic=true'] });
     assert.equal(byConfig.ts.status, 1);
     assert.doesNotMatch(byConfig.ts.stdout, /atomic push failure/);
-    const old = git(repos.ts, ['rev-parse', 'main']).trim();
     await both(work, url, repos, args(['<url>', 'main']), rp);
     commits(work, 1, 'lease');
     const stale = await both(work, url, repos, args([`--force-with-lease=main:${old}`, '<url>', 'main']), rp);
