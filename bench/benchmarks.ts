@@ -110,11 +110,7 @@ async function startCloneDaemon(ctx: BenchContext): Promise<void> {
 async function stopCloneDaemon(ctx: BenchContext): Promise<void> {
   const child = cloneDaemon;
   cloneDaemon = null;
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await terminate(child);
   setAside(ctx, 'clone');
 }
 
@@ -690,11 +686,15 @@ async function startRelayServer(ctx: BenchContext): Promise<void> {
 async function stopRelayServer(): Promise<void> {
   const child = relayServer;
   relayServer = null;
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await terminate(child);
+}
+
+/** Sends a server a benchmark started SIGTERM and waits until it has gone. */
+async function terminate(child: ReturnType<typeof spawn> | null): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 /** A fetch's request: want HEAD, have HEAD~behind (first parents), as git 2.39's fetch asks. */

@@ -9,9 +9,9 @@
 // same two CPUs as the server. While they run, the server's process tree is sampled every 250 ms
 // for its memory (the sum over the tree: git daemon forks a process per client); its CPU is read
 // before the first client and after the last. The results go to a JSON file and the server is sent
-// SIGTERM, whether or not the clients or the driver failed (drive-server.ts). Memory is the proportional set size (Pss: a page shared by n processes counts 1/n in
-// each), not RSS: git's upload-packs all map the same pack, and the sum of their RSS would count
-// it once per client.
+// SIGTERM, whether or not the clients or the driver failed (drive-server.ts). Memory is the
+// proportional set size (Pss: a page shared by n processes counts 1/n in each), not RSS: git's
+// upload-packs all map the same pack, and the sum of their RSS would count it once per client.
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { Config } from '../config/index.js';
 import { ConnectionLimit, type TrackedConnection } from '../transport/connection-limit.js';
 import { acceptDaemonRequest, refuseConnection, type DaemonRequest } from '../transport/daemon-accept.js';
+import { NOT_SERVED } from '../transport/daemon-refusals.js';
 import { formatAccessLine, type AccessRecord, type Mutable } from './access-log.js';
 import { DEFAULT_SERVICE_LIMITS, DEFAULT_TIMEOUTS, type ServeTimeouts, type ServiceLimits } from './limits.js';
 import { daemonSegments, realRoot, resolveRepository, segmentsUnder } from './resolve-repository.js';
@@ -92,7 +93,7 @@ export function createDaemon(options: DaemonOptions): net.Server {
     if (!service) return refuse('refused', `service not enabled: ${request.service}`);
     const segments = options.absolutePaths ? segmentsUnder(root, request.path) : daemonSegments(request.path);
     const repo = resolveRepository(root, segments, { exportAll });
-    if (typeof repo === 'string') return refuse('refused', `access denied or repository not exported: ${request.path}`);
+    if (typeof repo === 'string') return refuse('refused', `${NOT_SERVED}: ${request.path}`);
     record.repository = repo.name;
     if (!enabledForDaemon(service, Config.loadSync(repo.gitDir, { global: true }), options.services?.[service.name])) {
       return refuse('refused', `service not enabled: ${request.service}`);

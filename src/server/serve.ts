@@ -125,7 +125,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   pool.prestart();
   const shown = host.includes(':') ? `[${host}]` : host;
   // Node removes the socket file when its server closes.
-  const stopped = () => Promise.all([closeServer(httpServer), daemon ? closeServer(daemon) : undefined, relay ? closeServer(relay) : undefined]);
+  const stopped = () => Promise.all([httpServer, daemon, relay].map(server => (server ? closeServer(server) : undefined)));
   let cutGrace: (() => void) | null = null;
   let closing: Promise<void> | null = null;
   return {

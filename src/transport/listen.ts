@@ -1,8 +1,9 @@
 // The listening side's start and end: a server bound to a host and port, with the reasons a bind
 // fails said the way a user can act on them (no Node stack), and a close that waits.
 import fs from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import { GitError } from '../core/errors.js';
+import { connectUnix } from './unix-socket.js';
 
 const WHY: Record<string, string> = {
   EADDRINUSE: 'the address is already in use',
@@ -41,7 +42,9 @@ export async function listenUnix(server: net.Server, socketPath: string, what: s
   }
   if (st) {
     if (!st.isSocket()) throw new GitError('transport', 'listen-failed', `cannot listen for ${what} on ${socketPath}: it exists and is not a socket`);
-    if (await answers(socketPath)) throw new GitError('transport', 'listen-failed', `cannot listen for ${what} on ${socketPath}: a server is listening there`);
+    const live = await connectUnix(socketPath);
+    live?.destroy();
+    if (live) throw new GitError('transport', 'listen-failed', `cannot listen for ${what} on ${socketPath}: a server is listening there`);
     fs.unlinkSync(socketPath);
   }
   await new Promise<void>((resolve, reject) => {
@@ -58,14 +61,6 @@ export async function listenUnix(server: net.Server, socketPath: string, what: s
     } finally {
       process.umask(umask);
     }
-  });
-}
-
-function answers(socketPath: string): Promise<boolean> {
-  return new Promise(resolve => {
-    const s = net.connect(socketPath);
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
   });
 }
 

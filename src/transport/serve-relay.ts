@@ -11,9 +11,11 @@
 //
 // bin/tsgit loads this module alone (its own bundle entry), before the CLI: it must stay small.
 import fs from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
 import { pktLine } from '../protocol/pkt-line.js';
+import { NOT_SERVED } from './daemon-refusals.js';
+import { connectUnix } from './unix-socket.js';
 
 /**
  * Relays one upload-pack conversation on stdin/stdout to the server at `socketPath`. Resolves to
@@ -23,15 +25,8 @@ export async function relayUploadPack(socketPath: string, dir: string, cwd: stri
   const target = realTarget(path.resolve(cwd, dir));
   // Names a request line cannot carry are refused by the command itself, with its own message.
   if (/[\0\n]/.test(target)) return null;
-  const socket = net.connect(socketPath);
-  const connected = await new Promise<boolean>(resolve => {
-    socket.once('connect', () => resolve(true));
-    socket.once('error', () => resolve(false));
-  });
-  if (!connected) {
-    socket.destroy();
-    return null;
-  }
+  const socket = await connectUnix(socketPath);
+  if (!socket) return null;
   // From here a broken connection shows as its close (with hadError), handled below.
   socket.on('error', () => {});
   let line = `git-upload-pack ${target}\0host=localhost\0`;
@@ -63,8 +58,8 @@ export async function relayUploadPack(socketPath: string, dir: string, cwd: stri
   });
 }
 
-/** The daemon's ERR line for a repository it does not serve (daemon.ts). */
-const REFUSED = /^[0-9a-f]{4}ERR access denied or repository not exported: /;
+/** The daemon's ERR line for a repository it does not serve. */
+const REFUSED = new RegExp(`^[0-9a-f]{4}ERR ${NOT_SERVED}: `);
 
 /** The first bytes the server sends, or null when it closes without any. */
 function firstChunk(socket: net.Socket): Promise<Buffer | null> {

@@ -111,6 +111,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
   // Writer threads start once the plan shows the checkout is big enough, and boot while it goes on.
   const { threads, threshold } = force ? { threads: 1, threshold: 0 } : writerThreads(config);
   let pool: WriterThreads | null = null;
+  const startPool = (): void => { pool = new WriterThreads(threads - 1, repo.odb.objectsDir); };
   const lockFile = indexPath(repo.gitDir, env);
   let lock: IndexLock | null = null;
   let runner: FilterRunner | null = null;
@@ -132,7 +133,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
         // Not while a filter process starts: the threads' boot would compete with it for the
         // cores, and the files it smudges are written here anyway, so the threads wait for the
         // count of the others.
-        ...threads > 1 && !warm.length ? { bigEnough: threshold, onBig: () => { pool = new WriterThreads(threads - 1, repo.odb.objectsDir); } } : {},
+        ...threads > 1 && !warm.length ? { bigEnough: threshold, onBig: startPool } : {},
       });
     } finally {
       trees.close();
@@ -155,7 +156,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
       await (pool as WriterThreads).close();
       pool = null;
     } else if (!pool && threads > 1 && warm.length && plan.count - filteredCount >= threshold) {
-      pool = new WriterThreads(threads - 1, repo.odb.objectsDir);
+      startPool();
     }
     const parallel: WriterThreads | null = pool;
     const stats = newStatTable(plan.count, parallel !== null);

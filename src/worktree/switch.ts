@@ -103,21 +103,13 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
       fileMode: config.getBool('core', null, 'filemode') ?? true,
       symlinks: settings.symlinks,
       indexTimestampSec: index.timestampSec,
-      cleaned: files => {
-        const convs = files.map(({ e }) => conversionOf(e));
-        const converted = convertManyToGit(files.flatMap(({ e, data }, k) => {
-          const conv = convs[k];
-          return conv ? [{ path: displayPath(e.path), data, conv, indexBlob: () => odb.mustRead(e.oid, 0, OBJ_BLOB).data }] : [];
-        }));
-        let next = 0;
-        return files.map(({ data }, k) => {
-          if (!convs[k]) return data;
-          const r = converted[next++]!;
-          // git says so as it reads the file (error() in convert.c), and compares it as it is.
-          for (const m of r.messages) log(`${m}\n`);
-          return r.data;
-        });
-      },
+      cleaned: files => convertManyToGit(files.map(({ e, data }) => ({
+        path: displayPath(e.path), data, conv: conversionOf(e), indexBlob: () => odb.mustRead(e.oid, 0, OBJ_BLOB).data,
+      }))).map(r => {
+        // git says so as it reads the file (error() in convert.c), and compares it as it is.
+        for (const m of r.messages) log(`${m}\n`);
+        return r.data;
+      }),
       clean: (e, data) => cleanFilters.clean(e.path, data),
     };
     const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);

@@ -57,11 +57,11 @@ function identToGit(src: Buffer): Buffer | null {
   return Buffer.concat(parts);
 }
 
-/** A work-tree file to read back: its path as git shows it, its content and its conversion. */
+/** A work-tree file to read back: its path as git shows it, its content and its conversion (null: none). */
 export interface WorkTreeFile {
   path: string;
   data: Uint8Array;
-  conv: Conversion;
+  conv: Conversion | null;
   /** Reads the blob the index has for the path (text=auto looks at it). */
   indexBlob: () => Uint8Array;
 }
@@ -72,12 +72,13 @@ export interface WorkTreeFile {
  */
 export function convertManyToGit(files: readonly WorkTreeFile[]): { data: Buffer; messages: string[] }[] {
   const encoded: EncodedFile[] = [];
-  for (const f of files) if (f.conv.encoding !== null) encoded.push({ path: f.path, data: f.data, encoding: f.conv.encoding });
+  for (const f of files) if (f.conv?.encoding != null) encoded.push({ path: f.path, data: f.data, encoding: f.conv.encoding });
   const toGit = encodeManyToGit(encoded);
   let next = 0;
   return files.map(f => {
     let out = Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength);
     let messages: string[] = [];
+    if (!f.conv) return { data: out, messages };
     if (f.conv.encoding !== null) {
       const r = toGit[next++]!;
       if (r.data) out = r.data;

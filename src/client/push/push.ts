@@ -77,7 +77,6 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const branch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
   const remote = resolvePushRemote(config, options.remote, branch);
   const specs = refspecsToPush(config, remote, options, branch, options.remote ?? remote.name ?? 'origin');
-  const atomic = options.atomic ?? false;
   const followTags = options.followTags ?? config.getBool('push', null, 'followtags') ?? false;
   const pushOptions = options.pushOptions?.length ? options.pushOptions : configuredPushOptions(config);
   const base = { ...connectOptionsFromConfig(config, env), ...options.transport };
@@ -92,7 +91,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const all: PushRef[] = [];
   let failed = false;
   for (const url of remote.urls) {
-    const result = await pushTo(repo, refStore, config, remote, url, specs, { ...options, atomic, followTags, pushOptions },
+    const result = await pushTo(repo, refStore, config, remote, url, specs, { ...options, followTags, pushOptions },
       connectOptions, head.symref, log, out);
     all.push(...result.refs);
     failed ||= result.failed;
