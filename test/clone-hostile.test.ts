@@ -187,6 +187,58 @@ describe('hostile servers', () => {
     rmrf(ws.dir);
   });
 
+  test('fetch.fsckObjects, transfer.fsckObjects and fetch.fsck.<msg-id> as git reads them; checks on when neither switch is set', async () => {
+    const repo = path.join(root, 'baddate.git');
+    const git = (args: string[], input?: string) => {
+      const r = spawnSync('git', args, { cwd: repo, env: GIT_ENV, input });
+      assert.equal(r.status, 0, String(r.stderr));
+      return String(r.stdout).trim();
+    };
+    fs.mkdirSync(repo);
+    git(['init', '-q', '--bare']);
+    const tree = git(['mktree'], `100644 blob ${git(['hash-object', '-w', '--stdin'], 'x\n')}\tfile\n`);
+    const commit = git(['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'],
+      `tree ${tree}\nauthor A U Thor <a@example.com> not-a-date +0000\ncommitter C O Mitter <c@example.com> 1800000000 +0000\n\nbad date\n`);
+    git(['update-ref', 'refs/heads/main', commit]);
+    git(['symbolic-ref', 'HEAD', 'refs/heads/main']);
+    const env = clientEnv(scratch, 2);
+    const url = daemon.url('baddate.git');
+    // tsgit's settings, and git's with the same effect (git checks nothing when neither switch is set).
+    const cases: { tsgit: string[]; git: string[]; accepted: boolean }[] = [
+      { tsgit: [], git: ['-c', 'fetch.fsckObjects=true'], accepted: false },
+      { tsgit: ['-c', 'transfer.fsckObjects=false'], git: ['-c', 'transfer.fsckObjects=false'], accepted: true },
+      { tsgit: ['-c', 'fetch.fsckObjects=false', '-c', 'transfer.fsckObjects=true'], git: ['-c', 'fetch.fsckObjects=false', '-c', 'transfer.fsckObjects=true'], accepted: true },
+      { tsgit: ['-c', 'fetch.fsckObjects=true', '-c', 'transfer.fsckObjects=false'], git: ['-c', 'fetch.fsckObjects=true', '-c', 'transfer.fsckObjects=false'], accepted: false },
+      { tsgit: ['-c', 'fetch.fsck.badDate=ignore'], git: ['-c', 'fetch.fsckObjects=true', '-c', 'fetch.fsck.badDate=ignore'], accepted: true },
+    ];
+    for (const c of cases) {
+      const oracle = spawnSync('git', [...c.git, 'clone', '-q', url, path.join(scratch, 'baddate-git')], { cwd: scratch, env, encoding: 'utf8' });
+      rmrf(path.join(scratch, 'baddate-git'));
+      assert.equal(oracle.status === 0, c.accepted, `git ${c.git.join(' ')}: ${oracle.stderr}`);
+      const ws = workspace();
+      const r = await runAsync(process.execPath, [TSGIT, ...c.tsgit, 'clone', url, ws.target], ws.dir, env);
+      if (c.accepted) {
+        assert.equal(r.status, 0, `${c.tsgit.join(' ')}: ${r.stderr}`);
+        assert.equal(spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ws.target, env, encoding: 'utf8' }).stdout.trim(), commit);
+      } else {
+        assert.equal(r.status, 128, `${c.tsgit.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, new RegExp(`fsck error in packed object commit ${commit}: badDate`));
+        ws.untouched();
+      }
+      rmrf(ws.dir);
+    }
+    // fetch reads the same settings
+    const into = path.join(scratch, 'baddate-fetch');
+    spawnSync('git', ['init', '-q', into], { env });
+    const refused = await runAsync(process.execPath, [TSGIT, 'fetch', url, 'main'], into, env);
+    assert.equal(refused.status, 128, refused.stderr);
+    assert.match(refused.stderr, /badDate/);
+    const fetched = await runAsync(process.execPath, [TSGIT, '-c', 'fetch.fsckObjects=false', 'fetch', url, 'main'], into, env);
+    assert.equal(fetched.status, 0, fetched.stderr);
+    assert.equal(fs.readFileSync(path.join(into, '.git', 'FETCH_HEAD'), 'utf8').slice(0, 40), commit);
+    rmrf(into);
+  });
+
   test('a fetch cut off mid-pack changes no ref and leaves no temporary pack', async () => {
     const repo = path.join(root, 'fetched.git');
     makeServerRepo(repo);

@@ -27,7 +27,8 @@ import { parseRefspec, type Refspec } from './parse-refspec.js';
 import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { updateShallow } from './shallow-file.js';
-import { storePack, type PackStored } from './store-pack.js';
+import { receivedFsck, storePack, type PackStored } from './store-pack.js';
+import type { FsckOptions } from '../object/fsck.js';
 import { rewriteUrl } from './remote-config.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
@@ -62,8 +63,9 @@ export interface CloneOptions {
   /** The remote's name (git's -o); default origin. */
   readonly origin?: string;
   /**
-   * fsck every received object (default true); and, except for shallow and partial clones, check
-   * that everything they point to arrived.
+   * fsck every received object, and, except for shallow and partial clones, check that everything
+   * they point to arrived. Default: as fetch.fsckObjects and transfer.fsckObjects say, on when
+   * neither is set.
    */
   readonly strict?: boolean;
   /** Meters for receiving the pack, resolving deltas and updating files (the CLI draws them on stderr). */
@@ -172,6 +174,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     }
 
     const repository = new Repository(gitDir, workTree);
+    const fsck = receivedFsck(config, gitDir, options.strict);
     const refStore = repository.openRefs(env);
     try {
       const reflogMessage = `clone: from ${storedUrl}`;
@@ -184,7 +187,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
           onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
           receivePack: (pack) => storePack(repository, pack, {
-            fixThin: false, strict: options.strict ?? true, connectivity: !deepen && !filtered, progress: options.progress,
+            fixThin: false, fsck, connectivity: !deepen && !filtered, progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
             ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
           }),
@@ -214,7 +217,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         try {
           if (options.filter) {
             session = await RemoteSession.open(fetchUrl, connectOptions);
-            await fetchMissingBlobs(session, repository, headState.oid, options);
+            await fetchMissingBlobs(session, repository, headState.oid, fsck, options);
             session = null;
           }
           if (options.signal?.aborted) throw interrupted();
@@ -250,7 +253,7 @@ function checkoutFailed(cause: unknown): GitError {
 }
 
 /** A partial clone fetches the blobs of the commit it checks out in one more request, as git does. */
-async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commit: string, options: CloneOptions): Promise<void> {
+async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commit: string, fsck: FsckOptions | null, options: CloneOptions): Promise<void> {
   const blobs = missingBlobs(repo.odb, commit);
   if (blobs.length === 0) {
     await session.close();
@@ -259,7 +262,7 @@ async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commi
   const fetched = await fetchPack(session, {
     wants: blobs, negotiator: null, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
     receivePack: (pack) => storePack(repo, pack, {
-      fixThin: false, strict: options.strict ?? true, connectivity: false, progress: options.progress,
+      fixThin: false, fsck, connectivity: false, progress: options.progress,
       promisorRefs: [], signal: options.signal,
     }),
   });

@@ -25,7 +25,7 @@ import { checkRemoteRefNames, mapRefs, refPrefixes, type MappedRef } from './ref
 import { defaultRemoteName, resolveRemote, type RemoteSpec } from './remote-config.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { readShallow, updateShallow } from './shallow-file.js';
-import { storePack, type PackStored } from './store-pack.js';
+import { receivedFsck, storePack, type PackStored } from './store-pack.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
 export interface FetchOptions {
@@ -42,8 +42,9 @@ export interface FetchOptions {
   /** Update even refs whose update is not a fast-forward. */
   readonly force?: boolean;
   /**
-   * fsck every received object (default true); and, unless deepening or filtering, check that
-   * everything they point to is there.
+   * fsck every received object, and, unless deepening or filtering, check that everything they
+   * point to is there. Default: as fetch.fsckObjects and transfer.fsckObjects say, on when
+   * neither is set.
    */
   readonly strict?: boolean;
   /** Meters for receiving the pack and resolving deltas (the CLI draws them on stderr). */
@@ -110,7 +111,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const remoteUrl = parseRemoteUrl(remote.url, options.cwd ?? process.cwd());
   checkProtocolAllowed(config, env, remoteUrl);
   const shown = fetchHeadUrl(remote.url);
-  const strict = options.strict ?? true;
+  const fsck = receivedFsck(config, repo.gitDir, options.strict);
   const connectivity = !deepen && filter === null;
 
   const session = await RemoteSession.open(remoteUrl, connectOptions);
@@ -139,7 +140,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
         warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack) => storePack(repo, pack, {
-          fixThin: true, strict, connectivity, progress: options.progress,
+          fixThin: true, fsck, connectivity, progress: options.progress,
           signal: options.signal, onIndexed: options.onPackStored,
           ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
         }),

@@ -6,14 +6,17 @@
 import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
 import os from 'node:os';
+import type { Config } from '../config/index.js';
+import { transferFsck } from '../config/transfer-fsck.js';
+import type { FsckOptions } from '../object/fsck.js';
 import { indexPack } from '../packing/index-pack/index.js';
 import type { Repository } from '../repository/repository.js';
 
 export interface StorePackOptions {
   /** Complete a thin pack with bases from the repository. */
   readonly fixThin: boolean;
-  /** Check every object with git's fsck rules. */
-  readonly strict: boolean;
+  /** Check every object with git's fsck rules, at these levels; null: no checks (see receivedFsck). */
+  readonly fsck: FsckOptions | null;
   /**
    * With strict, also check that everything the objects point to is in the pack or the
    * repository. Off for shallow and partial fetches, whose packs point at commits and blobs that
@@ -43,6 +46,16 @@ export interface PackStored {
   unlock(): void;
 }
 
+/**
+ * How a fetch or clone checks what it receives: the library caller's `strict` when given (true:
+ * git's --strict at its default levels), else fetch.fsckObjects / transfer.fsckObjects and the
+ * fetch.fsck.* settings, with checks on when neither switch is set.
+ */
+export function receivedFsck(config: Config, gitDir: string, strict: boolean | undefined): FsckOptions | null {
+  if (strict !== undefined) return strict ? { strict: true } : null;
+  return transferFsck(config, 'fetch', gitDir);
+}
+
 export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array>, options: StorePackOptions): Promise<PackStored> {
   const { objects, packPath, keepCreated, keepPath } = await receive(repo, pack, options);
   options.onIndexed?.();
@@ -70,7 +83,7 @@ async function receive(repo: Repository, pack: AsyncIterable<Uint8Array>, option
   Promise<{ objects: number; packPath: string; keepCreated: boolean; keepPath: string | null }> {
   const { objects, packPath, keepCreated, keepPath } = await indexPack(repo.odb, pack, {
     fixThin: options.fixThin,
-    strict: options.strict ? { strict: true } : null,
+    strict: options.fsck,
     connectivity: options.connectivity,
     // git's fetch-pack .keep text.
     keep: `fetch-pack ${process.pid} on ${os.hostname()}`,

@@ -1,12 +1,10 @@
 // What a repository's configuration lets receive-pack do, read as git's receive_pack_config reads
 // it. Two defaults differ from git's, on purpose: every received object is fsck'd unless
-// receive.fsckObjects (or transfer.fsckObjects) says false, and push options are advertised
-// unless receive.advertisePushOptions says false.
-import fs from 'node:fs';
-import path from 'node:path';
+// receive.fsckObjects (or transfer.fsckObjects) says false (config/transfer-fsck.ts), and push
+// options are advertised unless receive.advertisePushOptions says false.
 import type { Config } from '../../config/index.js';
-import { GitError } from '../../core/errors.js';
-import { FSCK_LEVELS, HARDENED_LEVELS, type FsckMsgId, type FsckOptions, type FsckOverrides } from '../../object/fsck.js';
+import { transferFsck } from '../../config/transfer-fsck.js';
+import { HARDENED_LEVELS, type FsckOptions } from '../../object/fsck.js';
 
 /** receive.denyCurrentBranch and receive.denyDeleteCurrent: unset means refuse, with git's long explanation. */
 export type DenyAction = 'unconfigured' | 'ignore' | 'warn' | 'refuse' | 'updateInstead';
@@ -16,10 +14,8 @@ export interface ReceivePackPolicy {
   denyNonFastForwards: boolean;
   denyCurrentBranch: DenyAction;
   denyDeleteCurrent: DenyAction;
-  /** null: no fsck (receive.fsckObjects=false). */
+  /** null: no fsck (receive.fsckObjects=false); with receive.fsck.* levels and the skip list. */
   fsck: FsckOptions | null;
-  /** Objects whose fsck problems are ignored (receive.fsck.skipList, else fsck.skipList), as hex ids. */
-  skipList: Set<string>;
   /** 0: unlimited. */
   maxInputSize: number;
   /** Packs with fewer objects become loose objects (receive.unpackLimit, transfer.unpackLimit; git's 100). */
@@ -57,27 +53,13 @@ function denyAction(config: Config, key: string): DenyAction {
 export function readReceivePolicy(config: Config, gitDir: string, bare: boolean): ReceivePackPolicy {
   const bool = (section: string, key: string) => config.getBool(section, null, key);
   const int = (section: string, key: string) => config.getInt(section, null, key);
-  const fsckOn = bool('receive', 'fsckobjects') ?? bool('transfer', 'fsckobjects') ?? true;
-  const levels: FsckOverrides = { ...HARDENED_LEVELS };
-  for (const e of config.list()) {
-    if (e.section !== 'receive' || e.subsection !== 'fsck' || e.key === 'skiplist') continue;
-    const id = Object.keys(FSCK_LEVELS).find((k) => k.toLowerCase() === e.key) as FsckMsgId | undefined;
-    const level = (e.value ?? '').toLowerCase();
-    if (!id) continue; // git: "skipping unknown msg id"
-    if (level !== 'error' && level !== 'warn' && level !== 'ignore') {
-      throw new GitError('config', 'bad-value', `invalid value for 'receive.fsck.${id}': '${e.value ?? ''}' (expected error, warn or ignore)`);
-    }
-    levels[id] = level;
-  }
-  const skipListFile = config.get('receive', 'fsck', 'skiplist') ?? config.get('fsck', null, 'skiplist');
   const hooksPath = config.get('core', null, 'hookspath') ?? null;
   return {
     denyDeletes: bool('receive', 'denydeletes') ?? false,
     denyNonFastForwards: bool('receive', 'denynonfastforwards') ?? false,
     denyCurrentBranch: denyAction(config, 'denycurrentbranch'),
     denyDeleteCurrent: denyAction(config, 'denydeletecurrent'),
-    fsck: fsckOn ? { strict: true, levels } : null,
-    skipList: skipListFile !== undefined ? readSkipList(path.resolve(gitDir, skipListFile)) : new Set(),
+    fsck: transferFsck(config, 'receive', gitDir, HARDENED_LEVELS),
     maxInputSize: int('receive', 'maxinputsize') ?? 0,
     unpackLimit: int('receive', 'unpacklimit') ?? int('transfer', 'unpacklimit') ?? 100,
     advertiseAtomic: bool('receive', 'advertiseatomic') ?? true,
@@ -91,24 +73,6 @@ export function readReceivePolicy(config: Config, gitDir: string, bare: boolean)
     writeBitmaps: bool('repack', 'writebitmaps') ?? bool('pack', 'writebitmaps') ?? bare,
     hooksPath,
   };
-}
-
-/** git's fsck skip list: one id per line, '#' comments and blank lines allowed. */
-function readSkipList(file: string): Set<string> {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new GitError('config', 'bad-value', `could not open skip list: ${file}: ${(e as Error).message}`, { cause: e });
-  }
-  const ids = new Set<string>();
-  for (const raw of text.split('\n')) {
-    const line = raw.replace(/#.*/, '').trim();
-    if (!line) continue;
-    if (!/^[0-9a-fA-F]{40}$/.test(line)) throw new GitError('config', 'bad-value', `${file}: invalid object name: ${line}`);
-    ids.add(line.toLowerCase());
-  }
-  return ids;
 }
 
 /**

@@ -140,7 +140,7 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
         quarantine = Quarantine.create(repo.odb.objectsDir);
         try {
           unpacked = await unpack(input.rest(), quarantine, repo.odb, commands.filter((c) => !isDeletion(c)).map((c) => fromHex(c.newOid)!), {
-            fsck: policy.fsck && { ...policy.fsck, skip: policy.skipList },
+            fsck: policy.fsck,
             gitmodules: checkGitmodulesBlob,
             maxInputSize: policy.maxInputSize || limits.maxInputSize || 0,
             maxObjects: limits.maxObjects ?? 0,
