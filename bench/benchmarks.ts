@@ -114,6 +114,18 @@ async function stopCloneDaemon(ctx: BenchContext): Promise<void> {
   setAside(ctx, 'clone');
 }
 
+/** A clone of the corpus from the clone daemon, with each tool's global options and clone's own. */
+function daemonClone(name: string, tsgitOptions: string[], gitOptions: string[], cloneOptions: string[]): Benchmark {
+  const clone = ['clone', '-q', ...cloneOptions, DAEMON_URL, '{scratch}/clone'];
+  return {
+    name, issue: 'clone', corpus: 'large', cwd: '{scratch}',
+    tsgit: [...tsgitOptions, ...clone],
+    git: [...gitOptions, ...clone],
+    setup: (ctx) => startCloneDaemon(ctx),
+    cleanup: (ctx) => stopCloneDaemon(ctx),
+  };
+}
+
 export const BENCHMARKS: Benchmark[] = [
   {
     // The receiving end of a push of the whole corpus (every ref) into an empty repository, as git
@@ -243,29 +255,16 @@ export const BENCHMARKS: Benchmark[] = [
     setup: (ctx) => cloneLfsWithoutCheckout(ctx),
     cleanup: (ctx) => setAside(ctx, 'wt'),
   },
-  {
-    // A full clone (with checkout) from git daemon on loopback; the daemon serves the corpus
-    // (without bitmaps, so its own counting is part of both tools' wall time).
-    name: 'clone',
-    issue: 'clone',
-    corpus: 'large',
-    cwd: '{scratch}',
-    tsgit: ['clone', '-q', DAEMON_URL, '{scratch}/clone'],
-    git: ['clone', '-q', DAEMON_URL, '{scratch}/clone'],
-    setup: (ctx) => startCloneDaemon(ctx),
-    cleanup: (ctx) => stopCloneDaemon(ctx),
-  },
-  {
-    // The same without a work tree: transport, negotiation and index-pack only.
-    name: 'clone-bare',
-    issue: 'clone',
-    corpus: 'large',
-    cwd: '{scratch}',
-    tsgit: ['clone', '-q', '--bare', DAEMON_URL, '{scratch}/clone'],
-    git: ['clone', '-q', '--bare', DAEMON_URL, '{scratch}/clone'],
-    setup: (ctx) => startCloneDaemon(ctx),
-    cleanup: (ctx) => stopCloneDaemon(ctx),
-  },
+  // A full clone (with checkout) from git daemon on loopback; the daemon serves the corpus
+  // (without bitmaps, so its own counting is part of both tools' wall time). Each tool with its
+  // defaults: tsgit checks every object, git checks none.
+  daemonClone('clone', [], [], []),
+  // Both checking every object (git's transfer.fsckObjects=true: index-pack --strict and its
+  // connectivity check), and neither.
+  daemonClone('clone-fsck-both', [], ['-c', 'transfer.fsckObjects=true'], []),
+  daemonClone('clone-fsck-neither', ['-c', 'transfer.fsckObjects=false'], [], []),
+  // Without a work tree: transport, negotiation and index-pack only.
+  daemonClone('clone-bare', [], [], ['--bare']),
   {
     // The full clone's request of upload-pack-full-clone, served from the bitmapped copy of the
     // corpus (bench/bitmap-corpus.ts, linked as {scratch}/repo.git) with bitmaps on for both tools
