@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
-  componentProblem, isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap,
+  componentProblem, isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap, mayNameDotFile,
   type PathProblem,
 } from '../src/object/path-names.js';
 import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
@@ -185,4 +185,36 @@ test('git fsck flags exactly the names our matchers flag', () => {
   } finally {
     rmrf(dir);
   }
+});
+
+test('mayNameDotFile says yes to every name a matcher accepts (the gate fsck and checkout put before them)', () => {
+  const matchers = [isDotGit, isDotGitmodules, isDotGitattributes, isDotGitignore, isDotMailmap];
+  const check = (bytes: Uint8Array): boolean => {
+    const matched = matchers.some((m) => m(bytes, 0, bytes.length));
+    if (matched) assert.ok(mayNameDotFile(bytes, 0, bytes.length), `${JSON.stringify(Buffer.from(bytes).toString('latin1'))} matched but the gate said no`);
+    return matched;
+  };
+  // The spellings of the tables above, and random names over an alphabet that can spell them:
+  // letters of every needle and its short names, digits, tildes, dots, spaces, colons,
+  // separators, and the UTF-8 of HFS+'s ignorable code points and of other non-ASCII text.
+  for (const name of [...DOT_GIT_YES, ...DOT_GIT_NO]) check(new TextEncoder().encode(name));
+  const pieces = ['.', 'g', 'G', 'i', 'I', 't', 'T', 'm', 'M', 'o', 'd', 'u', 'l', 'e', 's', 'a', 'r', 'b', 'n', 'p', 'c',
+    '7', 'e', 'b', 'a', '2', '5', '0', '9', '3', '~', '1', '4', ' ', ':', '\\', '/', 'x',
+    '\u200c', '\u200f', '\u202a', '\u206f', '\ufeff', '\u00e9', '\u200b'].map((p) => new TextEncoder().encode(p));
+  const words = ['.git', 'git~1', 'gitmodules', '.gitmodules', 'gitmod~1', 'gi7eba~1', 'gitattributes', 'gi7d29~2', 'gitign~3',
+    'gi250a~4', '.mailmap', 'mailma~1', 'maba30~1', '~1', '~12'].map((w) => new TextEncoder().encode(w));
+  let seed = 12345;
+  const random = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return Math.floor((seed / 2 ** 32) * n);
+  };
+  let matched = 0;
+  for (let k = 0; k < 200_000; k++) {
+    const parts: Uint8Array[] = [];
+    const length = 1 + random(6);
+    for (let j = 0; j < length; j++) parts.push(random(3) === 0 ? words[random(words.length)]! : pieces[random(pieces.length)]!);
+    if (check(Buffer.concat(parts))) matched++;
+  }
+  // Enough of the random names are special for the property to have been exercised.
+  assert.ok(matched > 5000, `only ${matched} random names matched`);
 });

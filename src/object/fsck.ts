@@ -9,7 +9,7 @@ import { CorruptError } from '../core/errors.js';
 import type { ObjectType } from '../core/hash.js';
 import { OID_BYTES } from '../core/oid.js';
 import {
-  isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap,
+  isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap, mayNameDotFile,
 } from './path-names.js';
 
 /** git's message levels: fatal cannot be lowered, info is shown as a warning but never promoted. */
@@ -279,17 +279,20 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitm
     if (indexOfIn(content, SLASH, s, e) >= 0) flag('fullPathname', cur);
     if (content[s] === DOT && e - s === 1) flag('hasDot', cur);
     if (content[s] === DOT && e - s === 2 && content[s + 1] === DOT) flag('hasDotdot', cur);
-    if (isDotGit(content, s, e)) flag('hasDotgit', cur);
     if (content[cur.start] === ZERO) flag('zeroPaddedFilemode', cur);
     if (e - s > MAX_TREE_ENTRY_LEN) flag('largePathname', cur);
-    if (isDotGitmodules(content, s, e)) {
-      if (isLink) flag('gitmodulesSymlink', cur);
-      else if (onGitmodules && (mode & S_IFMT) !== S_IFGITLINK) onGitmodules(e + 1);
-    }
-    if (isLink) {
-      if (isDotGitattributes(content, s, e)) flag('gitattributesSymlink', cur);
-      if (isDotGitignore(content, s, e)) flag('gitignoreSymlink', cur);
-      if (isDotMailmap(content, s, e)) flag('mailmapSymlink', cur);
+    // Most names cannot be any special name; the matchers are for the few that might.
+    if (mayNameDotFile(content, s, e)) {
+      if (isDotGit(content, s, e)) flag('hasDotgit', cur);
+      if (isDotGitmodules(content, s, e)) {
+        if (isLink) flag('gitmodulesSymlink', cur);
+        else if (onGitmodules && (mode & S_IFMT) !== S_IFGITLINK) onGitmodules(e + 1);
+      }
+      if (isLink) {
+        if (isDotGitattributes(content, s, e)) flag('gitattributesSymlink', cur);
+        if (isDotGitignore(content, s, e)) flag('gitignoreSymlink', cur);
+        if (isDotMailmap(content, s, e)) flag('mailmapSymlink', cur);
+      }
     }
 
     // As in git, a broken next entry ends the walk before this entry's mode and order are checked.

@@ -211,6 +211,26 @@ function matchesDotFile(buf: Uint8Array, start: number, end: number, file: DotFi
 
 // ---- public API ----------------------------------------------------------------------------------
 
+/**
+ * Whether the name could be any of the special names below; false means none of the matchers can
+ * say yes, so a caller walking every entry of a tree may skip them. Each matcher needs its first
+ * code point to be '.' (HFS+ and NTFS long names), 'g'/'G' (NTFS `git~1` and the short names of
+ * the .git* files), 'm'/'M' (those of .mailmap) or '~' (a fallback short name may start with its
+ * tilde); an ignorable code point HFS+ skips is not ASCII; and a backslash starts a name of its
+ * own anywhere. So: one of those first bytes, a byte above 0x7f, or a backslash.
+ */
+export function mayNameDotFile(buf: Uint8Array, start: number, end: number): boolean {
+  if (start >= end) return false;
+  const c0 = lower(buf[start]!);
+  if (c0 === DOT || c0 === 0x67 || c0 === 0x6d || c0 === TILDE || c0 >= 0x80) return true;
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    if (c === BACKSLASH || c >= 0x80) return true;
+  }
+  return false;
+}
+
+
 type Matcher = (buf: Uint8Array, start: number, end: number) => boolean;
 
 function withString(match: Matcher): {
@@ -258,6 +278,7 @@ function problemOf(buf: Uint8Array, start: number, end: number, mode: number): P
     if (len === 1) return 'hasDot';
     if (len === 2 && buf[start + 1] === DOT) return 'hasDotdot';
   }
+  if (!mayNameDotFile(buf, start, end)) return null;
   if (isDotGit(buf, start, end)) return 'hasDotgit';
   if ((mode & S_IFMT) === S_IFLNK) {
     // Git reads these files from the work tree; through a symlink they could be any file on disk.
