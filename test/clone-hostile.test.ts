@@ -62,6 +62,19 @@ function workspace(): { dir: string; target: string; untouched(): void } {
   };
 }
 
+/** A new bare repository under the served root, and a git runner in it that returns stdout. */
+function bareRepo(name: string): (args: string[], input?: string) => string {
+  const repo = path.join(root, name);
+  const git = (args: string[], input?: string): string => {
+    const r = spawnSync('git', args, { cwd: repo, env: GIT_ENV, input });
+    assert.equal(r.status, 0, String(r.stderr));
+    return String(r.stdout).trim();
+  };
+  fs.mkdirSync(repo);
+  git(['init', '-q', '--bare']);
+  return git;
+}
+
 async function tsgitClone(url: string, target: string, version: 0 | 2, cwd: string, onSpawn?: (c: ChildProcess) => void) {
   return runAsync(process.execPath, [TSGIT, 'clone', url, target], cwd, clientEnv(scratch, version), onSpawn);
 }
@@ -166,14 +179,7 @@ describe('hostile servers', () => {
   });
 
   test('a shallow clone still checks every object, though not what lies beyond the boundary', async () => {
-    const repo = path.join(root, 'dotgit.git');
-    const git = (args: string[], input?: string) => {
-      const r = spawnSync('git', args, { cwd: repo, env: GIT_ENV, input });
-      assert.equal(r.status, 0, String(r.stderr));
-      return String(r.stdout).trim();
-    };
-    fs.mkdirSync(repo);
-    git(['init', '-q', '--bare']);
+    const git = bareRepo('dotgit.git');
     const blob = git(['hash-object', '-w', '--stdin'], 'x\n');
     const first = git(['commit-tree', git(['mktree'], `100644 blob ${blob}\tfile\n`), '-m', 'first']);
     const bad = git(['mktree'], `100644 blob ${blob}\t.git\n`);
@@ -188,14 +194,7 @@ describe('hostile servers', () => {
   });
 
   test('fetch.fsckObjects, transfer.fsckObjects and fetch.fsck.<msg-id> as git reads them; checks on when neither switch is set', async () => {
-    const repo = path.join(root, 'baddate.git');
-    const git = (args: string[], input?: string) => {
-      const r = spawnSync('git', args, { cwd: repo, env: GIT_ENV, input });
-      assert.equal(r.status, 0, String(r.stderr));
-      return String(r.stdout).trim();
-    };
-    fs.mkdirSync(repo);
-    git(['init', '-q', '--bare']);
+    const git = bareRepo('baddate.git');
     const tree = git(['mktree'], `100644 blob ${git(['hash-object', '-w', '--stdin'], 'x\n')}\tfile\n`);
     const commit = git(['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'],
       `tree ${tree}\nauthor A U Thor <a@example.com> not-a-date +0000\ncommitter C O Mitter <c@example.com> 1800000000 +0000\n\nbad date\n`);
