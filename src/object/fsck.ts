@@ -251,18 +251,54 @@ const TREE_MESSAGES: readonly [FsckMsgId, string][] = [
 ];
 
 /**
+ * A tree's entries as checkTree found them, for a caller that checks many versions of a directory
+ * (index-pack --strict resolving a delta chain): where each entry starts, which ones were copied
+ * whole from a base tree, and whether the tree was found clean, so that it may serve as a base.
+ */
+export class TreeLayout {
+  /** Entry starts in order; starts[count] is where the last entry ends. */
+  starts = new Int32Array(64);
+  /** 1 for an entry that is byte for byte an entry of the base (its own checks were made there). */
+  copied = new Uint8Array(64);
+  count = 0;
+  /** No problem of any level was found: every entry passed every check on its own. */
+  clean = false;
+}
+
+/**
+ * What a tree stored as a delta shares with its base: the base's layout (checked clean) and the
+ * delta's copies as (result offset, length, base offset) triples in result order.
+ */
+export interface TreeDeltaBase {
+  layout: TreeLayout;
+  runs: Int32Array;
+  runCount: number;
+}
+
+/**
  * Checks a tree object's content as git's fsck_tree does. Each id is reported once, naming the
  * first entry that tripped it. Names are judged by path-names.ts, which also applies the
  * backslash rule to `.gitattributes`, `.gitignore` and `.mailmap` symlinks (git only to `.git`
  * and `.gitmodules`).
- */
-/**
+ *
  * `onGitmodules` hears of every entry named `.gitmodules` (in any spelling a filesystem folds to
  * it) that is not a symlink, with the offset of its id in `content`: as in git, such a blob is
  * checked as a .gitmodules file once it is at hand.
+ *
+ * With `layout`, the entries are recorded there. With `base` too, an entry whose bytes one copy of
+ * the delta took whole from one entry of that clean base (starting at the base entry's start and
+ * ending at its end) skips the checks that look at an entry alone: those bytes passed them in the
+ * base, and `onGitmodules` heard of them then. The order and duplicate checks, which look at
+ * neighbours and at names met before, still see every entry.
  */
-export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitmodules?: (idOffset: number) => void): FsckProblem[] {
+export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitmodules?: (idOffset: number) => void,
+  layout?: TreeLayout, base?: TreeDeltaBase | null): FsckProblem[] {
   const report = new FsckReport(options);
+  if (layout) {
+    layout.count = 0;
+    layout.starts[0] = 0;
+    layout.clean = content.length === 0;
+  }
   if (content.length === 0) return report.problems;
   const found = new Map<FsckMsgId, string>();
   const flag = (id: FsckMsgId, e: Entry): void => {
@@ -271,8 +307,81 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitm
   const candidates: number[] = [];
   let cur = new Entry(), next = new Entry(), prev: Entry | null = null;
   let parseError = decodeEntry(content, 0, cur);
+  let count = 0, run = 0;
+  // Only a clean base vouches for its entries.
+  const runs = base?.layout.clean ? base.runs : undefined, runEnd = runs ? base!.runCount * 3 : 0;
 
   while (parseError === null) {
+    let copied = false;
+    if (runs) {
+      while (run < runEnd && runs[run]! + runs[run + 1]! <= cur.start) run += 3;
+      copied = run < runEnd && runs[run]! <= cur.start && cur.next <= runs[run]! + runs[run + 1]! &&
+        isBaseEntry(base!.layout, runs[run + 2]! + (cur.start - runs[run]!), cur.next - cur.start);
+    }
+    if (layout) {
+      if (count + 2 > layout.starts.length) growLayout(layout, count + 2);
+      layout.starts[count] = cur.start;
+      layout.copied[count] = copied ? 1 : 0;
+      count++;
+      layout.starts[count] = cur.next;
+    }
+    if (!copied) checkEntry(content, cur, flag, onGitmodules);
+    // As in git, a broken next entry ends the walk before this entry's mode and order are checked.
+    if (cur.next < content.length) {
+      parseError = decodeEntry(content, cur.next, next);
+      if (parseError !== null) break;
+    }
+    if (!copied) checkMode(cur, options, flag);
+    if (prev) {
+      const order = verifyOrdered(content, prev, cur, candidates);
+      if (order === TREE_UNORDERED) flag('treeNotSorted', cur);
+      else if (order === TREE_HAS_DUPS) flag('duplicateEntries', cur);
+    }
+
+    if (cur.next >= content.length) break;
+    const done = prev ?? new Entry();
+    prev = cur;
+    cur = next;
+    next = done;
+  }
+
+  if (parseError !== null) report.add('badTree', `cannot be parsed as a tree: ${parseError}`);
+  for (const [id, text] of TREE_MESSAGES) {
+    const where = found.get(id);
+    if (where !== undefined) report.add(id, `${text} (${where})`);
+  }
+  if (layout) {
+    layout.count = count;
+    layout.clean = parseError === null && found.size === 0;
+  }
+  return report.problems;
+}
+
+/** Whether base[at, at + length) is exactly one entry of the base's layout. */
+function isBaseEntry(layout: TreeLayout, at: number, length: number): boolean {
+  const starts = layout.starts;
+  let lo = 0, hi = layout.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (starts[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < layout.count && starts[lo] === at && starts[lo + 1] === at + length;
+}
+
+function growLayout(layout: TreeLayout, need: number): void {
+  const n = Math.max(need, layout.starts.length * 2);
+  const starts = new Int32Array(n), copied = new Uint8Array(n);
+  starts.set(layout.starts);
+  copied.set(layout.copied);
+  layout.starts = starts;
+  layout.copied = copied;
+}
+
+/** The checks of fsck_tree that look at one entry's name and id alone. */
+function checkEntry(content: Uint8Array, cur: Entry, flag: (id: FsckMsgId, e: Entry) => void,
+  onGitmodules: ((idOffset: number) => void) | undefined): void {
+  {
     const { nameStart: s, nameEnd: e, mode } = cur;
     const isLink = (mode & S_IFMT) === S_IFLNK;
     if (isNullOid(content, e + 1)) flag('nullSha1', cur);
@@ -295,40 +404,20 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitm
       }
     }
 
-    // As in git, a broken next entry ends the walk before this entry's mode and order are checked.
-    if (cur.next < content.length) {
-      parseError = decodeEntry(content, cur.next, next);
-      if (parseError !== null) break;
-    }
-
-    switch (mode) {
-      case S_IFREG | 0o755: case S_IFREG | 0o644: case S_IFLNK: case S_IFDIR: case S_IFGITLINK:
-        break;
-      case S_IFREG | 0o664: // written by very old gits; only --strict objects to it
-        if (options.strict) flag('badFilemode', cur);
-        break;
-      default:
-        flag('badFilemode', cur);
-    }
-    if (prev) {
-      const order = verifyOrdered(content, prev, cur, candidates);
-      if (order === TREE_UNORDERED) flag('treeNotSorted', cur);
-      else if (order === TREE_HAS_DUPS) flag('duplicateEntries', cur);
-    }
-
-    if (cur.next >= content.length) break;
-    const done = prev ?? new Entry();
-    prev = cur;
-    cur = next;
-    next = done;
   }
+}
 
-  if (parseError !== null) report.add('badTree', `cannot be parsed as a tree: ${parseError}`);
-  for (const [id, text] of TREE_MESSAGES) {
-    const where = found.get(id);
-    if (where !== undefined) report.add(id, `${text} (${where})`);
+/** fsck_tree's check of one entry's mode. */
+function checkMode(cur: Entry, options: FsckOptions, flag: (id: FsckMsgId, e: Entry) => void): void {
+  switch (cur.mode) {
+    case S_IFREG | 0o755: case S_IFREG | 0o644: case S_IFLNK: case S_IFDIR: case S_IFGITLINK:
+      break;
+    case S_IFREG | 0o664: // written by very old gits; only --strict objects to it
+      if (options.strict) flag('badFilemode', cur);
+      break;
+    default:
+      flag('badFilemode', cur);
   }
-  return report.problems;
 }
 
 // ---- commits and tags ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 // absent) only the objects themselves are checked.
 import { CorruptError } from '../../core/errors.js';
 import { hexBytesToOid, OID_BYTES, toHex } from '../../core/oid.js';
-import { checkObject, type FsckOptions } from '../../object/fsck.js';
+import { checkObject, checkTree, type FsckOptions, type TreeDeltaBase, type TreeLayout } from '../../object/fsck.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, typeName } from '../../object/type.js';
 import type { SharedIdIndex } from './id-index.js';
 import type { ObjectTable } from './tables.js';
@@ -53,18 +53,27 @@ export class ObjectChecker {
     this.table = table;
   }
 
-  /** Checks one object; throws on an fsck error; records what it points to. */
-  check(type: number, content: Uint8Array, id: Uint8Array, idOff: number): void {
+  /**
+   * Checks one object; throws on an fsck error; records what it points to. A tree checked with a
+   * `layout` has its entries recorded there; with `base` as well, the entries copied whole from
+   * that clean base are neither checked again nor recorded again (checkTree).
+   */
+  check(type: number, content: Uint8Array, id: Uint8Array, idOff: number, layout?: TreeLayout, base?: TreeDeltaBase | null): void {
     if (type === OBJ_BLOB) return;
     this.tree = content;
-    const problems = checkObject(typeName(type), content, this.options, this.onGitmodules);
+    const problems = type === OBJ_TREE && layout
+      ? checkTree(content, this.options, this.onGitmodules, layout, base)
+      : checkObject(typeName(type), content, this.options, this.onGitmodules);
     const skip = this.options.skip;
     for (const p of problems) {
       if (p.severity !== 'error' || (skip && skip.size > 0 && skip.has(toHex(id, idOff)))) continue;
       throw new CorruptError('pack', `${this.where}: fsck error in packed object ${typeName(type)} ${toHex(id, idOff)}: ${p.id}: ${p.message}`);
     }
     if (!this.index) return;
-    if (type === OBJ_TREE) this.treeReferences(content);
+    if (type === OBJ_TREE) {
+      if (layout) this.layoutReferences(content, layout);
+      else this.treeReferences(content);
+    }
     else if (type === OBJ_COMMIT) this.commitReferences(content);
     else if (type === OBJ_TAG) this.tagReferences(content);
   }
@@ -84,6 +93,19 @@ export class ObjectChecker {
       const kind = mode & 0o170000;
       if (kind === 0o160000) continue; // gitlinks name commits of another repository
       this.add(content, nul + 1, kind === 0o040000 ? OBJ_TREE : OBJ_BLOB);
+    }
+  }
+
+  /** treeReferences over the entries checkTree recorded, passing by those copied from the base. */
+  private layoutReferences(content: Uint8Array, layout: TreeLayout): void {
+    const starts = layout.starts, copied = layout.copied;
+    for (let k = 0; k < layout.count; k++) {
+      if (copied[k]) continue;
+      let p = starts[k]!, mode = 0, c: number;
+      while ((c = content[p++]!) !== 0x20) mode = mode * 8 + (c - 0x30);
+      const kind = mode & 0o170000;
+      if (kind === 0o160000) continue; // gitlinks name commits of another repository
+      this.add(content, starts[k + 1]! - OID_BYTES, kind === 0o040000 ? OBJ_TREE : OBJ_BLOB);
     }
   }
 

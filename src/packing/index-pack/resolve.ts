@@ -18,9 +18,9 @@ import { CorruptError, GitError } from '../../core/errors.js';
 import { sha1 } from '../../core/hash.js';
 import { compareOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
-import type { FsckOptions } from '../../object/fsck.js';
-import { OBJ_BLOB } from '../../object/type.js';
-import { applyDelta, readDeltaSizes } from '../../pack/delta.js';
+import { TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
+import { OBJ_BLOB, OBJ_TREE } from '../../object/type.js';
+import { applyDelta, DeltaCopies, readDeltaSizes } from '../../pack/delta.js';
 import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';
@@ -58,6 +58,8 @@ interface Frame {
   ofsEnd: number;
   refNext: number;
   refEnd: number;
+  /** With --strict, a tree's entries as its check found them, when it was clean (its deltas then skip what they copy). */
+  layout: TreeLayout | null;
 }
 
 const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '].map((p) => Buffer.from(p, 'latin1'));
@@ -117,9 +119,14 @@ export class Resolver {
   private readonly stack: Frame[] = [];
   private held = 0;
   private pendingProgress = 0;
-  /** The last delta result: its pooled buffer and the content within it. */
+  /** The last delta result: its pooled buffer and the content within it, and (a clean tree's) layout. */
   private resultBuf: Buffer | null = null;
   private resultData: Buffer | null = null;
+  private resultLayout: TreeLayout | null = null;
+  /** Layouts not in use, and what a tree delta shares with its base. */
+  private readonly layouts: TreeLayout[] = [];
+  private readonly copies = new DeltaCopies();
+  private readonly treeBase: TreeDeltaBase = { layout: new TreeLayout(), runs: this.copies.runs, runCount: 0 };
   /** The delta being resolved, for messages (one closure for all deltas). */
   private current = 0;
   private readonly where = (): string => `${this.s.name}: delta at offset ${this.table.offset[this.current]}`;
@@ -202,13 +209,17 @@ export class Resolver {
     const whole = !this.table.isDelta(root);
     const buf = whole && this.table.size[root]! < POOLED_MAX ? this.pool.take(this.table.size[root]! + 1) : null;
     const data = whole ? this.inflateOwned(root, buf ?? undefined) : this.objectData(root);
-    if (check) this.checker!.check(this.table.realType[root]!, data, this.table.ids, root * OID_BYTES);
+    const type = this.table.realType[root]!;
+    // A tree with deltas of its own keeps its layout, for them.
+    const layout = check && frame && type === OBJ_TREE ? this.takeLayout() : null;
+    if (check) this.checker!.check(type, data, this.table.ids, root * OID_BYTES, layout ?? undefined, null);
     if (!frame) {
       if (buf) this.pool.give(buf);
       return;
     }
     frame.data = data;
     frame.buf = buf;
+    frame.layout = this.keptLayout(layout);
     this.hold(frame);
   }
 
@@ -233,18 +244,22 @@ export class Resolver {
       }
       const base = f.data ?? this.rebuild(f);
       const last = f.ofsNext >= f.ofsEnd && f.refNext >= f.refEnd;
-      this.resolveDelta(child, f.object, base);
+      this.resolveDelta(child, f.object, base, f.layout);
       if (last) this.pop();
+      // After resolveDelta: REF_DELTA children are found by the id it computed.
       const next = this.frameFor(child);
       if (next) {
         next.data = this.resultData;
         next.buf = this.resultBuf;
+        next.layout = this.resultLayout;
         this.hold(next);
       } else {
         this.pool.give(this.resultBuf!);
+        if (this.resultLayout) this.layouts.push(this.resultLayout);
       }
       this.resultBuf = null;
       this.resultData = null;
+      this.resultLayout = null;
     }
     return true;
   }
@@ -264,7 +279,7 @@ export class Resolver {
    * Applies delta `child` to `base` (the content of object `parent`), fills in the child's id,
    * type, base and depth, and leaves its content in resultData (inside resultBuf).
    */
-  private resolveDelta(child: number, parent: number, base: Buffer): void {
+  private resolveDelta(child: number, parent: number, base: Buffer, baseLayout: TreeLayout | null): void {
     const t = this.table;
     const depth = t.depth[parent]! + 1;
     this.current = child;
@@ -275,7 +290,7 @@ export class Resolver {
     const delta = this.deltaData(child, size);
     // The first pass checked the result size in these very bytes; applyDelta reads it (and the
     // base size) again before writing anything.
-    const { resultSize } = readDeltaSizes(delta, 0, size, 'pack', this.where);
+    const { resultSize, pos: instructions } = readDeltaSizes(delta, 0, size, 'pack', this.where);
     const type = t.realType[parent]!;
     const name = TYPE_PREFIX[type]!;
     let digits = 1;
@@ -294,7 +309,22 @@ export class Resolver {
     Atomics.store(t.state, child, 1);
     if (this.checker) {
       if (this.s.connectivity) this.index.insert(child);
-      this.checker.check(type, data, t.ids, child * OID_BYTES);
+      if (type === OBJ_TREE) {
+        // The copies are listed only against a clean base; a delta whose copies do not read
+        // (applyDelta accepted it, so this cannot happen) is checked whole.
+        const tb = this.treeBase;
+        tb.runCount = 0;
+        if (baseLayout && this.copies.read(delta, instructions, size, base.length, resultSize)) {
+          tb.layout = baseLayout;
+          tb.runs = this.copies.runs;
+          tb.runCount = this.copies.count;
+        }
+        const layout = this.takeLayout();
+        this.checker.check(type, data, t.ids, child * OID_BYTES, layout, tb.runCount ? tb : null);
+        this.resultLayout = this.keptLayout(layout);
+      } else {
+        this.checker.check(type, data, t.ids, child * OID_BYTES);
+      }
     }
     if (++this.pendingProgress >= 64) this.flush();
   }
@@ -309,9 +339,20 @@ export class Resolver {
       while (refEnd < this.s.refCount && compareOid(this.refIds, refEnd * OID_BYTES, this.table.ids, object * OID_BYTES) === 0) refEnd++;
     }
     if (ofsStart === ofsEnd && refStart === refEnd) return null;
-    const f: Frame = { object, data: null, buf: null, ofsNext: ofsStart, ofsEnd, refNext: refStart, refEnd };
+    const f: Frame = { object, data: null, buf: null, ofsNext: ofsStart, ofsEnd, refNext: refStart, refEnd, layout: null };
     this.stack.push(f);
     return f;
+  }
+
+  private takeLayout(): TreeLayout {
+    return this.layouts.pop() ?? new TreeLayout();
+  }
+
+  /** A layout worth keeping for the tree's deltas (a clean one), else back to the free list and null. */
+  private keptLayout(layout: TreeLayout | null): TreeLayout | null {
+    if (!layout || layout.clean) return layout;
+    this.layouts.push(layout);
+    return null;
   }
 
   private lowerBound(id: Uint8Array, off: number): number {
@@ -337,6 +378,8 @@ export class Resolver {
   private pop(): void {
     const f = this.stack.pop()!;
     if (f.data) this.drop(f);
+    if (f.layout) this.layouts.push(f.layout);
+    f.layout = null;
   }
 
   private drop(f: Frame): void {
