@@ -68,17 +68,18 @@ function judge(base: Buffer, ops: Op[]): { tsgit: { status: number | null; stder
   }
 }
 
-// Sorted as git sorts: '.gitignore' < 'a.git' < 'b' < 'd/' < 'q...'. E's name holds, after its
-// first byte, the bytes of a whole entry named .git.
+// Sorted as git sorts: '.gitignore' < 'a.git' < 'b' < 'd/' < 'q...' < 'r'. E's name holds, after
+// its first byte, the bytes of a whole entry named .git; F follows it, so that a search for the
+// base entry at a misaligned offset lands on an entry.
 const C = entry('100644', '.gitignore', 3), A = entry('100644', 'a.git', 1), B = entry('100644', 'b', 2), D = entry('40000', 'd', 4);
-const E = entry('100644', 'q100644 .git', 6);
-const BASE = Buffer.concat([C, A, B, D, E]);
+const E = entry('100644', 'q100644 .git', 6), F = entry('100644', 'r', 10);
+const BASE = Buffer.concat([C, A, B, D, E, F]);
 const at = (e: Buffer): number => BASE.indexOf(e);
 
 const CASES: { name: string; ops: Op[]; refused: RegExp | null }[] = [
   {
     name: 'whole copies and a new entry: accepted',
-    ops: [{ copy: [0, at(B) + B.length] }, { insert: entry('100644', 'bb', 5) }, { copy: [at(D), D.length + E.length] }],
+    ops: [{ copy: [0, at(B) + B.length] }, { insert: entry('100644', 'bb', 5) }, { copy: [at(D), BASE.length - at(D)] }],
     refused: null,
   },
   {
@@ -103,12 +104,12 @@ const CASES: { name: string; ops: Op[]; refused: RegExp | null }[] = [
   },
   {
     name: 'a duplicate made of two whole copies of one entry',
-    ops: [{ copy: [0, at(B) + B.length] }, { copy: [at(B), B.length] }, { copy: [at(D), D.length + E.length] }],
+    ops: [{ copy: [0, at(B) + B.length] }, { copy: [at(B), B.length] }, { copy: [at(D), BASE.length - at(D)] }],
     refused: /duplicateEntries/,
   },
   {
     name: 'entries copied whole, out of order',
-    ops: [{ copy: [at(C), C.length] }, { copy: [at(B), B.length] }, { copy: [at(A), A.length] }, { copy: [at(D), D.length + E.length] }],
+    ops: [{ copy: [at(C), C.length] }, { copy: [at(B), B.length] }, { copy: [at(A), A.length] }, { copy: [at(D), BASE.length - at(D)] }],
     refused: /treeNotSorted/,
   },
 ];
@@ -132,7 +133,7 @@ test('a base whose check found any problem, even one only warned about, lends no
   const problems = checkTree(BASE, { levels: { hasDotgit: 'warn' } }, undefined, layout);
   assert.equal(problems.length, 0, 'a.git is no problem');
   assert.ok(layout.clean);
-  assert.equal(layout.count, 5);
+  assert.equal(layout.count, 6);
   const bad = Buffer.concat([entry('100644', '.git', 1), B]);
   const warned = checkTree(bad, { levels: { hasDotgit: 'warn' } }, undefined, layout);
   assert.deepEqual(warned.map(p => [p.id, p.severity]), [['hasDotgit', 'warning']]);
@@ -146,5 +147,5 @@ test('a base whose check found any problem, even one only warned about, lends no
   checkTree(BASE, {}, undefined, cleanLayout);
   const copy = new TreeLayout();
   checkTree(BASE, {}, undefined, copy, { layout: cleanLayout, runs: new Int32Array([0, BASE.length, 0]), runCount: 1 });
-  assert.deepEqual([...copy.copied.subarray(0, copy.count)], [1, 1, 1, 1, 1]);
+  assert.deepEqual([...copy.copied.subarray(0, copy.count)], [1, 1, 1, 1, 1, 1]);
 });
