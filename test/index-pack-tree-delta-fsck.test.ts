@@ -11,50 +11,23 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkTree, TreeLayout } from '../src/object/fsck.js';
-import { deltaVarint, objectId, writePack } from './pack-builder.js';
+import { applyOps, deltaOf, objectId, writePack, type DeltaOp } from './pack-builder.js';
 import { GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 
 const id = (n: number): Buffer => Buffer.alloc(20, n);
 const entry = (mode: string, name: string, n: number): Buffer => Buffer.concat([Buffer.from(`${mode} ${name}\0`), id(n)]);
 
-type Op = { copy: [number, number] } | { insert: Buffer };
-
-/** A delta over a base of `baseSize` bytes made of these copies and inserts. */
-function delta(baseSize: number, ops: Op[]): Buffer {
-  const body: Buffer[] = [];
-  let size = 0;
-  for (const op of ops) {
-    if ('copy' in op) {
-      const [off, len] = op.copy;
-      body.push(Buffer.from([0x80 | 0x0f | 0x30, off & 0xff, (off >> 8) & 0xff, (off >> 16) & 0xff, (off >>> 24) & 0xff, len & 0xff, (len >> 8) & 0xff]));
-      size += len;
-    } else {
-      for (let k = 0; k < op.insert.length; k += 127) {
-        const piece = op.insert.subarray(k, k + 127);
-        body.push(Buffer.from([piece.length]), piece);
-      }
-      size += op.insert.length;
-    }
-  }
-  return Buffer.concat([deltaVarint(baseSize), deltaVarint(size), ...body]);
-}
-
-/** The result of applying `ops` to `base`, to know what git will see. */
-function apply(base: Buffer, ops: Op[]): Buffer {
-  return Buffer.concat(ops.map(op => 'copy' in op ? base.subarray(op.copy[0], op.copy[0] + op.copy[1]) : op.insert));
-}
-
 /** Indexes a pack of `base` and the delta against it with both tools; returns their exit codes and stderr. */
-function judge(base: Buffer, ops: Op[]): { tsgit: { status: number | null; stderr: string }; git: { status: number | null; stderr: string } } {
+function judge(base: Buffer, ops: DeltaOp[]): { tsgit: { status: number | null; stderr: string }; git: { status: number | null; stderr: string } } {
   const dir = tmpDir('tsgit-tree-delta-');
   try {
     // A third tree, a delta of the second, so that the second is a base in its turn (its own layout).
-    const second = apply(base, ops);
+    const second = applyOps(base, ops);
     const last = entry('100644', 'z', 8);
     const { pack } = writePack(path.join(dir, 'in'), [
       { type: 2, data: base },
-      { type: 6, base: 0, data: delta(base.length, ops), oid: objectId(2, second) },
-      { type: 6, base: 1, data: delta(second.length, [{ copy: [0, second.length] }, { insert: last }]), oid: objectId(2, Buffer.concat([second, last])) },
+      { type: 6, base: 0, data: deltaOf(base.length, ops), oid: objectId(2, second) },
+      { type: 6, base: 1, data: deltaOf(second.length, [{ copy: [0, second.length] }, { insert: last }]), oid: objectId(2, Buffer.concat([second, last])) },
     ]);
     const run = (cmd: string, args: string[]) => {
       const repo = path.join(dir, `${cmd}.git`);
@@ -76,7 +49,7 @@ const E = entry('100644', 'q100644 .git', 6), F = entry('100644', 'r', 10);
 const BASE = Buffer.concat([C, A, B, D, E, F]);
 const at = (e: Buffer): number => BASE.indexOf(e);
 
-const CASES: { name: string; ops: Op[]; refused: RegExp | null }[] = [
+const CASES: { name: string; ops: DeltaOp[]; refused: RegExp | null }[] = [
   {
     name: 'whole copies and a new entry: accepted',
     ops: [{ copy: [0, at(B) + B.length] }, { insert: entry('100644', 'bb', 5) }, { copy: [at(D), BASE.length - at(D)] }],

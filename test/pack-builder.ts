@@ -112,3 +112,34 @@ export function makeDelta(baseSize: number, resultSize: number, copy: number, in
   if (insert.length) ops.push(Buffer.from([insert.length]), insert);
   return Buffer.concat(ops);
 }
+
+/** One instruction of a hand-made delta: copy (base offset, length), or insert these bytes. */
+export type DeltaOp = { copy: [number, number] } | { insert: Buffer };
+
+/** A delta from a base of `baseSize` bytes: copies (offset, length) and inserts, in order. */
+export function deltaOf(baseSize: number, ops: DeltaOp[]): Buffer {
+  const body: Buffer[] = [];
+  let resultSize = 0;
+  for (const op of ops) {
+    if ('insert' in op) {
+      for (let i = 0; i < op.insert.length; i += 127) {
+        const part = op.insert.subarray(i, i + 127);
+        body.push(Buffer.from([part.length]), part);
+      }
+      resultSize += op.insert.length;
+      continue;
+    }
+    const [off, len] = op.copy;
+    const bytes = [0x80];
+    for (let i = 0; i < 4; i++) if ((off >>> (8 * i)) & 0xff) { bytes[0]! |= 1 << i; bytes.push((off >>> (8 * i)) & 0xff); }
+    for (let i = 0; i < 3; i++) if ((len >>> (8 * i)) & 0xff) { bytes[0]! |= 0x10 << i; bytes.push((len >>> (8 * i)) & 0xff); }
+    body.push(Buffer.from(bytes));
+    resultSize += len;
+  }
+  return Buffer.concat([deltaVarint(baseSize), deltaVarint(resultSize), ...body]);
+}
+
+/** What applying `ops` to `base` gives. */
+export function applyOps(base: Buffer, ops: DeltaOp[]): Buffer {
+  return Buffer.concat(ops.map(op => ('insert' in op ? op.insert : base.subarray(op.copy[0], op.copy[0] + op.copy[1]))));
+}

@@ -10,40 +10,10 @@ import path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { ObjectDatabase } from '../src/odb/database.js';
 import { ObjectWalk } from '../src/walk/object-walk.js';
-import { deltaVarint, objectId, writePack, type RawEntry } from './pack-builder.js';
+import { applyOps, deltaOf, objectId, writePack, type DeltaOp, type RawEntry } from './pack-builder.js';
 import { git, gitBuf, rmrf, tmpDir, tsgit } from './helpers.js';
 
 const COMMIT = 1, TREE = 2, BLOB = 3, OFS_DELTA = 6, REF_DELTA = 7;
-
-type Op = { copy: [number, number] } | { insert: Buffer };
-
-/** A delta from a base of `baseSize` bytes: copies (offset, length) and inserts, in order. */
-function delta(baseSize: number, ops: Op[]): Buffer {
-  const body: Buffer[] = [];
-  let resultSize = 0;
-  for (const op of ops) {
-    if ('insert' in op) {
-      for (let i = 0; i < op.insert.length; i += 127) {
-        const part = op.insert.subarray(i, i + 127);
-        body.push(Buffer.from([part.length]), part);
-      }
-      resultSize += op.insert.length;
-      continue;
-    }
-    const [off, len] = op.copy;
-    const bytes = [0x80];
-    for (let i = 0; i < 4; i++) if ((off >>> (8 * i)) & 0xff) { bytes[0]! |= 1 << i; bytes.push((off >>> (8 * i)) & 0xff); }
-    for (let i = 0; i < 3; i++) if ((len >>> (8 * i)) & 0xff) { bytes[0]! |= 0x10 << i; bytes.push((len >>> (8 * i)) & 0xff); }
-    body.push(Buffer.from(bytes));
-    resultSize += len;
-  }
-  return Buffer.concat([deltaVarint(baseSize), deltaVarint(resultSize), ...body]);
-}
-
-/** What applying `ops` to `base` gives: the tree the delta stands for. */
-function apply(base: Buffer, ops: Op[]): Buffer {
-  return Buffer.concat(ops.map(op => ('insert' in op ? op.insert : base.subarray(op.copy[0], op.copy[0] + op.copy[1]))));
-}
 
 interface Entry { mode: string; name: string; id: Buffer }
 
@@ -86,10 +56,10 @@ class PackPlan {
   }
 
   /** A tree stored as a delta against `base`: OFS_DELTA, or REF_DELTA with `byId`. */
-  delta(base: Tree, ops: Op[], byId = false): Tree {
-    const data = apply(base.data, ops);
+  delta(base: Tree, ops: DeltaOp[], byId = false): Tree {
+    const data = applyOps(base.data, ops);
     const id = objectId(TREE, data);
-    const d = delta(base.data.length, ops);
+    const d = deltaOf(base.data.length, ops);
     this.entries.push(byId ? { type: REF_DELTA, baseOid: base.id, data: d, oid: id } : { type: OFS_DELTA, base: base.index, data: d, oid: id });
     return { id, data, index: this.entries.length - 1 };
   }

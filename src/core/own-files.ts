@@ -4,8 +4,8 @@
 // dist/src/tsgit-main.js, tsgit-serve-relay.js and their chunks, all in dist/src), because Node
 // 20 loads a hundred small ES modules in tens of milliseconds more than a few chunks; in a chunk,
 // `import.meta.url` is the chunk's, so a `new URL('./x.js', import.meta.url)` written beside the
-// module that starts x would miss x's directory. This module finds dist/src from where it runs: compiled as itself,
-// it is dist/src/core/own-files.js; bundled, it is in a chunk in dist/src.
+// module that starts x would miss x's directory. This module finds dist/src from where it runs:
+// compiled as itself, it is dist/src/core/own-files.js; bundled, it is in a chunk in dist/src.
 const SRC_ROOT = new URL(import.meta.url.endsWith('/core/own-files.js') ? '../' : './', import.meta.url);
 
 export function ownFile(relative: string): URL {

@@ -381,29 +381,26 @@ function growLayout(layout: TreeLayout, need: number): void {
 /** The checks of fsck_tree that look at one entry's name and id alone. */
 function checkEntry(content: Uint8Array, cur: Entry, flag: (id: FsckMsgId, e: Entry) => void,
   onGitmodules: ((idOffset: number) => void) | undefined): void {
-  {
-    const { nameStart: s, nameEnd: e, mode } = cur;
-    const isLink = (mode & S_IFMT) === S_IFLNK;
-    if (isNullOid(content, e + 1)) flag('nullSha1', cur);
-    if (indexOfIn(content, SLASH, s, e) >= 0) flag('fullPathname', cur);
-    if (content[s] === DOT && e - s === 1) flag('hasDot', cur);
-    if (content[s] === DOT && e - s === 2 && content[s + 1] === DOT) flag('hasDotdot', cur);
-    if (content[cur.start] === ZERO) flag('zeroPaddedFilemode', cur);
-    if (e - s > MAX_TREE_ENTRY_LEN) flag('largePathname', cur);
-    // Most names cannot be any special name; the matchers are for the few that might.
-    if (mayNameDotFile(content, s, e)) {
-      if (isDotGit(content, s, e)) flag('hasDotgit', cur);
-      if (isDotGitmodules(content, s, e)) {
-        if (isLink) flag('gitmodulesSymlink', cur);
-        else if (onGitmodules && (mode & S_IFMT) !== S_IFGITLINK) onGitmodules(e + 1);
-      }
-      if (isLink) {
-        if (isDotGitattributes(content, s, e)) flag('gitattributesSymlink', cur);
-        if (isDotGitignore(content, s, e)) flag('gitignoreSymlink', cur);
-        if (isDotMailmap(content, s, e)) flag('mailmapSymlink', cur);
-      }
+  const { nameStart: s, nameEnd: e, mode } = cur;
+  const isLink = (mode & S_IFMT) === S_IFLNK;
+  if (isNullOid(content, e + 1)) flag('nullSha1', cur);
+  if (indexOfIn(content, SLASH, s, e) >= 0) flag('fullPathname', cur);
+  if (content[s] === DOT && e - s === 1) flag('hasDot', cur);
+  if (content[s] === DOT && e - s === 2 && content[s + 1] === DOT) flag('hasDotdot', cur);
+  if (content[cur.start] === ZERO) flag('zeroPaddedFilemode', cur);
+  if (e - s > MAX_TREE_ENTRY_LEN) flag('largePathname', cur);
+  // Most names cannot be any special name; the matchers are for the few that might.
+  if (mayNameDotFile(content, s, e)) {
+    if (isDotGit(content, s, e)) flag('hasDotgit', cur);
+    if (isDotGitmodules(content, s, e)) {
+      if (isLink) flag('gitmodulesSymlink', cur);
+      else if (onGitmodules && (mode & S_IFMT) !== S_IFGITLINK) onGitmodules(e + 1);
     }
-
+    if (isLink) {
+      if (isDotGitattributes(content, s, e)) flag('gitattributesSymlink', cur);
+      if (isDotGitignore(content, s, e)) flag('gitignoreSymlink', cur);
+      if (isDotMailmap(content, s, e)) flag('mailmapSymlink', cur);
+    }
   }
 }
 

@@ -230,7 +230,6 @@ export function mayNameDotFile(buf: Uint8Array, start: number, end: number): boo
   return false;
 }
 
-
 type Matcher = (buf: Uint8Array, start: number, end: number) => boolean;
 
 function withString(match: Matcher): {

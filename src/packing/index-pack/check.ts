@@ -9,7 +9,7 @@
 // absent) only the objects themselves are checked.
 import { CorruptError } from '../../core/errors.js';
 import { hexBytesToOid, OID_BYTES, toHex } from '../../core/oid.js';
-import { checkObject, checkTree, type FsckOptions, type TreeDeltaBase, type TreeLayout } from '../../object/fsck.js';
+import { checkObject, checkTree, TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, typeName } from '../../object/type.js';
 import type { SharedIdIndex } from './id-index.js';
 import type { ObjectTable } from './tables.js';
@@ -44,6 +44,8 @@ export class ObjectChecker {
   /** The tree being checked, for onGitmodules (one closure for all trees). */
   private tree: Uint8Array = this.scratch;
   private readonly onGitmodules = (at: number): void => this.addGitmodules(this.tree, at);
+  /** Where a tree checked without a layout of the caller's has its entries recorded. */
+  private readonly scratchLayout = new TreeLayout();
 
   constructor(private readonly options: FsckOptions, private readonly where: string,
     private readonly index: SharedIdIndex | null, private table: ObjectTable) {}
@@ -54,14 +56,16 @@ export class ObjectChecker {
   }
 
   /**
-   * Checks one object; throws on an fsck error; records what it points to. A tree checked with a
-   * `layout` has its entries recorded there; with `base` as well, the entries copied whole from
-   * that clean base are neither checked again nor recorded again (checkTree).
+   * Checks one object; throws on an fsck error; records what it points to. A tree's entries are
+   * recorded in `layout` (the caller's, to keep for the tree's deltas, or one of this checker's);
+   * with `base` as well, the entries copied whole from that clean base are neither checked again
+   * nor recorded again (checkTree).
    */
-  check(type: number, content: Uint8Array, id: Uint8Array, idOff: number, layout?: TreeLayout, base?: TreeDeltaBase | null): void {
+  check(type: number, content: Uint8Array, id: Uint8Array, idOff: number, layout: TreeLayout = this.scratchLayout,
+    base: TreeDeltaBase | null = null): void {
     if (type === OBJ_BLOB) return;
     this.tree = content;
-    const problems = type === OBJ_TREE && layout
+    const problems = type === OBJ_TREE
       ? checkTree(content, this.options, this.onGitmodules, layout, base)
       : checkObject(typeName(type), content, this.options, this.onGitmodules);
     const skip = this.options.skip;
@@ -70,34 +74,16 @@ export class ObjectChecker {
       throw new CorruptError('pack', `${this.where}: fsck error in packed object ${typeName(type)} ${toHex(id, idOff)}: ${p.id}: ${p.message}`);
     }
     if (!this.index) return;
-    if (type === OBJ_TREE) {
-      if (layout) this.layoutReferences(content, layout);
-      else this.treeReferences(content);
-    }
+    if (type === OBJ_TREE) this.treeReferences(content, layout);
     else if (type === OBJ_COMMIT) this.commitReferences(content);
     else if (type === OBJ_TAG) this.tagReferences(content);
   }
 
-  private treeReferences(content: Uint8Array): void {
-    // "<octal mode> <name>\0<20-byte id>" repeated. fsck has normally refused a tree of any other
-    // layout, but the caller's levels may ignore badTree: stop at the first malformed entry.
-    const end = content.length;
-    let p = 0;
-    while (p < end) {
-      let mode = 0, c = 0;
-      while (p < end && (c = content[p++]!) !== 0x20) mode = mode * 8 + (c - 0x30);
-      if (c !== 0x20) return;
-      const nul = content.indexOf(0, p);
-      if (nul < 0 || nul + 1 + OID_BYTES > end) return;
-      p = nul + 1 + OID_BYTES;
-      const kind = mode & 0o170000;
-      if (kind === 0o160000) continue; // gitlinks name commits of another repository
-      this.add(content, nul + 1, kind === 0o040000 ? OBJ_TREE : OBJ_BLOB);
-    }
-  }
-
-  /** treeReferences over the entries checkTree recorded, passing by those copied from the base. */
-  private layoutReferences(content: Uint8Array, layout: TreeLayout): void {
+  /**
+   * What the entries checkTree recorded name, passing by those copied from the base (recorded for
+   * it). checkTree stops at the first entry it cannot decode, and so does this.
+   */
+  private treeReferences(content: Uint8Array, layout: TreeLayout): void {
     const starts = layout.starts, copied = layout.copied;
     for (let k = 0; k < layout.count; k++) {
       if (copied[k]) continue;

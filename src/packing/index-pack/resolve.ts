@@ -212,7 +212,7 @@ export class Resolver {
     const type = this.table.realType[root]!;
     // A tree with deltas of its own keeps its layout, for them.
     const layout = check && frame && type === OBJ_TREE ? this.takeLayout() : null;
-    if (check) this.checker!.check(type, data, this.table.ids, root * OID_BYTES, layout ?? undefined, null);
+    if (check) this.checker!.check(type, data, this.table.ids, root * OID_BYTES, layout ?? undefined);
     if (!frame) {
       if (buf) this.pool.give(buf);
       return;
