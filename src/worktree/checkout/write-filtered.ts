@@ -38,6 +38,12 @@ const pathKey = (p: Uint8Array): string => Buffer.from(p.buffer, p.byteOffset, p
 const WINDOW = 64;
 const WINDOW_BYTES = 4 << 20;
 
+/** A delayed entry asked for again. */
+interface Retry {
+  i: number;
+  result: Promise<FilterResult>;
+}
+
 interface InFlight {
   i: number;
   driver: FilterDriver;
@@ -110,6 +116,10 @@ export class FilteredWriter {
     // With one process holding delayed files, git's next question after a round of retries is
     // that process's list again: it is asked with the retries rather than after their answers.
     let next: Promise<Buffer[] | null> | null = null;
+    // A round's files are written only once the next round's retries are sent: the answers come
+    // in order, so they are in by then, and the process works on the next round while the files
+    // are created (git-lfs hands back one file a round, so this is the checkout's critical path).
+    let previous: Retry[] = [];
     while (this.delaying.size) {
       for (const command of [...this.delaying].sort()) {
         const ready = await (next ?? runner.available(command));
@@ -122,36 +132,38 @@ export class FilteredWriter {
         const paths = [...new Map(ready.map(p => [pathKey(p), p])).values()].sort(Buffer.compare);
         const entries = paths.map(p => this.delayed.get(pathKey(p)));
         for (const p of paths) this.delayed.delete(pathKey(p));
-        const retries: (Promise<FilterResult> | null)[] = [];
+        const round: Retry[] = [];
         for (let k = 0; k < paths.length; k++) {
           const i = entries[k];
           if (i === undefined) {
             log(`error: external filter '${command}' signaled that '${displayPath(paths[k]!)}' is now available although it has not been delayed earlier\n`);
             errors++;
             this.delaying.delete(command); // likely buggy: not asked again
-            retries.push(null);
             continue;
           }
           const retry = runner.smudge(this.filtered.driverOf.get(i)!, entryPath(this.cols, i), EMPTY, this.metadata(i), false);
           retry.catch(() => {});
-          retries.push(retry);
+          round.push({ i, result: retry });
         }
         if (this.delaying.size === 1 && this.delaying.has(command)) {
           next = runner.available(command);
           next.catch(() => {});
         }
-        for (let k = 0; k < paths.length; k++) {
-          const i = entries[k];
-          if (i !== undefined) this.writeResult(i, this.filtered.driverOf.get(i)!, await retries[k]!);
-        }
+        await this.writeRetried(previous);
+        previous = round;
       }
     }
+    await this.writeRetried(previous);
     for (const i of this.delayed.values()) {
       log(`error: '${displayPath(entryPath(this.cols, i))}' was not filtered properly\n`);
       errors++;
     }
     this.delayed.clear();
     return errors;
+  }
+
+  private async writeRetried(round: Retry[]): Promise<void> {
+    for (const { i, result } of round) this.writeResult(i, this.filtered.driverOf.get(i)!, await result);
   }
 
   /** A filter's output, or, when it failed, the converted blob (git writes an empty file after a failed retry). */
