@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { checkRefFormat, checkRefPath } from '../src/refs/check-ref-format.js';
+import { checkRefFormat, checkRefPath, isPlainRefName } from '../src/refs/check-ref-format.js';
 import { GIT_ENV } from './helpers.js';
 
 const HAND_PICKED = [
@@ -96,5 +96,28 @@ test('checkRefPath allows refs/... and capitalised one-level names only', () => 
   for (const bad of ['config', 'index', 'objects/pack', 'refs/heads/../../config', 'refs/', 'refs', 'Head', 'HEAD/x',
     '../HEAD', 'hooks/pre-commit', 'refs/heads/a.lock', 'refs//heads/a', '/etc/passwd', 'HEAD.lock', 'logs/HEAD']) {
     assert.notEqual(checkRefPath(bad), null, bad);
+  }
+});
+
+test('isPlainRefName accepts only names checkRefFormat accepts, and the usual ones', () => {
+  // Random names over the characters the rules are about, plus the hand-picked and systematic ones.
+  const pieces = ['a', 'Z', '0', '_', '-', '+', ',', '=', '%', '.', '..', '/', '//', '@', '{', '@{', '*', 'lock', '.lock', ' ', '~', '\x7f', 'é', '😀'];
+  let seed = 12345;
+  const next = (n: number) => { seed = (seed * 1103515245 + 12345) >>> 0; return (seed >>> 8) % n; };
+  const names = [...HAND_PICKED, ...systematic()];
+  for (let k = 0; k < 100000; k++) {
+    let name = '';
+    for (let len = 1 + next(8); len > 0; len--) name += pieces[next(pieces.length)];
+    names.push(name, `refs/heads/${name}`);
+  }
+  let plain = 0;
+  for (const name of names) {
+    if (!isPlainRefName(name)) continue;
+    plain++;
+    assert.equal(checkRefFormat(name, { allowOneLevel: true }), null, `${JSON.stringify(name)} is taken as plain`);
+  }
+  assert.ok(plain > 10000, `${plain} plain names`);
+  for (const name of ['refs/heads/main', 'refs/tags/v2.39.5', 'refs/remotes/origin/HEAD', 'refs/heads/feature/a_b-c+d', 'HEAD', 'refs/pull/123/head']) {
+    assert.ok(isPlainRefName(name), name);
   }
 });
