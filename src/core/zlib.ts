@@ -60,26 +60,19 @@ export class Inflater {
    */
   inflateInto(input: Uint8Array, offset: number, end: number, out: Uint8Array, outOffset: number,
     size: number, layer: ErrorLayer, where: () => string): number {
-    const consumed = this.inflateOrShort(input, offset, end, out, outOffset, size, layer, where);
+    const consumed = this.tryInflateInto(input, offset, end, out, outOffset, size, layer, where);
     if (consumed < 0) throw new CorruptError(layer, `${where()}: zlib: ${TRUNCATED_MESSAGE}`);
     return consumed;
   }
 
   /**
    * Like inflateInto, but returns -1 instead of throwing when the input ends before the stream
-   * does, so a reader holding only part of a pack can fetch more and try again.
+   * does, so a reader holding only part of a pack can fetch more and try again. Without an error
+   * object for that case: a pack arriving in 64 KiB pieces cuts an entry at nearly every piece,
+   * and building an error (its stack and message) each time cost index-pack's first pass ~2% of
+   * its time.
    */
   tryInflateInto(input: Uint8Array, offset: number, end: number, out: Uint8Array, outOffset: number,
-    size: number, layer: ErrorLayer, where: () => string): number {
-    return this.inflateOrShort(input, offset, end, out, outOffset, size, layer, where);
-  }
-
-  /**
-   * inflateInto's work; -1 when the input ends first. Without an error object for that case: a
-   * pack arriving in 64 KiB pieces cuts an entry at nearly every piece, and building an error
-   * (its stack and message) each time cost index-pack's first pass ~2% of its time.
-   */
-  private inflateOrShort(input: Uint8Array, offset: number, end: number, out: Uint8Array, outOffset: number,
     size: number, layer: ErrorLayer, where: () => string): number {
     if (this.handle) {
       // One spare byte of output lets us tell "exactly size" from "more than size".

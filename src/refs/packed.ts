@@ -50,7 +50,8 @@ export function parsePackedRefs(data: Buffer, file: string): PackedRefs {
   let lineNo = 1;
   let sorted = false;
   let peelAll = false, peelTags = false;
-  const bad = (from: number): never => {
+  // Typed so, and not by its return alone, for the compiler to know a call of it ends the parse.
+  const bad: (from: number) => never = (from) => {
     const nl = text.indexOf('\n', from);
     if (nl < 0) throw new CorruptError('refs', `${file}: unterminated line ${lineNo}: ${show(data, from, data.length)}`);
     throw new CorruptError('refs', `${file}: unexpected line ${lineNo}: ${show(data, from, nl)}`);
@@ -73,9 +74,9 @@ export function parsePackedRefs(data: Buffer, file: string): PackedRefs {
     const m = REF_LINE.exec(text);
     if (!m) bad(pos);
     const nl = REF_LINE.lastIndex - 1;
-    const name = ascii ? m![2]! : data.toString('utf8', pos + 41, nl);
-    const ref: PackedRef = { name, oid: m![1]!.toLowerCase(), start, end: nl + 1 };
-    if (!(ascii && isPlainRefName(name)) && checkRefFormat(name, { allowOneLevel: true }) !== null) {
+    const name = ascii ? m[2]! : data.toString('utf8', pos + 41, nl);
+    const ref: PackedRef = { name, oid: m[1]!.toLowerCase(), start, end: nl + 1 };
+    if (!isPlainRefName(name) && checkRefFormat(name, { allowOneLevel: true }) !== null) {
       if (!isSafeRefName(name)) throw new CorruptError('refs', `${file}: line ${lineNo}: packed refname is dangerous: ${JSON.stringify(name)}`);
       ref.badName = true;
     }
@@ -85,7 +86,7 @@ export function parsePackedRefs(data: Buffer, file: string): PackedRefs {
       PEEL_LINE.lastIndex = pos;
       const p = PEEL_LINE.exec(text);
       if (!p) bad(pos);
-      if (!ref.badName) ref.peeled = p![1]!.toLowerCase();
+      if (!ref.badName) ref.peeled = p[1]!.toLowerCase();
       pos = PEEL_LINE.lastIndex;
       ref.end = pos;
       lineNo++;
