@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CorruptError, GitError } from '../src/core/errors.js';
+import { sha1 } from '../src/core/hash.js';
 import { fromHex, toHex } from '../src/core/oid.js';
 import { typeCode, typeName } from '../src/object/type.js';
 import { ObjectDatabase } from '../src/odb/database.js';
@@ -212,6 +213,10 @@ test('reads a bitmap with a lookup table and the pack order from a .rev file', (
   const fromRev = PackOrder.forIndex(index);
   const fromOffsets = PackOrder.fromOffsets(index);
   assert.deepEqual(fromRev.positionToIndex, fromOffsets.positionToIndex);
+  // Found by search (a fresh order builds no inverse for a few lookups), then from the inverse.
+  const searched = Array.from({ length: index.count }, (_, i) => PackOrder.forIndex(index).position(i));
+  assert.deepEqual(searched, Array.from(fromOffsets.indexToPosition));
+  assert.deepEqual(Array.from({ length: index.count }, (_, i) => fromRev.position(i)), searched);
   assert.deepEqual(fromRev.indexToPosition, fromOffsets.indexToPosition);
   const b = openBitmap();
   checkAgainstGit(b, { hashCache: true, lookupTable: true });
@@ -229,6 +234,20 @@ test('refuses a .rev or .bitmap that is truncated, belongs to another pack, or l
   assert.throws(() => PackOrder.fromRev(wrongPack, index, f.rev), /belongs to another pack/);
   const repeated = Buffer.from(rev); repeated.copy(repeated, 16, 12, 16);
   assert.throws(() => PackOrder.fromRev(repeated, index, f.rev), /checksum mismatch|repeated/);
+
+  // Checksummed right, so only the checks of the entries themselves can catch these.
+  const resealed = (b: Buffer) => { sha1(b.subarray(0, b.length - 20)).copy(b, b.length - 20); return b; };
+  const outOfRange = Buffer.from(rev); outOfRange.writeUInt32BE(index.count, 12); resealed(outOfRange);
+  assert.throws(() => PackOrder.fromRev(outOfRange, index, f.rev, index), /entry 0 names index position \d+, out of range/);
+  // One object named twice and another not at all: found when a position is looked up, by
+  // search (the lazy order) or when the inverse is built.
+  const twice = Buffer.from(rev);
+  const missing = twice.readUInt32BE(16);
+  twice.copy(twice, 16, 12, 16); resealed(twice);
+  const lazy = PackOrder.fromRev(twice, index, f.rev, index);
+  assert.throws(() => lazy.position(missing), /index position \d+ \(offset \d+\) is at no pack position/);
+  assert.throws(() => lazy.indexToPosition, /out of range or repeated/);
+  assert.throws(() => PackOrder.fromRev(twice, index, f.rev), /out of range or repeated/);
 
   const buf = fs.readFileSync(f.bitmap);
   const order = PackOrder.fromOffsets(index);

@@ -78,7 +78,7 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   const hasPosition = (pos: number): boolean =>
     found.excluded?.has(pos) === true && !(filtering && pack.bitmap.typeBitmaps.blobs.has(pos));
   const receiverHas = (file: PackFile, indexPos: number): boolean =>
-    file.path === pack.file.path && hasPosition(pack.order.indexToPosition[indexPos]!);
+    file.path === pack.file.path && hasPosition(pack.order.position(indexPos));
   const contents = restContents(s, pack, layout, rest, extras, receiverHas);
   const positions = contents.stored?.positions;
   if (found.excluded && pack.bitmap.hasHashCache && positions) {

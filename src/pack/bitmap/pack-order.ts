@@ -14,16 +14,72 @@ export interface ReversibleIndex {
   packChecksum(): Buffer;
 }
 
+/** Where each index position's entry starts: the .idx, for finding a position by binary search. */
+export interface EntryOffsets {
+  offset(indexPos: number): number;
+}
+
+/**
+ * Searches before the inverse is built: one per 32 objects. A search reads some 20 offsets, so by
+ * then the searches have cost about what the inverse does (a pass of random writes over the whole
+ * pack), and a request that looks up only a few positions never pays for it.
+ */
+const SEARCHES_PER_OBJECT = 1 / 32;
+
 export class PackOrder {
+  /** Pack position of the object at each index position, built on demand (see position()). */
+  private inverse: Uint32Array | null;
+  private searches = 0;
+
   private constructor(
     /** Index position of the object at each pack position. */
     readonly positionToIndex: Uint32Array,
-    /** Pack position of the object at each index position. */
-    readonly indexToPosition: Uint32Array,
-  ) {}
+    inverse: Uint32Array | null,
+    /** Offsets to search when the inverse is not built; null: it is built at once. */
+    private readonly offsets: EntryOffsets | null,
+    private readonly where: string,
+  ) {
+    this.inverse = inverse;
+  }
 
   get count(): number {
     return this.positionToIndex.length;
+  }
+
+  /**
+   * Pack position of the object at index position `i`. A fresh process serving one small fetch
+   * asks this for a few hundred objects, and the inverse of a 700,000-object .rev costs more than
+   * its whole answer; so, as git does (offset_to_pack_pos), the position is found by binary search
+   * over the pack order's entry offsets, until searches add up and the inverse is built.
+   */
+  position(i: number): number {
+    const inverse = this.inverse;
+    if (inverse !== null) return inverse[i]!;
+    if (++this.searches > this.count * SEARCHES_PER_OBJECT) return this.indexToPosition[i]!;
+    return this.search(i);
+  }
+
+  /** Pack position of the object at each index position (built on first use). */
+  get indexToPosition(): Uint32Array {
+    return this.inverse ??= invert(this.positionToIndex, this.where);
+  }
+
+  private search(i: number): number {
+    const offsets = this.offsets!, toIndex = this.positionToIndex, n = toIndex.length;
+    if (!(i >= 0 && i < n)) throw new RangeError(`index position ${i} is outside the ${n} objects of ${this.where}`);
+    const target = offsets.offset(i);
+    let lo = 0, hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const o = offsets.offset(toIndex[mid]!);
+      if (o === target) {
+        if (toIndex[mid] !== i) break;
+        return mid;
+      }
+      if (o < target) lo = mid + 1; else hi = mid;
+    }
+    // Offsets out of order, or another object at this one's offset: the file lies.
+    throw new CorruptError('pack', `${this.where}: index position ${i} (offset ${target}) is at no pack position: the reverse index is not in offset order`);
   }
 
   /** From the .rev file beside the index if there is one, else from the index's offsets. */
@@ -35,31 +91,36 @@ export class PackOrder {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return PackOrder.fromOffsets(index);
       throw e;
     }
-    return PackOrder.fromRev(rev, index, revPath);
+    return PackOrder.fromRev(rev, index, revPath, index);
   }
 
-  /** Parses and checks a .rev file against its index (or multi-pack-index). */
-  static fromRev(buf: Buffer, index: ReversibleIndex, path: string): PackOrder {
+  /**
+   * Parses and checks a .rev file against its index (or multi-pack-index). With the index's entry
+   * offsets (a pack's .idx; a multi-pack-index's order is not by offset), positions are found by
+   * search until the inverse pays.
+   */
+  static fromRev(buf: Buffer, index: ReversibleIndex, path: string, offsets: EntryOffsets | null = null): PackOrder {
     const rev = new ReverseIndex(buf, path, index.count);
     if (!rev.packChecksum().equals(index.packChecksum())) {
       throw new CorruptError('pack', `${path}: reverse index belongs to another pack (checksum differs from ${index.path})`);
     }
     if (!rev.verifyChecksum()) throw new CorruptError('pack', `${path}: reverse index checksum mismatch`);
-    return PackOrder.fromPositions(rev.positions(), path);
+    const toIndex = rev.positions();
+    if (offsets === null) return PackOrder.fromPositions(toIndex, path);
+    // Each entry must name an object; that each is named once is checked as positions are found.
+    const n = toIndex.length;
+    let max = 0;
+    for (let pos = 0; pos < n; pos++) if (toIndex[pos]! > max) max = toIndex[pos]!;
+    if (n > 0 && max >= n) {
+      const pos = toIndex.findIndex(i => i >= n);
+      throw new CorruptError('pack', `${path}: reverse index entry ${pos} names index position ${toIndex[pos]}, out of range`);
+    }
+    return new PackOrder(toIndex, null, offsets, path);
   }
 
   /** From the index position of each pack position; checks that it is a permutation. */
   static fromPositions(toIndex: Uint32Array, where: string): PackOrder {
-    const n = toIndex.length;
-    const toPos = new Uint32Array(n).fill(0xffffffff);
-    for (let pos = 0; pos < n; pos++) {
-      const i = toIndex[pos]!;
-      if (i >= n || toPos[i] !== 0xffffffff) {
-        throw new CorruptError('pack', `${where}: reverse index entry ${pos} names index position ${i}, out of range or repeated`);
-      }
-      toPos[i] = pos;
-    }
-    return new PackOrder(toIndex, toPos);
+    return new PackOrder(toIndex, invert(toIndex, where), null, where);
   }
 
   /** Sorts index positions by pack offset. */
@@ -94,6 +155,20 @@ export class PackOrder {
     }
     const toPos = new Uint32Array(n);
     for (let pos = 0; pos < n; pos++) toPos[toIndex[pos]!] = pos;
-    return new PackOrder(toIndex, toPos);
+    return new PackOrder(toIndex, toPos, null, index.path);
   }
+}
+
+/** The inverse of a permutation of index positions; throws if it is not one. */
+function invert(toIndex: Uint32Array, where: string): Uint32Array {
+  const n = toIndex.length;
+  const toPos = new Uint32Array(n).fill(0xffffffff);
+  for (let pos = 0; pos < n; pos++) {
+    const i = toIndex[pos]!;
+    if (i >= n || toPos[i] !== 0xffffffff) {
+      throw new CorruptError('pack', `${where}: reverse index entry ${pos} names index position ${i}, out of range or repeated`);
+    }
+    toPos[i] = pos;
+  }
+  return toPos;
 }

@@ -175,7 +175,7 @@ export class PackBitmap {
   get hasLookupTable(): boolean { return this.tableAt >= 0; }
 
   positionToIndex(pos: number): number { return this.order.positionToIndex[pos]!; }
-  indexToPosition(index: number): number { return this.order.indexToPosition[index]!; }
+  indexToPosition(index: number): number { return this.order.position(index); }
 
   /** Pack position of an object, or -1 when it is not in the pack. */
   position(oid: Uint8Array, offset = 0): number {
@@ -190,7 +190,7 @@ export class PackBitmap {
       return known[s + 5]! - 2;
     }
     const i = this.index.find(oid, offset);
-    const pos = i < 0 ? -1 : this.order.indexToPosition[i]!;
+    const pos = i < 0 ? -1 : this.order.position(i);
     known[s] = w0;
     known[s + 1] = w1;
     known[s + 2] = w2;
@@ -332,7 +332,7 @@ export class PackBitmap {
       const label = () => `${this.path}: bitmap for commit ${toHex(this.index.buf, this.index.oidAt(commit))}`;
       const bits: Bitset = base ? base.clone() : new Bitset(this.count);
       ewah.xorInto(bits, this.count, label);
-      const pos = this.order.indexToPosition[commit]!;
+      const pos = this.order.position(commit);
       if (!bits.has(pos) || !this.typeBitmaps.commits.has(pos)) {
         throw new CorruptError('pack', `${label()} does not contain that commit, or it is not a commit`);
       }

@@ -134,7 +134,7 @@ export class PackReachability {
     if (i < 0) {
       throw new GitError('pack', 'incomplete', `${this.index.path}: object ${toHex(buf, off)} (reached from ${this.hexAt(from)}) is not in the pack, so it cannot have a bitmap`);
     }
-    return this.order.indexToPosition[i]!;
+    return this.order.position(i);
   }
 
   private hexAt(pos: number): string {

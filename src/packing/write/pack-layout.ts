@@ -106,7 +106,7 @@ export class PackLayout {
         code = at < 0 ? OUTSIDE : at + BASE;
       } else if (h.type === OBJ_REF_DELTA) {
         const ip = this.pack.index.find(this.headerBuffer, h.baseOidPos);
-        code = ip < 0 ? OUTSIDE : -(this.order.indexToPosition[ip]! + BASE);
+        code = ip < 0 ? OUTSIDE : -(this.order.position(ip) + BASE);
       } else {
         code = WHOLE;
       }

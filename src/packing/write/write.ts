@@ -327,7 +327,7 @@ class PackWriter {
         const ip = where.pack.index.find(keys(), idx * OID_BYTES);
         this.slot[idx] = s;
         this.offset[idx] = where.offset;
-        this.planPacked(idx, s, ip, this.layoutOf(s).order.indexToPosition[ip]!);
+        this.planPacked(idx, s, ip, this.layoutOf(s).order.position(ip));
       } else {
         this.slot[idx] = -1;
         this.plan[idx] = PLAN_COMPRESS;
