@@ -68,16 +68,8 @@ export class PackOrder {
     const offsets = this.offsets!, toIndex = this.positionToIndex, n = toIndex.length;
     if (!(i >= 0 && i < n)) throw new RangeError(`index position ${i} is outside the ${n} objects of ${this.where}`);
     const target = offsets.offset(i);
-    let lo = 0, hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const o = offsets.offset(toIndex[mid]!);
-      if (o === target) {
-        if (toIndex[mid] !== i) break;
-        return mid;
-      }
-      if (o < target) lo = mid + 1; else hi = mid;
-    }
+    const pos = positionOfOffset(n, p => offsets.offset(toIndex[p]!), target);
+    if (pos >= 0 && toIndex[pos] === i) return pos;
     // Offsets out of order, or another object at this one's offset: the file lies.
     throw new CorruptError('pack', `${this.where}: index position ${i} (offset ${target}) is at no pack position: the reverse index is not in offset order`);
   }
@@ -109,11 +101,8 @@ export class PackOrder {
     if (offsets === null) return PackOrder.fromPositions(toIndex, path);
     // Each entry must name an object; that each is named once is checked as positions are found.
     const n = toIndex.length;
-    let max = 0;
-    for (let pos = 0; pos < n; pos++) if (toIndex[pos]! > max) max = toIndex[pos]!;
-    if (n > 0 && max >= n) {
-      const pos = toIndex.findIndex(i => i >= n);
-      throw new CorruptError('pack', `${path}: reverse index entry ${pos} names index position ${toIndex[pos]}, out of range`);
+    for (let pos = 0; pos < n; pos++) {
+      if (toIndex[pos]! >= n) throw new CorruptError('pack', `${path}: reverse index entry ${pos} names index position ${toIndex[pos]}, out of range`);
     }
     return new PackOrder(toIndex, null, offsets, path);
   }
@@ -171,4 +160,19 @@ function invert(toIndex: Uint32Array, where: string): Uint32Array {
     toPos[i] = pos;
   }
   return toPos;
+}
+
+/**
+ * Pack position (below `count`) of the entry starting at `offset`, by binary search over entry
+ * offsets in pack order; -1 when no entry starts there.
+ */
+export function positionOfOffset(count: number, offsetAt: (pos: number) => number, offset: number): number {
+  let lo = 0, hi = count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const o = offsetAt(mid);
+    if (o === offset) return mid;
+    if (o < offset) lo = mid + 1; else hi = mid;
+  }
+  return -1;
 }

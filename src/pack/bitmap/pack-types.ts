@@ -8,7 +8,7 @@ import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { EntryHeader } from '../entry-header.js';
 import type { PackIndex } from '../idx/read.js';
 import type { PackFile } from '../pack-file.js';
-import type { PackOrder } from './pack-order.js';
+import { positionOfOffset, type PackOrder } from './pack-order.js';
 
 /** Longest header: 10 bytes of type and size, then a 20-byte base id or a 10-byte base offset. */
 const MAX_HEADER = 32;
@@ -34,7 +34,7 @@ export function readPackTypes(file: PackFile, index: PackIndex, order: PackOrder
     }
     let base: number;
     if (h.type === OBJ_OFS_DELTA) {
-      base = positionOfOffset(offsets, pos, h.baseOffset);
+      base = positionOfOffset(pos, p => offsets[p]!, h.baseOffset);
       if (base < 0) throw new CorruptError('pack', `${file.path}: delta at offset ${off} names base offset ${h.baseOffset}, where no entry starts`);
     } else if (h.type === OBJ_REF_DELTA) {
       const i = index.find(view.buf, h.baseOidPos);
@@ -60,16 +60,4 @@ export function readPackTypes(file: PackFile, index: PackIndex, order: PackOrder
     types[pos] = types[b]!;
   }
   return types;
-}
-
-/** Pack position of the entry at `offset` (which lies before position `below`), or -1. */
-function positionOfOffset(offsets: Float64Array, below: number, offset: number): number {
-  let lo = 0, hi = below;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = offsets[mid]!;
-    if (v === offset) return mid;
-    if (v < offset) lo = mid + 1; else hi = mid;
-  }
-  return -1;
 }

@@ -16,7 +16,7 @@ import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import type { StoredPack } from '../../odb/object-store.js';
 import { MAX_ENTRY_HEADER } from '../../pack/entry-header-encode.js';
-import { PackOrder } from '../../pack/bitmap/pack-order.js';
+import { PackOrder, positionOfOffset } from '../../pack/bitmap/pack-order.js';
 
 /** What a layout reads of a stored pack: its .pack and .idx. */
 export type PackEntries = Pick<StoredPack, 'file' | 'index'>;
@@ -62,14 +62,7 @@ export class PackLayout {
 
   /** Pack position of the entry starting at `offset`, or -1 when no entry starts there. */
   positionOf(offset: number): number {
-    let lo = 0, hi = this.count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const o = this.offset(mid);
-      if (o === offset) return mid;
-      if (o < offset) lo = mid + 1; else hi = mid;
-    }
-    return -1;
+    return positionOfOffset(this.count, pos => this.offset(pos), offset);
   }
 
   /**
