@@ -1,9 +1,14 @@
 // git-core pushing to `tsgit serve` over smart HTTP and git://: refused as git's servers refuse it
 // until enabled (http.receivepack for anonymous HTTP, --enable=receive-pack for git://), then taken,
 // with the refs git expects and a repository that passes `git fsck --full`; more concurrent pushes
-// than workers all land; and a clone from the same server sees the pushed commits at once.
+// than workers all land; a push whose body is gzip (as JGit sends it) lands, one in an encoding
+// http-backend does not take is refused; and a clone from the same server sees the pushed commits
+// at once.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
 import { assertFsck, commits, push, refsOf, workRepo } from './push-helpers.js';
@@ -71,6 +76,45 @@ describe('pushing to tsgit serve', () => {
       assertFsck(clone);
       const log = server.access().filter(l => l.service === 'git-receive-pack');
       assert.ok(log.length >= 7, `access log has the pushes: ${log.map(l => l.raw).join('\n')}`);
+    } finally {
+      await server.stop();
+      server = null;
+    }
+  });
+
+  test('a push body in gzip (JGit sends them so) lands; an encoding http-backend does not take is refused', async () => {
+    const repo = path.join(served, 'r.git');
+    git(repo, ['config', 'http.receivepack', 'true']);
+    server = await startServe(served, root);
+    try {
+      const old = git(repo, ['rev-parse', 'main']).trim();
+      commits(work, 1, 'gzip-body');
+      const tip = git(work, ['rev-parse', 'main']).trim();
+      const pkt = (line: string) => Buffer.from(`${(line.length + 4).toString(16).padStart(4, '0')}${line}`);
+      const pack = execFileSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: work, input: `${tip}\n^${old}\n`, env: GIT_ENV });
+      const request = (name: string) => Buffer.concat([pkt(`${'0'.repeat(40)} ${tip} refs/heads/${name}\0report-status agent=test\n`), Buffer.from('0000'), pack]);
+      const post = (body: Buffer, encoding: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(`${server!.httpUrl}/r.git/git-receive-pack`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-git-receive-pack-request', 'Content-Encoding': encoding },
+        }, res => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('latin1') }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      const zipped = await post(zlib.gzipSync(request('zipped')), 'gzip');
+      assert.equal(zipped.status, 200);
+      assert.match(zipped.body, /unpack ok\n/);
+      assert.match(zipped.body, /ok refs\/heads\/zipped\n/);
+      assert.equal(git(repo, ['rev-parse', 'zipped']).trim(), tip);
+      assertFsck(repo);
+      const refused = await post(zlib.brotliCompressSync(request('brotli')), 'br');
+      assert.equal(refused.status, 415);
+      assert.match(refused.body, /unsupported Content-Encoding: br/);
+      assert.equal(git(repo, ['for-each-ref', 'refs/heads/brotli']), '');
     } finally {
       await server.stop();
       server = null;

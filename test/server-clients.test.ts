@@ -1,6 +1,7 @@
 // Clients other than git-core against tsgit's server: isomorphic-git (npm) clones over smart HTTP,
-// JGit (Debian's jgit-cli, when installed; .ci/run installs it) clones over git://. Each result is
-// checked by git itself: `fsck --full` clean, and the refs equal the server's.
+// JGit (Debian's jgit-cli, when installed; .ci/run installs it) clones over git://; both push, JGit
+// over both transports (its HTTP pushes are gzip bodies). Each result is checked by git itself:
+// `fsck --full` clean, and the refs equal the server's.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
@@ -29,7 +30,10 @@ before(async () => {
   git(repo, ['tag', 'light', 'main~8']);
   git(repo, ['branch', 'maint', 'main~2']);
   git(repo, ['repack', '-adq']);
-  servers = await startLibraryServers({ root, exportAll: true }, { exportAll: true });
+  // Anonymous pushes over HTTP only with http.receivepack set (http-backend's rule).
+  git(repo, ['config', 'http.receivepack', 'true']);
+  servers = await startLibraryServers({ root, exportAll: true },
+    { exportAll: true, services: { 'receive-pack': { enabled: true, overridable: false } } });
   ({ httpBase, gitBase } = servers);
 });
 
@@ -78,3 +82,35 @@ test('JGit clones over git://', { skip: jgit.status === 0 ? false : 'jgit is not
     refs(repo, ['refs/heads']).replace(/refs\/heads\//g, 'refs/remotes/origin/'));
   assert.equal(refs(dir, ['refs/tags']), refs(repo, ['refs/tags']));
 });
+
+/** A work repository cloned from the served one, with one new commit on `branch`. */
+function workWithCommit(name: string, branch: string): { dir: string; tip: string } {
+  const dir = path.join(work, name);
+  git(work, ['clone', '-q', repo, dir]);
+  git(dir, ['checkout', '-q', '-b', branch]);
+  fs.writeFileSync(path.join(dir, `${name}.txt`), `pushed by ${name}\n`);
+  git(dir, ['add', '.']);
+  git(dir, ['-c', 'user.name=P', '-c', 'user.email=p@example.com', 'commit', '-q', '-m', `from ${name}`]);
+  return { dir, tip: git(dir, ['rev-parse', 'HEAD']).trim() };
+}
+
+test('isomorphic-git pushes over smart HTTP', async () => {
+  const { dir, tip } = workWithCommit('iso-push', 'iso');
+  const r = await isogit.push({ fs, http: isoHttp, dir, url: `${httpBase}/project.git`, ref: 'iso', remoteRef: 'refs/heads/iso' });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  assert.equal(git(repo, ['rev-parse', 'refs/heads/iso']).trim(), tip);
+  assert.equal(git(repo, ['fsck', '--full', '--no-dangling']).trim(), '');
+});
+
+test('JGit pushes over smart HTTP (a gzip body) and git://, and deletes', { skip: jgit.status === 0 ? false : 'jgit is not installed (apt-get install jgit-cli)' }, async () => {
+  const { dir, tip } = workWithCommit('jgit-push', 'jg');
+  const jgitIn = (args: string[]) => run('jgit', args, { cwd: dir, env: JGIT_ENV, timeout: 120_000 });
+  await jgitIn(['push', `${httpBase}/project.git`, 'jg:refs/heads/jg-http']);
+  await jgitIn(['push', `${gitBase}/project.git`, 'jg:refs/heads/jg-git']);
+  assert.equal(git(repo, ['rev-parse', 'refs/heads/jg-http']).trim(), tip);
+  assert.equal(git(repo, ['rev-parse', 'refs/heads/jg-git']).trim(), tip);
+  await jgitIn(['push', `${gitBase}/project.git`, ':refs/heads/jg-git']);
+  assert.equal(refs(repo, ['refs/heads/jg-git']), '');
+  assert.equal(git(repo, ['fsck', '--full', '--no-dangling']).trim(), '');
+});
+

@@ -1,7 +1,8 @@
-// A buffered service's HTTP body (upload-pack's wants and haves), read whole before a worker takes
-// the request, as http-backend reads it: gzip inflated, at most GIT_HTTP_MAX_REQUEST_BUFFER bytes
+// A service's HTTP body. A buffered one (upload-pack's wants and haves) is read whole before a
+// worker takes the request, as http-backend reads it: gzip inflated, at most GIT_HTTP_MAX_REQUEST_BUFFER bytes
 // after inflating, within the init timeout, and counted against the worker pool's queue bytes as
-// it comes. Anything else is a refusal with its HTTP status.
+// it comes. Anything else is a refusal with its HTTP status. A streamed one (receive-pack's commands
+// and pack) goes to the worker as it comes, inflated the same way.
 import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
 import type { Reservation } from './worker-pool.js';
@@ -16,16 +17,31 @@ export interface BodyLimits {
   timeout: number;
 }
 
-export function readBody(req: IncomingMessage, limits: BodyLimits, reservation: Reservation): Promise<BodyResult> {
+/**
+ * Whether the body is gzip (JGit compresses its push bodies, git its larger fetch requests), or
+ * the refusal of an encoding http-backend does not take either.
+ */
+export function bodyEncoding(req: IncomingMessage): { gzip: boolean } | { ok: false; status: number; message: string } {
   const encoding = header(req.headers['content-encoding']);
   if (encoding && encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'identity') {
-    return Promise.resolve({ ok: false, status: 415, message: `unsupported Content-Encoding: ${encoding}` });
+    return { ok: false, status: 415, message: `unsupported Content-Encoding: ${encoding}` };
   }
-  const gzip = encoding === 'gzip' || encoding === 'x-gzip';
+  return { gzip: encoding === 'gzip' || encoding === 'x-gzip' };
+}
+
+/** The body as it arrives, inflated if it is gzip. */
+export function bodyStream(req: IncomingMessage, gzip: boolean): NodeJS.ReadableStream & { destroy(): void } {
+  return gzip ? req.pipe(zlib.createGunzip()) : req;
+}
+
+export function readBody(req: IncomingMessage, limits: BodyLimits, reservation: Reservation): Promise<BodyResult> {
+  const encoding = bodyEncoding(req);
+  if (!('gzip' in encoding)) return Promise.resolve(encoding);
+  const { gzip } = encoding;
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (!gzip && declared > limits.maxBytes) return Promise.resolve(tooLarge(limits.maxBytes));
   return new Promise(resolve => {
-    const body = gzip ? req.pipe(zlib.createGunzip()) : req;
+    const body = bodyStream(req, gzip);
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;

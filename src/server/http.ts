@@ -18,7 +18,7 @@ import { Config } from '../config/index.js';
 import { closeAfterResponse } from '../transport/http-accept.js';
 import type { TrackedConnection } from '../transport/connection-limit.js';
 import { formatAccessLine, type AccessRecord, type Mutable } from './access-log.js';
-import { header, readBody } from './http-body.js';
+import { bodyEncoding, bodyStream, header, readBody } from './http-body.js';
 import { DEFAULT_SERVICE_LIMITS, DEFAULT_TIMEOUTS, type ServeTimeouts, type ServiceLimits } from './limits.js';
 import { realRoot, resolveRepository, urlSegments, type ResolvedRepository } from './resolve-repository.js';
 import { sanitizeProtocol } from './protocol-value.js';
@@ -236,8 +236,14 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       }
       job = pool.run(request, { kind: 'body', body: body.body }, reservation, authorizeUpdate);
     } else {
+      const encoding = bodyEncoding(req);
+      if (!('gzip' in encoding)) {
+        reservation.release();
+        closeAfterResponse(req);
+        return refuse(res, record, encoding.status, encoding.message, { Connection: 'close' });
+      }
       job = pool.run(request, { kind: 'stream' }, reservation, authorizeUpdate);
-      if (job) streamBody(req, res, job);
+      if (job) streamBody(req, res, job, encoding.gzip);
     }
     if (!job) return busy(res, record, 'the server is busy: too many requests are waiting');
     await relay(req, res, job, record, r.phase === 'advertise' && record.protocol !== 2 ? formatServiceHeader(wire) : null, wire);
@@ -260,17 +266,20 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
   }
 
   /** A streamed body goes to the worker as it comes, paced by the worker's pipe. */
-  function streamBody(req: IncomingMessage, res: ServerResponse, job: ServiceJob): void {
+  function streamBody(req: IncomingMessage, res: ServerResponse, job: ServiceJob, gzip: boolean): void {
     const stdin = job.stdin;
     stdin.on('error', () => undefined);
-    req.on('data', (chunk: Buffer) => {
+    const body = bodyStream(req, gzip);
+    body.on('data', (chunk: Buffer) => {
       if (!stdin.write(chunk)) {
-        req.pause();
-        stdin.once('drain', () => req.resume());
+        body.pause();
+        stdin.once('drain', () => body.resume());
       }
     });
-    req.on('end', () => stdin.end());
+    body.on('end', () => stdin.end());
     req.on('error', () => job.stop());
+    // Not gzip after all, or cut short: the worker would take what came as the whole push.
+    if (gzip) body.on('error', () => job.stop());
     res.once('close', () => { if (!req.complete) job.stop(); });
   }
 
