@@ -2,6 +2,7 @@
 // run the tsgit CLI as a user would.
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,4 +78,31 @@ export function pkt(line: string): string {
 /** pkt(), as the bytes that go on the wire. */
 export function pktBytes(line: string): Buffer {
   return Buffer.from(pkt(line));
+}
+
+export interface HttpReply { status: number; body: Buffer; headers: http.IncomingHttpHeaders }
+
+/**
+ * One raw HTTP request to the server at `base` and its whole answer. The path is sent exactly as
+ * given, not normalised; a function body writes (and ends) the request itself.
+ */
+export function httpRequest(base: string, method: string, rawPath: string, body?: Buffer | ((req: http.ClientRequest) => void),
+  headers: Record<string, string> = {}): Promise<HttpReply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}/`, { method, path: rawPath, headers }, res => {
+      const chunks: Buffer[] = [];
+      res.on('data', c => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks), headers: res.headers }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (typeof body === 'function') body(req);
+    else req.end(body);
+  });
+}
+
+/** A smart HTTP service request: `body` POSTed to `<base><repoPath>/git-<service>`. */
+export function postService(base: string, repoPath: string, service: 'upload-pack' | 'receive-pack', body: Buffer,
+  headers: Record<string, string> = {}): Promise<HttpReply> {
+  return httpRequest(base, 'POST', `${repoPath}/git-${service}`, body, { 'Content-Type': `application/x-git-${service}-request`, ...headers });
 }

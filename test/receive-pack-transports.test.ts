@@ -6,11 +6,10 @@
 // at once.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
+import { git, GIT_ENV, pktBytes, postService, rmrf, tmpDir } from './helpers.js';
 import { assertFsck, commits, push, refsOf, workRepo } from './push-helpers.js';
 import { ensureStopped, startServe, type Served } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
@@ -90,21 +89,12 @@ describe('pushing to tsgit serve', () => {
       const old = git(repo, ['rev-parse', 'main']).trim();
       commits(work, 1, 'gzip-body');
       const tip = git(work, ['rev-parse', 'main']).trim();
-      const pkt = (line: string) => Buffer.from(`${(line.length + 4).toString(16).padStart(4, '0')}${line}`);
       const pack = execFileSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: work, input: `${tip}\n^${old}\n`, env: GIT_ENV });
-      const request = (name: string) => Buffer.concat([pkt(`${'0'.repeat(40)} ${tip} refs/heads/${name}\0report-status agent=test\n`), Buffer.from('0000'), pack]);
-      const post = (body: Buffer, encoding: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request(`${server!.httpUrl}/r.git/git-receive-pack`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/x-git-receive-pack-request', 'Content-Encoding': encoding },
-        }, res => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('latin1') }));
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
+      const request = (name: string) => Buffer.concat([pktBytes(`${'0'.repeat(40)} ${tip} refs/heads/${name}\0report-status agent=test\n`), Buffer.from('0000'), pack]);
+      const post = async (body: Buffer, encoding: string) => {
+        const reply = await postService(server!.httpUrl, '/r.git', 'receive-pack', body, { 'Content-Encoding': encoding });
+        return { status: reply.status, body: reply.body.toString('latin1') };
+      };
       const zipped = await post(zlib.gzipSync(request('zipped')), 'gzip');
       assert.equal(zipped.status, 200);
       assert.match(zipped.body, /unpack ok\n/);

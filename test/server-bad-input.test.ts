@@ -13,7 +13,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { git, GIT_ENV, makeRepo, pktBytes, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { git, GIT_ENV, httpRequest, makeRepo, pktBytes, postService, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { createUploadPackHandler } from '../src/server/http.js';
 import { startLibraryServers, type LibraryServers } from './library-servers.js';
 
@@ -58,25 +58,11 @@ after(async () => {
   rmrf(work);
 });
 
-interface Reply { status: number; body: Buffer; headers: http.IncomingHttpHeaders }
+/** A raw request to the server under test: the path is sent exactly as given, not normalised. */
+const request = (method: string, rawPath: string, body?: Buffer | ((req: http.ClientRequest) => void), headers: Record<string, string> = {}) =>
+  httpRequest(base, method, rawPath, body, headers);
 
-/** A raw request: the path is sent exactly as given, not normalised. */
-function request(method: string, rawPath: string, body?: Buffer | ((req: http.ClientRequest) => void), headers: Record<string, string> = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${base}/`, { method, path: rawPath, headers }, res => {
-      const chunks: Buffer[] = [];
-      res.on('data', c => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks), headers: res.headers }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    if (typeof body === 'function') body(req);
-    else req.end(body);
-  });
-}
-
-const uploadRequest = (body: Buffer, extra: Record<string, string> = {}) =>
-  request('POST', '/small.git/git-upload-pack', body, { 'Content-Type': 'application/x-git-upload-pack-request', ...extra });
+const uploadRequest = (body: Buffer, extra: Record<string, string> = {}) => postService(base, '/small.git', 'upload-pack', body, extra);
 
 /** upload-pack processes this test process started that are still running. */
 function runningUploadPacks(): number[] {

@@ -45,6 +45,7 @@ export const SPECULATIVE = 2;
  */
 function sizeClass(size: number): number {
   const k = 31 - Math.clz32(size - 1); // 2^k < size <= 2^(k+1)
+  // From 2^28 up the shifted sum passes 32 bits; bases that large are rare enough for the float form.
   if (k >= 28) return k * STEPS + Math.ceil((size / 2 ** k - 1) * STEPS);
   const p = 1 << k;
   return k * STEPS + (((size - p) * STEPS + p - 1) >>> k); // + ceil((size / 2^k - 1) * STEPS), 1..STEPS
@@ -52,7 +53,7 @@ function sizeClass(size: number): number {
 
 function classCapacity(c: number): number {
   const k = Math.floor((c - 1) / STEPS), step = c - k * STEPS;
-  // 2^k * (1 + step / STEPS); sizes start at 2^6, so k - 2 >= 0.
+  // 2^k * (1 + step / STEPS); sizes start at 2^6, so k - 2 >= 0. From 2^28 up, floats, as in sizeClass.
   return k >= 28 ? Math.ceil(2 ** k * (1 + step / STEPS)) : (1 << k) + (step << (k - 2));
 }
 

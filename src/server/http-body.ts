@@ -4,6 +4,7 @@
 // it comes. Anything else is a refusal with its HTTP status. A streamed one (receive-pack's commands
 // and pack) goes to the worker as it comes, inflated the same way.
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { Reservation } from './worker-pool.js';
 
@@ -21,23 +22,21 @@ export interface BodyLimits {
  * Whether the body is gzip (JGit compresses its push bodies, git its larger fetch requests), or
  * the refusal of an encoding http-backend does not take either.
  */
-export function bodyEncoding(req: IncomingMessage): { gzip: boolean } | { ok: false; status: number; message: string } {
+export function bodyEncoding(req: IncomingMessage): { ok: true; gzip: boolean } | { ok: false; status: number; message: string } {
   const encoding = header(req.headers['content-encoding']);
   if (encoding && encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'identity') {
     return { ok: false, status: 415, message: `unsupported Content-Encoding: ${encoding}` };
   }
-  return { gzip: encoding === 'gzip' || encoding === 'x-gzip' };
+  return { ok: true, gzip: encoding === 'gzip' || encoding === 'x-gzip' };
 }
 
 /** The body as it arrives, inflated if it is gzip. */
-export function bodyStream(req: IncomingMessage, gzip: boolean): NodeJS.ReadableStream & { destroy(): void } {
+export function bodyStream(req: IncomingMessage, gzip: boolean): Readable {
   return gzip ? req.pipe(zlib.createGunzip()) : req;
 }
 
-export function readBody(req: IncomingMessage, limits: BodyLimits, reservation: Reservation): Promise<BodyResult> {
-  const encoding = bodyEncoding(req);
-  if (!('gzip' in encoding)) return Promise.resolve(encoding);
-  const { gzip } = encoding;
+/** Reads a buffered body whose encoding `bodyEncoding` has already taken. */
+export function readBody(req: IncomingMessage, gzip: boolean, limits: BodyLimits, reservation: Reservation): Promise<BodyResult> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (!gzip && declared > limits.maxBytes) return Promise.resolve(tooLarge(limits.maxBytes));
   return new Promise(resolve => {

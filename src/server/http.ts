@@ -214,6 +214,11 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       service: r.service.name, gitDir: repository.gitDir, statelessRpc: true, advertiseRefs: r.phase === 'advertise',
       timeout: timeouts.idle, protocol, limits,
     };
+    const encoding = r.phase === 'advertise' ? { ok: true as const, gzip: false } : bodyEncoding(req);
+    if (!encoding.ok) {
+      closeAfterResponse(req);
+      return refuse(res, record, encoding.status, encoding.message, { Connection: 'close' });
+    }
     const reservation = pool.reserve();
     if (!reservation) return busy(res, record, 'the server is busy: too many requests are waiting');
     let job: ServiceJob | null;
@@ -223,7 +228,7 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       // Given up with the request if the client goes while its body is read.
       const conn = options.connectionOf?.(req);
       if (conn) conn.evict = () => { reservation.release(); res.destroy(); };
-      const body = await readBody(req, { maxBytes: limits.maxRequestBytes, timeout: timeouts.init }, reservation);
+      const body = await readBody(req, encoding.gzip, { maxBytes: limits.maxRequestBytes, timeout: timeouts.init }, reservation);
       if (!body.ok) {
         reservation.release();
         if (body.gone) {
@@ -236,12 +241,6 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       }
       job = pool.run(request, { kind: 'body', body: body.body }, reservation, authorizeUpdate);
     } else {
-      const encoding = bodyEncoding(req);
-      if (!('gzip' in encoding)) {
-        reservation.release();
-        closeAfterResponse(req);
-        return refuse(res, record, encoding.status, encoding.message, { Connection: 'close' });
-      }
       job = pool.run(request, { kind: 'stream' }, reservation, authorizeUpdate);
       if (job) streamBody(req, res, job, encoding.gzip);
     }
@@ -277,9 +276,9 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       }
     });
     body.on('end', () => stdin.end());
+    // Cut short, or not gzip after all: the worker would take what came as the whole push.
     req.on('error', () => job.stop());
-    // Not gzip after all, or cut short: the worker would take what came as the whole push.
-    if (gzip) body.on('error', () => job.stop());
+    body.on('error', () => job.stop());
     res.once('close', () => { if (!req.complete) job.stop(); });
   }
 
