@@ -186,8 +186,9 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           wants, negotiator: null, depth: options.depth, deepenSince: options.shallowSince, filter: filtered,
           includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
           onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
-          receivePack: (pack) => storePack(repository, pack, {
-            fixThin: false, fsck, connectivity: !deepen && !filtered, progress: options.progress,
+          // A pack that stops at a shallow boundary (ours or the server's) is not closed under its references.
+          receivePack: (pack, serverBoundary) => storePack(repository, pack, {
+            fixThin: false, fsck, connectivity: !deepen && !filtered && serverBoundary.length === 0, progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
             ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
           }),
@@ -197,7 +198,10 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         await session.close(session.version === 2);
         session = null;
         if (options.signal?.aborted) throw interrupted();
-        updateShallow(gitDir, fetched.shallows, fetched.unshallows);
+        // Cloning a shallow repository: its boundary commits that came in are ours too (update_shallow's
+        // "remote is shallow, but this is a clone").
+        const boundary = fetched.serverBoundary.filter((oid) => repository.odb.has(fromHex(oid)!));
+        updateShallow(gitDir, [...fetched.shallows, ...boundary], fetched.unshallows);
       } else {
         await session.close();
         session = null;

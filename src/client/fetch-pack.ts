@@ -37,8 +37,12 @@ export interface FetchPackOptions<T> {
   readonly noProgress?: boolean;
   /** The server's progress text, in whole lines. */
   readonly onProgress?: (text: string) => void;
-  /** Receives the pack bytes as they arrive; the fetch ends when it resolves. */
-  readonly receivePack: (pack: AsyncIterable<Uint8Array>) => Promise<T>;
+  /**
+   * Receives the pack bytes as they arrive; the fetch ends when it resolves. `serverBoundary` is
+   * the server's own shallow boundary when the server is a shallow repository (see
+   * FetchPackResult): the pack stops there, so it is not closed under its references.
+   */
+  readonly receivePack: (pack: AsyncIterable<Uint8Array>, serverBoundary: readonly string[]) => Promise<T>;
   /** Warnings git would print (a filter the server ignores). */
   readonly warn?: (message: string) => void;
 }
@@ -48,6 +52,11 @@ export interface FetchPackResult<T> {
   /** New shallow commits and ones no longer shallow, from the server's shallow update. */
   readonly shallows: string[];
   readonly unshallows: string[];
+  /**
+   * When we did not deepen and the server is itself shallow: its boundary (v0 advertises it, v2
+   * sends it as shallow-info unasked), which git's fetch-pack keeps apart from a deepen's lines.
+   */
+  readonly serverBoundary: string[];
   /** Whether the server applied the filter (so the result is a promisor pack). */
   readonly filtered: boolean;
 }
@@ -122,8 +131,11 @@ async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>):
       options.negotiator?.ack(oid);
     }
     if (res.packfile) {
-      const pack = await options.receivePack(demuxSideband(reader, { onProgress: options.onProgress }));
-      return { pack, shallows: res.shallows, unshallows: res.unshallows, filtered: filter !== null };
+      // As receive_shallow_info: lines a deepen (or an unshallow) did not cause are the server's own.
+      const deepened = deepens(options) || res.unshallows.length > 0;
+      const serverBoundary = deepened ? [] : res.shallows;
+      const pack = await options.receivePack(demuxSideband(reader, { onProgress: options.onProgress }), serverBoundary);
+      return { pack, shallows: deepened ? res.shallows : [], unshallows: res.unshallows, serverBoundary, filtered: filter !== null };
     }
     if (done) throw new GitError('protocol', 'unexpected', `${conn.name}: the server sent no pack after "done"`);
     if (res.acks.length > 0) {
@@ -235,6 +247,8 @@ async function fetchV0<T>(session: RemoteSession, options: FetchPackOptions<T>, 
     flushes--;
   }
   const packStream = sideband ? demuxSideband(reader, { onProgress: options.onProgress }) : reader.rest();
-  const pack = await options.receivePack(packStream);
-  return { pack, shallows, unshallows, filtered: filter !== null };
+  // A deepen's own shallow list supersedes the advertised boundary, as in git's update_shallow.
+  const serverBoundary = deepen ? [] : [...session.serverShallows];
+  const pack = await options.receivePack(packStream, serverBoundary);
+  return { pack, shallows, unshallows, serverBoundary, filtered: filter !== null };
 }

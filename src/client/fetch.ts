@@ -132,6 +132,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     let objects = 0;
     const shallows = readShallow(repo.gitDir);
     const fetchRound = async (s: RemoteSession, wants: string[], withDepth: boolean): Promise<void> => {
+      let theirs: string[] = [];
       const negotiator = new ConsecutiveNegotiator(repo.odb, new Set(shallows));
       for (const r of refs) if (r.oid !== null && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
       for (const r of refStore.list()) negotiator.addTip(r.oid);
@@ -139,15 +140,22 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         wants, negotiator, shallows, ...(withDepth ? { depth: options.depth } : {}), filter,
         includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
         warn: (m) => log(`warning: ${m}\n`),
-        receivePack: (pack) => storePack(repo, pack, {
-          fixThin: true, fsck, connectivity, progress: options.progress,
+        receivePack: (pack, serverBoundary) => {
+          // The server is shallow: its boundary commits that we lack ("theirs" in git's
+          // prepare_shallow_info) bound what the pack holds; those we have change nothing here.
+          theirs = serverBoundary.filter((oid) => !repo.odb.has(fromHex(oid)!));
+          return storePack(repo, pack, {
+            fixThin: true, fsck, connectivity: connectivity && theirs.length === 0, progress: options.progress,
           signal: options.signal, onIndexed: options.onPackStored,
-          ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
-        }),
+            ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
+          });
+        },
       });
       stored.push(result.pack);
       objects += result.pack.objects;
-      updateShallow(repo.gitDir, result.shallows, result.unshallows);
+      // Those that came in join our boundary, as git's --update-shallow has them join.
+      const joined = theirs.filter((oid) => repo.odb.has(fromHex(oid)!));
+      updateShallow(repo.gitDir, [...result.shallows, ...joined], result.unshallows);
       await s.close(s.version === 2);
     };
 

@@ -7,7 +7,7 @@ import { parseTag } from '../object/tag.js';
 import { OBJ_TAG } from '../object/type.js';
 import { pktLine, type PacketSource } from '../protocol/index.js';
 import type { Repository } from '../repository/repository.js';
-import { ObjectWalk } from '../walk/object-walk.js';
+import { ObjectWalk, SHALLOW as GRAFTED } from '../walk/object-walk.js';
 import { ensureCapacity } from '../walk/oid-map.js';
 import type { UploadPackPolicy } from './policy.js';
 import type { RefSnapshot } from './refs.js';
@@ -97,17 +97,30 @@ const WALK_EXPECTED = 1024;
 export class Session {
   walk: ObjectWalk;
   marks = new Uint8Array(1024);
+  /**
+   * This repository's own shallow boundary ($GIT_DIR/shallow), sorted by id as git advertises it.
+   * Its commits have no parents in every walk the session makes, as git's grafts make them.
+   */
+  readonly shallowHere: readonly string[];
 
   constructor(readonly repo: Repository, readonly policy: UploadPackPolicy, readonly refs: RefSnapshot,
     readonly input: PacketSource, readonly out: Response, readonly options: UploadPackOptions) {
-    this.walk = new ObjectWalk(repo.odb, WALK_EXPECTED);
+    this.shallowHere = repo.shallowCommits().map(id => toHex(id)).sort();
+    this.walk = this.newWalk();
+  }
+
+  private newWalk(): ObjectWalk {
+    const walk = new ObjectWalk(this.repo.odb, WALK_EXPECTED);
+    // Only commits that are here: interning one tells the walk it exists.
+    walk.setShallow(this.shallowHere.map(hex => fromHex(hex)!).filter(id => this.repo.odb.has(id)));
+    return walk;
   }
 
   /** Forgets every mark and walk state, as git does between the commands of one v2 connection. */
   reset(): void {
     // A walk that has not seen an object (ls-refs, the first command) is as good as a new one.
     if (this.walk.ids.size > 0) {
-      this.walk = new ObjectWalk(this.repo.odb, WALK_EXPECTED);
+      this.walk = this.newWalk();
       this.marks = new Uint8Array(1024);
     }
     this.out.sidebandAll = false;
@@ -175,6 +188,11 @@ export class Session {
   time(idx: number): number {
     this.walk.parseCommitAt(idx);
     return this.walk.time[idx]!;
+  }
+
+  /** Whether `idx` is one of this repository's own shallow commits. */
+  isShallowHere(idx: number): boolean {
+    return (this.walk.flags[idx]! & GRAFTED) !== 0;
   }
 
   /** Makes the walk treat `idx` as having no parents (a shallow boundary). */

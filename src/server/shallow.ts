@@ -4,6 +4,11 @@
 // commits rev-list would list; those with a parent outside the list become the boundary).
 // Client boundaries that now have history behind them are "unshallowed": their parents become
 // wants. Last, every boundary commit is cut from its parents so the walk stops there.
+//
+// A repository that is itself shallow has its own boundary (Session.shallowHere, parentless in
+// every walk). As in git, its commits join any new boundary they are met on, --unshallow cannot
+// go past them, and v2 tells every client about those the wants reach (send_shallow_info's
+// deepen(INFINITE_DEPTH)), so that a clone of a shallow clone is shallow at the same place.
 import { GitError } from '../core/errors.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { allRefs } from './refs.js';
@@ -35,7 +40,19 @@ export function wantsShallowInfo(req: ShallowRequest): boolean {
   return req.depth > 0 || req.deepenSince !== null || req.deepenNot.length > 0 || req.shallows.length > 0;
 }
 
-export function processShallow(s: Session, wants: readonly number[], req: ShallowRequest): ShallowOutcome {
+/**
+ * Whether a response carries shallow information: the client asked for it, or (v2 only, where
+ * `here` is true) this repository is shallow.
+ */
+export function sendsShallowInfo(s: Session, req: ShallowRequest, here: boolean): boolean {
+  return wantsShallowInfo(req) || (here && s.shallowHere.length > 0);
+}
+
+/**
+ * Answers the request's shallow lines and deepening. `here`: also report this repository's own
+ * boundary when the client did not deepen (v2's shallow-info; a v0 advertisement lists it).
+ */
+export function processShallow(s: Session, wants: readonly number[], req: ShallowRequest, here = false): ShallowOutcome {
   const clientShallows: number[] = [];
   for (const hex of req.shallows) {
     const idx = s.index(hex);
@@ -57,7 +74,7 @@ export function processShallow(s: Session, wants: readonly number[], req: Shallo
   };
   if (req.depth > 0) {
     out.deepened = true;
-    if (req.depth === INFINITE_DEPTH) {
+    if (req.depth === INFINITE_DEPTH && s.shallowHere.length === 0) {
       for (const c of clientShallows) s.mark(c, NOT_SHALLOW);
     } else if (req.deepenRelative) {
       send(shallowCommits(s, reachableFromRefs(s, clientShallows), req.depth + 1));
@@ -67,6 +84,10 @@ export function processShallow(s: Session, wants: readonly number[], req: Shallo
   } else if (req.deepenSince !== null || req.deepenNot.length > 0) {
     out.deepened = true;
     send(shallowByRevList(s, wants, req.deepenSince, req.deepenNot));
+  } else if (here && s.shallowHere.length > 0) {
+    // The client's own boundary counts as shallow here too (git registers it first).
+    for (const c of clientShallows) s.cutParents(c);
+    send(shallowCommits(s, wants, INFINITE_DEPTH, c => s.has(c, CLIENT_SHALLOW)));
   }
   for (const c of clientShallows) {
     if (!s.has(c, NOT_SHALLOW)) continue;
@@ -81,9 +102,10 @@ export function processShallow(s: Session, wants: readonly number[], req: Shallo
 
 /**
  * get_shallow_commits: depth-first from each head, remembering the smallest depth each commit was
- * reached at; a commit at `depth` becomes shallow, those above it are marked not shallow.
+ * reached at; a commit at `depth` becomes shallow, those above it are marked not shallow. So does
+ * a commit of this repository's own boundary, or one `cut` says is a boundary already.
  */
-function shallowCommits(s: Session, heads: readonly number[], depth: number): number[] {
+function shallowCommits(s: Session, heads: readonly number[], depth: number, cut: (c: number) => boolean = () => false): number[] {
   const result: number[] = [];
   const depthOf = new Map<number, number>();
   const stack: number[] = [];
@@ -103,7 +125,7 @@ function shallowCommits(s: Session, heads: readonly number[], depth: number): nu
       }
     }
     cur++;
-    if (depth !== INFINITE_DEPTH && cur >= depth) {
+    if ((depth !== INFINITE_DEPTH && cur >= depth) || s.isShallowHere(commit) || cut(commit)) {
       result.push(commit);
       s.mark(commit, SHALLOW);
       commit = -1;

@@ -38,7 +38,7 @@ export async function serveV0(s: Session): Promise<void> {
   const o = s.options;
   if (o.advertiseRefs || !o.statelessRpc) {
     const refs = allRefs(s.refs).map(r => (r.peeled ? { name: r.name, oid: r.oid, peeled: r.peeled } : { name: r.name, oid: r.oid }));
-    s.out.write(formatRefAdvertisement(refs, v0Capabilities(s), { version1: o.version === 1 }));
+    s.out.write(formatRefAdvertisement(refs, v0Capabilities(s), { version1: o.version === 1, shallows: s.shallowHere }));
     await s.out.drain();
   }
   if (o.advertiseRefs) return;

@@ -18,7 +18,7 @@ import { checkFilterAllowed } from './policy.js';
 import { allRefs } from './refs.js';
 import { sendPack } from './send-pack.js';
 import { clientError, type Session } from './session.js';
-import { processShallow, wantsShallowInfo } from './shallow.js';
+import { processShallow, sendsShallowInfo, wantsShallowInfo } from './shallow.js';
 import { checkWants } from './wants.js';
 
 /** Capability lines a client may send with a command; anything else is refused, as git does. */
@@ -164,8 +164,8 @@ async function fetch(s: Session, args: string[], where: string): Promise<void> {
     s.out.write(DELIM_PKT);
   }
   let extraHaves: number[] = [];
-  if (wantsShallowInfo(req)) {
-    const shallow = processShallow(s, wants, req);
+  if (sendsShallowInfo(s, req, true)) {
+    const shallow = processShallow(s, wants, req, true);
     s.out.write(formatShallowInfo(shallow.shallows, shallow.unshallows));
     s.out.write(DELIM_PKT);
     wants.push(...shallow.extraWants);
