@@ -130,17 +130,24 @@ function applyReport(sending: PushRef[], report: StatusReport): void {
   }
 }
 
-/** The chunks `write` hands its sink, as an async iterable, with at most IN_FLIGHT waiting. */
-async function* streamed(write: (sink: ChunkSink) => Promise<void>): AsyncGenerator<Uint8Array> {
+/**
+ * The chunks `write` hands its sink, as an async iterable, with at most IN_FLIGHT waiting. The
+ * writer may hand over several chunks before it waits (its last chunk and the trailer, say): every
+ * call made while the queue is full gets the same promise, settled when there is room again, so
+ * none is left waiting for good.
+ */
+export async function* streamed(write: (sink: ChunkSink) => Promise<void>): AsyncGenerator<Uint8Array> {
   const queue: Uint8Array[] = [];
   let finished = false, failure: unknown = null;
   let wake: (() => void) | null = null;
   let room: (() => void) | null = null;
+  let roomMade: Promise<void> | null = null;
   const sink: ChunkSink = (chunk) => {
     queue.push(chunk);
     wake?.();
     if (queue.length < IN_FLIGHT) return undefined;
-    return new Promise<void>((resolve) => { room = resolve; });
+    roomMade ??= new Promise<void>((resolve) => { room = resolve; });
+    return roomMade;
   };
   write(sink).then(() => { finished = true; wake?.(); }, (e: unknown) => { failure = e; finished = true; wake?.(); });
   for (;;) {
@@ -149,6 +156,7 @@ async function* streamed(write: (sink: ChunkSink) => Promise<void>): AsyncGenera
       if (room && queue.length < IN_FLIGHT) {
         const r: () => void = room;
         room = null;
+        roomMade = null;
         r();
       }
       yield chunk;

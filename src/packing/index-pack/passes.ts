@@ -23,6 +23,7 @@ import { checkCollisions, checkConnectivity, type ObjectLookup } from './connect
 import { linkDeltas } from './link.js';
 import type { PackObserver, PackSink } from './observe.js';
 import { PackParser } from './parse.js';
+import { feedStream } from './stream-feed.js';
 import { ABORT, RESOLVED, Resolver, type ResolveShared } from './resolve.js';
 import { findSorted, sortByOid } from './sort.js';
 import { MAX_DEPTH, MAX_ROWS, ObjectTable } from './tables.js';
@@ -177,16 +178,9 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
         throw new CorruptError('pack', `${name}: pack has junk at the end (after the trailer at offset ${parser.end - OID_BYTES})`);
       }
     } else {
-      let want = 1;
-      for await (const chunk of input as AsyncIterable<Uint8Array>) {
-        window.append(chunk, parser.pos);
+      await feedStream(input as AsyncIterable<Uint8Array>, window, parser, () => {
         if (options.maxInputSize && window.end > options.maxInputSize && !parser.done) throw tooLarge();
-        if (window.end >= want) {
-          want = parser.step(false);
-          showReceiving();
-          if (want === 0) break;
-        }
-      }
+      }, showReceiving);
       if (!parser.done) {
         parser.step(true);
         showReceiving();
