@@ -53,12 +53,14 @@ export async function readPushRequest(source: PacketSource, limits: RequestLimit
     const nul = p.payload.indexOf(0);
     const line = requireLine(source, nul < 0 ? p : { ...p, payload: p.payload.subarray(0, nul) }, 'update command');
     if (nul >= 0) {
-      if (commands.length > 0 || shallows.length > 0) throw new CorruptError('protocol', `${where}: capabilities after the first command`);
+      // The shallow lines come first; the capabilities ride on the first command (gitprotocol-pack).
+      if (commands.length > 0) throw new CorruptError('protocol', `${where}: capabilities after the first command`);
       const text = requireLine(source, { ...p, payload: p.payload.subarray(nul + 1) }, 'capability list');
       capabilities = parseCapabilityList(text, where);
       if (capabilities.length > limits.maxOther) throw limitError(where, 'capabilities', limits.maxOther);
     }
     if (line.startsWith('shallow ')) {
+      if (commands.length > 0) throw new CorruptError('protocol', `${where}: shallow line after the update commands`);
       if (shallows.length >= limits.maxShallows) throw limitError(where, 'shallow lines', limits.maxShallows);
       shallows.push(parseOid(line.slice(8), where));
       continue;

@@ -32,10 +32,14 @@ interface Entry {
   type: number;
 }
 
-/** `onCount` sees the enumeration grow ("Enumerating objects"). */
+/**
+ * `shallow`: this repository's boundary, whose commits have no parents here. `onCount` sees the
+ * enumeration grow ("Enumerating objects").
+ */
 export function enumeratePush(odb: ObjectStore, tips: readonly Uint8Array[], haves: readonly Uint8Array[],
-  onCount?: (n: number) => void): PushPack {
+  shallow: readonly Uint8Array[], onCount?: (n: number) => void): PushPack {
   const walk = new ObjectWalk(odb, 4096);
+  walk.setShallow(shallow);
   const e = new Enumeration(odb, walk, onCount);
   for (const h of haves) if (odb.has(h)) e.have(h);
   const roots = e.peelTips(tips);

@@ -6,6 +6,7 @@
 //   (send-pack.ts) -> report (report.ts) -> remote-tracking refs and --set-upstream.
 import { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
+import { readShallow } from '../shallow-file.js';
 import { fromHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_TAG } from '../../object/type.js';
 import type { Progress } from '../../core/progress.js';
@@ -142,6 +143,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
       onTotal: options.progress ? log : undefined,
       onRemote: options.onRemote,
       signal: options.signal,
+      shallows: readShallow(repo.gitDir),
     });
     await conn.close();
     if (sent.report?.unpackError) log(`error: unpack failed: ${sent.report.unpackError}\n`);

@@ -31,6 +31,8 @@ export interface SendPackOptions {
   /** Side-band 2 text, in whole lines. */
   readonly onRemote?: (text: string) => void;
   readonly signal?: AbortSignal;
+  /** This repository's shallow boundary: sent first, as git does, and where the walk stops. */
+  readonly shallows?: readonly string[];
 }
 
 export interface SendPackResult {
@@ -81,12 +83,13 @@ export async function sendPack(conn: Connection, capabilities: readonly Capabili
   const tips = sending.filter((r) => r.newOid !== ZERO_HEX).map((r) => fromHex(r.newOid)!);
   let objects = 0;
   async function* body(): AsyncGenerator<Uint8Array> {
-    yield formatPushRequest(commands, caps);
+    yield formatPushRequest(commands, caps, o.shallows ?? []);
     if (o.pushOptions) yield formatPushOptions(o.pushOptions);
     if (tips.length === 0) return;
     const enumerating = o.progress?.('Enumerating objects', 0);
     const haves = remoteRefs.length > MAX_HAVE_TAGS ? remoteRefs.filter((r) => !r.name.startsWith('refs/tags/')) : remoteRefs;
-    const pack = enumeratePush(odb, tips, haves.map((r) => fromHex(r.oid)!), (n) => enumerating?.update(n));
+    const pack = enumeratePush(odb, tips, haves.map((r) => fromHex(r.oid)!), (o.shallows ?? []).map((h) => fromHex(h)!),
+      (n) => enumerating?.update(n));
     enumerating?.stop();
     objects = pack.count;
     // A few objects out of many are compressed afresh rather than found in the packs' indexes.
