@@ -121,6 +121,12 @@ describe('tsgit push to git-core and tsgit servers, against git push', () => {
     const missing = await both(work, url, repos, args(['<url>', 'no-such-branch']), rp);
     assert.equal(missing.ts.status, 1);
     assert.match(missing.ts.stderr, /error: src refspec no-such-branch does not match any/);
+    // A pattern leaves out refs one level below refs/ (a symref there, refs/stash), as git's does.
+    git(work, ['update-ref', 'refs/onelevel', 'main']);
+    git(work, ['symbolic-ref', 'refs/linked', 'refs/heads/main']);
+    await both(work, url, repos, args(['<url>', 'refs/*:refs/*']), rp);
+    git(work, ['update-ref', '-d', 'refs/onelevel']);
+    git(work, ['symbolic-ref', '-d', 'refs/linked']);
   });
 
   test('push options reach the hooks of git receive-pack', async () => {

@@ -67,7 +67,9 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
     byDst.set(dst, t);
     targets.push(t);
   };
-  const refsOnly = local.filter((r) => r.name.startsWith('refs/'));
+  // git's one_local_ref: a ref with one level below refs/ (refs/stash, a refs/symref) is not pushed
+  // by a pattern; the remote would refuse it as a funny refname.
+  const refsOnly = local.filter((r) => r.name.startsWith('refs/') && checkRefFormat(r.name.slice(5)) === null);
   for (const spec of specs) {
     if (spec.negative) continue;
     if (spec.matching) {
