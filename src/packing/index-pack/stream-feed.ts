@@ -30,8 +30,12 @@ export async function feedStream(input: AsyncIterable<Uint8Array>, window: PackW
       const parsed = parser.parsed;
       want = parser.step(false);
       onStep();
-      // Done: what the pending read brings is not ours (git's index-pack reads no further either).
-      if (want === 0) return;
+      // Done: what the pending read brings is not ours (git's index-pack reads no further either),
+      // nor is its failure, should the sender hang up badly after its report.
+      if (want === 0) {
+        next.catch(() => undefined);
+        return;
+      }
       quiet = parser.parsed > parsed ? QUIET_MIN_MS : Math.min(quiet * 2, QUIET_MAX_MS);
       r = await next;
     }
