@@ -15,7 +15,7 @@ const SERVERS = [
 ];
 
 describe('a shallow repository as the source', () => {
-  let root = '', source = '';
+  let root = '', source = '', full = '';
   // The boundary as a set: git's own v2 clone of a shallow repository writes its line twice.
   const shallowOf = (gitDir: string): string => {
     const file = path.join(gitDir, 'shallow');
@@ -25,7 +25,7 @@ describe('a shallow repository as the source', () => {
 
   before(() => {
     root = tmpDir('tsgit-shallow-source-');
-    const full = makeRepo(12, { at: path.join(root, 'full') });
+    full = makeRepo(12, { at: path.join(root, 'full') });
     // A side branch merged back, so that the boundary is not a single line.
     git(full, ['checkout', '-q', '-b', 'side', 'main~2']);
     fs.writeFileSync(path.join(full, 'side.txt'), 'side\n');
@@ -101,4 +101,21 @@ describe('a shallow repository as the source', () => {
       git(before, ['fsck', '--full', '--no-dangling']);
     }
   });
+
+  test('a complete repository fetching from a shallow mirror stays complete, as with git (after the mirror moved on, so there is something to fetch)', () => {
+    for (const [name, run] of [['git', git], ['tsgit', (cwd: string, args: string[]) => {
+      const r = tsgit(cwd, args);
+      assert.equal(r.status, 0, r.stderr.toString());
+      return r.stdout.toString();
+    }]] as const) {
+      const whole = path.join(root, `whole-${name}`);
+      git(root, ['clone', '-q', '--no-local', full, whole]);
+      git(whole, ['remote', 'add', 'mirror', `file://${source}`]);
+      run(whole, ['fetch', '-q', 'mirror']);
+      assert.equal(shallowOf(path.join(whole, '.git')), '', `${name}: no boundary was taken`);
+      assert.equal(git(whole, ['rev-parse', 'mirror/main']), git(source, ['rev-parse', 'main']), name);
+      git(whole, ['fsck', '--full', '--no-dangling']);
+    }
+  });
+
 });
