@@ -46,7 +46,7 @@ describe('a push from a shallow clone', () => {
     });
   }
 
-  test('a push whose history behind the boundary the server lacks is refused by both, leaving nothing', () => {
+  test('a push that needs history the server lacks: "shallow update not allowed" from both, nothing left behind', () => {
     const { clone } = setup('lacking');
     for (const [name, receivePack] of [['git', 'git-receive-pack'], ['tsgit', TSGIT_RECEIVE_PACK]] as const) {
       const empty = path.join(root, `lacking-${name}.git`);
@@ -54,7 +54,7 @@ describe('a push from a shallow clone', () => {
       const before = fs.readdirSync(path.join(empty, 'objects', 'pack'));
       const r = tsgit(clone, ['push', '-q', `--receive-pack=${receivePack}`, `file://${empty}`, 'main']);
       assert.notEqual(r.status, 0, `${name}: the push should be refused`);
-      assert.match(r.stderr.toString(), /\[remote rejected\] main -> main/, name);
+      assert.match(r.stderr.toString(), /\[remote rejected\] main -> main \(shallow update not allowed\)/, name);
       assert.equal(git(empty, ['for-each-ref']), '', name);
       assert.deepEqual(fs.readdirSync(path.join(empty, 'objects', 'pack')), before, name);
       assert.deepEqual(fs.readdirSync(path.join(empty, 'objects')).filter((d) => /^[0-9a-f]{2}$/.test(d)), [], name);

@@ -128,7 +128,7 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
   const caps = request.capabilities;
   const format = findCapability(caps, 'object-format')?.value ?? 'sha1';
   if (format !== 'sha1') throw new GitError('server', 'unsupported', `unsupported object format '${format}'`);
-  const s = new PushSession(repo, refs, policy, out, caps, workTree, req, env);
+  const s = new PushSession(repo, refs, policy, out, caps, workTree, req, env, request.shallows);
   const pushOptions = s.usePushOptions ? await readPushOptions(input, limits.request ?? DEFAULT_REQUEST_LIMITS) : [];
   const commands: Command[] = request.commands.map((c) => ({ ...c, error: null, skipUpdate: false, didNotExist: false }));
   let unpackError: string | null = null;
@@ -148,6 +148,7 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
             keepMessage: `receive-pack ${process.pid} on ${os.hostname()}`,
             ...(s.sideband && !s.quiet ? { progress: progressText((text) => s.message(text)) } : {}),
             threads: req.threads,
+            open: s.newShallow.length > 0,
             signal: req.signal,
             onInputEnd: () => s.startKeepAlive(),
           });
@@ -196,8 +197,13 @@ class PushSession {
   private lastWrite = Date.now();
   private readonly hookSettings: ScriptHookSettings;
 
+  /** The pusher's shallow commits that this repository lacks (git's "theirs" in prepare_shallow_info). */
+  readonly newShallow: readonly string[];
+
   constructor(readonly repo: Repository, readonly refs: RefStore, readonly policy: ReceivePackPolicy, readonly out: Response,
-    caps: readonly Capability[], readonly workTree: string | null, readonly req: ReceivePackRequest, env: NodeJS.ProcessEnv) {
+    caps: readonly Capability[], readonly workTree: string | null, readonly req: ReceivePackRequest, env: NodeJS.ProcessEnv,
+    shallows: readonly string[]) {
+    this.newShallow = shallows.filter((oid) => !repo.odb.has(fromHex(oid)!));
     this.sideband = hasCapability(caps, 'side-band-64k');
     this.quiet = hasCapability(caps, 'quiet');
     this.atomic = policy.advertiseAtomic && hasCapability(caps, 'atomic');
@@ -324,6 +330,12 @@ class PushSession {
     for (const c of updating) {
       const missing = missingObjects(odb, [fromHex(c.newOid)!], existing);
       if (missing === null) continue;
+      // A ref that needs the pusher's boundary, which this repository lacks: git refuses to take
+      // the boundary unless receive.shallowUpdate is set (tsgit does not support it).
+      if (this.newShallow.length > 0) {
+        c.error = 'shallow update not allowed';
+        continue;
+      }
       this.error(`${c.name}: ${missing}`);
       c.error = 'missing necessary objects';
     }

@@ -38,6 +38,11 @@ export interface UnpackOptions {
   signal?: AbortSignal;
   /** Called once the whole pack has been read (the client now waits: keep-alives may start). */
   onInputEnd?: () => void;
+  /**
+   * The pack may stop at the pusher's shallow boundary (commits this repository lacks): index-pack
+   * then leaves connectivity to the per-ref check, which refuses what needs that boundary.
+   */
+  open?: boolean;
 }
 
 export interface Unpacked {
@@ -70,7 +75,7 @@ export async function unpack(input: AsyncIterable<Uint8Array>, quarantine: Quara
   const passOptions: Omit<PassOptions, 'name' | 'sink'> = {
     fixThin: true,
     strict: options.fsck,
-    connectivity: true,
+    connectivity: !options.open,
     gitmodules: options.gitmodules,
     lookup: odb,
     maxInputSize: options.maxInputSize || undefined,
@@ -91,7 +96,7 @@ export async function unpack(input: AsyncIterable<Uint8Array>, quarantine: Quara
     };
     const result = await indexPack(store, stream, { ...passOptions, keep: options.keepMessage });
     return {
-      objects: result.objects, outsideReferences: options.fsck ? result.passes.outsideReferences : -1,
+      objects: result.objects, outsideReferences: options.fsck && passOptions.connectivity ? result.passes.outsideReferences : -1,
       inPack: tips.map((id) => findInPass(result.passes, id)), keepName: result.keepPath && path.basename(result.keepPath),
     };
   } catch (e) {
@@ -114,7 +119,7 @@ async function unpackLoose(stream: AsyncIterable<Uint8Array>, quarantine: Quaran
     const received = result.count - result.appended;
     for (let i = 0; i < received; i++) objects.write(result.table.realType[i] as ObjectTypeCode, result.objectData(i));
     return {
-      objects: received, outsideReferences: passOptions.strict ? result.outsideReferences : -1,
+      objects: received, outsideReferences: passOptions.strict && passOptions.connectivity ? result.outsideReferences : -1,
       inPack: tips.map((id) => findInPass(result, id)), keepName: null,
     };
   } finally {
