@@ -27,15 +27,14 @@ export async function feedStream(input: AsyncIterable<Uint8Array>, window: PackW
     const next = it.next();
     let r: IteratorResult<Uint8Array> | typeof QUIET = window.end > 0 && window.end < want ? await quietOr(next, quiet) : await next;
     if (r === QUIET) {
+      // Should this step end the pack (or fail), what the pending read brings is not ours (git's
+      // index-pack reads no further either), nor is its failure: a sender that hangs up badly after
+      // its report. Awaited below, it still throws as before.
+      next.catch(() => undefined);
       const parsed = parser.parsed;
       want = parser.step(false);
       onStep();
-      // Done: what the pending read brings is not ours (git's index-pack reads no further either),
-      // nor is its failure, should the sender hang up badly after its report.
-      if (want === 0) {
-        next.catch(() => undefined);
-        return;
-      }
+      if (want === 0) return;
       quiet = parser.parsed > parsed ? QUIET_MIN_MS : Math.min(quiet * 2, QUIET_MAX_MS);
       r = await next;
     }
