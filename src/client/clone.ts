@@ -10,7 +10,7 @@ import type { ConfigSetting } from '../config/command-line.js';
 import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import type { Progress } from '../core/progress.js';
-import { fromHex } from '../core/oid.js';
+import { fromHex, ZERO_HEX } from '../core/oid.js';
 import { checkRefFormat } from '../refs/check-ref-format.js';
 import type { RefStore } from '../refs/index.js';
 import { formatFilterSpec, type FilterSpec } from '../protocol/index.js';
@@ -162,6 +162,10 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     checkRemoteRefNames(refs, fetchUrl.display);
     const head = refs.find((r) => r.name === 'HEAD') ?? null;
     const plan = chooseRefs(refs, head, { refspec, branch: options.branch, singleBranch, mirror, noTags: options.noTags ?? false, origin });
+    // A git-core server advertises a ref whose file is broken with the zero id; git's clone dies
+    // writing it. Say so before asking for an object no one has.
+    const nullRef = plan.mapped.find((m) => m.remote.oid === ZERO_HEX);
+    if (nullRef) throw new GitError('client', 'corrupt', `'${nullRef.local ?? nullRef.remote.name}' has a null OID`);
 
     writeRefspecConfig(config, plan, { origin, bare, mirror, singleBranch, branch: options.branch, srcPrefix, branchTop });
     if (options.filter) {
