@@ -146,7 +146,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
           theirs = serverBoundary.filter((oid) => !repo.odb.has(fromHex(oid)!));
           return storePack(repo, pack, {
             fixThin: true, fsck, connectivity: connectivity && theirs.length === 0, progress: options.progress,
-          signal: options.signal, onIndexed: options.onPackStored,
+            signal: options.signal, onIndexed: options.onPackStored,
             ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
           });
         },

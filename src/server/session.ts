@@ -102,17 +102,20 @@ export class Session {
    * Its commits have no parents in every walk the session makes, as git's grafts make them.
    */
   readonly shallowHere: readonly string[];
+  /** Those of them that are here (interning one tells the walk it exists), read once for every walk. */
+  private readonly grafts: readonly Uint8Array[];
 
   constructor(readonly repo: Repository, readonly policy: UploadPackPolicy, readonly refs: RefSnapshot,
     readonly input: PacketSource, readonly out: Response, readonly options: UploadPackOptions) {
-    this.shallowHere = repo.shallowCommits().map(id => toHex(id)).sort();
+    const shallow = repo.shallowCommits();
+    this.shallowHere = shallow.map(id => toHex(id)).sort();
+    this.grafts = shallow.filter(id => repo.odb.has(id));
     this.walk = this.newWalk();
   }
 
   private newWalk(): ObjectWalk {
     const walk = new ObjectWalk(this.repo.odb, WALK_EXPECTED);
-    // Only commits that are here: interning one tells the walk it exists.
-    walk.setShallow(this.shallowHere.map(hex => fromHex(hex)!).filter(id => this.repo.odb.has(id)));
+    walk.setShallow(this.grafts);
     return walk;
   }
 
