@@ -4,7 +4,7 @@
 // also points HEAD at the branch; any other commit detaches HEAD.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../../core/errors.js';
+import { GitError, UsageError } from '../../core/errors.js';
 import { fromHex, toHex } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
 import type { Repository } from '../../repository/repository.js';
@@ -25,6 +25,9 @@ export const help: CommandHelp = {
     ['--[no-]progress', 'force progress reporting'],
   ],
 };
+
+/** Refusals that leave the work tree untouched, which git reports from unpack-trees with status 1. */
+const REFUSALS = new Set(['local-changes', 'untracked-in-the-way', 'not-empty', 'unsafe-path']);
 
 export default async function checkout(ctx: CommandContext, args: string[]): Promise<number> {
   let quiet = false, force = false, progressFlag: boolean | undefined;
@@ -66,7 +69,10 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
       const candidates = checkRefFormat(`refs/heads/${spec}`) === null
         ? refs.list('refs/remotes/').filter(r => r.name.endsWith(`/${spec}`) && r.name.split('/').length === 4 + spec.split('/').length - 1)
         : [];
-      if (candidates.length !== 1) throw fatal(`pathspec '${spec}' did not match any file(s) known to git`);
+      if (candidates.length !== 1) {
+        say(`error: pathspec '${spec}' did not match any file(s) known to git`);
+        return 1;
+      }
       const ref = candidates[0]!;
       tracking = { remote: ref.name.split('/')[2]!, ref: ref.name };
       branch = `refs/heads/${spec}`;
@@ -90,11 +96,21 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const named = tracking?.ref ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
   const ref = named ? { ref: named } : {};
   let errors: string[];
-  if (!fs.existsSync(indexFile)) {
-    ({ errors } = await checkoutTree(repo, commit, { force, env, ...ref, progress }));
-  } else {
-    const oldCommit = head.oid ? fromHex(head.oid) : null;
-    ({ errors } = await switchTree(repo, oldCommit, commit, { force, env, ...ref, progress }));
+  try {
+    if (!fs.existsSync(indexFile)) {
+      ({ errors } = await checkoutTree(repo, commit, { force, env, ...ref, progress }));
+    } else {
+      const oldCommit = head.oid ? fromHex(head.oid) : null;
+      ({ errors } = await switchTree(repo, oldCommit, commit, { force, env, ...ref, progress }));
+    }
+  } catch (e) {
+    // A checkout refused before anything was written is git's unpack-trees error: "error:" and
+    // status 1, HEAD and the work tree as they were (scripts tell it from a fatal 128).
+    if (e instanceof GitError && REFUSALS.has(e.code)) {
+      say(`error: ${e.message}`);
+      return 1;
+    }
+    throw e;
   }
   for (const e of errors) say(`error: ${e}`);
 

@@ -35,6 +35,10 @@ export const help: CommandHelp = {
     ['--[no-]single-branch', 'clone only one branch, HEAD or --branch'],
     ['--no-tags', "don't clone any tags, and make later fetches not to follow them"],
     ['--filter <args>', 'object filtering'],
+    ['--recurse-submodules[=<pathspec>]', 'initialize submodules in the clone'],
+    ['--shallow-submodules', 'any cloned submodules will be shallow'],
+    ['-j, --jobs <n>', 'number of submodules cloned in parallel'],
+    ['-c, --config <key=value>', 'set config inside the new repository'],
   ],
 };
 
