@@ -15,6 +15,8 @@ import { snapshot } from './checkout-oracle.js';
 
 let root = '';
 let remote = '';
+/** The work repository the remote was pushed from (git-lfs's hooks installed by its clean filter). */
+let work = '';
 /** git-lfs installed in HOME's global config. */
 let lfsEnv: NodeJS.ProcessEnv = {};
 /** The same HOME without any filter configured. */
@@ -43,7 +45,7 @@ before(() => {
 
   remote = path.join(root, 'remote.git');
   git(root, ['init', '-q', '--bare', '-b', 'main', remote], undefined, lfsEnv);
-  const work = path.join(root, 'work');
+  work = path.join(root, 'work');
   git(root, ['init', '-q', '-b', 'main', work], undefined, lfsEnv);
   write(work, '.gitattributes', [
     '* whitespace=!indent,trail,space',
@@ -140,4 +142,21 @@ test('without git-lfs configured the pointers are checked out as they are, as gi
   assertSame(ours, theirs, plainEnv);
   const pointer = fs.readFileSync(path.join(ours, 'assets/art/cover art.psd'), 'utf8');
   assert.match(pointer, /^version https:\/\/git-lfs\.github\.com\/spec\/v1\noid sha256:[0-9a-f]{64}\nsize 300000\n$/);
+});
+
+test('tsgit push runs the pre-push hook git-lfs installed, so the LFS objects reach the remote and a clone has the contents', () => {
+  const data = noise('pushed', 5000);
+  write(work, 'assets/textures/pushed.png', data);
+  git(work, ['add', '-A'], undefined, lfsEnv);
+  git(work, ['commit', '-q', '-m', 'pushed by tsgit'], undefined, lfsEnv);
+  const oid = crypto.createHash('sha256').update(data).digest('hex');
+  const target = path.join(root, 'pushed.git');
+  git(root, ['init', '-q', '--bare', '-b', 'main', target], undefined, lfsEnv);
+  const r = tsgit(work, ['push', '-q', `file://${target}`, 'HEAD:refs/heads/main'], undefined, lfsEnv);
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.ok(fs.existsSync(path.join(target, 'lfs', 'objects', oid.slice(0, 2), oid.slice(2, 4), oid)), 'git-lfs did not upload the new object');
+  const clone = path.join(root, 'pushed-clone');
+  git(root, ['clone', '-q', `file://${target}`, clone], undefined, lfsEnv);
+  assert.ok(fs.readFileSync(path.join(clone, 'assets/textures/pushed.png')).equals(data));
+  assert.ok(fs.readFileSync(path.join(clone, 'assets/art/cover art.psd')).equals(assets.get('assets/art/cover art.psd')!));
 });

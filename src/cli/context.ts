@@ -19,6 +19,17 @@ export class CommandContext {
     return this.repo;
   }
 
+  /**
+   * Where git would be once its setup has found the repository: the top of the work tree, or a
+   * bare repository it found (one named by GIT_DIR or --git-dir leaves it where it was). A
+   * relative path to a remote, on the command line or in remote.<name>.url, is taken from here.
+   */
+  setupDir(): string {
+    const repo = this.repository();
+    if (repo.workTree) return repo.workTree;
+    return this.gitDir || this.env.GIT_DIR ? this.cwd : repo.gitDir;
+  }
+
   close(): void {
     this.repo?.close();
   }

@@ -43,7 +43,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   const repo = ctx.repository();
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const result = await fetch(repo, {
-      cwd: ctx.cwd, env: ctx.env, remote: rest[0], refspecs: rest.slice(1), depth, prune, tags, noTags, force,
+      cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), depth, prune, tags, noTags, force,
       progress: progressIf(run.showProgress), report: !quiet,
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: run.stderr, onPackStored: collectGarbage, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),

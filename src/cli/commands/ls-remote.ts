@@ -66,10 +66,12 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
     return 0;
   }
   if (!named && !quiet) process.stderr.write(`From ${remote.url}\n`);
-  checkProtocolAllowed(config, ctx.env, parseRemoteUrl(remote.url, ctx.cwd));
+  // Inside a repository a relative path is taken from where git's setup goes (the work tree's top).
+  const base = gitDir === null ? ctx.cwd : ctx.setupDir();
+  checkProtocolAllowed(config, ctx.env, parseRemoteUrl(remote.url, base));
   const refs = await lsRemote(remote.url, {
     ...connectOptionsFromConfig(config, ctx.env),
-    cwd: ctx.cwd, heads, tags,
+    cwd: base, heads, tags,
     ...(uploadPack ?? remote.uploadPack ? { uploadPack: uploadPack ?? remote.uploadPack! } : {}),
   });
   const matches = refMatcher(rest);

@@ -1,5 +1,5 @@
 // tsgit push [-f | --force-with-lease[=<ref>[:<expect>]]] [--atomic] [-d | --delete] [--tags]
-//            [--follow-tags] [-o <option>] [-n | --dry-run] [-u] [--porcelain] [-v] [-q]
+//            [--follow-tags] [-o <option>] [-n | --dry-run] [--no-verify] [-u] [--porcelain] [-v] [-q]
 //            [--progress] [--receive-pack <program>] [<repository> [<refspec>...]]
 // git's push over http(s), ssh, git:// and local paths: the per-ref report on stderr (stdout with
 // --porcelain), progress when stderr is a terminal, exit status 1 when a ref was refused.
@@ -32,6 +32,7 @@ export const help: CommandHelp = {
     ['--[no-]progress', 'force progress reporting'],
     ['--follow-tags', 'push missing but relevant tags'],
     ['--atomic', 'request atomic transaction on remote side'],
+    ['--[no-]verify', 'bypass pre-push hook'],
     ['-o, --push-option <server-specific>', 'option to transmit'],
   ],
 };
@@ -39,7 +40,7 @@ export const help: CommandHelp = {
 export default async function pushCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let force = false, atomic: boolean | undefined, del = false, tags = false, followTags: boolean | undefined, dryRun = false;
   let setUpstream = false, porcelain = false, verbose = false, quiet = false, progress: boolean | undefined;
-  let receivePack: string | undefined, all = false;
+  let receivePack: string | undefined, all = false, noVerify = false;
   const leases: Lease[] = [];
   const pushOptions: string[] = [];
   const rest = parseOptions(args, (name, value, inline) => {
@@ -59,6 +60,8 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
       case '-n': case '--dry-run': dryRun = true; break;
       case '-u': case '--set-upstream': setUpstream = true; break;
       case '--porcelain': porcelain = true; break;
+      case '--no-verify': noVerify = true; break;
+      case '--verify': noVerify = false; break;
       case '-v': case '--verbose': verbose = true; break;
       case '-q': case '--quiet': quiet = true; break;
       case '--progress': progress = true; break;
@@ -80,12 +83,12 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
     try {
       const result = await push(repo, {
         remote: rest[0], refspecs: all ? ['refs/heads/*'] : rest.slice(1), force, leases, atomic, delete: del, tags, followTags,
-        pushOptions, dryRun, setUpstream, porcelain, verbose, quiet, receivePack,
+        pushOptions, dryRun, noVerify, setUpstream, porcelain, verbose, quiet, receivePack,
         progress: progressIf(run.showProgress),
         log: run.stderr, out: stdout,
         // Remote messages are shown even without progress, as git shows them.
         onRemote: (text) => run.stderr(formatRemote(text, ctx.env)),
-        signal: run.signal, env: ctx.env, cwd: ctx.cwd,
+        signal: run.signal, env: ctx.env, cwd: ctx.setupDir(),
       });
       return result.failed ? 1 : 0;
     } catch (e) {

@@ -10,7 +10,7 @@ import { readShallow } from '../shallow-file.js';
 import { fromHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_TAG } from '../../object/type.js';
 import type { Progress } from '../../core/progress.js';
-import { readRefAdvertisement, readServiceHeader, findCapability, type AdvertisedRef } from '../../protocol/index.js';
+import { readRefAdvertisement, readServiceHeader, findCapability, FLUSH_PKT, type AdvertisedRef } from '../../protocol/index.js';
 import type { RefStore } from '../../refs/index.js';
 import type { Repository } from '../../repository/repository.js';
 import { connect, parseRemoteUrl, type ConnectOptions } from '../../transport/index.js';
@@ -23,6 +23,7 @@ import { checkProtocolAllowed, connectOptionsFromConfig } from '../transport-con
 import { resolvePushRemote, type PushRemote } from './remote.js';
 import { formatPushStatus, pushAdvice } from './report.js';
 import { matchPushRefs, type LocalRef, type PushTarget } from './refspec.js';
+import { prePush } from './pre-push.js';
 import { sendPack } from './send-pack.js';
 import { isFailure, leaseExpectation, pushStatus, type Lease, type PushRef } from './status.js';
 
@@ -42,6 +43,8 @@ export interface PushOptions {
   /** -o; when there are none, push.pushOption's values (as git, even after --no-push-option). */
   readonly pushOptions?: readonly string[];
   readonly dryRun?: boolean;
+  /** --no-verify: the pre-push hook is not run. */
+  readonly noVerify?: boolean;
   readonly setUpstream?: boolean;
   readonly porcelain?: boolean;
   readonly verbose?: boolean;
@@ -92,15 +95,15 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const all: PushRef[] = [];
   let failed = false;
   for (const url of remote.urls) {
-    const result = await pushTo(repo, refStore, config, remote, url, specs, { ...options, followTags, pushOptions },
-      connectOptions, head.symref, log, out);
+    const result = await pushTo(repo, refStore, config, remote, options.remote ?? remote.name ?? url, url, specs,
+      { ...options, followTags, pushOptions }, connectOptions, head.symref, log, out);
     all.push(...result.refs);
     failed ||= result.failed;
   }
   return { refs: all, failed };
 }
 
-async function pushTo(repo: Repository, refStore: RefStore, config: Config, remote: PushRemote, url: string, specs: PushRefspec[],
+async function pushTo(repo: Repository, refStore: RefStore, config: Config, remote: PushRemote, remoteName: string, url: string, specs: PushRefspec[],
   options: PushOptions, connectOptions: ConnectOptions, headRef: string | null, log: (t: string) => void, out: (t: string) => void,
 ): Promise<PushResult> {
   const remoteUrl = parseRemoteUrl(url, options.cwd ?? process.cwd());
@@ -133,6 +136,12 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
       const name = tracking(d);
       return name ? refStore.resolve(name)?.oid ?? null : null;
     })));
+    if (!options.noVerify && !await prePush(repo, config, options.env ?? process.env, remoteName, url, refs, out, log)) {
+      // Nothing is sent: the server is told the push is over, as git's disconnect does.
+      if (!conn.stateless) await conn.send(FLUSH_PKT);
+      await conn.close();
+      throw new PushFailed(`failed to push some refs to '${remoteUrl.display}'`);
+    }
     const haves = adv.refs.filter((r) => r.oid !== ZERO_HEX);
     const sent = await sendPack(conn, adv.capabilities, refs, repo.odb, haves, {
       atomic: options.atomic ?? false,

@@ -4,15 +4,13 @@
 //   update        args <ref> <old> <new>, once per ref; non-zero exit refuses that ref
 //   post-receive  stdin as pre-receive, for the refs that were updated; exit status ignored
 //   post-update   args: the refs that were updated; exit status ignored
-// A script is `hooks/<name>` (or under core.hooksPath) when it is executable; it runs in the work
-// tree (the git directory when bare) with GIT_DIR set, push options in GIT_PUSH_OPTION_COUNT and
-// GIT_PUSH_OPTION_<n>, and, before the objects leave the quarantine, the quarantine's variables.
+// A script is `hooks/<name>` (or under core.hooksPath) when it is executable
+// (repository/hook-script.ts); it runs in the work tree (the git directory when bare) with
+// GIT_DIR set, push options in GIT_PUSH_OPTION_COUNT and GIT_PUSH_OPTION_<n>, and, before the
+// objects leave the quarantine, the quarantine's variables.
 // Its stdout and stderr together are relayed to the client (side-band 2, which git's client shows
 // as "remote: ..."). An embedder may give the same hooks as functions; both run when both exist,
 // the script first.
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { ObjectStore } from '../../odb/object-store.js';
 import type { PushCommand } from '../../protocol/index.js';
 
@@ -35,65 +33,8 @@ export interface ReceiveHooks {
   postUpdate?(refs: readonly string[], ctx: HookContext): void | Promise<void>;
 }
 
-export interface ScriptHookSettings {
-  gitDir: string;
-  /** Where hooks run: the work tree, or the git directory of a bare repository. */
-  cwd: string;
-  /** core.hooksPath, or null for <gitDir>/hooks. */
-  hooksPath: string | null;
-  env: NodeJS.ProcessEnv;
-}
-
 const HOOK_NAMES = { preReceive: 'pre-receive', update: 'update', postReceive: 'post-receive', postUpdate: 'post-update' } as const;
 export type HookName = (typeof HOOK_NAMES)[keyof typeof HOOK_NAMES];
-
-/** The executable script for `name`, or null; a present but not executable one is reported, as git's advice does. */
-export function findHook(settings: ScriptHookSettings, name: HookName, warn: (text: string) => void): string | null {
-  const dir = settings.hooksPath !== null ? path.resolve(settings.cwd, settings.hooksPath) : path.join(settings.gitDir, 'hooks');
-  const file = path.join(dir, name);
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile() ? file : null;
-  } catch {
-    if (fs.existsSync(file)) {
-      warn(`hint: The '${file}' hook was ignored because it's not set as executable.\n`);
-    }
-    return null;
-  }
-}
-
-export interface ScriptRun {
-  args: readonly string[];
-  stdin: string | null;
-  env: Record<string, string>;
-}
-
-/**
- * Runs a hook script; resolves with its exit status (a signal counts as failure) once it and its
- * output are done. `relay` receives its stdout and stderr as they come.
- */
-export function runHookScript(file: string, settings: ScriptHookSettings, run: ScriptRun, relay: (chunk: Buffer) => void): Promise<number> {
-  const gitDirForHook = path.relative(settings.cwd, settings.gitDir) || '.';
-  return new Promise((resolve) => {
-    const child = spawn(file, [...run.args], {
-      cwd: settings.cwd,
-      env: { ...settings.env, ...run.env, GIT_DIR: gitDirForHook },
-      stdio: [run.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', relay);
-    child.stderr!.on('data', relay);
-    if (child.stdin) {
-      // A hook need not read its input; one that exits first makes the write fail, harmlessly.
-      child.stdin.on('error', () => {});
-      child.stdin.end(run.stdin);
-    }
-    child.on('error', (e) => {
-      relay(Buffer.from(`error: cannot run ${file}: ${e.message}\n`));
-      resolve(1);
-    });
-    child.on('close', (code, signal) => resolve(signal ? 128 : code ?? 1));
-  });
-}
 
 export function hookStdin(commands: readonly PushCommand[]): string {
   return commands.map((c) => `${c.oldOid} ${c.newOid} ${c.name}\n`).join('');

@@ -29,9 +29,8 @@ import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
 import { connectedThroughBases, missingObjects } from './connectivity.js';
 import { refusal } from './update-rules.js';
-import {
-  findHook, hookStdin, pushOptionEnv, runHookScript, type HookContext, type HookName, type ReceiveHooks, type ScriptHookSettings,
-} from './hooks.js';
+import { hookStdin, pushOptionEnv, type HookContext, type HookName, type ReceiveHooks } from './hooks.js';
+import { findHook, runHookScript, type ScriptHookSettings } from '../../repository/hook-script.js';
 import { isHiddenRef, readReceivePolicy, type ReceivePackPolicy } from './policy.js';
 import { Quarantine } from './quarantine.js';
 import { unpack, UnpackError, type Unpacked } from './unpack.js';
@@ -209,7 +208,7 @@ class PushSession {
     this.atomic = policy.advertiseAtomic && hasCapability(caps, 'atomic');
     this.usePushOptions = policy.advertisePushOptions && hasCapability(caps, 'push-options');
     this.reportStatus = hasCapability(caps, 'report-status') || hasCapability(caps, 'report-status-v2');
-    this.hookSettings = { gitDir: repo.gitDir, cwd: workTree ?? repo.gitDir, hooksPath: policy.hooksPath, env };
+    this.hookSettings = { gitDir: repo.gitDir, cwd: workTree ?? repo.gitDir, hooksPath: policy.hooksPath, env, setGitDir: true };
   }
 
   /** Text for the client: side-band 2 (the client shows "remote: ..."), else the server's stderr. */

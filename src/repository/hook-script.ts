@@ -1,0 +1,72 @@
+// Hook scripts as git finds and runs them (githooks(5), hook.c find_hook, run-command.c): the
+// script is `<hooksDir>/<name>`, the hooks directory being core.hooksPath (relative to where hooks
+// run) or `$GIT_DIR/hooks`, and it runs only when it is an executable file; one that is there but
+// not executable is passed over with git's hint. Both receive-pack's hooks and the client's
+// pre-push run through here.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface ScriptHookSettings {
+  gitDir: string;
+  /** Where hooks run: the work tree, or the git directory of a bare repository. */
+  cwd: string;
+  /** core.hooksPath, or null for <gitDir>/hooks. */
+  hooksPath: string | null;
+  env: NodeJS.ProcessEnv;
+  /**
+   * GIT_DIR is set for the script (receive-pack sets it); a client's hook such as pre-push
+   * gets the environment as it is, as git runs it, and finds the repository from where it runs.
+   */
+  setGitDir: boolean;
+}
+
+/** The executable script for `name`, or null; a present but not executable one is reported, as git's advice does. */
+export function findHook(settings: ScriptHookSettings, name: string, warn: (text: string) => void): string | null {
+  const dir = settings.hooksPath !== null ? path.resolve(settings.cwd, settings.hooksPath) : path.join(settings.gitDir, 'hooks');
+  const file = path.join(dir, name);
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile() ? file : null;
+  } catch {
+    if (fs.existsSync(file)) {
+      warn(`hint: The '${file}' hook was ignored because it's not set as executable.\n`);
+    }
+    return null;
+  }
+}
+
+export interface ScriptRun {
+  args: readonly string[];
+  stdin: string | null;
+  env: Record<string, string>;
+}
+
+/**
+ * Runs a hook script; resolves with its exit status (a signal counts as failure) once it and its
+ * output are done. `relay` receives its stdout (1) and stderr (2) as they come.
+ */
+export function runHookScript(file: string, settings: ScriptHookSettings, run: ScriptRun,
+  relay: (chunk: Buffer, stream: 1 | 2) => void): Promise<number> {
+  const env: NodeJS.ProcessEnv = { ...settings.env, ...run.env };
+  if (settings.setGitDir) env.GIT_DIR = path.relative(settings.cwd, settings.gitDir) || '.';
+  return new Promise((resolve) => {
+    const child = spawn(file, [...run.args], {
+      cwd: settings.cwd,
+      env,
+      stdio: [run.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (chunk: Buffer) => relay(chunk, 1));
+    child.stderr!.on('data', (chunk: Buffer) => relay(chunk, 2));
+    if (child.stdin) {
+      // A hook need not read its input; one that exits first makes the write fail, harmlessly.
+      child.stdin.on('error', () => {});
+      child.stdin.end(run.stdin);
+    }
+    child.on('error', (e) => {
+      relay(Buffer.from(`error: cannot run ${file}: ${e.message}\n`), 2);
+      resolve(1);
+    });
+    child.on('close', (code, signal) => resolve(signal ? 128 : code ?? 1));
+  });
+}
