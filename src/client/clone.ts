@@ -17,6 +17,7 @@ import { formatFilterSpec, type FilterSpec } from '../protocol/index.js';
 import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { checkoutTree } from '../worktree/checkout.js';
+import { postCheckout } from '../worktree/post-checkout.js';
 import { deepens, fetchPack } from './fetch-pack.js';
 import { guessDirectory } from './guess-directory.js';
 import { initRepository } from './init-repository.js';
@@ -74,6 +75,8 @@ export interface CloneOptions {
   readonly onRemoteProgress?: (text: string) => void;
   /** "Cloning into ..." and warnings, as git prints them to stderr. */
   readonly log?: (message: string) => void;
+  /** The post-checkout hook's output; default our stderr. */
+  readonly hookOutput?: (text: string) => void;
   /**
    * Runs once index-pack has stored the pack, when its tables (tens of megabytes on a large pack,
    * outside the JavaScript heap, so nothing urges the garbage collector to free them) have just
@@ -95,6 +98,8 @@ export interface CloneResult {
   /** Refs written, HEAD and the remote's HEAD not counted. */
   readonly refs: number;
   readonly objects: number;
+  /** The post-checkout hook's exit status (0 when none ran), which git clone exits with. */
+  readonly hookStatus: number;
 }
 
 function interrupted(): GitError {
@@ -221,6 +226,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
 
       // From here on the repository is complete; like git, a failed checkout leaves it in place.
       junk.keep();
+      let hookStatus = 0;
       if (workTree && !options.noCheckout && headState.oid) {
         try {
           if (options.filter) {
@@ -239,9 +245,12 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           session?.abort();
           throw checkoutFailed(e);
         }
+        // As under git clone: GIT_DIR set, and its output shown even when the clone is quiet.
+        const hookLog = options.hookOutput ?? ((text: string) => { process.stderr.write(text); });
+        hookStatus = await postCheckout({ gitDir, workTree, config, env, gitDirEnv: gitDir, log: hookLog }, ZERO_HEX, headState.oid);
       }
       options.signal?.removeEventListener('abort', onAbort);
-      return { gitDir, workTree, head: headState, refs: written, objects };
+      return { gitDir, workTree, head: headState, refs: written, objects, hookStatus };
     } finally {
       repository.close();
     }

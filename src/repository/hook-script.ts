@@ -1,11 +1,12 @@
 // Hook scripts as git finds and runs them (githooks(5), hook.c find_hook, run-command.c): the
 // script is `<hooksDir>/<name>`, the hooks directory being core.hooksPath (relative to where hooks
 // run) or `$GIT_DIR/hooks`, and it runs only when it is an executable file; one that is there but
-// not executable is passed over with git's hint. Both receive-pack's hooks and the client's
-// pre-push run through here.
+// not executable is passed over with git's hint. receive-pack's hooks, push's pre-push and
+// checkout's and clone's post-checkout run through here.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Config } from '../config/index.js';
 
 export interface ScriptHookSettings {
   gitDir: string;
@@ -15,10 +16,16 @@ export interface ScriptHookSettings {
   hooksPath: string | null;
   env: NodeJS.ProcessEnv;
   /**
-   * GIT_DIR is set for the script (receive-pack sets it); a client's hook such as pre-push
-   * gets the environment as it is, as git runs it, and finds the repository from where it runs.
+   * GIT_DIR as the script gets it, or null for the environment as it is: git's receive-pack and
+   * clone have set it, checkout and push have not (the hook finds the repository from where it runs).
    */
-  setGitDir: boolean;
+  gitDirEnv: string | null;
+}
+
+/** The settings of a hook that a repository's own command runs (pre-push, post-checkout). */
+export function commandHookSettings(gitDir: string, workTree: string | null, config: Config, env: NodeJS.ProcessEnv,
+  gitDirEnv: string | null = null): ScriptHookSettings {
+  return { gitDir, cwd: workTree ?? gitDir, hooksPath: config.get('core', null, 'hookspath') ?? null, env, gitDirEnv };
 }
 
 /** The executable script for `name`, or null; a present but not executable one is reported, as git's advice does. */
@@ -49,7 +56,7 @@ export interface ScriptRun {
 export function runHookScript(file: string, settings: ScriptHookSettings, run: ScriptRun,
   relay: (chunk: Buffer, stream: 1 | 2) => void): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...settings.env, ...run.env };
-  if (settings.setGitDir) env.GIT_DIR = path.relative(settings.cwd, settings.gitDir) || '.';
+  if (settings.gitDirEnv !== null) env.GIT_DIR = settings.gitDirEnv;
   return new Promise((resolve) => {
     const child = spawn(file, [...run.args], {
       cwd: settings.cwd,

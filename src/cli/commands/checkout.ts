@@ -4,10 +4,12 @@
 // also points HEAD at the branch; any other commit detaches HEAD.
 import fs from 'node:fs';
 import path from 'node:path';
+import { Config } from '../../config/index.js';
 import { GitError, UsageError } from '../../core/errors.js';
-import { fromHex, toHex } from '../../core/oid.js';
+import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
 import type { Repository } from '../../repository/repository.js';
+import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
@@ -137,7 +139,11 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     if (head.symref !== null || head.oid !== newHex) refs.update('HEAD', newHex, { noDeref: true, reflogMessage: message });
     if (!quiet && spec !== 'HEAD') say(`HEAD is now at ${newHex.slice(0, 7)} ${subject(repo.odb.mustRead(commit).data)}`);
   }
-  return 0;
+  const hook = await postCheckout({
+    gitDir: repo.gitDir, workTree: repo.workTree, config: Config.loadSync(repo.gitDir, { global: true, env: ctx.env }), env, gitDirEnv: null,
+    log: (text) => writeAll(2, Buffer.from(text, 'utf8')),
+  }, head.oid ?? ZERO_HEX, newHex);
+  return hook === 0 ? 0 : 1;
 }
 
 /** The branch or remote-tracking ref `spec` names (in full or as `<remote>/<branch>`), if any. */

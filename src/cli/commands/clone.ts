@@ -97,15 +97,12 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       transport: uploadPack !== undefined ? { uploadPack } : {},
       ...(config.length > 0 ? { config } : {}),
     };
-    if (recurse.length === 0) {
-      await clone(rest[0]!, options);
-      return 0;
-    }
+    if (recurse.length === 0) return (await clone(rest[0]!, options)).hookStatus;
     const result = await cloneRecursive(rest[0]!, options, {
       pathspecs: recurse, shallow: shallowSubmodules, ...(jobs !== undefined ? { jobs } : {}), quiet,
       report: { out: (text) => writeAll(1, Buffer.from(text, 'utf8')), err: run.stderr },
     });
-    return result.submoduleStatus;
+    return result.hookStatus || result.submoduleStatus;
   }, (e, run) => {
     // Interrupted during checkout, the repository stays, as git leaves it; say so.
     if (e instanceof GitError && e.code === 'checkout-failed') run.stderr(`fatal: ${e.message}\n`);

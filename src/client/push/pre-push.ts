@@ -9,7 +9,7 @@
 // objects from here, so a push that skipped it would leave the remote without them.
 import type { Config } from '../../config/index.js';
 import type { Repository } from '../../repository/repository.js';
-import { findHook, runHookScript, type ScriptHookSettings } from '../../repository/hook-script.js';
+import { commandHookSettings, findHook, runHookScript } from '../../repository/hook-script.js';
 import type { PushRef } from './status.js';
 
 /** Updates the hook is not told of (git's REJECT_NONFASTFORWARD, REJECT_STALE, UPTODATE). */
@@ -18,13 +18,7 @@ const UNLISTED = new Set(['non-fast-forward', 'stale', 'up-to-date']);
 /** Runs the hook if there is one; false when it refused the push. */
 export async function prePush(repo: Repository, config: Config, env: NodeJS.ProcessEnv, remoteName: string, url: string,
   refs: readonly PushRef[], out: (text: string) => void, log: (text: string) => void): Promise<boolean> {
-  const settings: ScriptHookSettings = {
-    gitDir: repo.gitDir,
-    cwd: repo.workTree ?? repo.gitDir,
-    hooksPath: config.get('core', null, 'hookspath') ?? null,
-    env,
-    setGitDir: false,
-  };
+  const settings = commandHookSettings(repo.gitDir, repo.workTree, config, env);
   const file = findHook(settings, 'pre-push', log);
   if (!file) return true;
   const stdin = refs.filter((r) => !UNLISTED.has(r.status))

@@ -2,7 +2,8 @@
 // (each given, `.` by default) before it fetches, then, once the work tree is checked out, runs
 // what git runs: `submodule update --require-init --recursive [--depth=1 with
 // --shallow-submodules] [--jobs=<n>] [--[no-]single-branch as the clone itself was]`. A failure
-// there leaves the superproject in place, as git does, and sets the exit status.
+// there leaves the superproject in place, as git does, and sets the exit status; a failed
+// post-checkout hook stops the clone before it.
 import { Repository } from '../../repository/repository.js';
 import { clone, type CloneOptions, type CloneResult } from '../clone.js';
 import type { Reporter } from './init.js';
@@ -26,6 +27,8 @@ export async function cloneRecursive(url: string, options: CloneOptions, recurse
   const active = pathspecs.map((value) => ({ section: 'submodule', subsection: null, key: 'active', value }));
   const result = await clone(url, { ...options, config: [...(options.config ?? []), ...active] });
   if (!result.workTree || options.noCheckout || result.head.oid === null) return { ...result, submoduleStatus: 0 };
+  // git's clone goes on to the submodules only when post-checkout succeeded.
+  if (result.hookStatus !== 0) return { ...result, submoduleStatus: 0 };
   const repo = new Repository(result.gitDir, result.workTree);
   try {
     const status = await updateSubmodules(repo, {

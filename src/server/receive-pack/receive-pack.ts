@@ -208,7 +208,8 @@ class PushSession {
     this.atomic = policy.advertiseAtomic && hasCapability(caps, 'atomic');
     this.usePushOptions = policy.advertisePushOptions && hasCapability(caps, 'push-options');
     this.reportStatus = hasCapability(caps, 'report-status') || hasCapability(caps, 'report-status-v2');
-    this.hookSettings = { gitDir: repo.gitDir, cwd: workTree ?? repo.gitDir, hooksPath: policy.hooksPath, env, setGitDir: true };
+    const cwd = workTree ?? repo.gitDir;
+    this.hookSettings = { gitDir: repo.gitDir, cwd, hooksPath: policy.hooksPath, env, gitDirEnv: path.relative(cwd, repo.gitDir) || '.' };
   }
 
   /** Text for the client: side-band 2 (the client shows "remote: ..."), else the server's stderr. */
