@@ -1,8 +1,10 @@
-// The settings git reads before it connects: protocol.version, core.sshCommand, ssh.variant, and
-// whether the protocol may be used at all (protocol.<name>.allow).
+// The settings git reads before it connects: protocol.version, core.sshCommand, ssh.variant, an
+// HTTP URL's headers and credentials (http.<url>.extraHeader, credential.<url>.*), and whether
+// the protocol may be used at all (protocol.<name>.allow).
 import { parseBool, type Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import type { ConnectOptions, ProtocolVersion, RemoteUrl } from '../transport/index.js';
+import { httpSettingsFor } from './credentials.js';
 
 export function connectOptionsFromConfig(config: Config, env: NodeJS.ProcessEnv): ConnectOptions {
   const version = config.get('protocol', null, 'version');
@@ -17,6 +19,7 @@ export function connectOptionsFromConfig(config: Config, env: NodeJS.ProcessEnv)
   const sshVariant = config.get('ssh', null, 'variant');
   return {
     env, protocolVersion,
+    httpSettings: (url) => httpSettingsFor(config, env, url),
     ...(sshCommand !== undefined ? { sshCommand } : {}),
     ...(sshVariant !== undefined ? { sshVariant } : {}),
   };

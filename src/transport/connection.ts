@@ -45,6 +45,15 @@ export interface Credentials {
 export type CredentialCallback = (request: { url: string; realm: string | null; previous: Credentials | null }) =>
   Promise<Credentials | null> | Credentials | null;
 
+/** An HTTP remote's settings: http.extraHeader, and credentials with what became of them. */
+export interface HttpSettings {
+  /** Header lines ("Name: value") sent with every request. */
+  readonly extraHeaders: readonly string[];
+  readonly credentials?: CredentialCallback;
+  /** Told whether credentials that were sent worked (git's credential approve and reject). */
+  readonly credentialResult?: (credentials: Credentials, accepted: boolean) => Promise<void>;
+}
+
 export interface ConnectOptions {
   /** The version to ask for; a server that does not speak it answers in v0. Default 2. */
   readonly protocolVersion?: ProtocolVersion;
@@ -54,6 +63,8 @@ export interface ConnectOptions {
   readonly onStderr?: (chunk: Buffer) => void;
   /** For HTTP servers that ask for authentication and the URL holds no credentials. */
   readonly credentials?: CredentialCallback;
+  /** What the configuration says for an HTTP URL (headers, credential helpers); `credentials` above wins. */
+  readonly httpSettings?: (url: URL) => HttpSettings;
   /** Which service to talk to (default git-upload-pack). */
   readonly service?: Service;
   /** The upload-pack program to run on the remote side (git's --upload-pack). */

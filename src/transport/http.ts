@@ -4,8 +4,9 @@
 // and the same with git-receive-pack for a push, whose POST streams the pack (chunked).
 // As git (http.followRedirects=initial): redirects are followed for the first request only, and
 // the base of later requests moves to where the redirect led. Credentials come from the URL or,
-// when the server answers 401, from a callback; they are never sent to another origin after a
-// redirect. Responses may be gzip- or deflate-encoded; request bodies over 1 KiB are gzipped, as
+// when the server answers 401, from a callback (the CLI's: git's credential helpers and askpass,
+// client/credentials.ts), which is told whether they worked; they, and http.extraHeader's
+// headers, are never sent to another origin after a redirect. Responses may be gzip- or deflate-encoded; request bodies over 1 KiB are gzipped, as
 // git's remote-curl does.
 import http from 'node:http';
 import https from 'node:https';
@@ -14,7 +15,8 @@ import zlib from 'node:zlib';
 import { GitError } from '../core/errors.js';
 import { PacketReader } from '../protocol/pkt-line.js';
 import {
-  protocolParameter, type Connection, type ConnectOptions, type CredentialCallback, type Credentials, type RequestBody, type Service,
+  protocolParameter, type Connection, type ConnectOptions, type CredentialCallback, type Credentials, type HttpSettings, type RequestBody,
+  type Service,
 } from './connection.js';
 import { redact } from './url.js';
 
@@ -35,14 +37,30 @@ export class HttpConnection implements Connection {
   reader!: PacketReader;
   private base: URL;
   private credentials: Credentials | null;
+  /** The credentials in use were reported as working. */
+  private approved = false;
+  /** A redirect led to another origin: neither credentials nor extra headers go there. */
+  private foreign = false;
   /** Keep-alive agents per scheme, so the POSTs of a negotiation reuse one connection. */
   private readonly agents = new Map<string, http.Agent>();
   private readonly requests = new Set<http.ClientRequest>();
   private aborted = false;
   private readonly service: Service;
+  private readonly settings: HttpSettings;
+  /** http.extraHeader's lines, as headers. */
+  private readonly extraHeaders: http.OutgoingHttpHeaders = {};
 
   constructor(url: URL, private readonly options: ConnectOptions) {
     this.service = options.service ?? 'git-upload-pack';
+    this.settings = options.httpSettings?.(url) ?? { extraHeaders: [] };
+    for (const line of this.settings.extraHeaders) {
+      const colon = line.indexOf(':');
+      if (colon <= 0) throw new GitError('config', 'bad-value', `invalid http.extraHeader (no "name: value"): ${JSON.stringify(line)}`);
+      const name = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      const had = this.extraHeaders[name];
+      this.extraHeaders[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [String(had)]), value];
+    }
     this.name = redact(url);
     this.base = withoutCredentials(url);
     this.credentials = url.username || url.password
@@ -130,15 +148,25 @@ export class HttpConnection implements Connection {
       const res = await run(auth);
       if (res.status === 401) {
         res.body.resume();
-        if (this.credentials) tried = this.credentials;
-        const next = await askCredentials(this.options.credentials, this.name, realmOf(res.headers), tried);
+        if (this.credentials) {
+          tried = this.credentials;
+          await this.settings.credentialResult?.(tried, false);
+        }
+        const next = await askCredentials(this.options.credentials ?? this.settings.credentials, this.name, realmOf(res.headers), tried);
         if (!next || (tried && next.username === tried.username && next.password === tried.password)) {
           throw new GitError('transport', 'auth', `Authentication failed for '${this.name}'`);
         }
         this.credentials = next;
+        this.approved = false;
         continue;
       }
-      if (res.status === 200) return res;
+      if (res.status === 200) {
+        if (this.credentials && !this.approved) {
+          this.approved = true;
+          await this.settings.credentialResult?.(this.credentials, true);
+        }
+        return res;
+      }
       res.body.resume();
       if (res.status === 404) throw new GitError('transport', 'not-found', `repository '${this.name}' not found`);
       throw new GitError('transport', 'http-status', `unable to access '${this.name}': The requested URL returned error: ${res.status}`);
@@ -153,7 +181,7 @@ export class HttpConnection implements Connection {
       const req = lib.request(url, {
         method, agent,
         headers: {
-          'User-Agent': USER_AGENT, 'Accept-Encoding': 'deflate, gzip', ...headers,
+          'User-Agent': USER_AGENT, 'Accept-Encoding': 'deflate, gzip', ...this.foreign ? {} : this.extraHeaders, ...headers,
           ...(Buffer.isBuffer(body) ? { 'Content-Length': body.length } : {}),
         },
       }, (res) => {
@@ -180,7 +208,10 @@ export class HttpConnection implements Connection {
           }
           // Credentials are for the origin the user named, not wherever a server points.
           const sameOrigin = next.origin === url.origin;
-          if (!sameOrigin) this.credentials = null;
+          if (!sameOrigin) {
+            this.credentials = null;
+            this.foreign = true;
+          }
           const nextHeaders = sameOrigin ? headers : withoutAuthorization(headers);
           this.request(method, withoutCredentials(next), body, nextHeaders, redirects - 1).then(resolve, reject);
           return;
