@@ -137,7 +137,7 @@ test('a missing repository, and a server that only speaks dumb HTTP', async () =
   });
 });
 
-test('https with a certificate the environment trusts; a clear error for one it does not', async (t) => {
+test('https with a certificate $GIT_SSL_CAINFO trusts; a clear error for one nothing trusts', async (t) => {
   if (spawnSync('openssl', ['version']).error) {
     t.skip('openssl is not installed: no certificate to serve');
     return;
@@ -150,7 +150,7 @@ test('https with a certificate the environment trusts; a clear error for one it 
     for (const version of [0, 2] as const) {
       const dir = path.join(scratch, `https-v${version}`);
       const r = await runAsync(process.execPath, [TSGIT, 'clone', '-q', s.url('repo.git'), dir], scratch,
-        { ...clientEnv(scratch, version), NODE_EXTRA_CA_CERTS: cert });
+        { ...clientEnv(scratch, version), GIT_SSL_CAINFO: cert });
       assert.equal(r.status, 0, r.stderr);
       fsckClean(dir);
       rmrf(dir);

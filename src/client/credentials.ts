@@ -20,8 +20,8 @@ import type { CredentialCallback, Credentials, HttpSettings } from '../transport
 
 type Fields = Map<string, string>;
 
-/** The HTTP settings of `url` from the configuration: extra headers and credentials. */
-export function httpSettingsFor(config: Config, env: NodeJS.ProcessEnv, url: URL): HttpSettings {
+/** git's credential fill for `url`, and its approve and reject. */
+export function credentialsFor(config: Config, env: NodeJS.ProcessEnv, url: URL): Pick<HttpSettings, 'credentials' | 'credentialResult'> {
   const helpers = urlMatchedList(config, 'credential', 'helper', url);
   const useHttpPath = urlMatchedValue(config, 'credential', 'usehttppath', url);
   const username = urlMatchedValue(config, 'credential', 'username', url);
@@ -39,7 +39,6 @@ export function httpSettingsFor(config: Config, env: NodeJS.ProcessEnv, url: URL
   };
   const withSecret = (c: Credentials): Fields => new Map([...request, ['username', c.username], ['password', c.password]]);
   return {
-    extraHeaders: urlMatchedList(config, 'http', 'extraheader', url),
     credentials,
     credentialResult: async (c, accepted) => {
       for (const helper of helpers) await runHelper(helper, accepted ? 'store' : 'erase', withSecret(c), env);

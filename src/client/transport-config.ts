@@ -4,7 +4,7 @@
 import { parseBool, type Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import type { ConnectOptions, ProtocolVersion, RemoteUrl } from '../transport/index.js';
-import { httpSettingsFor } from './credentials.js';
+import { httpSettingsFor } from './http-settings.js';
 
 export function connectOptionsFromConfig(config: Config, env: NodeJS.ProcessEnv): ConnectOptions {
   const version = config.get('protocol', null, 'version');

@@ -126,8 +126,10 @@ export class HttpConnection implements Connection {
   private agentFor(url: URL): http.Agent {
     let agent = this.agents.get(url.protocol);
     if (!agent) {
-      const Agent = url.protocol === 'https:' ? https.Agent : http.Agent;
-      agent = new Agent({ keepAlive: true });
+      const tls = this.settings.tls;
+      agent = url.protocol === 'https:'
+        ? new https.Agent({ keepAlive: true, ...tls?.ca ? { ca: [...tls.ca] } : {}, ...tls && !tls.verify ? { rejectUnauthorized: false } : {} })
+        : new http.Agent({ keepAlive: true });
       this.agents.set(url.protocol, agent);
     }
     return agent;
