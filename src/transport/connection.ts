@@ -52,6 +52,8 @@ export interface HttpSettings {
   readonly credentials?: CredentialCallback;
   /** Told whether credentials that were sent worked (git's credential approve and reject). */
   readonly credentialResult?: (credentials: Credentials, accepted: boolean) => Promise<void>;
+  /** The HTTP proxy to go through (`[http://][user:password@]host[:port]`), if any. */
+  readonly proxy?: string;
   /** For https: the certificate authorities to trust (PEM; default node's), and whether to check at all. */
   readonly tls?: { readonly ca?: readonly string[]; readonly verify: boolean };
 }

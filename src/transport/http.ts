@@ -18,6 +18,7 @@ import {
   protocolParameter, type Connection, type ConnectOptions, type CredentialCallback, type Credentials, type HttpSettings, type RequestBody,
   type Service,
 } from './connection.js';
+import { parseProxy, proxyAuthorization, TunnelAgent, viaProxy } from './http-proxy.js';
 import { redact } from './url.js';
 
 const MAX_REDIRECTS = 20;
@@ -41,6 +42,8 @@ export class HttpConnection implements Connection {
   private approved = false;
   /** A redirect led to another origin: neither credentials nor extra headers go there. */
   private foreign = false;
+  /** The HTTP proxy requests go through, if any. */
+  private readonly proxy: URL | null;
   /** Keep-alive agents per scheme, so the POSTs of a negotiation reuse one connection. */
   private readonly agents = new Map<string, http.Agent>();
   private readonly requests = new Set<http.ClientRequest>();
@@ -52,7 +55,13 @@ export class HttpConnection implements Connection {
 
   constructor(url: URL, private readonly options: ConnectOptions) {
     this.service = options.service ?? 'git-upload-pack';
+    this.name = redact(url);
     this.settings = options.httpSettings?.(url) ?? { extraHeaders: [] };
+    try {
+      this.proxy = this.settings.proxy ? parseProxy(this.settings.proxy) : null;
+    } catch (e) {
+      throw new GitError('transport', 'proxy', `unable to access '${this.name}': ${(e as Error).message}`);
+    }
     for (const line of this.settings.extraHeaders) {
       const colon = line.indexOf(':');
       if (colon <= 0) throw new GitError('config', 'bad-value', `invalid http.extraHeader (no "name: value"): ${JSON.stringify(line)}`);
@@ -61,7 +70,6 @@ export class HttpConnection implements Connection {
       const had = this.extraHeaders[name];
       this.extraHeaders[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [String(had)]), value];
     }
-    this.name = redact(url);
     this.base = withoutCredentials(url);
     this.credentials = url.username || url.password
       ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
@@ -127,9 +135,11 @@ export class HttpConnection implements Connection {
     let agent = this.agents.get(url.protocol);
     if (!agent) {
       const tls = this.settings.tls;
-      agent = url.protocol === 'https:'
-        ? new https.Agent({ keepAlive: true, ...tls?.ca ? { ca: [...tls.ca] } : {}, ...tls && !tls.verify ? { rejectUnauthorized: false } : {} })
-        : new http.Agent({ keepAlive: true });
+      const options: https.AgentOptions = {
+        keepAlive: true, ...tls?.ca ? { ca: [...tls.ca] } : {}, ...tls && !tls.verify ? { rejectUnauthorized: false } : {},
+      };
+      if (url.protocol !== 'https:') agent = new http.Agent({ keepAlive: true });
+      else agent = this.proxy ? new TunnelAgent(this.proxy, options) : new https.Agent(options);
       this.agents.set(url.protocol, agent);
     }
     return agent;
@@ -179,14 +189,18 @@ export class HttpConnection implements Connection {
     if (this.aborted) return Promise.reject(new GitError('transport', 'aborted', `${this.name}: connection aborted`));
     const lib = url.protocol === 'https:' ? https : http;
     const agent = this.agentFor(url);
+    // Plain http through a proxy asks it for the whole URL; https tunnels through it (the agent).
+    const proxied = this.proxy && url.protocol === 'http:' ? this.proxy : null;
     return new Promise<Response>((resolve, reject) => {
-      const req = lib.request(url, {
+      const options: http.RequestOptions = {
         method, agent,
         headers: {
           'User-Agent': USER_AGENT, 'Accept-Encoding': 'deflate, gzip', ...this.foreign ? {} : this.extraHeaders, ...headers,
           ...(Buffer.isBuffer(body) ? { 'Content-Length': body.length } : {}),
+          ...proxied ? { Host: url.host, ...proxyAuthorization(proxied) } : {},
         },
-      }, (res) => {
+      };
+      const onResponse = (res: http.IncomingMessage): void => {
         this.requests.delete(req);
         const status = res.statusCode ?? 0;
         const location = res.headers.location;
@@ -219,7 +233,8 @@ export class HttpConnection implements Connection {
           return;
         }
         resolve({ status, headers: res.headers, body: res, url });
-      });
+      };
+      const req = proxied ? lib.request({ ...viaProxy(url, proxied), ...options }, onResponse) : lib.request(url, options, onResponse);
       this.requests.add(req);
       req.on('error', (e) => {
         this.requests.delete(req);
