@@ -88,7 +88,15 @@ export class Config {
     const data = yield { path: file };
     const commandLine = opts.global ? commandLineEntries(env) : [];
     const config = new Config(file, data ? data.toString('latin1') : '', outer, commandLine, env);
-    config.entries = [...outer, ...yield* expand(config.localText, file, 0, env), ...commandLine];
+    const local = yield* expand(config.localText, file, 0, env);
+    // extensions.worktreeConfig: $GIT_DIR/config.worktree comes after the repository's config.
+    const worktreeConfig = local.filter((e) => e.section === 'extensions' && e.subsection === null && e.key === 'worktreeconfig').at(-1);
+    if (worktreeConfig && (worktreeConfig.value === null || parseBool(worktreeConfig.value) === true)) {
+      const wtFile = path.join(gitDir, 'config.worktree');
+      const wtData = yield { path: wtFile };
+      if (wtData) local.push(...yield* expand(wtData.toString('latin1'), wtFile, 0, env));
+    }
+    config.entries = [...outer, ...local, ...commandLine];
     return config;
   }
 

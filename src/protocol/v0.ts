@@ -105,6 +105,11 @@ export async function readRefAdvertisement(source: PacketSource): Promise<RefAdv
     if (capText !== null) {
       if (!first) throw new CorruptError('protocol', `${where}: capabilities after the first ref: ${JSON.stringify(text)}`);
       capabilities = parseCapabilityList(capText, where);
+      // Another hash's ids do not fit what follows: say so, before a line fails to parse as one of ours.
+      const format = capabilities.find((c) => c.name === 'object-format')?.value;
+      if (format !== undefined && format !== 'sha1') {
+        throw new GitError('protocol', 'unsupported', `${where}: the remote repository uses object format ${format}; tsgit supports only sha1 repositories`);
+      }
     }
     if (line.startsWith('shallow ')) {
       shallows.push(parseOid(line.slice(8), where));

@@ -41,6 +41,7 @@ export function readGitFile(file: string): string | null {
 export function discover(start: string, env: NodeJS.ProcessEnv = process.env): Location {
   if (env.GIT_DIR) {
     const gitDir = path.resolve(start, env.GIT_DIR);
+    refuseLinkedWorkTree(gitDir, gitDir);
     if (!isGitDirectory(gitDir)) throw new GitError('core', 'not-a-repository', `not a git repository: '${env.GIT_DIR}'`);
     const wt = env.GIT_WORK_TREE ? path.resolve(start, env.GIT_WORK_TREE) : null;
     return { gitDir, workTree: wt ?? (isBare(gitDir) ? null : start) };
@@ -54,6 +55,7 @@ export function discover(start: string, env: NodeJS.ProcessEnv = process.env): L
     if (st?.isFile()) {
       const target = readGitFile(dotGit);
       if (target && isGitDirectory(target)) return { gitDir: target, workTree: dir };
+      if (target) refuseLinkedWorkTree(target, dir);
     }
     if (isGitDirectory(dir)) return { gitDir: dir, workTree: null };
     const up = path.dirname(dir);
@@ -61,6 +63,17 @@ export function discover(start: string, env: NodeJS.ProcessEnv = process.env): L
     dir = up;
   }
   throw new GitError('core', 'not-a-repository', 'not a git repository (or any of the parent directories): .git');
+}
+
+/**
+ * A linked work tree's git directory (`git worktree add`) keeps HEAD and the index and names the
+ * shared one in `commondir`; tsgit reads one directory for everything, so it says so rather than
+ * "not a git repository".
+ */
+function refuseLinkedWorkTree(gitDir: string, where: string): void {
+  if (fs.existsSync(path.join(gitDir, 'commondir'))) {
+    throw new GitError('core', 'unsupported', `'${where}' is a linked work tree (git worktree, ${gitDir}); tsgit does not support linked work trees`);
+  }
 }
 
 function isBare(gitDir: string): boolean {

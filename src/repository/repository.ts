@@ -12,6 +12,7 @@ import { ObjectDatabase } from '../odb/database.js';
 import { checkRefPath, FileRefStore, type RefStore } from '../refs/index.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
+import { checkRepositoryFormat, type RepositoryFormat } from './format.js';
 
 export interface RepositoryOptions {
   /** Bytes of inflated delta bases to keep (git: core.deltaBaseCacheLimit, 96 MiB). */
@@ -25,7 +26,11 @@ export class Repository {
   private _refs: RefStore | null = null;
   private _config: Config | null = null;
 
+  /** What core.repositoryformatversion and extensions.* say (checked when it opens). */
+  readonly format: RepositoryFormat;
+
   constructor(readonly gitDir: string, readonly workTree: string | null, options: RepositoryOptions = {}) {
+    this.format = checkRepositoryFormat(this.config, gitDir);
     this.odb = new ObjectDatabase(process.env.GIT_OBJECT_DIRECTORY ?? path.join(gitDir, 'objects'),
       new DeltaBaseCache(options.deltaBaseCacheLimit));
   }

@@ -41,6 +41,7 @@ export default async function repackCommand(ctx: CommandContext, args: string[])
     } else throw new UsageError(`unknown option '${a}'`);
   }
   const repo = ctx.repository();
+  if (del && repo.format.preciousObjects) throw fatal('cannot delete packs in a precious-objects repo');
   const config = repo.config;
   if (!all) {
     if (bitmap) throw fatal('incremental repack is not compatible with bitmap indexes');

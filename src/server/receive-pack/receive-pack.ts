@@ -170,7 +170,8 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
   } finally {
     s.stopKeepAlive();
   }
-  if (policy.autoGc && !unpackError) startAutoGc(repo.gitDir, repo.odb.objectsDir, policy, env);
+  // Nothing may be deleted from a precious-objects repository, which is what the repack would do.
+  if (policy.autoGc && !unpackError && !repo.format.preciousObjects) startAutoGc(repo.gitDir, repo.odb.objectsDir, policy, env);
   if (s.sideband) out.write(FLUSH_PKT);
   await out.drain();
   return { unpackError, commands: commands.map(({ oldOid, newOid, name, error }) => ({ oldOid, newOid, name, error })) };
