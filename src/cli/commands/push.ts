@@ -1,12 +1,13 @@
 // tsgit push [-f | --force-with-lease[=<ref>[:<expect>]]] [--atomic] [-d | --delete] [--tags]
-//            [--follow-tags] [-o <option>] [-n | --dry-run] [--no-verify] [-u] [--porcelain] [-v] [-q]
+//            [--follow-tags] [--mirror] [--prune] [-o <option>] [-n | --dry-run] [--no-verify] [-u]
+//            [--porcelain] [-v] [-q]
 //            [--progress] [--receive-pack <program>] [<repository> [<refspec>...]]
 // git's push over http(s), ssh, git:// and local paths: the per-ref report on stderr (stdout with
 // --porcelain), progress when stderr is a terminal, exit status 1 when a ref was refused.
 import { push, PushFailed } from '../../client/push/push.js';
 import { formatRemoteProgress, stderrIsSmartTerminal } from '../../client/remote-progress.js';
 import { parseLease, type Lease } from '../../client/push/status.js';
-import { UsageError } from '../../core/errors.js';
+import { fatal } from '../context.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { parseOptions } from '../parse-options.js';
@@ -21,10 +22,12 @@ export const help: CommandHelp = {
     ['-v, --verbose', 'be more verbose'],
     ['-q, --quiet', 'be more quiet'],
     ['--all, --branches', 'push all branches'],
+    ['--mirror', 'mirror all refs'],
     ['-d, --delete', 'delete refs'],
     ['--tags', 'push tags (can\'t be used with --all)'],
     ['-n, --dry-run', 'dry run'],
     ['--porcelain', 'machine-readable output'],
+    ['--[no-]prune', 'prune locally removed refs'],
     ['-f, --force', 'force updates'],
     ['--force-with-lease[=<refname>:<expect>]', 'require old value of ref to be at this value'],
     ['--receive-pack <receive-pack>', 'receive pack program'],
@@ -40,7 +43,7 @@ export const help: CommandHelp = {
 export default async function pushCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let force = false, atomic: boolean | undefined, del = false, tags = false, followTags: boolean | undefined, dryRun = false;
   let setUpstream = false, porcelain = false, verbose = false, quiet = false, progress: boolean | undefined;
-  let receivePack: string | undefined, all = false, noVerify = false;
+  let receivePack: string | undefined, all = false, noVerify = false, mirror: boolean | undefined, prune = false;
   const leases: Lease[] = [];
   const pushOptions: string[] = [];
   const rest = parseOptions(args, (name, value, inline) => {
@@ -53,6 +56,9 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
       case '-d': case '--delete': del = true; break;
       case '--tags': tags = true; break;
       case '--all': case '--branches': all = true; break;
+      case '--mirror': mirror = true; break;
+      case '--prune': prune = true; break;
+      case '--no-prune': prune = false; break;
       case '--follow-tags': followTags = true; break;
       case '--no-follow-tags': followTags = false; break;
       case '-o': case '--push-option': pushOptions.push(value()); break;
@@ -75,15 +81,20 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
     }
     return true;
   });
-  if (all && tags) throw new UsageError(`options '--all' and '--tags' cannot be used together`);
-  if (all && rest.length > 1) throw new UsageError(`options '--all' and refspecs cannot be used together`);
+  // git dies on these (128), after its options are parsed.
+  if (all && tags) throw fatal(`options '--all' and '--tags' cannot be used together`);
+  if (all && mirror) throw fatal(`options '--all' and '--mirror' cannot be used together`);
+  if (tags && mirror) throw fatal(`options '--mirror' and '--tags' cannot be used together`);
+  if (del && (all || mirror || tags)) throw fatal(`options '--delete' and '--all/--mirror/--tags' cannot be used together`);
+  if (all && rest.length > 1) throw fatal(`--all can't be combined with refspecs`);
+  if (mirror && rest.length > 1) throw fatal(`--mirror can't be combined with refspecs`);
   const repo = ctx.repository();
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const stdout = (text: string) => writeAll(1, Buffer.from(text, 'utf8'));
     try {
       const result = await push(repo, {
         remote: rest[0], refspecs: all ? ['refs/heads/*'] : rest.slice(1), force, leases, atomic, delete: del, tags, followTags,
-        pushOptions, dryRun, noVerify, setUpstream, porcelain, verbose, quiet, receivePack,
+        pushOptions, dryRun, noVerify, setUpstream, prune, ...mirror !== undefined ? { mirror } : {}, porcelain, verbose, quiet, receivePack,
         progress: progressIf(run.showProgress),
         log: run.stderr, out: stdout,
         // Remote messages are shown even without progress, as git shows them.

@@ -37,6 +37,10 @@ export interface PushOptions {
   readonly atomic?: boolean;
   /** Every refspec names a ref to delete. */
   readonly delete?: boolean;
+  /** --prune: delete remote refs a pattern refspec covers that have no local counterpart. */
+  readonly prune?: boolean;
+  /** --mirror (or remote.<name>.mirror): every ref under refs/, forced, and pruned. */
+  readonly mirror?: boolean;
   readonly tags?: boolean;
   /** By default push.followTags. */
   readonly followTags?: boolean;
@@ -80,7 +84,9 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const head = refStore.head();
   const branch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
   const remote = resolvePushRemote(config, options.remote, branch);
-  const specs = refspecsToPush(config, remote, options, branch, options.remote ?? remote.name ?? 'origin');
+  const mirror = options.mirror ?? (remote.name !== null && config.getBool('remote', remote.name, 'mirror') === true);
+  if (mirror && options.refspecs?.length) throw new GitError('client', 'bad-refspec', '--mirror can\'t be combined with refspecs');
+  const specs = mirror ? [parsePushRefspec('+refs/*:refs/*')] : refspecsToPush(config, remote, options, branch, options.remote ?? remote.name ?? 'origin');
   const followTags = options.followTags ?? config.getBool('push', null, 'followtags') ?? false;
   const pushOptions = options.pushOptions?.length ? options.pushOptions : configuredPushOptions(config);
   const base = { ...connectOptionsFromConfig(config, env), ...options.transport };
@@ -96,7 +102,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   let failed = false;
   for (const url of remote.urls) {
     const result = await pushTo(repo, refStore, config, remote, options.remote ?? remote.name ?? url, url, specs,
-      { ...options, followTags, pushOptions }, connectOptions, head.symref, log, out);
+      { ...options, mirror, followTags, pushOptions }, connectOptions, head.symref, log, out);
     all.push(...result.refs);
     failed ||= result.failed;
   }
@@ -125,7 +131,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     }
     const remoteRefs = adv.refs.filter((r) => r.name !== '.have');
     const local = localRefs(refStore);
-    const { targets, errors } = matchPushRefs(repo, local, remoteRefs, specs, options.force ?? false);
+    const { targets, errors } = matchPushRefs(repo, local, remoteRefs, specs, options.force ?? false, (options.prune ?? false) || (options.mirror ?? false));
     if (errors.length > 0) {
       for (const e of errors) log(`error: ${e}\n`);
       throw new PushFailed(`failed to push some refs to '${remoteUrl.display}'`);

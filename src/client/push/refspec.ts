@@ -4,6 +4,7 @@
 // is given, an empty <src> deletes <dst>, `:` pushes every branch the remote has by the same
 // name, and a pattern (refs/heads/*:refs/remotes/x/*) maps many. A <dst> that is not a full name
 // is matched against the remote's refs, else guessed from the kind of <src> (a branch or a tag).
+// With --prune, remote refs a pattern covers whose local counterpart is gone are deleted.
 import { toHex, ZERO_HEX } from '../../core/oid.js';
 import { checkRefFormat } from '../../refs/check-ref-format.js';
 import type { Repository } from '../../repository/repository.js';
@@ -49,7 +50,7 @@ function refspecMatches<T extends { name: string }>(pattern: string, refs: reado
  * so that every bad refspec is reported; the caller fails the push with them.
  */
 export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remote: readonly LocalRef[], specs: readonly PushRefspec[],
-  forceAll: boolean): { targets: PushTarget[]; errors: string[] } {
+  forceAll: boolean, prune = false): { targets: PushTarget[]; errors: string[] } {
   const remoteOid = new Map(remote.map((r) => [r.name, r.oid]));
   const targets: PushTarget[] = [];
   const byDst = new Map<string, PushTarget>();
@@ -122,6 +123,26 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
     if (reason !== null) { errors.push(`invalid destination ref '${dst}': it ${reason}`); continue; }
     add(srcName === null ? null : srcRef ?? srcName, dst, newOid, spec.force, false);
   }
+  // --prune (git's MATCH_REFS_PRUNE): a remote ref nothing is sent to, which the first pattern
+  // whose destination side matches it maps back to a local ref that does not exist, is deleted.
+  if (prune) {
+    const localNames = new Set(local.map((r) => r.name));
+    for (const r of remote) {
+      if (!r.name.startsWith('refs/') || byDst.has(r.name) || excluded(r.name)) continue;
+      for (const spec of specs) {
+        if (!spec.pattern || spec.negative) continue;
+        const star = matchPattern(spec.dst ?? spec.src, r.name);
+        if (star === null) continue;
+        if (!localNames.has(spec.src.replace('*', star))) add(null, r.name, ZERO_HEX, spec.force, true);
+        break;
+      }
+    }
+  }
+  // git's match_push_refs works on the remote's ref list and appends the refs it creates, so the
+  // report lists the remote's refs in their advertised order, then the new ones in match order.
+  const remoteIndex = new Map(remote.map((r, i) => [r.name, i]));
+  const rank = (t: PushTarget) => remoteIndex.get(t.dst) ?? remote.length;
+  targets.sort((a, b) => rank(a) - rank(b));
   return { targets, errors };
 }
 
