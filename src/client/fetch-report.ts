@@ -34,20 +34,32 @@ export function abbrevLength(packedObjects: number): number {
   return Math.max(7, Math.ceil((msb + 1) / 2));
 }
 
-/** Formats the lines, with git's column widths (remote names padded to at least 10). */
-export function formatRefLines(lines: readonly RefLine[], abbrev = 7, columns = Number(process.env.COLUMNS) || 80): string {
+/**
+ * The report as git prints it to stderr: "From <url>" before the first ref line, then the lines
+ * with git's column widths (remote names padded to at least 10). Warnings (strings) come out where
+ * they stand: git warns of refs it rejects for a shallow update while it stores the others.
+ */
+export function formatReport(url: string, entries: readonly (RefLine | string)[], abbrev = 7,
+  columns = Number(process.env.COLUMNS) || 80): string {
   const summaryWidth = 2 * abbrev + 3;
   let refWidth = 10;
-  for (const l of lines) {
-    if (l.widthless || l.remote === 'HEAD') continue;
+  for (const l of entries) {
+    if (typeof l === 'string' || l.widthless || l.remote === 'HEAD') continue;
     const r = prettifyRefName(l.remote).length;
     const len = 21 + r + 4 + prettifyRefName(l.local).length;
     if (len < columns && r > refWidth) refWidth = r;
   }
-  return lines.map((l) => {
+  let out = '', from = `From ${url}\n`;
+  for (const l of entries) {
+    if (typeof l === 'string') {
+      out += l;
+      continue;
+    }
     const remote = prettifyRefName(l.remote).padEnd(refWidth);
-    return ` ${l.code} ${l.summary.padEnd(summaryWidth)} ${remote} -> ${prettifyRefName(l.local)}${l.error ? `  (${l.error})` : ''}\n`;
-  }).join('');
+    out += `${from} ${l.code} ${l.summary.padEnd(summaryWidth)} ${remote} -> ${prettifyRefName(l.local)}${l.error ? `  (${l.error})` : ''}\n`;
+    from = '';
+  }
+  return out;
 }
 
 /** The URL as FETCH_HEAD names it: without trailing slashes or ".git". */

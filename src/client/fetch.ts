@@ -1,7 +1,8 @@
 // Fetch, top to bottom (git's builtin/fetch.c):
 //   which remote and refspecs -> transport.connect -> list refs -> map them to local refs
 //   (+ tags to follow) -> negotiate with local history and fetch the pack into index-pack
-//   -> shallow file -> tags that arrived but were not asked for (backfill) -> prune
+//   -> shallow file (or, from a shallow remote, refs rejected for needing new roots) -> tags
+//   that arrived but were not asked for (backfill) -> prune
 //   -> update refs (fast-forward, forced, or rejected) -> FETCH_HEAD -> report
 // Refs are touched only after the pack is stored, so a failed fetch changes no ref.
 import type { Progress } from '../core/progress.js';
@@ -17,7 +18,7 @@ import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
 import { deepens, fetchPack } from './fetch-pack.js';
-import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatRefLines, type RefLine } from './fetch-report.js';
+import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { peeledValue } from './peel.js';
 import { parseRefspec, type Refspec } from './parse-refspec.js';
@@ -25,6 +26,7 @@ import { checkRemoteRefNames, mapRefs, refPrefixes, type MappedRef } from './ref
 import { defaultRemoteName, resolveRemote, type RemoteSpec } from './remote-config.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { readShallow, updateShallow } from './shallow-file.js';
+import { assignRoots, incompleteTips, newRoots, type NewRoots } from './shallow-update.js';
 import { receivedFsck, storePack, type PackStored } from './store-pack.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
@@ -34,6 +36,11 @@ export interface FetchOptions {
   /** Refspecs from the command line; default: remote.<name>.fetch. */
   readonly refspecs?: readonly string[];
   readonly depth?: number;
+  /**
+   * From a shallow remote, take refs whose history stops at boundary commits that are not ours,
+   * adding those to .git/shallow (git's --update-shallow); otherwise such refs are rejected.
+   */
+  readonly updateShallow?: boolean;
   /** Delete remote-tracking refs whose remote ref is gone. */
   readonly prune?: boolean;
   /** Fetch every tag (git's --tags). */
@@ -79,6 +86,8 @@ const STATUS_ORDER: readonly FetchHeadStatus[] = ['merge', 'not-for-merge', 'ign
 
 interface Target extends MappedRef {
   status: FetchHeadStatus;
+  /** Needs new shallow roots without updateShallow: neither stored nor in FETCH_HEAD. */
+  rejectedShallow?: boolean;
 }
 
 function interrupted(): GitError {
@@ -130,22 +139,25 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (follow) targets.push(...tagsToFollow(repo, refStore, refs, targets, false));
 
     let objects = 0;
-    const shallows = readShallow(repo.gitDir);
-    const fetchRound = async (s: RemoteSession, wants: string[], withDepth: boolean): Promise<void> => {
-      let theirs: string[] = [];
-      const negotiator = new ConsecutiveNegotiator(repo.odb, new Set(shallows));
-      for (const r of refs) if (r.oid !== null && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
+    // Tips here without their history: to be fetched again, not claimed as common.
+    const incompleteOf = (oids: readonly string[]) => incompleteTips(repo, refStore, oids, new Set(readShallow(repo.gitDir)));
+    const fetchRound = async (s: RemoteSession, wants: string[], withDepth: boolean, sought: readonly Target[],
+      incomplete: ReadonlySet<string>): Promise<void> => {
+      const shallows = readShallow(repo.gitDir);
+      const shallowSet = new Set(shallows);
+      let roots: NewRoots = { ours: [], theirs: [], closed: true };
+      const negotiator = new ConsecutiveNegotiator(repo.odb, shallowSet);
+      for (const r of refs) if (r.oid !== null && !incomplete.has(r.oid) && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
       for (const r of refStore.list()) negotiator.addTip(r.oid);
       const result = await fetchPack(s, {
         wants, negotiator, shallows, ...(withDepth ? { depth: options.depth } : {}), filter,
         includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
         warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack, serverBoundary) => {
-          // The server is shallow: its boundary commits that we lack ("theirs" in git's
-          // prepare_shallow_info) bound what the pack holds; those we have change nothing here.
-          theirs = serverBoundary.filter((oid) => !repo.odb.has(fromHex(oid)!));
+          // The server is shallow: what its boundary is to us is judged before the pack is here.
+          roots = newRoots(repo, serverBoundary, shallowSet);
           return storePack(repo, pack, {
-            fixThin: true, fsck, connectivity: connectivity && theirs.length === 0, progress: options.progress,
+            fixThin: true, fsck, connectivity: connectivity && roots.closed, progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
             ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
           });
@@ -153,61 +165,75 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       });
       stored.push(result.pack);
       objects += result.pack.objects;
-      // Those that came in join our boundary, as git's --update-shallow has them join.
-      const joined = theirs.filter((oid) => repo.odb.has(fromHex(oid)!));
-      updateShallow(repo.gitDir, [...result.shallows, ...joined], result.unshallows);
+      updateShallow(repo.gitDir, result.shallows, result.unshallows);
+      const assigned = assignRoots(repo, refStore, roots, sought.map((t) => t.remote.oid), shallowSet);
+      if (options.updateShallow) updateShallow(repo.gitDir, assigned.reached, []);
+      else for (const t of sought) if (assigned.needy.has(t.remote.oid)) t.rejectedShallow = true;
       await s.close(s.version === 2);
     };
 
-    const wants = missing(repo, targets.map((t) => t.remote.oid));
-    if (wants.length > 0 || deepen) await fetchRound(session, wants.length > 0 ? wants : unique(targets.map((t) => t.remote.oid)), deepen);
-    else await session.close();
+    const incomplete = incompleteOf(refs.flatMap((r) => r.oid ?? []));
+    const wants = unfetched(repo, targets.map((t) => t.remote.oid), incomplete);
+    if (wants.length > 0 || deepen) {
+      await fetchRound(session, wants.length > 0 ? wants : unique(targets.map((t) => t.remote.oid)), deepen, targets, incomplete);
+    } else await session.close();
     if (options.signal?.aborted) throw interrupted();
 
     if (follow) {
       // Tags pointing into what just arrived; include-tag normally brought their objects along.
       const more = tagsToFollow(repo, refStore, refs, targets, true);
       targets.push(...more);
-      const backfill = missing(repo, more.map((t) => t.remote.oid));
+      // Not every advertised tip again: what round one brought is here, and no ref reaches it yet.
+      const incomplete = incompleteOf(more.map((t) => t.remote.oid));
+      const backfill = unfetched(repo, more.map((t) => t.remote.oid), incomplete);
       if (backfill.length > 0) {
         const again = await RemoteSession.open(remoteUrl, connectOptions);
         sessions.push(again);
         await again.listRefs({ prefixes: ['refs/tags/'] });
-        await fetchRound(again, backfill, false);
+        await fetchRound(again, backfill, false, more, incomplete);
       }
     }
     if (options.signal?.aborted) throw interrupted();
 
     const shallowSet = new Set(readShallow(repo.gitDir));
-    const lines: RefLine[] = [];
-    if (options.prune) lines.push(...prune(refStore, refs, specs, targets));
+    // The report: ref lines, and warnings where git prints them among the lines.
+    const entries: (RefLine | string)[] = options.prune ? prune(refStore, refs, specs, targets) : [];
     let rejected = 0;
     const action = options.reflogAction ?? 'fetch';
     // storePack() has already shown the odb each new pack.
     const abbrev = abbrevLength(repo.odb.packedObjectCount());
     const seen = new Set<string>();
-    // As git's store_updated_refs: refs for merging first, each reported as it is stored.
-    for (const t of STATUS_ORDER.flatMap((status) => targets.filter((x) => x.status === status))) {
-      if (t.local === null) {
-        lines.push(fetchHeadOnlyLine(t.remote.name));
-        continue;
+    // As git's store_updated_refs: a pass for each FETCH_HEAD status, refs for merging first, each
+    // reported as it is stored; refs rejected for the shallow file are warned of in the first.
+    for (const status of STATUS_ORDER) {
+      for (const t of targets) {
+        if (t.rejectedShallow) {
+          if (status === 'merge') entries.push(`warning: rejected ${t.local ?? t.remote.name} because shallow roots are not allowed to be updated\n`);
+          continue;
+        }
+        if (t.status !== status) continue;
+        let line: RefLine;
+        if (t.local === null) line = fetchHeadOnlyLine(t.remote.name);
+        else {
+          if (seen.has(t.local)) continue;
+          seen.add(t.local);
+          line = updateRef(repo, refStore, t, {
+            force: options.force ?? false, currentBranch: head.symref, bare: repo.workTree === null, shallow: shallowSet, action, abbrev,
+          });
+        }
+        if (line.code === '!') rejected++;
+        entries.push(line);
       }
-      if (seen.has(t.local)) continue;
-      seen.add(t.local);
-      const line = updateRef(repo, refStore, t, {
-        force: options.force ?? false, currentBranch: head.symref, bare: repo.workTree === null, shallow: shallowSet, action, abbrev,
-      });
-      if (line.code === '!') rejected++;
-      lines.push(line);
     }
-    writeFetchHead(repo.gitDir, targets, remote.url);
+    writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), remote.url);
     for (const p of stored) p.unlock();
     options.signal?.removeEventListener('abort', onAbort);
 
-    const shownLines = lines.filter((l) => l.code !== '=');
-    if (shownLines.length > 0 && (options.report ?? true)) log(`From ${shown}\n${formatRefLines(shownLines, abbrev)}`);
-    else if (rejected > 0) log(`From ${shown}\n${formatRefLines(shownLines.filter((l) => l.code === '!'), abbrev)}`);
-    return { lines, rejected, objects };
+    // Up-to-date refs are not shown; with -q only the rejected ones are.
+    const report = options.report ?? true;
+    const text = formatReport(shown, entries.filter((e) => typeof e === 'string' || (report ? e.code !== '=' : e.code === '!')), abbrev);
+    if (text !== '') log(text);
+    return { lines: entries.filter((e) => typeof e !== 'string'), rejected, objects };
   } catch (e) {
     options.signal?.removeEventListener('abort', onAbort);
     for (const s of sessions) s.abort();
@@ -221,8 +247,9 @@ function unique(oids: readonly string[]): string[] {
   return [...new Set(oids)];
 }
 
-function missing(repo: Repository, oids: readonly string[]): string[] {
-  return unique(oids).filter((oid) => !repo.odb.has(fromHex(oid)!));
+/** Ids to ask for: those not here, and those here without their history. */
+function unfetched(repo: Repository, oids: readonly string[], incomplete: ReadonlySet<string>): string[] {
+  return unique(oids).filter((oid) => incomplete.has(oid) || !repo.odb.has(fromHex(oid)!));
 }
 
 /**

@@ -1,7 +1,8 @@
-// tsgit fetch [-q] [-v] [--progress] [--depth <n>] [--prune] [--tags | --no-tags] [-f]
-//             [-u <upload-pack>] [<remote> [<refspec>...]]
+// tsgit fetch [-q] [-v] [--progress] [--depth <n>] [--update-shallow] [--prune] [--tags | --no-tags]
+//             [-f] [-u <upload-pack>] [<remote> [<refspec>...]]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
-// status is 1 when a ref was rejected. SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
+// status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
+// those and exits 0). SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
 import { fetch } from '../../client/fetch.js';
 import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
@@ -21,13 +22,14 @@ export const help: CommandHelp = {
     ['-n, --no-tags', 'do not fetch all tags'],
     ['-f, --force', 'force overwrite of local reference'],
     ['--depth <depth>', 'deepen history of shallow clone'],
+    ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
     ['-u, --upload-pack <path>', 'path to upload pack on remote end'],
   ],
 };
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
   keepYoungGenerationSmall();
-  let prune = false, tags = false, noTags = false, force = false;
+  let prune = false, tags = false, noTags = false, force = false, updateShallow = false;
   const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name) => {
     switch (name) {
       case '-v': case '--verbose': break;
@@ -36,6 +38,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       case '-t': case '--tags': tags = true; break;
       case '-n': case '--no-tags': noTags = true; break;
       case '-f': case '--force': force = true; break;
+      case '--update-shallow': updateShallow = true; break;
+      case '--no-update-shallow': updateShallow = false; break;
       default: return false;
     }
     return true;
@@ -43,7 +47,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   const repo = ctx.repository();
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const result = await fetch(repo, {
-      cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), depth, prune, tags, noTags, force,
+      cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), depth, updateShallow, prune, tags, noTags, force,
       progress: progressIf(run.showProgress), report: !quiet,
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: run.stderr, onPackStored: collectGarbage, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),
