@@ -27,7 +27,7 @@ import { peeledValue } from './peel.js';
 import { parseRefspec, type Refspec } from './parse-refspec.js';
 import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
-import { updateShallow } from './shallow-file.js';
+import { boundaryHere, updateShallow } from './shallow-file.js';
 import { receivedFsck, storePack, type PackStored } from './store-pack.js';
 import type { FsckOptions } from '../object/fsck.js';
 import { rewriteUrl } from './remote-config.js';
@@ -209,7 +209,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         if (options.signal?.aborted) throw interrupted();
         // Cloning a shallow repository: its boundary commits that came in are ours too (update_shallow's
         // "remote is shallow, but this is a clone").
-        const boundary = fetched.serverBoundary.filter((oid) => repository.odb.has(fromHex(oid)!));
+        const boundary = boundaryHere(repository.odb, fetched.serverBoundary);
         updateShallow(gitDir, [...fetched.shallows, ...boundary], fetched.unshallows);
       } else {
         await session.close();

@@ -1,25 +1,18 @@
-// `<gitDir>/shallow`: the commits whose parents this repository does not have, one hex id per
-// line, sorted as git writes them. Rewritten through shallow.lock and a rename.
+// Writing `<gitDir>/shallow` (repository/shallow-file.ts reads it): one hex id per line, sorted as
+// git writes them, through shallow.lock and a rename.
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
-import { isHexOid } from '../core/oid.js';
+import { fromHex } from '../core/oid.js';
+import type { ObjectStore } from '../odb/object-store.js';
+import { readShallow } from '../repository/shallow-file.js';
 
-export function readShallow(gitDir: string): string[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(gitDir, 'shallow'), 'latin1');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
-  const out: string[] = [];
-  for (const [i, line] of text.split('\n').entries()) {
-    if (line === '') continue;
-    if (!isHexOid(line)) throw new GitError('client', 'corrupt', `${path.join(gitDir, 'shallow')} line ${i + 1}: not an object id: ${JSON.stringify(line)}`);
-    out.push(line.toLowerCase());
-  }
-  return out;
+// Read as the server reads it; offered beside the writer to the client's fetch, clone and push.
+export { readShallow };
+
+/** The commits of a remote's shallow boundary that are here (once its pack is stored). */
+export function boundaryHere(odb: ObjectStore, boundary: readonly string[]): string[] {
+  return boundary.filter((oid) => odb.has(fromHex(oid)!));
 }
 
 /** Applies a shallow update: adds `add`, removes `remove`; deletes the file when nothing is left. */

@@ -16,6 +16,7 @@ import type { RefStore } from '../refs/index.js';
 import type { Repository } from '../repository/repository.js';
 import { ObjectWalk } from '../walk/object-walk.js';
 import { peeledValue } from './peel.js';
+import { boundaryHere } from './shallow-file.js';
 
 export interface NewRoots {
   readonly ours: readonly string[];
@@ -53,8 +54,7 @@ export interface RootsAssigned {
  */
 export function assignRoots(repo: Repository, refStore: RefStore, roots: NewRoots, tips: readonly string[],
   shallow: ReadonlySet<string>): RootsAssigned {
-  const has = (oid: string) => repo.odb.has(fromHex(oid)!);
-  const candidates = [...roots.ours, ...roots.theirs.filter(has)];
+  const candidates = [...roots.ours, ...boundaryHere(repo.odb, roots.theirs)];
   if (candidates.length === 0) return { needy: new Set(), reached: [] };
   // The remote sent nothing below its boundary: a root whose parents are not all here is where
   // the walk must stop. Ours with their parents here are walked through, so that a root below
@@ -100,7 +100,7 @@ export function assignRoots(repo: Repository, refStore: RefStore, roots: NewRoot
   };
   const needy = new Set<string>();
   for (const tip of tips) {
-    if (!has(tip)) continue;
+    if (!repo.odb.has(fromHex(tip)!)) continue;
     const i = index(peeledValue(repo.odb, tip) ?? tip);
     if (fresh.has(i) && reaches(i)) needy.add(tip);
   }

@@ -1,10 +1,8 @@
 // One repository: the object database, refs and config, opened once and owning every cache
 // (delta bases, pack windows, packed-refs, and what the layers above derive from it: `derived`),
 // so nothing is a module-level global.
-import fs from 'node:fs';
 import path from 'node:path';
 import { Derived } from '../core/derived.js';
-import { CorruptError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import { Config } from '../config/index.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
@@ -13,6 +11,7 @@ import { checkRefPath, FileRefStore, type RefStore } from '../refs/index.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
 import { checkRepositoryFormat, type RepositoryFormat } from './format.js';
+import { readShallow } from './shallow-file.js';
 
 export interface RepositoryOptions {
   /** Bytes of inflated delta bases to keep (git: core.deltaBaseCacheLimit, 96 MiB). */
@@ -60,20 +59,7 @@ export class Repository {
 
   /** The commits listed in $GIT_DIR/shallow (a shallow clone's boundary), as raw ids. */
   shallowCommits(): Uint8Array[] {
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(this.gitDir, 'shallow'), 'latin1');
-    } catch {
-      return [];
-    }
-    const ids: Uint8Array[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      const id = fromHex(line.trim());
-      if (!id) throw new CorruptError('core', `${path.join(this.gitDir, 'shallow')}: bad line "${line}"`);
-      ids.push(id);
-    }
-    return ids;
+    return readShallow(this.gitDir).map((hex) => fromHex(hex)!);
   }
 
   /** Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository. */
