@@ -41,18 +41,24 @@ export function wantsShallowInfo(req: ShallowRequest): boolean {
 }
 
 /**
- * Whether a response carries shallow information: the client asked for it, or (v2 only, where
- * `here` is true) this repository is shallow.
+ * Whether a v2 fetch response carries a shallow-info section: the client asked for it, or this
+ * repository is shallow (v0 lists that boundary in its advertisement instead).
  */
-export function sendsShallowInfo(s: Session, req: ShallowRequest, here: boolean): boolean {
-  return wantsShallowInfo(req) || (here && s.shallowHere.length > 0);
+export function sendsShallowInfo(s: Session, req: ShallowRequest): boolean {
+  return wantsShallowInfo(req) || s.shallowHere.length > 0;
 }
 
-/**
- * Answers the request's shallow lines and deepening. `here`: also report this repository's own
- * boundary when the client did not deepen (v2's shallow-info; a v0 advertisement lists it).
- */
-export function processShallow(s: Session, wants: readonly number[], req: ShallowRequest, here = false): ShallowOutcome {
+export interface ShallowAnswerOptions {
+  /**
+   * Also report this repository's own boundary that the wants reach when the client did not
+   * deepen: v2's shallow-info (a v0 advertisement lists the boundary instead).
+   */
+  readonly ownBoundary?: boolean;
+}
+
+/** Answers the request's shallow lines and deepening. */
+export function processShallow(s: Session, wants: readonly number[], req: ShallowRequest,
+  options: ShallowAnswerOptions = {}): ShallowOutcome {
   const clientShallows: number[] = [];
   for (const hex of req.shallows) {
     const idx = s.index(hex);
@@ -84,7 +90,7 @@ export function processShallow(s: Session, wants: readonly number[], req: Shallo
   } else if (req.deepenSince !== null || req.deepenNot.length > 0) {
     out.deepened = true;
     send(shallowByRevList(s, wants, req.deepenSince, req.deepenNot));
-  } else if (here && s.shallowHere.length > 0) {
+  } else if (options.ownBoundary && s.shallowHere.length > 0) {
     // The client's own boundary counts as shallow here too (git registers it first).
     for (const c of clientShallows) s.cutParents(c);
     send(shallowCommits(s, wants, INFINITE_DEPTH, c => s.has(c, CLIENT_SHALLOW)));

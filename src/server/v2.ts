@@ -164,8 +164,8 @@ async function fetch(s: Session, args: string[], where: string): Promise<void> {
     s.out.write(DELIM_PKT);
   }
   let extraHaves: number[] = [];
-  if (sendsShallowInfo(s, req, true)) {
-    const shallow = processShallow(s, wants, req, true);
+  if (sendsShallowInfo(s, req)) {
+    const shallow = processShallow(s, wants, req, { ownBoundary: true });
     s.out.write(formatShallowInfo(shallow.shallows, shallow.unshallows));
     s.out.write(DELIM_PKT);
     wants.push(...shallow.extraWants);
