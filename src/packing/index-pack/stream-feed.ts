@@ -23,6 +23,15 @@ export async function feedStream(input: AsyncIterable<Uint8Array>, window: PackW
   onChunk: () => void, onStep: () => void): Promise<void> {
   const it = input[Symbol.asyncIterator]();
   let want = 1, quiet = QUIET_MIN_MS;
+  // Steps the parser on what has come and reports it. An entry parsed starts the quiet time small
+  // again; a step on quiet that parsed none doubles it.
+  const step = (onQuiet: boolean) => {
+    const parsed = parser.parsed;
+    want = parser.step(false);
+    onStep();
+    if (parser.parsed > parsed) quiet = QUIET_MIN_MS;
+    else if (onQuiet) quiet = Math.min(quiet * 2, QUIET_MAX_MS);
+  };
   for (;;) {
     const next = it.next();
     let r: IteratorResult<Uint8Array> | typeof QUIET = window.end > 0 && window.end < want ? await quietOr(next, quiet) : await next;
@@ -31,21 +40,15 @@ export async function feedStream(input: AsyncIterable<Uint8Array>, window: PackW
       // index-pack reads no further either), nor is its failure: a sender that hangs up badly after
       // its report. Awaited below, it still throws as before.
       next.catch(() => undefined);
-      const parsed = parser.parsed;
-      want = parser.step(false);
-      onStep();
+      step(true);
       if (want === 0) return;
-      quiet = parser.parsed > parsed ? QUIET_MIN_MS : Math.min(quiet * 2, QUIET_MAX_MS);
       r = await next;
     }
     if (r.done) return;
     window.append(r.value, parser.pos);
     onChunk();
     if (window.end >= want) {
-      const parsed = parser.parsed;
-      want = parser.step(false);
-      onStep();
-      if (parser.parsed > parsed) quiet = QUIET_MIN_MS;
+      step(false);
       if (want === 0) {
         await it.return?.();
         return;
