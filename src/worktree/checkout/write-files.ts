@@ -94,7 +94,7 @@ export async function writePlannedFiles(odb: ObjectStore, plan: CheckoutPlan, st
       writeEntry(blobs, plan, codes, settings, writer, i);
       written();
     }
-    if (filtering) unfiltered = await filtering.finish();
+    if (filtering) unfiltered = filtering.finish();
   } finally {
     blobs.close();
   }

@@ -1,6 +1,6 @@
 // Writing the entries a filter driver smudges (filter/), on the main thread, in index order: the
-// blob is converted as any other (ident, eol: git converts before it filters), streamed through
-// the driver, and its output written with the stat data recorded. A process filter may delay an
+// blob is converted as any other (ident, eol: git converts before it filters), sent through the
+// driver, and its output written with the stat data recorded. A process filter may delay an
 // entry; once every entry has been offered, the delayed ones are collected as git's
 // finish_delayed_checkout does: ask each process which are ready, ask again for each of those
 // (empty content: the process kept what it was sent), write them, until every process says none.
@@ -10,7 +10,8 @@ import { GitError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { MODE_EXEC } from '../../object/tree.js';
 import { filterCommand, processCommand, requiredFilterFailed, type FilterDriver } from '../filter/driver.js';
-import type { FilterResult, FilterRunner } from '../filter/filters.js';
+import type { FilterResult, FilterRunner, Pending } from '../filter/filters.js';
+import { runFilterCommand } from '../filter/run-command.js';
 import { displayPath } from './path-check.js';
 import { entryPath, type EntryColumns } from './plan.js';
 import type { EntryWriter } from './write-entry.js';
@@ -34,21 +35,16 @@ export interface FilterSession {
 
 const EMPTY = Buffer.alloc(0);
 const pathKey = (p: Uint8Array): string => Buffer.from(p.buffer, p.byteOffset, p.length).toString('latin1');
+
 /** Requests to filter processes in flight at most, and their content bytes. */
 const WINDOW = 64;
 const WINDOW_BYTES = 4 << 20;
-
-/** A delayed entry asked for again. */
-interface Retry {
-  i: number;
-  result: Promise<FilterResult>;
-}
 
 interface InFlight {
   i: number;
   driver: FilterDriver;
   size: number;
-  result: Promise<FilterResult>;
+  result: Pending<FilterResult>;
 }
 
 export class FilteredWriter {
@@ -68,30 +64,29 @@ export class FilteredWriter {
 
   /**
    * Sends entry i to its driver. A process filter's answer is taken later (written, or left
-   * delayed for finish()), so that requests to it follow one another without waiting; a
-   * single-file command runs to the end here.
+   * delayed for finish()), so that the process goes from one request to the next without
+   * waiting for us (the process protocol keeps what is written ahead small enough never to
+   * block); a single-file command runs to the end here.
    */
   async submit(i: number): Promise<void> {
     const driver = this.filtered.driverOf.get(i)!;
     const path = entryPath(this.cols, i);
-    if (filterCommand(driver, 'smudge')) {
-      const data = this.converted(i);
-      this.settle(i, driver, await this.session.runner.smudge(driver, path, data, this.metadata(i), true));
+    const command = filterCommand(driver, 'smudge');
+    if (command) {
+      this.settle(i, driver, await runFilterCommand(command, path, this.converted(i), this.session.runner.ctx));
       return;
     }
     // The request may be asked again of a new process after this returns: it keeps its own copy.
     const data = Buffer.from(this.converted(i));
-    const result = this.session.runner.smudge(driver, path, data, this.metadata(i), true);
-    result.catch(() => {}); // awaited below; not unhandled if the checkout stops first
-    this.inFlight.push({ i, driver, size: data.length, result });
+    this.inFlight.push({ i, driver, size: data.length, result: this.session.runner.smudge(driver, path, data, this.metadata(i), true) });
     this.inFlightBytes += data.length;
-    while (this.inFlight.length >= WINDOW || this.inFlightBytes > WINDOW_BYTES) await this.settleOldest();
+    while (this.inFlight.length >= WINDOW || this.inFlightBytes > WINDOW_BYTES) this.settleOldest();
   }
 
-  private async settleOldest(): Promise<void> {
+  private settleOldest(): void {
     const head = this.inFlight.shift()!;
     this.inFlightBytes -= head.size;
-    this.settle(head.i, head.driver, await head.result);
+    this.settle(head.i, head.driver, head.result());
   }
 
   private settle(i: number, driver: FilterDriver, result: FilterResult): void {
@@ -108,21 +103,19 @@ export class FilteredWriter {
    * not be written (git's "was not filtered properly"), each reported; the caller fails the
    * checkout when there are any.
    */
-  async finish(): Promise<number> {
-    while (this.inFlight.length) await this.settleOldest();
+  finish(): number {
+    while (this.inFlight.length) this.settleOldest();
     const { runner } = this.session;
     const log = runner.ctx.log;
     let errors = 0;
     // With one process holding delayed files, git's next question after a round of retries is
-    // that process's list again: it is asked with the retries rather than after their answers.
-    let next: Promise<Buffer[] | null> | null = null;
-    // A round's files are written only once the next round's retries are sent: the answers come
-    // in order, so they are in by then, and the process works on the next round while the files
-    // are created (git-lfs hands back one file a round, so this is the checkout's critical path).
-    let previous: Retry[] = [];
+    // that process's list again: it is written with the retries, so that the process works on it
+    // while this round's files are created (git-lfs hands back one file a round, so this is the
+    // checkout's critical path).
+    let next: Pending<Buffer[] | null> | null = null;
     while (this.delaying.size) {
       for (const command of [...this.delaying].sort()) {
-        const ready = await (next ?? runner.available(command));
+        const ready = (next ?? runner.available(command))();
         next = null;
         if (!ready || !ready.length) {
           if (!ready) errors++;
@@ -132,7 +125,7 @@ export class FilteredWriter {
         const paths = [...new Map(ready.map(p => [pathKey(p), p])).values()].sort(Buffer.compare);
         const entries = paths.map(p => this.delayed.get(pathKey(p)));
         for (const p of paths) this.delayed.delete(pathKey(p));
-        const round: Retry[] = [];
+        const round: { i: number; result: Pending<FilterResult> }[] = [];
         for (let k = 0; k < paths.length; k++) {
           const i = entries[k];
           if (i === undefined) {
@@ -141,29 +134,18 @@ export class FilteredWriter {
             this.delaying.delete(command); // likely buggy: not asked again
             continue;
           }
-          const retry = runner.smudge(this.filtered.driverOf.get(i)!, entryPath(this.cols, i), EMPTY, this.metadata(i), false);
-          retry.catch(() => {});
-          round.push({ i, result: retry });
+          round.push({ i, result: runner.smudge(this.filtered.driverOf.get(i)!, entryPath(this.cols, i), EMPTY, this.metadata(i), false) });
         }
-        if (this.delaying.size === 1 && this.delaying.has(command)) {
-          next = runner.available(command);
-          next.catch(() => {});
-        }
-        await this.writeRetried(previous);
-        previous = round;
+        if (this.delaying.size === 1 && this.delaying.has(command)) next = runner.available(command);
+        for (const { i, result } of round) this.writeResult(i, this.filtered.driverOf.get(i)!, result());
       }
     }
-    await this.writeRetried(previous);
     for (const i of this.delayed.values()) {
       log(`error: '${displayPath(entryPath(this.cols, i))}' was not filtered properly\n`);
       errors++;
     }
     this.delayed.clear();
     return errors;
-  }
-
-  private async writeRetried(round: Retry[]): Promise<void> {
-    for (const { i, result } of round) this.writeResult(i, this.filtered.driverOf.get(i)!, await result);
   }
 
   /** A filter's output, or, when it failed, the converted blob (git writes an empty file after a failed retry). */
