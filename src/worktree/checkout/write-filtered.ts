@@ -109,10 +109,11 @@ export class FilteredWriter {
     const log = runner.ctx.log;
     let errors = 0;
     // With one process holding delayed files, git's next question after a round of retries is
-    // that process's list again: it is written with the retries, so that the process works on it
-    // while this round's files are created (git-lfs hands back one file a round, so this is the
-    // checkout's critical path).
+    // that process's list again: it is sent with the retries, and the last round's files are
+    // created while the process works on both (git-lfs hands back one file a round, so the
+    // rounds are the checkout's critical path).
     let next: Pending<Buffer[] | null> | null = null;
+    let unwritten: { i: number; result: FilterResult }[] = [];
     while (this.delaying.size) {
       for (const command of [...this.delaying].sort()) {
         const ready = (next ?? runner.available(command))();
@@ -137,15 +138,22 @@ export class FilteredWriter {
           round.push({ i, result: runner.smudge(this.filtered.driverOf.get(i)!, entryPath(this.cols, i), EMPTY, this.metadata(i), false) });
         }
         if (this.delaying.size === 1 && this.delaying.has(command)) next = runner.available(command);
-        for (const { i, result } of round) this.writeResult(i, this.filtered.driverOf.get(i)!, result());
+        runner.flush();
+        this.writeResults(unwritten);
+        unwritten = round.map(({ i, result }) => ({ i, result: result() }));
       }
     }
+    this.writeResults(unwritten);
     for (const i of this.delayed.values()) {
       log(`error: '${displayPath(entryPath(this.cols, i))}' was not filtered properly\n`);
       errors++;
     }
     this.delayed.clear();
     return errors;
+  }
+
+  private writeResults(results: { i: number; result: FilterResult }[]): void {
+    for (const { i, result } of results) this.writeResult(i, this.filtered.driverOf.get(i)!, result);
   }
 
   /** A filter's output, or, when it failed, the converted blob (git writes an empty file after a failed retry). */

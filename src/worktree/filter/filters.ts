@@ -166,6 +166,11 @@ export class FilterRunner {
     this.stopping.push(e.proc.stop());
   }
 
+  /** Writes the requests gathered for every process: they work on them while the caller does other things. */
+  flush(): void {
+    for (const e of this.running.values()) e.proc.flush();
+  }
+
   /** Asks every process to exit and waits for them, as git does when it exits. */
   async close(): Promise<void> {
     const procs = [...this.running.values()].map(e => e.proc).concat([...this.launched.values()]);

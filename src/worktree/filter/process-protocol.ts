@@ -386,7 +386,7 @@ export class FilterProcess {
   }
 
   /** Writes the requests gathered so far. */
-  private flush(): void {
+  flush(): void {
     if (!this.unsent.length) return;
     const out = this.unsent.length === 1 ? this.unsent[0]! : Buffer.concat(this.unsent);
     this.unsent.length = 0;
