@@ -1,6 +1,7 @@
 // For every libgit2 fixture repository git itself can read, tsgit's plumbing prints exactly what
-// git prints: rev-list --objects --all, cat-file --batch-check --batch-all-objects, show-ref,
-// ls-tree -r HEAD.
+// git prints: rev-list --objects --all, cat-file --batch-check --batch-all-objects, show-ref --head
+// -d, ls-tree -r HEAD. (Plain show-ref and rev-list --count are compared on other repositories, in
+// refs.test.ts and the rev-list tests: a fresh process per command per fixture is this file's cost.)
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
@@ -10,10 +11,8 @@ import { GIT_ENV, rmrf, tsgit } from './helpers.js';
 const COMMANDS: string[][] = [
   ['rev-list', '--objects', '--all'],
   ['cat-file', '--batch-check', '--batch-all-objects'],
-  ['show-ref'],
   ['show-ref', '--head', '-d'],
   ['ls-tree', '-r', 'HEAD'],
-  ['rev-list', '--all', '--count'],
 ];
 
 const names = fixtureNames();
@@ -39,6 +38,6 @@ describe('libgit2 fixtures: tsgit prints what git prints', { skip: names.length 
     });
   }
   test('compared a meaningful number of outputs', () => {
-    assert.ok(compared > names.length * 3, `only ${compared} comparisons across ${names.length} fixtures`);
+    assert.ok(compared > names.length * 2, `only ${compared} comparisons across ${names.length} fixtures`);
   });
 });
