@@ -10,13 +10,11 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { ensureCorpus } from '../bench/corpus.js';
 import { CorruptError } from '../src/core/errors.js';
-import { PackIndex } from '../src/pack/idx/read.js';
+import { PAGE, PackIndex } from '../src/pack/idx/read.js';
 import { writeIdx } from '../src/pack/idx/write.js';
 import { rmrf, tmpDir } from './helpers.js';
 
-const PAGE = 64 * 1024;
-
-/** The 64 KiB pages of `index.buf` that hold the file's bytes (`file`): the ones read so far. */
+/** The pages of `index.buf` that hold the file's bytes (`file`): the ones read so far. */
 function pagesRead(index: PackIndex, file: Buffer): number[] {
   const read: number[] = [];
   for (let at = 0; at < file.length; at += PAGE) {

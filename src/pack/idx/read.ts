@@ -2,13 +2,15 @@
 // byte, then a search over raw ids. A lookup allocates nothing.
 //
 // The file is read as it is used, as git's mmap pages it in: a buffer the file's size (zeroed
-// memory, which the kernel maps only when written) filled 64 KiB page by page when a lookup first
+// memory, which the kernel maps only when written) filled 4 KiB page by page when a lookup first
 // touches it, so a process that looks up a few objects reads a few pages, not 20 MB. Once an
 // eighth of the pages are in, the rest is read in one go: a walk over the whole repository touches
-// every page anyway, and one read is cheaper than thousands. Pages are 64 KiB, not 4 KiB like
-// mmap's: a read costs some 10 us however small, and a fetch's lookups (every ref's object, then
-// the tags and trees) are scattered over the whole id table; with 4 KiB pages a fresh upload-pack
-// spent 20 ms in hundreds of reads before the eighth was reached (large corpus, 1,675 refs). Every reader of
+// every page anyway, and one read is cheaper than thousands. What a page costs is mostly the
+// kernel mapping the memory it is read into (each 4 KiB of a fresh buffer is a page fault: ~12 us
+// on the VMs measured, where reading 20 MB into a fresh buffer took 57 ms and into one already
+// mapped 2 ms), not the read call: pages of 64 KiB made a push that looks up a few hundred objects
+// map and fill 40 of them (2.5 MB) and then, past the eighth, the whole 20 MB; 4 KiB pages and
+// lookups that do not read their bucket's ends keep it at ~430 pages (1.7 MB). Every reader of
 // `buf` asks for its bytes first: oidAt(), offset(), crc() and the searches load what they return.
 import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
@@ -16,10 +18,10 @@ import { OID_BYTES } from '../../core/oid.js';
 import { readExactly } from '../../core/read-exactly.js';
 
 const V2_MAGIC = 0xff744f63;
-/** Pages read on demand. */
-const PAGE = 64 * 1024;
-/** Files up to this many pages are read whole at once (a few reads cost more than their bytes). */
-const EAGER_PAGES = 1;
+/** Pages read on demand (exported for the tests that check which were read). */
+export const PAGE = 4 * 1024;
+/** Files up to this many pages (64 KiB) are read whole at once: a few reads cost more than their bytes. */
+const EAGER_PAGES = 16;
 
 function shrank(path: string, got: number, size: number): CorruptError {
   return new CorruptError('pack', `${path}: index file ended after ${got} of its ${size} bytes (it shrank while being read)`);
@@ -184,9 +186,13 @@ export class PackIndex {
 
   /**
    * Position of the id in the index (sorted order), or -1. Ids are uniformly distributed, so an
-   * interpolation search finds one in three or four probes where a binary search takes a dozen:
+   * interpolation search finds one in two or three probes where a binary search takes a dozen:
    * a walk looks up every tree once, the index is too big to stay in the CPU caches, and each probe
-   * was a cache miss. Skewed ids (crafted ones) fall back to binary search after a few probes.
+   * was a cache miss (and, in a fresh process, a page read from the file). The range is bounded by
+   * the keys known to lie just outside it, at first 0 and 2^32 (the bucket's ends are not read:
+   * that was two more probes per lookup, and 512 pages read for the buckets' ends alone), then the
+   * keys of the probes that missed. Skewed ids (crafted ones) fall back to binary search after a
+   * few probes.
    */
   find(oid: Uint8Array, oidOffset = 0): number {
     const first = oid[oidOffset]!;
@@ -196,31 +202,21 @@ export class PackIndex {
     const buf = this.buf, base = this.oidBase, stride = this.oidStride;
     // Within one fan-out bucket the first byte is equal: interpolate on the next four.
     const key = ((oid[oidOffset + 1]! << 24) | (oid[oidOffset + 2]! << 16) | (oid[oidOffset + 3]! << 8) | oid[oidOffset + 4]!) >>> 0;
-    let l = lo, h = hi - 1;
-    let p = base + l * stride;
-    if (this.loaded !== null) this.need(p, p + OID_BYTES);
-    let kl = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
-    p = base + h * stride;
-    if (this.loaded !== null) this.need(p, p + OID_BYTES);
-    let kh = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
-    for (let probes = 0; probes < 6; probes++) {
-      if (key < kl || key > kh) return -1;
-      const mid = kh === kl ? l : l + Math.floor((key - kl) / (kh - kl) * (h - l));
-      p = base + mid * stride;
+    // Every id in [l, h] has a key in [kl, kh]: the keys of the probes just outside, or the
+    // bounds of four bytes.
+    let l = lo, h = hi - 1, kl = 0, kh = 0x100000000;
+    for (let probes = 0; probes < 6 && l <= h; probes++) {
+      let mid = l + Math.floor((key - kl) / (kh - kl) * (h - l + 1));
+      if (mid > h) mid = h;
+      const p = base + mid * stride;
       if (this.loaded !== null) this.need(p, p + OID_BYTES);
       const km = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
       if (km < key) {
         l = mid + 1;
-        if (l > h) return -1;
-        p = base + l * stride;
-        if (this.loaded !== null) this.need(p, p + OID_BYTES);
-        kl = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
+        kl = km;
       } else if (km > key) {
         h = mid - 1;
-        if (l > h) return -1;
-        p = base + h * stride;
-        if (this.loaded !== null) this.need(p, p + OID_BYTES);
-        kh = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
+        kh = km;
       } else {
         // Equal in five bytes: almost surely the id. If not, the ids sharing those bytes are
         // neighbours of mid, and a binary search among them settles it.
@@ -230,7 +226,7 @@ export class PackIndex {
         return this.binarySearch(oid, oidOffset, a, b);
       }
     }
-    return this.binarySearch(oid, oidOffset, l, h + 1);
+    return l <= h ? this.binarySearch(oid, oidOffset, l, h + 1) : -1;
   }
 
   /** Whether the id at position i starts with the same five bytes as the id at buffer offset p. */
