@@ -1,8 +1,8 @@
 // Where tsgit's own files are, for what is started from a file rather than imported: worker
 // threads, serve's worker processes, and bin/tsgit for the transports that run a service as a
-// child. Paths are relative to dist/src. The CLI runs bundled (package.json's bundle script:
-// dist/src/tsgit-main.js, tsgit-serve-relay.js and their chunks, all in dist/src), because Node
-// 20 loads a hundred small ES modules in tens of milliseconds more than a few chunks; in a chunk,
+// child. Paths are relative to dist/src. The CLI runs bundled (scripts/bundle.mjs: a bundle per
+// command, and dist/src/tsgit-main.js, tsgit-serve-relay.js and their chunks, all in dist/src),
+// because Node 20 loads a hundred small ES modules in tens of milliseconds more than one file; in a chunk,
 // `import.meta.url` is the chunk's, so a `new URL('./x.js', import.meta.url)` written beside the
 // module that starts x would miss x's directory. This module finds dist/src from where it runs:
 // compiled as itself, it is dist/src/core/own-files.js; bundled, it is in a chunk in dist/src.
