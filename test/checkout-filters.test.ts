@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GIT_ENV, ROOT, git, rmrf, tmpDir, tsgit } from './helpers.js';
+import { GIT_ENV, ROOT, TSGIT, git, rmrf, tmpDir, tsgit } from './helpers.js';
 import { indexWithoutStat, snapshot, statDirty, WRITER_THREADS } from './checkout-oracle.js';
 
 const made: string[] = [];
@@ -217,6 +217,31 @@ test('filter.<driver>.process: the protocol as git speaks it, with delayed files
     assert.doesNotMatch(ours.log, /can-delay|list_available_blobs/);
     execFileSync('diff', ['-r', '-x', '.git', ours.dir, theirs.dir]);
   }
+});
+
+test('filter process: answers far larger than a pipe holds, to requests larger than one, do not deadlock the pipelined checkout', () => {
+  // Each request carries a 24 KiB blob and each answer is 12 copies of it (288 KiB). Were tsgit
+  // to write request after request while the filter sits blocked writing an answer nobody reads,
+  // both would wait for good after three requests (the pipe holds 64 KiB): requests written
+  // ahead of unread answers must stay within what any pipe holds.
+  const files: Record<string, string> = { '.gitattributes': '*.f filter=p\n' };
+  for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, '0')}.f`] = `${i} `.repeat(12288).slice(0, 24 * 1024);
+  const src = repoWith(files);
+  const run = (tool: 'tsgit' | 'git'): { dir: string; status: number | null; stderr: string } => {
+    const dir = scratch(`tsgit-filter-big-${tool}-`);
+    git(dir, ['clone', '-q', '-n', src, '.']);
+    git(dir, ['config', 'filter.p.process', FILTER_PROCESS]);
+    const env = { ...GIT_ENV, FILTER_GROW: '12' };
+    const argv = tool === 'tsgit' ? [process.execPath, [TSGIT, 'checkout', '-q']] as const : ['git', ['checkout', '-q']] as const;
+    // A deadlock fails here, after the timeout, rather than hanging the suite.
+    const r = spawnSync(argv[0], [...argv[1]], { cwd: dir, env, timeout: 60_000 });
+    return { dir, status: r.status, stderr: `${r.stderr}${r.error ? ` (${r.error.message})` : ''}` };
+  };
+  const ours = run('tsgit'), theirs = run('git');
+  assert.equal(theirs.status, 0, theirs.stderr);
+  assert.equal(ours.status, 0, ours.stderr);
+  execFileSync('diff', ['-r', '-x', '.git', ours.dir, theirs.dir]);
+  assert.equal(fs.statSync(path.join(ours.dir, 'f07.f')).size, 8 + 12 * 24 * 1024);
 });
 
 test('filter process: abort stops smudging for the rest of the checkout, a dead process is restarted, required errors are fatal', () => {

@@ -5,6 +5,7 @@
 // "error" and "abort" get that status, "crash" makes it exit in the middle of a request. Every
 // request is logged to $FILTER_LOG, so that what tsgit asks can be compared with what git asks.
 // $FILTER_CAPS limits the capabilities it takes; $FILTER_EXTRA_CAP adds one git does not know.
+// $FILTER_GROW=N makes a smudged file N copies of the blob (answers far larger than requests).
 const fs = require('fs');
 const LOG = process.env.FILTER_LOG;
 const log = (s) => { if (LOG) fs.appendFileSync(LOG, s + '\n'); };
@@ -56,6 +57,7 @@ writeAll(Buffer.concat([...mine.filter(c => caps.includes(`capability=${c}`)).ma
 log(`start ${hello.join(' ')} | ${caps.join(' ')} | cwd=${process.cwd() === process.env.FILTER_CWD ? 'worktree' : process.cwd()}`);
 const delayed = new Map();
 const SMUDGED = Buffer.from('smudged\n');
+const GROW = Number(process.env.FILTER_GROW || 1);
 for (;;) {
   const head = readList();
   const kv = {};
@@ -77,8 +79,8 @@ for (;;) {
   let input = content;
   if (kv.command === 'smudge' && delayed.has(p)) { input = delayed.get(p); delayed.delete(p); }
   let out;
-  if (kv.command === 'smudge') out = Buffer.concat([SMUDGED, input]);
-  else out = input.subarray(0, SMUDGED.length).equals(SMUDGED) ? input.subarray(SMUDGED.length) : input;
+  if (kv.command === 'smudge') out = Buffer.concat([SMUDGED, ...Array(GROW).fill(input)]);
+  else out = input.subarray(0, SMUDGED.length).equals(SMUDGED) ? input.subarray(SMUDGED.length, SMUDGED.length + (input.length - SMUDGED.length) / GROW) : input;
   writeAll(Buffer.concat([pkt('status=success\n'), FLUSH]));
   const parts = [];
   for (let o = 0; o < out.length; o += 65516) parts.push(Buffer.concat([Buffer.from((Math.min(65516, out.length - o) + 4).toString(16).padStart(4, '0')), out.subarray(o, o + 65516)]));
