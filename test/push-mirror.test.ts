@@ -43,10 +43,12 @@ before(() => {
 
 after(() => rmrf(root));
 
-function both(args: string[]): { status: number | null; porcelain: string } {
+/** `push --porcelain <args>` by both tools; `global` goes before `push` (git's -c). '<url>' in either is the side's server. */
+function both(args: string[], global: string[] = []): { status: number | null; porcelain: string } {
   const run = (side: 'git' | 'ts') => {
     const [cmd, pre] = side === 'git' ? ['git', []] : [process.execPath, [TSGIT]];
-    const r = spawnSync(cmd, [...pre, 'push', '--porcelain', ...args.map((a) => (a === '<url>' ? servers[side] : a))],
+    const url = (a: string) => a.split('<url>').join(servers[side]);
+    const r = spawnSync(cmd, [...pre, ...global.map(url), 'push', '--porcelain', ...args.map(url)],
       { cwd: work, env: GIT_ENV, encoding: 'utf8' });
     return { status: r.status, porcelain: r.stdout.split(servers[side]).join('<url>'), stderr: r.stderr };
   };
@@ -68,6 +70,14 @@ test('--mirror makes the server\'s refs the work repository\'s: created, updated
   assert.equal(refsOf(servers.ts), git(work, ['for-each-ref', '--format=%(objectname) %(refname)']));
   // Nothing left to do.
   assert.equal(both(['--mirror', '<url>']).status, 0);
+});
+
+test('remote.<name>.mirror (what git clone --mirror sets) makes a plain push of that remote a mirror', () => {
+  reset();
+  const r = both(['m'], ['-c', 'remote.m.url=<url>', '-c', 'remote.m.mirror=true']);
+  assert.equal(r.status, 0);
+  assert.match(r.porcelain, /^-\t:refs\/notes\/server\t\[deleted\]$/m);
+  assert.equal(refsOf(servers.ts), git(work, ['for-each-ref', '--format=%(objectname) %(refname)']));
 });
 
 test('--prune deletes what a pattern covers and the work repository lacks, and nothing outside it', () => {
