@@ -84,6 +84,12 @@ type TagMode = 'auto' | 'all' | 'none';
 type FetchHeadStatus = 'merge' | 'not-for-merge' | 'ignore';
 const STATUS_ORDER: readonly FetchHeadStatus[] = ['merge', 'not-for-merge', 'ignore'];
 
+interface RoundStart {
+  readonly shallows: string[];
+  readonly shallowSet: ReadonlySet<string>;
+  readonly incomplete: ReadonlySet<string>;
+}
+
 interface Target extends MappedRef {
   status: FetchHeadStatus;
   /** Needs new shallow roots without updateShallow: neither stored nor in FETCH_HEAD. */
@@ -139,12 +145,16 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (follow) targets.push(...tagsToFollow(repo, refStore, refs, targets, false));
 
     let objects = 0;
-    // Tips here without their history: to be fetched again, not claimed as common.
-    const incompleteOf = (oids: readonly string[]) => incompleteTips(repo, refStore, oids, new Set(readShallow(repo.gitDir)));
-    const fetchRound = async (s: RemoteSession, wants: string[], withDepth: boolean, sought: readonly Target[],
-      incomplete: ReadonlySet<string>): Promise<void> => {
+    // What a round starts from: the shallow file as it is now (a round may change it), read once,
+    // and the tips among `oids` here without their history: to be fetched again, not claimed as
+    // common.
+    const roundStart = (oids: readonly string[]): RoundStart => {
       const shallows = readShallow(repo.gitDir);
       const shallowSet = new Set(shallows);
+      return { shallows, shallowSet, incomplete: incompleteTips(repo, refStore, oids, shallowSet) };
+    };
+    const fetchRound = async (s: RemoteSession, wants: string[], withDepth: boolean, sought: readonly Target[],
+      { shallows, shallowSet, incomplete }: RoundStart): Promise<void> => {
       let roots: NewRoots = { ours: [], theirs: [], closed: true };
       const negotiator = new ConsecutiveNegotiator(repo.odb, shallowSet);
       for (const r of refs) if (r.oid !== null && !incomplete.has(r.oid) && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
@@ -172,10 +182,10 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       await s.close(s.version === 2);
     };
 
-    const incomplete = incompleteOf(refs.flatMap((r) => r.oid ?? []));
-    const wants = unfetched(repo, targets.map((t) => t.remote.oid), incomplete);
+    const first = roundStart(refs.flatMap((r) => r.oid ?? []));
+    const wants = unfetched(repo, targets.map((t) => t.remote.oid), first.incomplete);
     if (wants.length > 0 || deepen) {
-      await fetchRound(session, wants.length > 0 ? wants : unique(targets.map((t) => t.remote.oid)), deepen, targets, incomplete);
+      await fetchRound(session, wants.length > 0 ? wants : unique(targets.map((t) => t.remote.oid)), deepen, targets, first);
     } else await session.close();
     if (options.signal?.aborted) throw interrupted();
 
@@ -184,13 +194,13 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       const more = tagsToFollow(repo, refStore, refs, targets, true);
       targets.push(...more);
       // Not every advertised tip again: what round one brought is here, and no ref reaches it yet.
-      const incomplete = incompleteOf(more.map((t) => t.remote.oid));
-      const backfill = unfetched(repo, more.map((t) => t.remote.oid), incomplete);
+      const second = roundStart(more.map((t) => t.remote.oid));
+      const backfill = unfetched(repo, more.map((t) => t.remote.oid), second.incomplete);
       if (backfill.length > 0) {
         const again = await RemoteSession.open(remoteUrl, connectOptions);
         sessions.push(again);
         await again.listRefs({ prefixes: ['refs/tags/'] });
-        await fetchRound(again, backfill, false, more, incomplete);
+        await fetchRound(again, backfill, false, more, second);
       }
     }
     if (options.signal?.aborted) throw interrupted();

@@ -87,7 +87,6 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
   if (tags && mirror) throw fatal(`options '--mirror' and '--tags' cannot be used together`);
   if (del && (all || mirror || tags)) throw fatal(`options '--delete' and '--all/--mirror/--tags' cannot be used together`);
   if (all && rest.length > 1) throw fatal(`--all can't be combined with refspecs`);
-  if (mirror && rest.length > 1) throw fatal(`--mirror can't be combined with refspecs`);
   const repo = ctx.repository();
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const stdout = (text: string) => writeAll(1, Buffer.from(text, 'utf8'));

@@ -207,7 +207,7 @@ export class PackIndex {
     let l = lo, h = hi - 1, kl = 0, kh = 0x100000000;
     for (let probes = 0; probes < 6 && l <= h; probes++) {
       let mid = l + Math.floor((key - kl) / (kh - kl) * (h - l + 1));
-      if (mid > h) mid = h;
+      if (mid > h) mid = h; // the quotient is below 1, but one that close to it may round up
       const p = base + mid * stride;
       if (this.loaded !== null) this.need(p, p + OID_BYTES);
       const km = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
