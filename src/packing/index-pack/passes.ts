@@ -37,7 +37,12 @@ export type PackInput = string | Readable | AsyncIterable<Uint8Array>;
 export const DEFAULT_MAX_DEPTH = 10000;
 /** Bases held by all resolver threads together (git's core.deltaBaseCacheLimit is 96 MiB). */
 const DEFAULT_CACHE_LIMIT = 32 << 20;
-const FILE_CHUNK = 4 << 20;
+/**
+ * Bytes read from a pack file at a time. The window holds a chunk and the entry it cuts, so it
+ * grows to twice this: more only costs memory (every fresh page is a fault), since reads of a
+ * megabyte already make the system calls a negligible part of the pass.
+ */
+const FILE_CHUNK = 1 << 20;
 /** Packs with fewer objects are resolved on the calling thread alone. */
 const THREADS_FROM = 2000;
 /** How long the calling thread resolves before it yields to the event loop, in milliseconds. */
@@ -191,6 +196,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     if (fd >= 0) fs.closeSync(fd);
   }
   (receiving as ProgressMeter | null)?.stop();
+  window.release();
   const parsedCount = parser.count;
 
   // Pass 2.

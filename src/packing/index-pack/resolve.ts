@@ -21,6 +21,7 @@ import { Inflater } from '../../core/zlib.js';
 import { TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
 import { OBJ_BLOB, OBJ_TREE } from '../../object/type.js';
 import { applyDelta, DeltaCopies, readDeltaSizes } from '../../pack/delta.js';
+import { BufferPool, POOLED_MAX } from './buffer-pool.js';
 import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';
@@ -63,42 +64,10 @@ interface Frame {
 }
 
 const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '].map((p) => Buffer.from(p, 'latin1'));
-/** Results above this get a buffer of their own instead of one from the pool. */
-const POOLED_MAX = 1 << 20;
 /** Deltas resolved between looks at the clock when working to a deadline. */
 const CLOCK_EVERY = 64;
-/** Free buffers kept for reuse, in bytes. */
-const POOL_LIMIT = 1 << 20;
-
-/**
- * Buffers for delta results, reused: most results are a few kilobytes and live only until their
- * own children are done, so recycling them (by power-of-two size class) spares an allocation and
- * the garbage collector's work per object.
- */
-class BufferPool {
-  private readonly free: Buffer[][] = [];
-  private bytes = 0;
-
-  take(n: number): Buffer {
-    if (n > POOLED_MAX) return Buffer.allocUnsafe(n);
-    const c = n <= 64 ? 6 : 32 - Math.clz32(n - 1);
-    const list = this.free[c];
-    const b = list?.pop();
-    if (b) {
-      this.bytes -= b.length;
-      return b;
-    }
-    return Buffer.allocUnsafe(1 << c);
-  }
-
-  give(b: Buffer): void {
-    if (b.length > POOLED_MAX || this.bytes + b.length > POOL_LIMIT) return;
-    const c = 31 - Math.clz32(b.length);
-    if ((1 << c) !== b.length) return;
-    (this.free[c] ??= []).push(b);
-    this.bytes += b.length;
-  }
-}
+/** Free buffers kept for reuse, in bytes, at least (more when the thread may hold more bases). */
+const POOL_MIN = 1 << 20;
 
 export class Resolver {
   table!: ObjectTable;
@@ -115,7 +84,7 @@ export class Resolver {
   index!: SharedIdIndex;
   private readonly inflater = new Inflater();
   private deltaBuf: Buffer = Buffer.allocUnsafe(1 << 16);
-  private readonly pool = new BufferPool();
+  private pool!: BufferPool;
   private readonly stack: Frame[] = [];
   private held = 0;
   private pendingProgress = 0;
@@ -135,6 +104,8 @@ export class Resolver {
 
   /** `onProgress` runs on this thread every few dozen deltas (the calling thread draws progress). */
   constructor(s: ResolveShared, private readonly onProgress?: () => void) {
+    // The bases held are bounded by the cache limit, and the pool only keeps what they give back.
+    this.pool = new BufferPool(Math.max(POOL_MIN, s.cacheLimit));
     this.attach(s);
     this.checker = s.strict ? new ObjectChecker(s.strict, s.name, s.connectivity ? this.index : null, this.table) : null;
   }

@@ -31,6 +31,12 @@ export class PackWindow {
     return this.end - this.start;
   }
 
+  /** Gives the bytes back once the pass is over: the resolution that follows reads the pack file. */
+  release(): void {
+    this.bytes = Buffer.alloc(0);
+    this.start = this.end;
+  }
+
   append(chunk: Uint8Array, keep: number): void {
     const at = this.reserve(chunk.length, keep);
     this.bytes.set(chunk, at);
