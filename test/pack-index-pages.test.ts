@@ -41,20 +41,71 @@ test('one lookup in a big index reads a few of its pages, not the whole file', (
       // Open: the header and fan-out, and the trailer with the pack's checksum.
       assert.deepEqual(pagesRead(paged, file), [0, pages - 1]);
       const target = 123_457;
+      // A search reads ids into a scratch window, not into the buffer: nothing is mapped for it.
       assert.equal(paged.find(ids[target]!), target);
+      assert.deepEqual(pagesRead(paged, file), [0, pages - 1]);
       assert.equal(paged.offset(target), offsets[target]);
       assert.equal(paged.crc(target), crcs[target]);
       const read = pagesRead(paged, file);
-      // The pages holding its id (and the few the search probed on the way), CRC and offset.
+      // The pages holding its CRC and offset.
       const pageOf = (at: number) => Math.floor(at / PAGE);
       const tables = 8 + 1024;
-      for (const at of [tables + target * 20, tables + n * 20 + target * 4, tables + n * 24 + target * 4]) {
+      for (const at of [tables + n * 20 + target * 4, tables + n * 24 + target * 4]) {
         assert.ok(read.includes(pageOf(at)), `page ${pageOf(at)} (byte ${at}) read: ${read.join(' ')}`);
       }
-      assert.ok(read.length <= 8, `${read.length} of ${pages} pages read for one lookup: ${read.join(' ')}`);
+      assert.ok(read.length <= 4, `${read.length} of ${pages} pages read for one lookup: ${read.join(' ')}`);
+      // Twice as many lookups as the file has pages are answered from the file; the next reads it whole.
+      for (let k = 1; k < 2 * pages; k++) {
+        const i = (k * 7919) % n;
+        assert.equal(paged.find(ids[i]!), i);
+      }
+      assert.ok(pagesRead(paged, file).length < pages / 4);
+      assert.equal(paged.find(ids[5]!), 5);
+      assert.equal(pagesRead(paged, file).length, pages);
       // Everything, when asked for.
       paged.loadAll();
       assert.equal(pagesRead(paged, file).length, pages);
+    } finally {
+      paged.close();
+    }
+  } finally {
+    rmrf(dir);
+  }
+});
+
+test('lookups in a page-read index with skewed ids (crafted ones) find what a binary search finds', () => {
+  const dir = tmpDir('tsgit-idx-pages-');
+  try {
+    // One fan-out bucket of 60,000 ids whose interpolation keys (bytes 1-4) are nearly all zero,
+    // then a few far apart: the interpolation lands far from its target every time.
+    const n = 60_000;
+    const ids: Buffer[] = [];
+    for (let i = 0; i < n; i++) {
+      const id = Buffer.alloc(20, 0);
+      id[0] = 0x42;
+      if (i >= n - 20) id.writeUInt32BE(0xffffff00 + i - n + 20, 1);
+      else id.writeUInt32BE(i * 2 + 1, 16);
+      ids.push(id);
+    }
+    ids.sort(Buffer.compare);
+    const offsets = Float64Array.from({ length: n }, (_, i) => 12 + i * 100);
+    const file = writeIdx({ count: n, ids: Buffer.concat(ids), crcs: Uint32Array.from({ length: n }, (_, i) => i | 1), offsets },
+      Int32Array.from({ length: n }, (_, i) => i), Buffer.alloc(20, 7));
+    const idxPath = path.join(dir, 'pack-skewed.idx');
+    fs.writeFileSync(idxPath, file);
+    const whole = new PackIndex(file, idxPath);
+    const paged = PackIndex.load(idxPath);
+    try {
+      for (const i of [0, 1, 17, 29_999, n - 21, n - 20, n - 2, n - 1]) {
+        assert.equal(paged.find(ids[i]!), i, `id ${i}`);
+        const missing = Buffer.from(ids[i]!);
+        missing[19] ^= 1;
+        assert.equal(paged.find(missing), whole.find(missing), `missing next to ${i}`);
+        missing[19] ^= 1;
+        missing[5] = 0xee;
+        assert.equal(paged.find(missing), -1, `missing beyond ${i}`);
+      }
+      assert.ok(pagesRead(paged, file).length <= 2, 'the lookups read no page into the buffer');
     } finally {
       paged.close();
     }

@@ -2,19 +2,18 @@
 // byte, then a search over raw ids. A lookup allocates nothing.
 //
 // The file is read as it is used, as git's mmap pages it in: a buffer the file's size (zeroed
-// memory, which the kernel maps only when written) filled 4 KiB page by page when a lookup first
-// touches it, so a process that looks up a few objects reads a few pages, not 20 MB. Once an
-// eighth of the pages are in, the rest is read in one go: a walk over the whole repository touches
-// every page anyway, and one read is cheaper than thousands. What a page costs is mostly the
-// kernel mapping the memory it is read into (each 4 KiB of a fresh buffer is a page fault: ~12 us
-// on the VMs measured, where reading 20 MB into a fresh buffer took 57 ms and into one already
-// mapped 2 ms), not the read call: pages of 64 KiB made a push that looks up a few hundred objects
-// map and fill 40 of them (2.5 MB) and then, past the eighth, the whole 20 MB; 4 KiB pages and
-// lookups that do not read their bucket's ends keep it at ~430 pages (1.7 MB). Every reader of
-// `buf` asks for its bytes first: oidAt(), offset(), crc() and the searches load what they return.
+// memory, which the kernel maps only when written) filled 4 KiB page by page when oidAt(),
+// offset() or crc() first touch it, so a process that reads a few entries reads a few pages, not
+// 20 MB. Once half of one of its tables (ids, CRCs, offsets) is in, the rest of that table is read
+// in one go: a walk over the whole repository touches every page anyway. What a page costs is
+// mostly the kernel mapping the memory it is read into (each 4 KiB of a fresh buffer is a page
+// fault: ~12 us on the VMs measured, where reading 20 MB into a fresh buffer took 57 ms and into
+// one already mapped 2 ms), not the read call. Searches (find) do not fill pages at all while the
+// file is read in pages: they read runs of ids into a scratch buffer (findUnloaded). Every reader
+// of `buf` asks for its bytes first: oidAt(), offset(), crc() and the searches load what they return.
 import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
-import { OID_BYTES } from '../../core/oid.js';
+import { compareOid, OID_BYTES } from '../../core/oid.js';
 import { readExactly } from '../../core/read-exactly.js';
 
 const V2_MAGIC = 0xff744f63;
@@ -22,6 +21,15 @@ const V2_MAGIC = 0xff744f63;
 export const PAGE = 4 * 1024;
 /** Files up to this many pages (64 KiB) are read whole at once: a few reads cost more than their bytes. */
 const EAGER_PAGES = 16;
+
+/** Ids one read of a lookup outside `buf` covers, and the buffer it reads them into (v1 entries are 24 bytes). */
+const SCRATCH_IDS = Math.floor(PAGE / 24);
+const SCRATCH = Buffer.allocUnsafe(SCRATCH_IDS * 24);
+
+/** Bytes 1-4 of the id at `at`: the interpolation key within a fan-out bucket. */
+function keyAt(buf: Uint8Array, at: number): number {
+  return ((buf[at + 1]! << 24) | (buf[at + 2]! << 16) | (buf[at + 3]! << 8) | buf[at + 4]!) >>> 0;
+}
 
 function shrank(path: string, got: number, size: number): CorruptError {
   return new CorruptError('pack', `${path}: index file ended after ${got} of its ${size} bytes (it shrank while being read)`);
@@ -40,7 +48,14 @@ export class PackIndex {
 
   /** Per page of `buf`, whether it holds the file's bytes; null once all do. */
   private loaded: Uint8Array | null;
-  private pagesLoaded = 0;
+  /**
+   * The file's tables (ids; CRCs; offsets and the rest) as runs of pages: regionStart[r] is the
+   * first page of table r and regionStart[r + 1] its end; regionRead[r] counts its pages read.
+   */
+  private readonly regionStart: number[] = [];
+  private readonly regionRead: number[] = [];
+  /** Lookups searched outside `buf` (findUnloaded). */
+  private unloadedLookups = 0;
   /** The open file while pages remain to be read. */
   private fd: number;
 
@@ -93,6 +108,11 @@ export class PackIndex {
         throw bad(`index file has ${buf.length} bytes, which does not fit ${n} objects (truncated or bad fan-out)`);
       }
     }
+    if (loaded) {
+      const starts = this.version === 2 ? [0, Math.floor(this.crcBase / PAGE), Math.floor(this.offBase / PAGE)] : [0];
+      this.regionStart.push(...starts, loaded.length);
+      this.regionRead.push(...starts.map(() => 0));
+    }
   }
 
   /**
@@ -141,8 +161,22 @@ export class PackIndex {
   private need(from: number, to: number): void {
     const loaded = this.loaded;
     if (loaded === null) return;
-    this.pagesLoaded += this.readMissing(loaded, Math.floor(from / PAGE), Math.min(loaded.length, Math.ceil(to / PAGE)));
-    if (this.pagesLoaded * 8 >= loaded.length) this.loadAll();
+    const first = Math.floor(from / PAGE);
+    const read = this.readMissing(loaded, first, Math.min(loaded.length, Math.ceil(to / PAGE)));
+    if (read === 0) return;
+    // Once half a table is in, the rest of that table follows in one read. Not sooner: a page
+    // costs its fault whether read alone or with the rest, and the ids, CRCs and offsets of the
+    // objects a fetch sends land on a third of their tables' pages; nor the whole file, since the
+    // offsets of a fetch's objects (found by search in pack order) need not bring in the 14 MB of ids.
+    const starts = this.regionStart;
+    let r = starts.length - 2;
+    while (r > 0 && starts[r]! > first) r--;
+    const size = starts[r + 1]! - starts[r]!;
+    this.regionRead[r]! += read;
+    if (this.regionRead[r]! * 2 < size) return;
+    this.readMissing(loaded, starts[r]!, starts[r + 1]!);
+    this.regionRead[r] = size;
+    if (this.regionRead.every((n, k) => n >= starts[k + 1]! - starts[k]!)) this.loadAll();
   }
 
   /** Reads every page not read yet (before the buffer is shared with a thread that reads it raw). */
@@ -198,6 +232,7 @@ export class PackIndex {
     const first = oid[oidOffset]!;
     const lo = first === 0 ? 0 : this.fanout[first - 1]!;
     const hi = this.fanout[first]!;
+    if (this.loaded !== null && hi > lo) return this.findUnloaded(oid, oidOffset, lo, hi);
     if (hi - lo < 16) return this.binarySearch(oid, oidOffset, lo, hi);
     const buf = this.buf, base = this.oidBase, stride = this.oidStride;
     // Within one fan-out bucket the first byte is equal: interpolate on the next four.
@@ -227,6 +262,58 @@ export class PackIndex {
       }
     }
     return l <= h ? this.binarySearch(oid, oidOffset, l, h + 1) : -1;
+  }
+
+  /**
+   * find() while the file is read in pages: a page read into `buf` costs a page fault of fresh
+   * memory (~12 us on the VMs measured) on top of the read, and the lookups of a fresh process
+   * (every ref of the repository checked before it is advertised, a push's remote refs) land on
+   * as many pages as they are ids. So ids are searched in a scratch window read from the file
+   * (one read of a 4 KiB run of ids where the interpolation points; rarely a second), leaving
+   * `buf` alone. After twice as many such lookups as the file has pages, a process that looks up
+   * this much will look up more: the file is read whole and searched in memory from then on.
+   */
+  private findUnloaded(oid: Uint8Array, oidOffset: number, lo: number, hi: number): number {
+    if (++this.unloadedLookups > 2 * this.loaded!.length) {
+      this.loadAll();
+      return this.find(oid, oidOffset);
+    }
+    const stride = this.oidStride, window = SCRATCH_IDS;
+    const key = ((oid[oidOffset + 1]! << 24) | (oid[oidOffset + 2]! << 16) | (oid[oidOffset + 3]! << 8) | oid[oidOffset + 4]!) >>> 0;
+    // [l, h) holds the id if anything does; kl and kh bound the keys there, as in find().
+    let l = lo, h = hi, kl = 0, kh = 0x100000000;
+    for (let reads = 0; l < h; reads++) {
+      let from = l, to = h;
+      if (h - l > window) {
+        // Skewed ids (crafted ones) make the interpolation miss: halve the range after a few reads.
+        const mid = reads < 3 && kh > kl ? l + Math.floor((key - kl) / (kh - kl) * (h - l)) : (l + h) >>> 1;
+        from = Math.max(l, Math.min(mid - (window >>> 1), h - window));
+        to = from + window;
+      }
+      const at = this.oidBase + from * stride, len = (to - from - 1) * stride + OID_BYTES;
+      readExactly(this.fd, SCRATCH, 0, len, at, got => shrank(this.path, at + got, this.buf.length));
+      // Where the id stands against the window's first and last ids.
+      if (from > l && compareOid(oid, oidOffset, SCRATCH, 0) < 0) {
+        h = from;
+        kh = keyAt(SCRATCH, 0);
+        continue;
+      }
+      const lastAt = (to - from - 1) * stride;
+      if (to < h && compareOid(oid, oidOffset, SCRATCH, lastAt) > 0) {
+        l = to;
+        kl = keyAt(SCRATCH, lastAt);
+        continue;
+      }
+      let a = 0, b = to - from;
+      while (a < b) {
+        const m = (a + b) >>> 1;
+        const c = compareOid(SCRATCH, m * stride, oid, oidOffset);
+        if (c === 0) return from + m;
+        if (c < 0) a = m + 1; else b = m;
+      }
+      return -1;
+    }
+    return -1;
   }
 
   /** Whether the id at position i starts with the same five bytes as the id at buffer offset p. */
