@@ -125,7 +125,7 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
     if (stat) printPackStats(result.passes, statOnly);
     return 0;
   }
-  const result = await indexPack(repo ? repo.odb : null, stdin ? stdinStream() : packName!, {
+  const result = await indexPack(repo ? repo.odb : null, stdin ? stdinChunks() : packName!, {
     packPath: stdin ? packName : undefined, indexPath, keep, fixThin, threads, indexVersion, off32Limit, revIndex,
     maxInputSize, compressionLevel: level === -1 ? 6 : level,
     strict: strict || fsckObjects ? { strict: true } : null,
@@ -146,7 +146,19 @@ function isTrue(v: string | undefined): boolean {
   return v !== undefined && /^(1|true|yes|on)$/i.test(v);
 }
 
-/** stdin as a stream of large chunks, whether it is a pipe or a file. */
-function stdinStream(): fs.ReadStream {
-  return fs.createReadStream('', { fd: 0, highWaterMark: 1 << 20, autoClose: false });
+/**
+ * stdin in large chunks, whether it is a pipe or a file, all read into one buffer: index-pack
+ * copies each chunk into its window before it asks for the next (feedStream). A stream's chunk of
+ * its own each time left hundreds of dead megabytes to the collector, which frees memory outside
+ * the heap only when it runs: 13 MiB more peak memory than indexing the same pack from its file.
+ */
+async function* stdinChunks(): AsyncGenerator<Uint8Array> {
+  const buf = Buffer.allocUnsafe(1 << 20);
+  for (;;) {
+    const n = await new Promise<number>((resolve, reject) => {
+      fs.read(0, buf, 0, buf.length, null, (err, bytes) => (err ? reject(err) : resolve(bytes)));
+    });
+    if (n === 0) return;
+    yield buf.subarray(0, n);
+  }
 }

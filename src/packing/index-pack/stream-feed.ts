@@ -17,7 +17,9 @@ const QUIET = Symbol('quiet');
 
 /**
  * Appends `input` to `window` and steps `parser` until the pack is parsed or the input ends.
- * `onChunk` runs after each append (limits), `onStep` after each step (progress).
+ * `onChunk` runs after each append (limits), `onStep` after each step (progress). Each chunk is
+ * copied into the window before the next is asked for, so an input may hand out one buffer again
+ * and again (the CLI's stdin does).
  */
 export async function feedStream(input: AsyncIterable<Uint8Array>, window: PackWindow, parser: PackParser,
   onChunk: () => void, onStep: () => void): Promise<void> {
