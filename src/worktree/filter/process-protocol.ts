@@ -34,6 +34,7 @@ import fs from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { FLUSH_PKT, MAX_PKT_LENGTH, MAX_PKT_PAYLOAD, PktLineDecoder, pktLine, stripLf, writeLength, type Packet } from '../../protocol/pkt-line.js';
 import { GitError } from '../../core/errors.js';
+import { writeAllOf } from '../../core/write-exactly.js';
 import { spawnWithBlockingPipes } from './blocking-pipes.js';
 import type { FilterContext } from './run-command.js';
 import { shellArgv } from './shell-command.js';
@@ -388,17 +389,15 @@ export class FilterProcess {
   /** Writes the requests gathered so far. */
   flush(): void {
     if (!this.unsent.length) return;
-    const out = this.unsent.length === 1 ? this.unsent[0]! : Buffer.concat(this.unsent);
-    this.unsent.length = 0;
+    const out = this.unsent.splice(0);
     this.write(out);
   }
 
-  /** Writes all of `data` (or `packets`) now; a process that has gone breaks the conversation. */
-  private write(data: Buffer | Buffer[]): void {
+  /** Writes all of `packets` now, gathered (not copied together); a process that has gone breaks the conversation. */
+  private write(packets: Buffer[]): void {
     if (this.isBroken || this.inputClosed) return;
-    const out = Array.isArray(data) ? Buffer.concat(data) : data;
     try {
-      for (let at = 0; at < out.length;) at += fs.writeSync(this.input, out, at, out.length - at);
+      writeAllOf(this.input, packets);
     } catch {
       this.breakOff(); // EPIPE: it exited; what it said before is lost with the conversation, as in git
     }
