@@ -26,7 +26,6 @@ import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';
 import { MAX_SIZE, ObjectTable, type TableBuffers } from './tables.js';
-import { readExactly } from '../../core/read-exactly.js';
 
 /** Control words in ResolveShared.control. */
 export const NEXT_TASK = 0, RESOLVED = 1, ABORT = 2;
@@ -64,6 +63,8 @@ interface Frame {
 }
 
 const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '].map((p) => Buffer.from(p, 'latin1'));
+/** Bytes of the pack file read at a time (see readCompressed). */
+const READ_AHEAD = 32 * 1024;
 /** Deltas resolved between looks at the clock when working to a deadline. */
 const CLOCK_EVERY = 64;
 /** Free buffers kept for reuse, in bytes, at least (more when the thread may hold more bases). */
@@ -74,7 +75,10 @@ export class Resolver {
   readonly checker: ObjectChecker | null;
   private s!: ResolveShared;
   private fd = -1;
-  private readBuf: Buffer = Buffer.allocUnsafe(1 << 16);
+  private readBuf: Buffer = Buffer.allocUnsafe(READ_AHEAD);
+  /** The pack bytes readBuf holds: [heldFrom, heldTo). */
+  private heldFrom = 0;
+  private heldTo = 0;
   private childStart!: Int32Array;
   private children!: Int32Array;
   private refObjects!: Int32Array;
@@ -113,6 +117,8 @@ export class Resolver {
   /** Points this resolver at (possibly grown) shared state: --fix-thin appends objects and bytes. */
   attach(s: ResolveShared): void {
     this.s = s;
+    // --fix-thin writes its bases where the trailer was: nothing read before may stand for them.
+    this.heldFrom = this.heldTo = 0;
     this.table = new ObjectTable(0, s.table);
     this.childStart = new Int32Array(s.childStart);
     this.children = new Int32Array(s.children);
@@ -406,8 +412,8 @@ export class Resolver {
   private deltaData(i: number, size: number): Uint8Array {
     const t = this.table;
     if (this.deltaBuf.length <= size) this.deltaBuf = allocate(size + 1, () => `${this.s.name}: entry at offset ${t.offset[i]}`);
-    const len = this.readCompressed(i);
-    this.inflater.inflateInto(this.readBuf, 0, len, this.deltaBuf, 0, size, 'pack', () => `${this.s.name}: entry at offset ${t.offset[i]}`);
+    const at = this.readCompressed(i);
+    this.inflater.inflateInto(this.readBuf, at, at + this.compressedLength(i), this.deltaBuf, 0, size, 'pack', () => `${this.s.name}: entry at offset ${t.offset[i]}`);
     return this.deltaBuf;
   }
 
@@ -417,20 +423,39 @@ export class Resolver {
     const size = t.size[i]!;
     const where = () => `${this.s.name}: entry at offset ${t.offset[i]}`;
     out ??= allocate(size + 1, where);
-    const len = this.readCompressed(i);
-    this.inflater.inflateInto(this.readBuf, 0, len, out, 0, size, 'pack', where);
+    const at = this.readCompressed(i);
+    this.inflater.inflateInto(this.readBuf, at, at + this.compressedLength(i), out, 0, size, 'pack', where);
     return out.subarray(0, size);
   }
 
-  /** Reads entry `i`'s zlib stream from the pack file into readBuf; returns its length. */
+  private compressedLength(i: number): number {
+    return this.table.offset[i + 1]! - this.table.dataOffset(i);
+  }
+
+  /**
+   * Makes entry `i`'s zlib stream readable in readBuf; returns where it starts there. A read takes
+   * READ_AHEAD bytes from the entry on: the next entries a depth-first resolution asks for are
+   * often its neighbours in the pack, and each positional read is a system call (~4 us here, more
+   * than inflating a small delta). On history it took index-pack from 388k reads to 73k (64 KiB:
+   * 43k); on large from 579k to 177k, and one resolver thread from 12.4 to 11.4 s.
+   */
   private readCompressed(i: number): number {
     const t = this.table;
-    const from = t.dataOffset(i), len = t.offset[i + 1]! - from;
-    if (this.readBuf.length < len) this.readBuf = allocate(Math.max(len, this.readBuf.length * 2), () => `${this.s.name}: entry at offset ${t.offset[i]}`);
+    const from = t.dataOffset(i), end = t.offset[i + 1]!;
+    if (from >= this.heldFrom && end <= this.heldTo) return from - this.heldFrom;
+    // Never past the last entry: what follows it (the trailer) is where --fix-thin appends.
+    const len = end - from, want = Math.max(len, Math.min(READ_AHEAD, t.offset[this.s.count]! - from));
+    if (this.readBuf.length < want) this.readBuf = allocate(Math.max(want, this.readBuf.length * 2), () => `${this.s.name}: entry at offset ${t.offset[i]}`);
     if (this.fd < 0) this.fd = fs.openSync(this.s.packPath, 'r');
-    readExactly(this.fd, this.readBuf, 0, len, from,
-      () => new CorruptError('pack', `${this.s.packPath}: premature end of pack file reading ${len} bytes at offset ${from}`));
-    return len;
+    let got = 0;
+    while (got < len) {
+      const n = fs.readSync(this.fd, this.readBuf, got, want - got, from + got);
+      if (n === 0) throw new CorruptError('pack', `${this.s.packPath}: premature end of pack file reading ${len} bytes at offset ${from}`);
+      got += n;
+    }
+    this.heldFrom = from;
+    this.heldTo = from + got;
+    return 0;
   }
 
   /** Publishes the deltas resolved since the last call to the shared progress counter. */
