@@ -6,9 +6,10 @@
 // when the bases held exceed the cache limit the oldest are dropped and rebuilt from their chain
 // if needed again (git's prune_base_data/get_base_data).
 //
-// Delta data and base objects are inflated again from the pack file (positional reads, one file
-// descriptor per thread), as git does: keeping the first pass's inflated deltas would cost memory
-// in proportion to the pack, for a small saving of time.
+// Delta data and base objects are inflated again from the pack file (positional reads of 32 KiB
+// that serve the neighbours asked for next, one file descriptor per thread), as git does: keeping
+// the first pass's inflated deltas would cost memory in proportion to the pack, for a small saving
+// of time.
 //
 // Threads share everything through SharedArrayBuffers: tasks are claimed with an atomic counter,
 // REF_DELTA children with a compare-and-swap on their state (a second claim means two bases with
