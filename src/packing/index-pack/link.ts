@@ -41,9 +41,12 @@ export function linkDeltas(table: ObjectTable, count: number, parser: PackParser
   for (let i = 0; i < count; i++) if (types[i] === OBJ_OFS_DELTA) childStart[bases[i]! + 1]!++;
   for (let i = 0; i < rows; i++) childStart[i + 1]! += childStart[i]!;
   const children = new Int32Array(new SharedArrayBuffer(Math.max(ofsCount, 1) * 4));
-  const fill = childStart.slice(0, count);
-  // In pack order, so each base's children stay in pack order, as git visits them.
-  for (let i = 0; i < count; i++) if (types[i] === OBJ_OFS_DELTA) children[fill[bases[i]!]!++] = i;
+  // Each base's children in pack order, as git visits them: filled backwards from each row's end,
+  // which leaves childStart[b + 1] at row b's start, so the rows are shifted back after. (A copy
+  // of childStart as cursors would be 4 bytes an object more, held until a full collection.)
+  for (let i = count - 1; i >= 0; i--) if (types[i] === OBJ_OFS_DELTA) children[--childStart[bases[i]! + 1]!] = i;
+  for (let b = 0; b < count; b++) childStart[b] = childStart[b + 1]!;
+  childStart[count] = ofsCount;
 
   const refCount = parser.refCount;
   const order = sortByOid(parser.refIds, refCount);
@@ -57,8 +60,9 @@ export function linkDeltas(table: ObjectTable, count: number, parser: PackParser
 
   // Subtree weights over the OFS links (children come after their bases in the pack). A delta's
   // result is taken to be as large as its base's (the table keeps no result sizes): first each
-  // object's size, forwards, then the subtrees' sums, backwards.
-  const weight = new Float64Array(count);
+  // object's size, forwards, then the subtrees' sums, backwards. Single precision: they only
+  // order the tasks, and the array lives until a full collection.
+  const weight = new Float32Array(count);
   for (let i = 0; i < count; i++) weight[i] = types[i] === OBJ_OFS_DELTA ? weight[bases[i]!]! : table.size[i]!;
   for (let i = count - 1; i >= 0; i--) {
     weight[i] += OBJECT_COST;
