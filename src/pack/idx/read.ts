@@ -31,6 +31,29 @@ function keyAt(buf: Uint8Array, at: number): number {
   return ((buf[at + 1]! << 24) | (buf[at + 2]! << 16) | (buf[at + 3]! << 8) | buf[at + 4]!) >>> 0;
 }
 
+/**
+ * Binary search for an id among positions [lo, hi) of ids laid out in `buf` (position i at
+ * base + i * stride): the index's own, or a run of them read into a scratch buffer. Searches on
+ * the first four bytes as one number; only equal prefixes compare the rest.
+ */
+function searchIds(buf: Uint8Array, base: number, stride: number, oid: Uint8Array, oidOffset: number, lo: number, hi: number): number {
+  const key = ((oid[oidOffset]! << 24) | (oid[oidOffset + 1]! << 16) | (oid[oidOffset + 2]! << 8) | oid[oidOffset + 3]!) >>> 0;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const p = base + mid * stride;
+    const v = ((buf[p]! << 24) | (buf[p + 1]! << 16) | (buf[p + 2]! << 8) | buf[p + 3]!) >>> 0;
+    let c = v - key;
+    if (c === 0) {
+      let i = 4;
+      while (i < OID_BYTES && buf[p + i] === oid[oidOffset + i]) i++;
+      if (i === OID_BYTES) return mid;
+      c = buf[p + i]! - oid[oidOffset + i]!;
+    }
+    if (c < 0) lo = mid + 1; else hi = mid;
+  }
+  return -1;
+}
+
 function shrank(path: string, got: number, size: number): CorruptError {
   return new CorruptError('pack', `${path}: index file ended after ${got} of its ${size} bytes (it shrank while being read)`);
 }
@@ -222,7 +245,7 @@ export class PackIndex {
    * Position of the id in the index (sorted order), or -1. Ids are uniformly distributed, so an
    * interpolation search finds one in two or three probes where a binary search takes a dozen:
    * a walk looks up every tree once, the index is too big to stay in the CPU caches, and each probe
-   * was a cache miss (and, in a fresh process, a page read from the file). The range is bounded by
+   * was a cache miss. (While the file is read in pages, findUnloaded searches it.) The range is bounded by
    * the keys known to lie just outside it, at first 0 and 2^32 (the bucket's ends are not read:
    * that was two more probes per lookup, and 512 pages read for the buckets' ends alone), then the
    * keys of the probes that missed. Skewed ids (crafted ones) fall back to binary search after a
@@ -236,7 +259,7 @@ export class PackIndex {
     if (hi - lo < 16) return this.binarySearch(oid, oidOffset, lo, hi);
     const buf = this.buf, base = this.oidBase, stride = this.oidStride;
     // Within one fan-out bucket the first byte is equal: interpolate on the next four.
-    const key = ((oid[oidOffset + 1]! << 24) | (oid[oidOffset + 2]! << 16) | (oid[oidOffset + 3]! << 8) | oid[oidOffset + 4]!) >>> 0;
+    const key = keyAt(oid, oidOffset);
     // Every id in [l, h] has a key in [kl, kh]: the keys of the probes just outside, or the
     // bounds of four bytes.
     let l = lo, h = hi - 1, kl = 0, kh = 0x100000000;
@@ -244,8 +267,7 @@ export class PackIndex {
       let mid = l + Math.floor((key - kl) / (kh - kl) * (h - l + 1));
       if (mid > h) mid = h; // the quotient is below 1, but one that close to it may round up
       const p = base + mid * stride;
-      if (this.loaded !== null) this.need(p, p + OID_BYTES);
-      const km = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
+      const km = keyAt(buf, p);
       if (km < key) {
         l = mid + 1;
         kl = km;
@@ -279,7 +301,7 @@ export class PackIndex {
       return this.find(oid, oidOffset);
     }
     const stride = this.oidStride, window = SCRATCH_IDS;
-    const key = ((oid[oidOffset + 1]! << 24) | (oid[oidOffset + 2]! << 16) | (oid[oidOffset + 3]! << 8) | oid[oidOffset + 4]!) >>> 0;
+    const key = keyAt(oid, oidOffset);
     // [l, h) holds the id if anything does; kl and kh bound the keys there, as in find().
     let l = lo, h = hi, kl = 0, kh = 0x100000000;
     for (let reads = 0; l < h; reads++) {
@@ -304,14 +326,8 @@ export class PackIndex {
         kl = keyAt(SCRATCH, lastAt);
         continue;
       }
-      let a = 0, b = to - from;
-      while (a < b) {
-        const m = (a + b) >>> 1;
-        const c = compareOid(SCRATCH, m * stride, oid, oidOffset);
-        if (c === 0) return from + m;
-        if (c < 0) a = m + 1; else b = m;
-      }
-      return -1;
+      // SCRATCH[0] holds the id at position `from`.
+      return searchIds(SCRATCH, -from * stride, stride, oid, oidOffset, from, to);
     }
     return -1;
   }
@@ -319,31 +335,13 @@ export class PackIndex {
   /** Whether the id at position i starts with the same five bytes as the id at buffer offset p. */
   private samePrefix(i: number, p: number): boolean {
     const q = this.oidBase + i * this.oidStride, buf = this.buf;
-    if (this.loaded !== null) this.need(q, q + 5);
     for (let k = 0; k < 5; k++) if (buf[q + k] !== buf[p + k]) return false;
     return true;
   }
 
   /** Binary search for the id among positions [lo, hi). */
   private binarySearch(oid: Uint8Array, oidOffset: number, lo: number, hi: number): number {
-    const buf = this.buf, base = this.oidBase, stride = this.oidStride;
-    // Search on the first four bytes as one number; only equal prefixes compare the rest.
-    const key = ((oid[oidOffset]! << 24) | (oid[oidOffset + 1]! << 16) | (oid[oidOffset + 2]! << 8) | oid[oidOffset + 3]!) >>> 0;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const p = base + mid * stride;
-      if (this.loaded !== null) this.need(p, p + OID_BYTES);
-      const v = ((buf[p]! << 24) | (buf[p + 1]! << 16) | (buf[p + 2]! << 8) | buf[p + 3]!) >>> 0;
-      let c = v - key;
-      if (c === 0) {
-        let i = 4;
-        while (i < OID_BYTES && buf[p + i] === oid[oidOffset + i]) i++;
-        if (i === OID_BYTES) return mid;
-        c = buf[p + i]! - oid[oidOffset + i]!;
-      }
-      if (c < 0) lo = mid + 1; else hi = mid;
-    }
-    return -1;
+    return searchIds(this.buf, this.oidBase, this.oidStride, oid, oidOffset, lo, hi);
   }
 
   /** Offset in `buf` of the i-th id (its 20 bytes are read by then). */

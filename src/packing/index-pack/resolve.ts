@@ -27,6 +27,7 @@ import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';
 import { MAX_SIZE, ObjectTable, type TableBuffers } from './tables.js';
+import { readAtLeast } from '../../core/read-exactly.js';
 
 /** Control words in ResolveShared.control. */
 export const NEXT_TASK = 0, RESOLVED = 1, ABORT = 2;
@@ -448,12 +449,8 @@ export class Resolver {
     const len = end - from, want = Math.max(len, Math.min(READ_AHEAD, t.offset[this.s.count]! - from));
     if (this.readBuf.length < want) this.readBuf = allocate(Math.max(want, this.readBuf.length * 2), () => `${this.s.name}: entry at offset ${t.offset[i]}`);
     if (this.fd < 0) this.fd = fs.openSync(this.s.packPath, 'r');
-    let got = 0;
-    while (got < len) {
-      const n = fs.readSync(this.fd, this.readBuf, got, want - got, from + got);
-      if (n === 0) throw new CorruptError('pack', `${this.s.packPath}: premature end of pack file reading ${len} bytes at offset ${from}`);
-      got += n;
-    }
+    const got = readAtLeast(this.fd, this.readBuf, 0, len, want, from,
+      () => new CorruptError('pack', `${this.s.packPath}: premature end of pack file reading ${len} bytes at offset ${from}`));
     this.heldFrom = from;
     this.heldTo = from + got;
     return 0;
