@@ -21,6 +21,7 @@ import { OBJ_OFS_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../../pack/delta.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import { crc32 } from '../../core/crc32.js';
+import type { HashRingWriter } from './hash-ring.js';
 import type { PackObserver } from './observe.js';
 import { MAX_SIZE, type ObjectTable } from './tables.js';
 import type { PackWindow } from './window.js';
@@ -68,6 +69,11 @@ export class PackParser {
   private currentOffset = 0;
   private readonly where = (): string => `${this.options.name}: entry ${this.current} at offset ${this.currentOffset}`;
   private chunk: Buffer | null = null;
+  /**
+   * Where whole objects go to be hashed by another thread (hash-ring.ts), once one is ready to;
+   * until then, and for what does not fit, they are hashed here.
+   */
+  hashRing: HashRingWriter | null = null;
 
   constructor(private readonly window: PackWindow, readonly table: ObjectTable, private readonly options: ParserOptions) {}
 
@@ -214,13 +220,18 @@ export class PackParser {
       hash.digest().copy(this.table.ids, i * OID_BYTES);
       return consumed;
     }
+    // The header and content, with a spare byte that tells an overlong stream from a full one.
     const need = prefix.length + h.size + 1;
-    if (this.scratch.length < need) this.scratch = Buffer.allocUnsafe(Math.max(need, this.scratch.length * 2));
-    const out = this.scratch;
-    out.write(prefix, 0, 'latin1');
-    const consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, out, prefix.length, h.size, 'pack', where);
+    const ring = this.hashRing;
+    const at = ring ? ring.reserve(need) : -1;
+    if (at < 0 && this.scratch.length < need) this.scratch = Buffer.allocUnsafe(Math.max(need, this.scratch.length * 2));
+    const out = at < 0 ? this.scratch : ring!.bytes;
+    const start = Math.max(at, 0);
+    out.write(prefix, start, 'latin1');
+    const consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, out, start + prefix.length, h.size, 'pack', where);
     if (consumed < 0) return -1;
-    sha1(out.subarray(0, prefix.length + h.size)).copy(this.table.ids, i * OID_BYTES);
+    if (at < 0) sha1(out.subarray(0, prefix.length + h.size)).copy(this.table.ids, i * OID_BYTES);
+    else ring!.publish(i, prefix.length + h.size);
     return consumed;
   }
 

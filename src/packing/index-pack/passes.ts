@@ -20,6 +20,7 @@ import type { Progress, ProgressMeter } from '../../core/progress.js';
 import type { ReferenceList } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import { checkCollisions, checkConnectivity, type ObjectLookup } from './connectivity.js';
+import { HashRingWriter } from './hash-ring.js';
 import { linkDeltas } from './link.js';
 import type { PackObserver, PackSink } from './observe.js';
 import { PackParser } from './parse.js';
@@ -144,11 +145,20 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   let parser!: PackParser;
   let trailing = Buffer.alloc(0);
   let receiving: ProgressMeter | null = null;
+  // The first worker hashes whole objects while this thread parses (hash-ring.ts).
+  let hashRing: HashRingWriter | null = null;
+  let hashing: Promise<void> | null = null;
   const showReceiving = (): void => {
     if (parser.count < 0) return;
     // Workers take tens of milliseconds to start: start them as soon as the pack says it is big
     // enough to use them, so that they are ready when the first pass ends.
     if (parser.count >= THREADS_FROM && threads.size < threadCount - 1) threads.spawn(threadCount - 1);
+    if (threads.size > 0 && !hashRing) {
+      hashRing = parser.hashRing = new HashRingWriter();
+      hashing = threads.hash(hashRing.buffers, table.shared().ids);
+      // Awaited after the first pass; until then a failure must not be reported as unhandled.
+      hashing.catch(() => {});
+    }
     if (!progress || options.receivingProgress === false) return;
     if (!receiving) {
       // As in git, the throughput starts with the first read after the progress does.
@@ -194,9 +204,13 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     }
   } finally {
     if (fd >= 0) fs.closeSync(fd);
+    (hashRing as HashRingWriter | null)?.close();
   }
   (receiving as ProgressMeter | null)?.stop();
   window.release();
+  // The ids of whole objects: the links and the id index below need them.
+  if (hashing) await hashing;
+  parser.hashRing = null;
   const parsedCount = parser.count;
 
   // Pass 2.

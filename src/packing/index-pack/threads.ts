@@ -6,7 +6,8 @@ import { errorFromData, GitError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import type { ReferenceList } from './check.js';
 import type { ResolveShared } from './resolve.js';
-import type { WorkerReply } from './worker.js';
+import type { HashRequest, WorkerReply } from './worker.js';
+import type { HashRingBuffers } from './hash-ring.js';
 import { ownFile } from '../../core/own-files.js';
 
 export class ResolverThreads {
@@ -28,6 +29,26 @@ export class ResolverThreads {
 
   get size(): number {
     return this.workers.length;
+  }
+
+  /**
+   * Has the first worker hash what the first pass queues in `ring` (hash-ring.ts) into the table's
+   * ids, until the ring is closed; the promise settles when it has hashed the last of it.
+   */
+  hash(ring: HashRingBuffers, ids: SharedArrayBuffer): Promise<void> {
+    const w = this.workers[0]!;
+    return new Promise<void>((resolve, reject) => {
+      const onExit = (code: number) => reject(new GitError('pack', 'internal', `index-pack worker exited with code ${code}`));
+      w.once('exit', onExit);
+      w.once('error', reject);
+      w.once('message', (reply: WorkerReply) => {
+        w.off('exit', onExit);
+        w.off('error', reject);
+        if (reply.ok) resolve();
+        else reject(errorFromData(reply.error!));
+      });
+      w.postMessage({ hash: ring, ids } satisfies HashRequest);
+    });
   }
 
   /** Sends the shared state to every worker; the promise settles when all have finished. */

@@ -1,7 +1,10 @@
 // A resolver thread: it receives the shared tables once, resolves the tasks it claims, and answers
-// with its --strict reference set (or the error that stopped it). No per-object messages.
+// with its --strict reference set (or the error that stopped it). No per-object messages. Before
+// that, during the first pass, the first one hashes the whole objects the parser queues for it.
 import { parentPort } from 'node:worker_threads';
 import { errorData, type ErrorData } from '../../core/errors.js';
+import { sha1 } from '../../core/hash.js';
+import { consumeHashRing, type HashRingBuffers } from './hash-ring.js';
 import { Resolver, type ResolveShared } from './resolve.js';
 
 export interface WorkerReply {
@@ -10,7 +13,26 @@ export interface WorkerReply {
   error?: ErrorData | null;
 }
 
-parentPort!.on('message', (shared: ResolveShared) => {
+/** The first pass's objects to hash (hash-ring.ts), before the shared state of the second. */
+export interface HashRequest {
+  hash: HashRingBuffers;
+  /** The table's ids column: a growable buffer, viewed whole as it grows. */
+  ids: SharedArrayBuffer;
+}
+
+parentPort!.on('message', (message: ResolveShared | HashRequest) => {
+  if ('hash' in message) {
+    let reply: WorkerReply;
+    try {
+      consumeHashRing(message.hash, new Uint8Array(message.ids), sha1);
+      reply = { ok: true };
+    } catch (e) {
+      reply = { ok: false, error: errorData(e, 'pack') };
+    }
+    parentPort!.postMessage(reply);
+    return;
+  }
+  const shared = message;
   let reply: WorkerReply;
   const transfer: ArrayBuffer[] = [];
   try {
