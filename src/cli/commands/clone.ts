@@ -14,7 +14,7 @@ import { parseFilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
-import { collectGarbage, keepYoungGenerationSmall } from '../memory.js';
+import { collectGarbage } from '../memory.js';
 import type { CommandHelp } from '../help.js';
 import { progressIf } from '../progress.js';
 
@@ -43,7 +43,6 @@ export const help: CommandHelp = {
 };
 
 export default async function cloneCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  keepYoungGenerationSmall();
   let bare = false, mirror = false, noTags = false, noCheckout = false;
   let singleBranch: boolean | undefined;
   let branch: string | undefined, origin: string | undefined;

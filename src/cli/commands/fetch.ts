@@ -6,7 +6,7 @@
 import { fetch } from '../../client/fetch.js';
 import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
-import { collectGarbage, keepYoungGenerationSmall } from '../memory.js';
+import { collectGarbage } from '../memory.js';
 import type { CommandHelp } from '../help.js';
 import { progressIf } from '../progress.js';
 
@@ -28,7 +28,6 @@ export const help: CommandHelp = {
 };
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  keepYoungGenerationSmall();
   let prune = false, tags = false, noTags = false, force = false, updateShallow = false;
   const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name) => {
     switch (name) {

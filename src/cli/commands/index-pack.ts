@@ -12,7 +12,6 @@ import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { progressIf, progressWanted } from '../progress.js';
 import { printPackStats } from './verify-pack.js';
-import { keepYoungGenerationSmall } from '../memory.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -38,7 +37,6 @@ export const help: CommandHelp = {
 };
 
 export default async function indexPackCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  keepYoungGenerationSmall();
   let stdin = false, fixThin = false, strict = false, fsckObjects = false, verbose = false, quiet = false, progress = false;
   let verify = false, stat = false, statOnly = false, showResolving = false;
   let keep: string | null = null;

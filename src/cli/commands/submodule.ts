@@ -17,7 +17,7 @@ import { parseOptions } from '../parse-options.js';
 import { progressIf } from '../progress.js';
 import { runRemoteCommand } from '../remote-command.js';
 import type { CommandHelp } from '../help.js';
-import { collectGarbage, keepYoungGenerationSmall } from '../memory.js';
+import { collectGarbage } from '../memory.js';
 
 export const help: CommandHelp = {
   summary: 'Initialize, update or inspect submodules',
@@ -120,8 +120,7 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
       const has = (...names: string[]) => names.some((n) => o.flags.has(n));
       const depth = count(o.values.get('--depth'), '--depth');
       const jobs = count(o.values.get('-j') ?? o.values.get('--jobs'), '--jobs');
-      keepYoungGenerationSmall();
-      const q = quiet || has('-q', '--quiet');
+          const q = quiet || has('-q', '--quiet');
       return runRemoteCommand(ctx.env, { quiet: q }, (run) => updateSubmodules(repo, {
         paths: o.paths, prefix, init: has('--init'), requireInit: has('--require-init'), recursive: has('--recursive'),
         ...(depth ? { depth } : {}), ...(jobs !== undefined ? { jobs } : {}),

@@ -13,7 +13,7 @@
 import { OID_BYTES } from '../../core/oid.js';
 
 /** Ring bytes: a few hundred typical objects, and room for any object below MAX_OBJECT. */
-const RING_BYTES = 2 << 20;
+const RING_BYTES = 1 << 20;
 /** Objects above this are hashed by the parser: a few of them would fill the ring. */
 export const MAX_OBJECT = RING_BYTES >>> 3;
 /** Queue slots: more than the ring holds of objects of a few hundred bytes. */

@@ -210,7 +210,8 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   window.release();
   // The ids of whole objects: the links and the id index below need them.
   if (hashing) await hashing;
-  parser.hashRing = null;
+  // Let the ring's shared memory go before pass 2 needs memory of its own.
+  parser.hashRing = hashRing = null;
   const parsedCount = parser.count;
 
   // Pass 2.
