@@ -36,43 +36,32 @@ export class ResolverThreads {
    * ids, until the ring is closed; the promise settles when it has hashed the last of it.
    */
   hash(ring: HashRingBuffers, ids: SharedArrayBuffer): Promise<void> {
-    const w = this.workers[0]!;
-    return new Promise<void>((resolve, reject) => {
-      const onExit = (code: number) => reject(new GitError('pack', 'internal', `index-pack worker exited with code ${code}`));
-      w.once('exit', onExit);
-      w.once('error', reject);
-      w.once('message', (reply: WorkerReply) => {
-        w.off('exit', onExit);
-        w.off('error', reject);
-        if (reply.ok) resolve();
-        else reject(errorFromData(reply.error!));
-      });
-      w.postMessage({ hash: ring, ids } satisfies HashRequest);
-    });
+    return this.ask(this.workers[0]!, { hash: ring, ids } satisfies HashRequest).then(() => {});
   }
 
   /** Sends the shared state to every worker; the promise settles when all have finished. */
   start(shared: ResolveShared): Promise<ReferenceList[]> {
-    return Promise.all(this.workers.map((w) => new Promise<ReferenceList | null>((resolve, reject) => {
+    return Promise.all(this.workers.map((w) => this.ask(w, shared).then(({ refs: r }): ReferenceList | null => (r ? {
+      ids: new Uint8Array(r.ids, 0, r.count * OID_BYTES), types: new Uint8Array(r.types, 0, r.count), count: r.count,
+      gitmodules: r.gitmodules,
+    } : null)))).then((lists) => lists.filter((l): l is ReferenceList => l !== null));
+  }
+
+  /** Posts `message` to `w`, which holds the process open until it answers; settles with its reply. */
+  private ask(w: Worker, message: ResolveShared | HashRequest): Promise<WorkerReply> {
+    return new Promise<WorkerReply>((resolve, reject) => {
       const onExit = (code: number) => reject(new GitError('pack', 'internal', `index-pack worker exited with code ${code}`));
       w.once('exit', onExit);
       w.once('error', reject);
       w.once('message', (reply: WorkerReply) => {
         w.off('exit', onExit);
         w.off('error', reject);
-        if (!reply.ok) {
-          reject(errorFromData(reply.error!));
-          return;
-        }
-        const r = reply.refs;
-        resolve(r ? {
-          ids: new Uint8Array(r.ids, 0, r.count * OID_BYTES), types: new Uint8Array(r.types, 0, r.count), count: r.count,
-          gitmodules: r.gitmodules,
-        } : null);
+        if (reply.ok) resolve(reply);
+        else reject(errorFromData(reply.error!));
       });
       w.ref();
-      w.postMessage(shared);
-    }))).then((lists) => lists.filter((l): l is ReferenceList => l !== null));
+      w.postMessage(message);
+    });
   }
 
   async close(): Promise<void> {
