@@ -155,6 +155,10 @@ class Entry {
   next = 0;
 }
 
+/** checkTree's entries (the current, the next and the one before) and its list of names to compare. */
+const ENTRIES = [new Entry(), new Entry(), new Entry()];
+const CANDIDATES: number[] = [];
+
 /** git's decode_tree_entry: fills `e` with the entry at `pos`, or says why it cannot. */
 function decodeEntry(buf: Uint8Array, pos: number, e: Entry): string | null {
   const end = buf.length;
@@ -300,12 +304,17 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitm
     layout.clean = content.length === 0;
   }
   if (content.length === 0) return report.problems;
-  const found = new Map<FsckMsgId, string>();
+  // Made only once an entry is flagged: most trees have nothing to report.
+  let found: Map<FsckMsgId, string> | null = null;
   const flag = (id: FsckMsgId, e: Entry): void => {
+    found ??= new Map();
     if (!found.has(id)) found.set(id, `entry ${quote(content, e.nameStart, e.nameEnd)} at offset ${e.start}`);
   };
-  const candidates: number[] = [];
-  let cur = new Entry(), next = new Entry(), prev: Entry | null = null;
+  // The three entries and the candidates list are the module's own, reused by every call (a
+  // strict index-pack checks hundreds of thousands of trees, one at a time).
+  const candidates = CANDIDATES;
+  candidates.length = 0;
+  let cur = ENTRIES[0]!, next = ENTRIES[1]!, spare = ENTRIES[2]!, prev: Entry | null = null;
   let parseError = decodeEntry(content, 0, cur);
   let count = 0, run = 0;
   // Only a clean base vouches for its entries.
@@ -339,20 +348,23 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitm
     }
 
     if (cur.next >= content.length) break;
-    const done = prev ?? new Entry();
+    const done = prev ?? spare;
     prev = cur;
     cur = next;
     next = done;
   }
 
   if (parseError !== null) report.add('badTree', `cannot be parsed as a tree: ${parseError}`);
-  for (const [id, text] of TREE_MESSAGES) {
-    const where = found.get(id);
-    if (where !== undefined) report.add(id, `${text} (${where})`);
+  const flagged = found as Map<FsckMsgId, string> | null;
+  if (flagged) {
+    for (const [id, text] of TREE_MESSAGES) {
+      const where = flagged.get(id);
+      if (where !== undefined) report.add(id, `${text} (${where})`);
+    }
   }
   if (layout) {
     layout.count = count;
-    layout.clean = parseError === null && found.size === 0;
+    layout.clean = parseError === null && flagged === null;
   }
   return report.problems;
 }
