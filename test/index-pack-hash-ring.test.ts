@@ -70,3 +70,19 @@ test('a full queue refuses too', () => {
   assert.equal(consumeHashRing(ring.buffers, ids, sha1), queued);
   assert.deepEqual(Buffer.from(ids.subarray((queued - 1) * 20, queued * 20)), sha1(Buffer.alloc(1, (queued - 1) & 0xff)));
 });
+
+test('a worker that fails while hashing fails the caller, with its reason', async () => {
+  const { ResolverThreads } = await import('../src/packing/index-pack/threads.js');
+  const threads = new ResolverThreads();
+  try {
+    threads.spawn(1);
+    const ring = new HashRingWriter();
+    const object = Buffer.from('blob 5\0hello');
+    // Row 3 of an ids column with room for one row: the worker's write is out of bounds.
+    assert.ok(queue(ring, 3, object));
+    ring.close();
+    await assert.rejects(threads.hash(ring.buffers, new SharedArrayBuffer(20)), /out of bounds|range/i);
+  } finally {
+    await threads.close();
+  }
+});
