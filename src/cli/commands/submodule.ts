@@ -120,7 +120,7 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
       const has = (...names: string[]) => names.some((n) => o.flags.has(n));
       const depth = count(o.values.get('--depth'), '--depth');
       const jobs = count(o.values.get('-j') ?? o.values.get('--jobs'), '--jobs');
-          const q = quiet || has('-q', '--quiet');
+      const q = quiet || has('-q', '--quiet');
       return runRemoteCommand(ctx.env, { quiet: q }, (run) => updateSubmodules(repo, {
         paths: o.paths, prefix, init: has('--init'), requireInit: has('--require-init'), recursive: has('--recursive'),
         ...(depth ? { depth } : {}), ...(jobs !== undefined ? { jobs } : {}),

@@ -145,17 +145,16 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   let parser!: PackParser;
   let trailing = Buffer.alloc(0);
   let receiving: ProgressMeter | null = null;
-  // The first worker hashes whole objects while this thread parses (hash-ring.ts).
-  let hashRing: HashRingWriter | null = null;
+  // The first worker hashes whole objects while this thread parses (hash-ring.ts, parser.hashRing).
   let hashing: Promise<void> | null = null;
   const showReceiving = (): void => {
     if (parser.count < 0) return;
     // Workers take tens of milliseconds to start: start them as soon as the pack says it is big
     // enough to use them, so that they are ready when the first pass ends.
     if (parser.count >= THREADS_FROM && threads.size < threadCount - 1) threads.spawn(threadCount - 1);
-    if (threads.size > 0 && !hashRing) {
-      hashRing = parser.hashRing = new HashRingWriter();
-      hashing = threads.hash(hashRing.buffers, table.shared().ids);
+    if (threads.size > 0 && !parser.hashRing) {
+      parser.hashRing = new HashRingWriter();
+      hashing = threads.hash(parser.hashRing.buffers, table.shared().ids);
       // Awaited after the first pass; until then a failure must not be reported as unhandled.
       hashing.catch(() => {});
     }
@@ -204,14 +203,14 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     }
   } finally {
     if (fd >= 0) fs.closeSync(fd);
-    (hashRing as HashRingWriter | null)?.close();
+    parser.hashRing?.close();
   }
   (receiving as ProgressMeter | null)?.stop();
   window.release();
   // The ids of whole objects: the links and the id index below need them.
   if (hashing) await hashing;
   // Let the ring's shared memory go before pass 2 needs memory of its own.
-  parser.hashRing = hashRing = null;
+  parser.hashRing = null;
   const parsedCount = parser.count;
 
   // Pass 2.

@@ -20,35 +20,33 @@ export interface HashRequest {
   ids: SharedArrayBuffer;
 }
 
-parentPort!.on('message', (message: ResolveShared | HashRequest) => {
-  if ('hash' in message) {
-    let reply: WorkerReply;
-    try {
-      consumeHashRing(message.hash, new Uint8Array(message.ids), sha1);
-      reply = { ok: true };
-    } catch (e) {
-      reply = { ok: false, error: errorData(e, 'pack') };
-    }
-    parentPort!.postMessage(reply);
-    return;
-  }
-  const shared = message;
-  let reply: WorkerReply;
+/**
+ * Answers one request with what `work` returns (and the buffers it moves to the caller), or with
+ * the error that stopped it.
+ */
+function answer(work: (transfer: ArrayBuffer[]) => Omit<WorkerReply, 'ok' | 'error'>): void {
   const transfer: ArrayBuffer[] = [];
+  let reply: WorkerReply;
   try {
-    const resolver = new Resolver(shared);
-    resolver.run();
-    const refs = resolver.checker?.references() ?? null;
-    if (refs) {
-      // The whole buffers move (no copy): the list is their start.
-      const ids = refs.ids.buffer as ArrayBuffer, types = refs.types.buffer as ArrayBuffer;
-      transfer.push(ids, types);
-      reply = { ok: true, refs: { ids, types, count: refs.count, gitmodules: refs.gitmodules.slice() } };
-    } else {
-      reply = { ok: true, refs: null };
-    }
+    reply = { ok: true, ...work(transfer) };
   } catch (e) {
     reply = { ok: false, error: errorData(e, 'pack') };
+    transfer.length = 0;
   }
   parentPort!.postMessage(reply, transfer);
-});
+}
+
+parentPort!.on('message', (message: ResolveShared | HashRequest) => answer((transfer) => {
+  if ('hash' in message) {
+    consumeHashRing(message.hash, new Uint8Array(message.ids), sha1);
+    return {};
+  }
+  const resolver = new Resolver(message);
+  resolver.run();
+  const refs = resolver.checker?.references() ?? null;
+  if (!refs) return { refs: null };
+  // The whole buffers move (no copy): the list is their start.
+  const ids = refs.ids.buffer as ArrayBuffer, types = refs.types.buffer as ArrayBuffer;
+  transfer.push(ids, types);
+  return { refs: { ids, types, count: refs.count, gitmodules: refs.gitmodules.slice() } };
+}));
