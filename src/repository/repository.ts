@@ -19,7 +19,7 @@ export interface RepositoryOptions {
 }
 
 export class Repository {
-  readonly odb: ObjectDatabase;
+  private _odb: ObjectDatabase | null = null;
   /** What layers above keep about this repository between requests (server: refs snapshot, bitmap). */
   readonly derived = new Derived();
   private _refs: RefStore | null = null;
@@ -28,10 +28,21 @@ export class Repository {
   /** What core.repositoryformatversion and extensions.* say (checked when it opens). */
   readonly format: RepositoryFormat;
 
+  private readonly objectsDir: string;
+  private readonly deltaBaseCacheLimit: number | undefined;
+
   constructor(readonly gitDir: string, readonly workTree: string | null, options: RepositoryOptions = {}) {
     this.format = checkRepositoryFormat(this.config, gitDir);
-    this.odb = new ObjectDatabase(process.env.GIT_OBJECT_DIRECTORY ?? path.join(gitDir, 'objects'),
-      new DeltaBaseCache(options.deltaBaseCacheLimit));
+    this.objectsDir = process.env.GIT_OBJECT_DIRECTORY ?? path.join(gitDir, 'objects');
+    this.deltaBaseCacheLimit = options.deltaBaseCacheLimit;
+  }
+
+  /**
+   * Opened on first use, not with the repository: opening scans objects/pack and reads each
+   * index's header, which a push would otherwise do before it starts the remote's receive-pack.
+   */
+  get odb(): ObjectDatabase {
+    return this._odb ??= new ObjectDatabase(this.objectsDir, new DeltaBaseCache(this.deltaBaseCacheLimit));
   }
 
   static discover(cwd: string, env: NodeJS.ProcessEnv = process.env): Repository {
@@ -78,6 +89,6 @@ export class Repository {
 
   close(): void {
     this.derived.clear();
-    this.odb.close();
+    this._odb?.close();
   }
 }

@@ -3,10 +3,11 @@
 // with CONNECT, TLS running inside it end to end. A user and password in the proxy's URL go as
 // Basic Proxy-Authorization. Which proxy applies (http.proxy, the *_proxy variables, no_proxy)
 // is the configuration's business (client/http-settings.ts).
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type https from 'node:https';
 import type { Duplex } from 'node:stream';
-import tls from 'node:tls';
+import type tls from 'node:tls';
+import type { HttpModules } from './http-modules.js';
 
 /** A proxy as git takes it: `[http://][user[:password]@]host[:port]`, port 1080 by default (libcurl's). */
 export function parseProxy(text: string): URL {
@@ -31,31 +32,32 @@ export function viaProxy(url: URL, proxy: URL): http.RequestOptions {
 }
 
 /** An https agent whose connections are CONNECT tunnels through `proxy`. */
-export class TunnelAgent extends https.Agent {
-  constructor(private readonly proxy: URL, options: https.AgentOptions) {
-    super(options);
+export function tunnelAgent(modules: HttpModules, proxy: URL, options: https.AgentOptions): https.Agent {
+  const { http: httpModule, tls: tlsModule } = modules;
+  // The class extends https.Agent, which exists only once the modules are loaded.
+  class TunnelAgent extends modules.https.Agent {
+    override createConnection(requested: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | undefined {
+      // The agent hands over its TLS options (servername, ca, rejectUnauthorized) with the target's.
+      const connection = requested as tls.ConnectionOptions & { host?: string; port?: number };
+      const target = `${connection.host}:${connection.port}`;
+      const fail = callback as (err: Error) => void;
+      const req = httpModule.request({
+        host: proxy.hostname, port: Number(proxy.port), method: 'CONNECT', path: target,
+        headers: { Host: target, ...proxyAuthorization(proxy) },
+      });
+      req.once('connect', (res, socket) => {
+        if (res.statusCode !== 200) {
+          socket.destroy();
+          fail(new Error(`Received HTTP code ${res.statusCode} from proxy after CONNECT`));
+          return;
+        }
+        const servername = connection.servername ?? connection.host;
+        callback!(null, tlsModule.connect({ ...connection, socket, ...servername && !/^[\d.]+$|:/.test(servername) ? { servername } : {} }));
+      });
+      req.once('error', fail);
+      req.end();
+      return undefined;
+    }
   }
-
-  override createConnection(requested: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | undefined {
-    // The agent hands over its TLS options (servername, ca, rejectUnauthorized) with the target's.
-    const options = requested as tls.ConnectionOptions & { host?: string; port?: number };
-    const target = `${options.host}:${options.port}`;
-    const fail = callback as (err: Error) => void;
-    const req = http.request({
-      host: this.proxy.hostname, port: Number(this.proxy.port), method: 'CONNECT', path: target,
-      headers: { Host: target, ...proxyAuthorization(this.proxy) },
-    });
-    req.once('connect', (res, socket) => {
-      if (res.statusCode !== 200) {
-        socket.destroy();
-        fail(new Error(`Received HTTP code ${res.statusCode} from proxy after CONNECT`));
-        return;
-      }
-      const servername = options.servername ?? options.host;
-      callback!(null, tls.connect({ ...options, socket, ...servername && !/^[\d.]+$|:/.test(servername) ? { servername } : {} }));
-    });
-    req.once('error', fail);
-    req.end();
-    return undefined;
-  }
+  return new TunnelAgent(options);
 }

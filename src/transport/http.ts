@@ -8,8 +8,8 @@
 // client/credentials.ts), which is told whether they worked; they, and http.extraHeader's
 // headers, are never sent to another origin after a redirect. Responses may be gzip- or deflate-encoded; request bodies over 1 KiB are gzipped, as
 // git's remote-curl does.
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type https from 'node:https';
 import { Readable, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import { GitError } from '../core/errors.js';
@@ -18,7 +18,8 @@ import {
   protocolParameter, type Connection, type ConnectOptions, type CredentialCallback, type Credentials, type HttpSettings, type RequestBody,
   type Service,
 } from './connection.js';
-import { parseProxy, proxyAuthorization, TunnelAgent, viaProxy } from './http-proxy.js';
+import { loadHttpModules, type HttpModules } from './http-modules.js';
+import { parseProxy, proxyAuthorization, tunnelAgent, viaProxy } from './http-proxy.js';
 import { redact } from './url.js';
 
 const MAX_REDIRECTS = 20;
@@ -53,7 +54,7 @@ export class HttpConnection implements Connection {
   /** http.extraHeader's lines, as headers. */
   private readonly extraHeaders: http.OutgoingHttpHeaders = {};
 
-  constructor(url: URL, private readonly options: ConnectOptions) {
+  constructor(url: URL, private readonly options: ConnectOptions, private readonly modules: HttpModules) {
     this.service = options.service ?? 'git-upload-pack';
     this.name = redact(url);
     this.settings = options.httpSettings?.(url) ?? { extraHeaders: [] };
@@ -138,8 +139,9 @@ export class HttpConnection implements Connection {
       const options: https.AgentOptions = {
         keepAlive: true, ...tls?.ca ? { ca: [...tls.ca] } : {}, ...tls && !tls.verify ? { rejectUnauthorized: false } : {},
       };
+      const { http, https } = this.modules;
       if (url.protocol !== 'https:') agent = new http.Agent({ keepAlive: true });
-      else agent = this.proxy ? new TunnelAgent(this.proxy, options) : new https.Agent(options);
+      else agent = this.proxy ? tunnelAgent(this.modules, this.proxy, options) : new https.Agent(options);
       this.agents.set(url.protocol, agent);
     }
     return agent;
@@ -187,7 +189,7 @@ export class HttpConnection implements Connection {
 
   private request(method: string, url: URL, body: RequestBody | null, headers: http.OutgoingHttpHeaders, redirects: number): Promise<Response> {
     if (this.aborted) return Promise.reject(new GitError('transport', 'aborted', `${this.name}: connection aborted`));
-    const lib = url.protocol === 'https:' ? https : http;
+    const lib = url.protocol === 'https:' ? this.modules.https : this.modules.http;
     const agent = this.agentFor(url);
     // Plain http through a proxy asks it for the whole URL; https tunnels through it (the agent).
     const proxied = this.proxy && url.protocol === 'http:' ? this.proxy : null;
@@ -324,7 +326,7 @@ function appendPath(base: URL, suffix: string, extra: string | null): URL {
 }
 
 export async function connectHttp(url: URL, options: ConnectOptions): Promise<HttpConnection> {
-  const conn = new HttpConnection(url, options);
+  const conn = new HttpConnection(url, options, await loadHttpModules());
   try {
     await conn.discover();
   } catch (e) {

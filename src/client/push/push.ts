@@ -81,8 +81,11 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const out = options.out ?? (() => {});
   const config = Config.loadSync(repo.gitDir, { global: true, env });
   const refStore = repo.openRefs(env, config);
-  const head = refStore.head();
-  const branch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
+  // HEAD's own file names the branch; resolving it would parse packed-refs before the remote is
+  // even started, and the refs are read while it starts up instead.
+  const headRaw = refStore.readRaw('HEAD');
+  const headRef = headRaw?.type === 'symbolic' ? headRaw.target : null;
+  const branch = headRef?.startsWith('refs/heads/') ? headRef.slice(11) : null;
   const remote = resolvePushRemote(config, options.remote, branch);
   const mirror = options.mirror ?? (remote.name !== null && config.getBool('remote', remote.name, 'mirror') === true);
   if (mirror && options.refspecs?.length) throw new GitError('client', 'bad-refspec', '--mirror can\'t be combined with refspecs');
@@ -102,7 +105,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   let failed = false;
   for (const url of remote.urls) {
     const result = await pushTo(repo, refStore, config, remote, options.remote ?? remote.name ?? url, url, specs,
-      { ...options, mirror, followTags, pushOptions }, connectOptions, head.symref, log, out);
+      { ...options, mirror, followTags, pushOptions }, connectOptions, headRef, log, out);
     all.push(...result.refs);
     failed ||= result.failed;
   }
