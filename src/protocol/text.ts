@@ -1,6 +1,7 @@
 // Text helpers shared by the message parsers: decoding a line, checking the ids and names in it,
 // and turning the peer's "ERR" packets into errors. Ids are 40-character lower-case hex strings at
 // this layer because they arrive and leave as text.
+import { isAscii } from 'node:buffer';
 import { CorruptError, GitError } from '../core/errors.js';
 import { isHexOid } from '../core/oid.js';
 import { stripLf, type Packet, type PacketSource } from './pkt-line.js';
@@ -16,9 +17,9 @@ export function at(source: PacketSource | string, packet: Packet | null): string
 /** The packet's text without its trailing LF; rejects bytes that are not UTF-8. */
 export function lineText(payload: Buffer, where: string): string {
   const line = stripLf(payload);
-  let ascii = true;
-  for (let i = 0; i < line.length; i++) if (line[i]! >= 0x80) { ascii = false; break; }
-  if (ascii) return line.toString('latin1');
+  // Native checks, not a loop over bytes: a fresh process reads a whole ref advertisement (or a
+  // fetch's haves) before its JIT has warmed up, and a loop per byte cost 6-15 ms of 1,675 refs.
+  if (isAscii(line)) return line.toString('latin1');
   try {
     return utf8.decode(line);
   } catch {
@@ -42,12 +43,10 @@ export function checkOid(oid: string, what: string): string {
 
 /** Names travel space-separated in one line, so a space, NUL, LF or other control byte breaks framing. */
 export function hasControlOrSpace(name: string): boolean {
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if (c <= 0x20 || c === 0x7f) return true;
-  }
-  return false;
+  return CONTROL_OR_SPACE.test(name);
 }
+
+const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
 
 export function parseName(text: string, what: string, where: string): string {
   if (text.length === 0 || hasControlOrSpace(text)) {
