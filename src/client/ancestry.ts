@@ -3,7 +3,7 @@
 // git's old in_merge_bases heuristic, which tolerates a day of clock skew. Shallow boundaries end
 // the walk as they do in git.
 import { fromHex, toHex } from '../core/oid.js';
-import { parseCommit } from '../object/commit.js';
+import { parseCommit, type CommitHeader } from '../object/commit.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
 
@@ -21,29 +21,30 @@ export function isAncestor(odb: ObjectStore, ancestor: string, descendant: strin
   if (!target || !start) return false;
   const cutoff = target.time - SKEW_SECONDS;
   const seen = new Set<string>([descendant]);
-  // Kept sorted by time, newest last, so pop() gives the newest.
-  const queue: { hex: string; time: number }[] = [{ hex: descendant, time: start.time }];
+  // Kept sorted by time, newest last, so pop() gives the newest; each entry keeps the commit it
+  // was read as, so no commit is inflated twice.
+  const queue: QueuedCommit[] = [{ hex: descendant, time: start.time, commit: start }];
   while (queue.length) {
-    const { hex } = queue.pop()!;
+    const { hex, commit } = queue.pop()!;
     if (hex === ancestor) return true;
     if (shallow.has(hex)) continue;
-    const c = read(hex);
-    if (!c) continue;
-    for (const p of c.parents) {
+    for (const p of commit.parents) {
       const ph = toHex(p);
       if (seen.has(ph)) continue;
       seen.add(ph);
-      const pc = ph === ancestor ? target : read(ph);
-      if (!pc) continue;
       if (ph === ancestor) return true;
+      const pc = read(ph);
+      if (!pc) continue;
       if (pc.time < cutoff) continue;
-      insertSorted(queue, { hex: ph, time: pc.time });
+      insertSorted(queue, { hex: ph, time: pc.time, commit: pc });
     }
   }
   return false;
 }
 
-function insertSorted(queue: { hex: string; time: number }[], item: { hex: string; time: number }): void {
+interface QueuedCommit { hex: string; time: number; commit: CommitHeader }
+
+function insertSorted(queue: QueuedCommit[], item: QueuedCommit): void {
   let lo = 0, hi = queue.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
