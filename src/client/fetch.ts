@@ -105,8 +105,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const log = options.log ?? (() => {});
   const config = Config.loadSync(repo.gitDir, { global: true, env });
   const refStore = repo.openRefs(env);
-  const head = refStore.head();
-  const currentBranch = head.symref?.startsWith('refs/heads/') ? head.symref.slice(11) : null;
+  const headRef = refStore.headTarget();
+  const currentBranch = headRef?.startsWith('refs/heads/') ? headRef.slice(11) : null;
   if (options.remote === undefined && config.list().every((e) => e.section !== 'remote')) {
     throw new GitError('client', 'no-remote', 'No remote repository specified.  Please, specify either a URL or a remote name from which new revisions should be fetched.');
   }
@@ -228,7 +228,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
           if (seen.has(t.local)) continue;
           seen.add(t.local);
           line = updateRef(repo, refStore, t, {
-            force: options.force ?? false, currentBranch: head.symref, bare: repo.workTree === null, shallow: shallowSet, action, abbrev,
+            force: options.force ?? false, currentBranch: headRef, bare: repo.workTree === null, shallow: shallowSet, action, abbrev,
           });
         }
         if (line.code === '!') rejected++;

@@ -74,6 +74,11 @@ export class FileRefStore implements RefStore {
     return this.follow(name, SYMREF_MAXDEPTH);
   }
 
+  headTarget(): string | null {
+    const raw = this.readUnchecked('HEAD');
+    return raw?.type === 'symbolic' ? raw.target : null;
+  }
+
   head(): HeadState {
     const raw = this.readUnchecked('HEAD');
     if (!raw) throw new NotFoundError('refs', `${path.join(this.gitDir, 'HEAD')} does not exist`);

@@ -103,6 +103,12 @@ export interface RefStore {
   /** Throws NotFoundError when the repository has no HEAD. */
   head(): HeadState;
   /**
+   * The ref HEAD names, from HEAD's own file; null when it is detached or missing. Nothing is
+   * resolved, so packed-refs is not read (a push or fetch wants the branch before it starts the
+   * remote, and the refs only after).
+   */
+  headTarget(): string | null;
+  /**
    * Refs whose names start with `prefix` (a plain string prefix under refs/), sorted. Broken
    * refs and bad names are left out with a warning, dangling symbolic refs silently.
    */

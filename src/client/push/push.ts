@@ -81,10 +81,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const out = options.out ?? (() => {});
   const config = Config.loadSync(repo.gitDir, { global: true, env });
   const refStore = repo.openRefs(env, config);
-  // HEAD's own file names the branch; resolving it would parse packed-refs before the remote is
-  // even started, and the refs are read while it starts up instead.
-  const headRaw = refStore.readRaw('HEAD');
-  const headRef = headRaw?.type === 'symbolic' ? headRaw.target : null;
+  const headRef = refStore.headTarget();
   const branch = headRef?.startsWith('refs/heads/') ? headRef.slice(11) : null;
   const remote = resolvePushRemote(config, options.remote, branch);
   const mirror = options.mirror ?? (remote.name !== null && config.getBool('remote', remote.name, 'mirror') === true);
