@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ensureCorpus } from '../bench/corpus.js';
+import { sameAsSpawned, tsgitBatch, type BatchCommand } from './cli-batch.js';
 import { copyFixture, fixtureNames, type Fixture } from './fixtures.js';
 import { GIT_ENV, git, gitBuf, rmrf, TSGIT, tmpDir } from './helpers.js';
 
@@ -20,11 +21,15 @@ function tsgit(cwd: string, args: string[], env: NodeJS.ProcessEnv) {
   return r;
 }
 
-function same(gitDir: string, args: string[]): void {
-  const expected = gitBuf(gitDir, args);
-  const got = tsgit(gitDir, args, ON);
-  assert.equal(got.status, 0, got.stderr.toString());
-  assert.ok(got.stdout.equals(expected), `tsgit ${args.join(' ')} differs from git:\n${got.stdout.toString().slice(0, 400)}\nvs\n${expected.toString().slice(0, 400)}`);
+/** Each of `argsList` run by tsgit with the worker prints what git prints (tsgit's runs in one process, cli-batch.ts). */
+function same(gitDir: string, ...argsList: string[][]): void {
+  const results = tsgitBatch(argsList.map((args) => ({ cwd: gitDir, args })), ON, 60_000);
+  argsList.forEach((args, i) => {
+    const expected = gitBuf(gitDir, args);
+    const got = results[i]!;
+    assert.equal(got.status, 0, got.stderr.toString());
+    assert.ok(got.stdout.equals(expected), `tsgit ${args.join(' ')} differs from git:\n${got.stdout.toString().slice(0, 400)}\nvs\n${expected.toString().slice(0, 400)}`);
+  });
 }
 
 describe('rev-list --objects with the tree worker', () => {
@@ -34,13 +39,12 @@ describe('rev-list --objects with the tree worker', () => {
   test('small corpus: all refs, limits, tip trees and blobs', () => {
     const tree = git(gitDir, ['rev-parse', 'HEAD~7^{tree}']).trim();
     const blob = git(gitDir, ['rev-parse', `HEAD:${git(gitDir, ['ls-tree', '--name-only', 'HEAD']).split('\n')[0]}`]).trim();
-    for (const args of [
+    same(gitDir,
       ['rev-list', '--objects', '--all'],
       ['rev-list', '--objects', '-n', '7', '--all'],
       ['rev-list', '--objects', '--count', '--all'],
       ['rev-list', '--objects', 'HEAD~3', tree, blob],
-      ['rev-list', '--objects', '--no-object-names', 'HEAD'],
-    ]) same(gitDir, args);
+      ['rev-list', '--objects', '--no-object-names', 'HEAD']);
   });
 
   test('a missing tree fails as without the worker', () => {
@@ -82,12 +86,11 @@ describe('rev-list --objects with the tree worker', () => {
       git(dir, ['tag', 'a-blob', 'HEAD:c/h']);
       fs.writeFileSync(path.join(dir, 'c/h'), 'changed\n');
       git(dir, ['commit', '-q', '-am', 'two']);
-      for (const args of [
+      same(dir,
         ['rev-list', '--objects', '--all'],
         ['rev-list', '--objects', 'root-tree', 'annotated-tree'],
         ['rev-list', '--objects', 'sub-tree', 'HEAD', 'root-tree'],
-        ['rev-list', '--objects', '-n', '1', '--all'],
-      ]) same(dir, args);
+        ['rev-list', '--objects', '-n', '1', '--all']);
     } finally {
       rmrf(dir);
     }
@@ -108,8 +111,7 @@ describe('rev-list --objects with the tree worker', () => {
         lines.push('M 100644 inline d/e/f', `data ${body.length}`, body);
       }
       git(dir, ['fast-import', '--quiet'], lines.join('\n') + '\n');
-      same(dir, ['rev-list', '--objects', '--all']);
-      same(dir, ['rev-list', '--objects', '-n', '300', 'main']);
+      same(dir, ['rev-list', '--objects', '--all'], ['rev-list', '--objects', '-n', '300', 'main']);
       // In-process, so the walk can pause once the worker has been sent 257 roots (the walk lists
       // the first while it walks commits past the 256th): the worker finishes them and waits for
       // more, and the walk then lists the second root, whose s/ is no news, holding the 258th.
@@ -147,18 +149,29 @@ describe('rev-list --objects with the tree worker on libgit2\'s fixtures', { ski
   const copies: Fixture[] = [];
   after(() => { for (const c of copies) rmrf(c.root); });
   test('every fixture git can walk', () => {
-    let compared = 0;
+    // tsgit's walks run in one process through the CLI (cli-batch.ts), bounded in time as a whole;
+    // a few are also run by a spawned bin/tsgit, which must print the same.
+    const batch: BatchCommand[] = [];
+    const expected: { name: string; stdout: Buffer }[] = [];
     for (const name of fixtureNames()) {
       const fx = copyFixture(name);
       copies.push(fx);
       const args = ['--git-dir', fx.gitDir, 'rev-list', '--objects', '--all'];
       const g = spawnSync('git', args, { env: GIT_ENV, maxBuffer: 1 << 28 });
       if (g.status !== 0) continue; // only what git itself can read is an oracle
-      const t = tsgit(fx.root, args, ON);
-      assert.equal(t.status, 0, `${name}: ${t.stderr}`);
-      assert.equal(t.stdout.toString('latin1'), g.stdout.toString('latin1'), `${name}: differs from git`);
-      compared++;
+      batch.push({ cwd: fx.root, args });
+      expected.push({ name, stdout: g.stdout });
     }
+    const results = tsgitBatch(batch, ON, 120_000);
+    let compared = 0;
+    expected.forEach(({ name, stdout }, i) => {
+      const t = results[i]!;
+      assert.equal(t.status, 0, `${name}: ${t.stderr}`);
+      assert.equal(t.stdout.toString('latin1'), stdout.toString('latin1'), `${name}: differs from git`);
+      compared++;
+    });
     assert.ok(compared > 20, `only ${compared} fixtures compared`);
+    const spawned = [0, Math.floor(batch.length / 2), batch.length - 1];
+    sameAsSpawned(spawned.map((k) => batch[k]!), spawned.map((k) => results[k]!), ON);
   });
 });
