@@ -119,6 +119,10 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
   const onAbort = () => conn.abort();
   options.signal?.addEventListener('abort', onAbort);
   try {
+    // What needs no answer is done while the remote's receive-pack starts: the local refs (all of
+    // packed-refs) and the object database's packs.
+    const local = localRefs(refStore);
+    repo.odb.packedObjectCount();
     await readServiceHeader(conn.reader, 'git-receive-pack');
     const first = await conn.reader.peek();
     if (first?.type === 'data' && first.payload.toString('latin1').replace(/\n$/, '') === 'version 2') {
@@ -130,7 +134,6 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
       throw new GitError('client', 'unsupported', "the receiving end does not support this repository's hash algorithm");
     }
     const remoteRefs = adv.refs.filter((r) => r.name !== '.have');
-    const local = localRefs(refStore);
     const { targets, errors } = matchPushRefs(repo, local, remoteRefs, specs, options.force ?? false, (options.prune ?? false) || (options.mirror ?? false));
     if (errors.length > 0) {
       for (const e of errors) log(`error: ${e}\n`);
