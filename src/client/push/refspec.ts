@@ -70,15 +70,17 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
   };
   // git's one_local_ref: a ref with one level below refs/ (refs/stash, a refs/symref) is not pushed
   // by a pattern; the remote would refuse it as a funny refname.
-  const refsOnly = local.filter((r) => r.name.startsWith('refs/') && checkRefFormat(r.name.slice(5)) === null);
+  // Checked only for a pattern or ':' spec: a push of one named ref need not check them all.
+  let checked: LocalRef[] | null = null;
+  const refsOnly = () => checked ??= local.filter((r) => r.name.startsWith('refs/') && checkRefFormat(r.name.slice(5)) === null);
   for (const spec of specs) {
     if (spec.negative) continue;
     if (spec.matching) {
-      for (const r of refsOnly) if (r.name.startsWith('refs/heads/') && remoteOid.has(r.name) && !excluded(r.name)) add(r.name, r.name, r.oid, spec.force, true);
+      for (const r of refsOnly()) if (r.name.startsWith('refs/heads/') && remoteOid.has(r.name) && !excluded(r.name)) add(r.name, r.name, r.oid, spec.force, true);
       continue;
     }
     if (spec.pattern) {
-      for (const r of refsOnly) {
+      for (const r of refsOnly()) {
         const star = matchPattern(spec.src, r.name);
         if (star === null || excluded(r.name)) continue;
         add(r.name, (spec.dst ?? spec.src).replace('*', star), r.oid, spec.force, true);
