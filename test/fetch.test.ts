@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { FAST_IMPORT_MALLOC, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import {
   addCommits, clientEnv, makeServerRepo, rewriteTip, runAsync, startServers, type ProtocolVersion, type TransportUnderTest,
 } from './transport-servers.js';
@@ -188,7 +188,7 @@ describe('fetch details', () => {
           if (i === 0) lines.push('from refs/heads/main^0');
           lines.push(`M 100644 inline local-${i}.txt`, 'data 2', `${i % 10}\n`);
         }
-        const imported = spawnSync('git', ['fast-import', '--quiet'], { cwd: dir, env, input: lines.join('\n') + '\n' });
+        const imported = spawnSync('git', ['fast-import', '--quiet'], { cwd: dir, env: { ...env, ...FAST_IMPORT_MALLOC }, input: lines.join('\n') + '\n' });
         assert.equal(imported.status, 0, String(imported.stderr));
         const packsBefore = new Set(fs.readdirSync(path.join(dir, '.git', 'objects', 'pack')));
         addCommits(server, 'main', 1, `negotiate-v${version}`);

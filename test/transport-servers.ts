@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { parseCgiHead } from '../bench/cgi-head.js';
-import { GIT_ENV } from './helpers.js';
+import { FAST_IMPORT_MALLOC, GIT_ENV } from './helpers.js';
 
 export type ProtocolVersion = 0 | 2;
 
@@ -261,7 +261,7 @@ function fastImport(dir: string, lines: string[], force = false): void {
 }
 
 function gitSync(cwd: string, args: string[], input?: string): string {
-  const r = spawnSync('git', args, { cwd, env: GIT_ENV, input, encoding: 'utf8' });
+  const r = spawnSync('git', args, { cwd, env: args.includes('fast-import') ? { ...GIT_ENV, ...FAST_IMPORT_MALLOC } : GIT_ENV, input, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
   return r.stdout;
 }
