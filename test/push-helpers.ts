@@ -70,13 +70,41 @@ export function workRepo(root: string, name: string, n: number): string {
   return dir;
 }
 
+/**
+ * `n` commits on the current branch of work tree `dir`, each adding d/<tag>/f<i>.txt and editing
+ * shared.txt; returns the last one. The first is made by `git add -A` and `git commit` (taking in
+ * whatever else the work tree holds); the rest, when there are many, by one `git fast-import` with
+ * the same author, committer, dates and messages as `git commit` gives them (the same commits: two
+ * processes each cost more than the push tests that make 150 of them), and `git reset` then brings
+ * the index to the work tree, which holds the files of the last.
+ */
 export function commits(dir: string, n: number, tag: string): string {
-  for (let i = 0; i < n; i++) {
+  const write = (i: number): { file: string; body: string; shared: string } => {
+    const file = `d/${tag}/f${i}.txt`, body = `${tag} ${i}\n`.repeat(20 + i);
+    const shared = Array.from({ length: 200 }, (_, k) => `line ${k} ${k % 17 === i % 17 ? tag : ''}\n`).join('');
     fs.mkdirSync(path.join(dir, 'd', tag), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'd', tag, `f${i}.txt`), `${tag} ${i}\n`.repeat(20 + i));
-    fs.writeFileSync(path.join(dir, 'shared.txt'), Array.from({ length: 200 }, (_, k) => `line ${k} ${k % 17 === i % 17 ? tag : ''}\n`).join(''));
+    fs.writeFileSync(path.join(dir, file), body);
+    fs.writeFileSync(path.join(dir, 'shared.txt'), shared);
+    return { file, body, shared };
+  };
+  const viaGit = n < 8 ? n : 1;
+  for (let i = 0; i < viaGit; i++) {
+    write(i);
     git(dir, ['add', '-A']);
     git(dir, ['commit', '-q', '-m', `${tag} ${i}`]);
+  }
+  if (viaGit < n) {
+    const branch = git(dir, ['symbolic-ref', 'HEAD']).trim();
+    const ident = (who: 'AUTHOR' | 'COMMITTER') => `${GIT_ENV[`GIT_${who}_NAME`]} <${GIT_ENV[`GIT_${who}_EMAIL`]}> ${GIT_ENV[`GIT_${who}_DATE`]}`;
+    const data = (s: string) => `data ${Buffer.byteLength(s)}\n${s}\n`;
+    const parts: string[] = [];
+    for (let i = viaGit; i < n; i++) {
+      const { file, body, shared } = write(i);
+      parts.push(`commit ${branch}\nauthor ${ident('AUTHOR')}\ncommitter ${ident('COMMITTER')}\n${data(`${tag} ${i}\n`)}`,
+        i === viaGit ? `from ${branch}^0\n` : '', `M 100644 inline ${file}\n${data(body)}M 100644 inline shared.txt\n${data(shared)}`);
+    }
+    git(dir, ['fast-import', '--quiet'], parts.join('') + '\n');
+    git(dir, ['reset', '-q']);
   }
   return git(dir, ['rev-parse', 'HEAD']).trim();
 }
