@@ -2,11 +2,20 @@
 // rule of security.md ("Tree entries", "Writing the work tree"), built byte by byte. A refusal
 // must name the path and the rule, and leave the work tree, the repository and everything around
 // them exactly as they were: no file, no directory, no index.
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FIXTURES, git, gitBuf, rmrf, tmpDir, tsgit } from './helpers.js';
+import { TsgitSession } from './cli-batch.js';
+import { FIXTURES, git, gitBuf, rmrf, tmpDir, tsgit as spawnTsgit } from './helpers.js';
+
+// The checkouts run through the CLI in one process (cli-batch.ts's session: a fresh process for
+// each of some 150 checkouts cost most of this file's time); the first refusal of the nasty
+// fixture is also made by a spawned bin/tsgit, which must say the same.
+let session: TsgitSession;
+before(() => { session = new TsgitSession(); });
+after(() => session.stop());
+const tsgit = (cwd: string, args: string[]) => session.run(cwd, args);
 
 interface RawEntry { mode: string; name: string | Buffer; oid: string }
 
@@ -51,9 +60,9 @@ function sandbox() {
     box, repo, blob, good, commit,
     tree: (entries: RawEntry[]) => rawTree(repo, entries),
     /** Checks out `treeish` expecting a refusal matching `why`; asserts that nothing changed. */
-    refuses(commitId: string, why: RegExp, args: string[] = []): void {
+    async refuses(commitId: string, why: RegExp, args: string[] = []): Promise<void> {
       const before = listing(box);
-      const r = tsgit(repo, ['checkout', '-q', ...args, commitId]);
+      const r = await tsgit(repo, ['checkout', '-q', ...args, commitId]);
       assert.equal(r.status, 1, `expected a refusal (git's unpack-trees status), got status ${r.status}: ${r.stderr}`);
       assert.match(r.stderr.toString(), why);
       assert.deepEqual(listing(box), before, 'the refused checkout changed something on disk');
@@ -61,7 +70,7 @@ function sandbox() {
   };
 }
 
-test('every malicious branch of libgit2\'s nasty fixture is refused, leaving everything as it was', () => {
+test('every malicious branch of libgit2\'s nasty fixture is refused, leaving everything as it was', async () => {
   const box = tmpDir('tsgit-nasty-');
   try {
     const src = path.join(box, 'nasty.git');
@@ -74,16 +83,21 @@ test('every malicious branch of libgit2\'s nasty fixture is refused, leaving eve
     let refused = 0;
     for (const b of branches) {
       if (b === 'master') continue;
-      const r = tsgit(wt, ['checkout', '-q', `origin/${b}`]);
+      const r = await tsgit(wt, ['checkout', '-q', `origin/${b}`]);
       // Refused as git's unpack-trees refuses an invalid path: "error:", status 1.
       assert.equal(r.status, 1, `${b} was not refused: ${r.stderr}`);
+      if (refused === 0) {
+        const spawned = spawnTsgit(wt, ['checkout', '-q', `origin/${b}`]);
+        assert.equal(spawned.status, r.status, `${b}: a spawned bin/tsgit exits ${spawned.status}`);
+        assert.equal(spawned.stderr.toString(), r.stderr.toString(), `${b}: a spawned bin/tsgit says otherwise`);
+      }
       assert.match(r.stderr.toString(), /^error: refusing to check out '.*': .* \((hasDotgit|hasDot|hasDotdot|fullPathname|gitmodulesSymlink|symlinkDirectoryCollision)\)/, b);
       assert.deepEqual(listing(box), before, `${b} left something behind`);
       refused++;
     }
     assert.equal(refused, branches.length - 1);
     // The one harmless branch checks out.
-    const r = tsgit(wt, ['checkout', '-q', 'origin/master']);
+    const r = await tsgit(wt, ['checkout', '-q', 'origin/master']);
     assert.equal(r.status, 0, r.stderr.toString());
     assert.deepEqual(fs.readdirSync(wt).sort(), ['.git', 'foobar']);
   } finally {
@@ -91,7 +105,7 @@ test('every malicious branch of libgit2\'s nasty fixture is refused, leaving eve
   }
 });
 
-test('names: empty, ".", "..", and "/" inside a name', () => {
+test('names: empty, ".", "..", and "/" inside a name', async () => {
   const s = sandbox();
   try {
     const sub = s.tree([{ mode: '100644', name: 'config', oid: s.good }]);
@@ -107,14 +121,14 @@ test('names: empty, ".", "..", and "/" inside a name', () => {
     for (const [entries, why] of cases) {
       // Behind a harmless first entry, so that a checkout writing as it walks would leave a trace.
       const tree = s.tree([{ mode: '100644', name: 'a-first', oid: s.good }, ...entries]);
-      s.refuses(s.commit(tree), why);
+      await s.refuses(s.commit(tree), why);
     }
   } finally {
     rmrf(s.box);
   }
 });
 
-test('.git in every spelling a filesystem may fold to it, as file or directory, at any depth', () => {
+test('.git in every spelling a filesystem may fold to it, as file or directory, at any depth', async () => {
   const s = sandbox();
   try {
     const hooks = s.tree([{ mode: '100755', name: 'post-checkout', oid: s.blob('#!/bin/sh\necho pwned\n') }]);
@@ -130,7 +144,7 @@ test('.git in every spelling a filesystem may fold to it, as file or directory, 
           { mode: '100644', name: 'a-first', oid: s.good },
           { mode: '40000', name: 'z', oid: deep },
         ]);
-        s.refuses(s.commit(root), /refusing to check out 'z\/.*' .*\(hasDotgit\)/);
+        await s.refuses(s.commit(root), /refusing to check out 'z\/.*' .*\(hasDotgit\)/);
       }
     }
   } finally {
@@ -138,7 +152,7 @@ test('.git in every spelling a filesystem may fold to it, as file or directory, 
   }
 });
 
-test('.gitmodules, .gitattributes, .gitignore and .mailmap may not be symlinks, in any spelling', () => {
+test('.gitmodules, .gitattributes, .gitignore and .mailmap may not be symlinks, in any spelling', async () => {
   const s = sandbox();
   try {
     const target = s.blob('../../outside/secret');
@@ -150,19 +164,19 @@ test('.gitmodules, .gitattributes, .gitignore and .mailmap may not be symlinks, 
     ];
     for (const [name, rule] of cases) {
       const inner = s.tree([{ mode: '120000', name, oid: target }]);
-      s.refuses(s.commit(s.tree([{ mode: '120000', name, oid: target }])), new RegExp(`\\(${rule}\\)`));
-      s.refuses(s.commit(s.tree([{ mode: '40000', name: 'deep', oid: inner }])), new RegExp(`'deep/.*\\(${rule}\\)`));
+      await s.refuses(s.commit(s.tree([{ mode: '120000', name, oid: target }])), new RegExp(`\\(${rule}\\)`));
+      await s.refuses(s.commit(s.tree([{ mode: '40000', name: 'deep', oid: inner }])), new RegExp(`'deep/.*\\(${rule}\\)`));
     }
     // As regular files they are fine.
     const ok = s.commit(s.tree([{ mode: '100644', name: '.gitmodules', oid: s.good }]));
-    const r = tsgit(s.repo, ['checkout', '-q', ok]);
+    const r = await tsgit(s.repo, ['checkout', '-q', ok]);
     assert.equal(r.status, 0, r.stderr.toString());
   } finally {
     rmrf(s.box);
   }
 });
 
-test('duplicate names and unsorted trees', () => {
+test('duplicate names and unsorted trees', async () => {
   const s = sandbox();
   try {
     const dir = s.tree([{ mode: '100644', name: 'x', oid: s.good }]);
@@ -178,13 +192,13 @@ test('duplicate names and unsorted trees', () => {
       [[{ mode: '100644', name: 'b', oid: s.good }, { mode: '100644', name: 'a', oid: s.good }], /'a'.*\(treeNotSorted\)/],
       [[{ mode: '40000', name: 'a', oid: dir }, { mode: '100644', name: 'a', oid: s.good }], /treeNotSorted/],
     ];
-    for (const [entries, why] of cases) s.refuses(s.commit(s.tree(entries)), why);
+    for (const [entries, why] of cases) await s.refuses(s.commit(s.tree(entries)), why);
   } finally {
     rmrf(s.box);
   }
 });
 
-test('a symlink whose name folds to a directory\'s (case, HFS+ ignorables, trailing dots) is refused', () => {
+test('a symlink whose name folds to a directory\'s (case, HFS+ ignorables, trailing dots) is refused', async () => {
   const s = sandbox();
   try {
     const dir = s.tree([{ mode: '100644', name: 'hook', oid: s.good }]);
@@ -192,24 +206,24 @@ test('a symlink whose name folds to a directory\'s (case, HFS+ ignorables, trail
     for (const [linkName, dirName] of [['Docs', 'docs'], ['docs', 'DOCS'], ['do\u200ccs', 'docs'], ['docs.', 'docs'], ['caf\u00e9', 'cafe\u0301']]) {
       const entries = [{ mode: '120000', name: linkName, oid: link }, { mode: '40000', name: dirName, oid: dir }]
         .sort((a, b) => Buffer.compare(Buffer.from(a.name + (a.mode === '40000' ? '/' : '')), Buffer.from(b.name + (b.mode === '40000' ? '/' : ''))));
-      s.refuses(s.commit(s.tree(entries)), /symlinkDirectoryCollision/);
+      await s.refuses(s.commit(s.tree(entries)), /symlinkDirectoryCollision/);
     }
     // Two regular entries that differ in case are legitimate (and common): they pass.
     const ok = s.commit(s.tree([{ mode: '100644', name: 'README', oid: s.good }, { mode: '100644', name: 'readme', oid: s.good }]));
-    assert.equal(tsgit(s.repo, ['checkout', '-q', ok]).status, 0);
+    assert.equal((await tsgit(s.repo, ['checkout', '-q', ok])).status, 0);
   } finally {
     rmrf(s.box);
   }
 });
 
-test('modes other than file, executable, symlink, directory and submodule are refused; 100664 reads as 100644', () => {
+test('modes other than file, executable, symlink, directory and submodule are refused; 100664 reads as 100644', async () => {
   const s = sandbox();
   try {
     for (const mode of ['100600', '100777', '100000', '140000', '20000', '60644', '170000']) {
-      s.refuses(s.commit(s.tree([{ mode, name: 'f', oid: s.good }])), /\(badFilemode\)/);
+      await s.refuses(s.commit(s.tree([{ mode, name: 'f', oid: s.good }])), /\(badFilemode\)/);
     }
     const ok = s.commit(s.tree([{ mode: '100664', name: 'f', oid: s.good }]));
-    const r = tsgit(s.repo, ['checkout', '-q', ok]);
+    const r = await tsgit(s.repo, ['checkout', '-q', ok]);
     assert.equal(r.status, 0, r.stderr.toString());
     assert.equal(fs.statSync(path.join(s.repo, 'f')).mode & 0o111, 0);
     assert.equal(git(s.repo, ['ls-files', '-s']).split(' ')[0], '100644');
@@ -218,7 +232,7 @@ test('modes other than file, executable, symlink, directory and submodule are re
   }
 });
 
-test('a symlink target is written as text, never followed, even when it points outside', () => {
+test('a symlink target is written as text, never followed, even when it points outside', async () => {
   const s = sandbox();
   try {
     const tree = s.tree([
@@ -226,7 +240,7 @@ test('a symlink target is written as text, never followed, even when it points o
       { mode: '120000', name: 'passwd', oid: s.blob('/etc/passwd') },
       { mode: '100644', name: 'z', oid: s.good },
     ]);
-    const r = tsgit(s.repo, ['checkout', '-q', s.commit(tree)]);
+    const r = await tsgit(s.repo, ['checkout', '-q', s.commit(tree)]);
     assert.equal(r.status, 0, r.stderr.toString());
     assert.equal(fs.readlinkSync(path.join(s.repo, 'escape')), '../outside');
     assert.equal(fs.readlinkSync(path.join(s.repo, 'passwd')), '/etc/passwd');
@@ -236,7 +250,7 @@ test('a symlink target is written as text, never followed, even when it points o
   }
 });
 
-test('with -f, a symlink already in the work tree is replaced, never written through', () => {
+test('with -f, a symlink already in the work tree is replaced, never written through', async () => {
   const s = sandbox();
   try {
     const outside = path.join(s.box, 'outside');
@@ -250,8 +264,8 @@ test('with -f, a symlink already in the work tree is replaced, never written thr
       { mode: '100644', name: 'file', oid: s.blob('overwritten through file\n') },
     ]);
     const id = s.commit(tree);
-    s.refuses(id, /not empty/);
-    const r = tsgit(s.repo, ['checkout', '-q', '-f', id]);
+    await s.refuses(id, /not empty/);
+    const r = await tsgit(s.repo, ['checkout', '-q', '-f', id]);
     assert.equal(r.status, 0, r.stderr.toString());
     assert.equal(fs.readFileSync(path.join(outside, 'victim'), 'utf8'), 'original\n');
     assert.deepEqual(fs.readdirSync(outside), ['victim']);
@@ -264,18 +278,18 @@ test('with -f, a symlink already in the work tree is replaced, never written thr
   }
 });
 
-test('a switch never removes or writes through a directory replaced by a symlink', () => {
+test('a switch never removes or writes through a directory replaced by a symlink', async () => {
   const s = sandbox();
   try {
     const outside = path.join(s.box, 'outside');
     fs.writeFileSync(path.join(outside, 'x'), 'outside file\n');
     const one = s.commit(s.tree([{ mode: '40000', name: 'd', oid: s.tree([{ mode: '100644', name: 'x', oid: s.good }]) }]));
     const two = s.commit(s.tree([{ mode: '100644', name: 'other', oid: s.good }]));
-    assert.equal(tsgit(s.repo, ['checkout', '-q', one]).status, 0);
+    assert.equal((await tsgit(s.repo, ['checkout', '-q', one])).status, 0);
     // The user (or an attacker) swaps the checked-out directory for a symlink to the outside.
     fs.rmSync(path.join(s.repo, 'd'), { recursive: true });
     fs.symlinkSync(outside, path.join(s.repo, 'd'));
-    const r = tsgit(s.repo, ['checkout', '-q', '-f', two]);
+    const r = await tsgit(s.repo, ['checkout', '-q', '-f', two]);
     assert.equal(r.status, 0, r.stderr.toString());
     assert.equal(fs.readFileSync(path.join(outside, 'x'), 'utf8'), 'outside file\n');
   } finally {
@@ -283,7 +297,7 @@ test('a switch never removes or writes through a directory replaced by a symlink
   }
 });
 
-test('the refusal comes before the first write even when the bad entry is the last of many', () => {
+test('the refusal comes before the first write even when the bad entry is the last of many', async () => {
   const s = sandbox();
   try {
     const many = s.tree(Array.from({ length: 200 }, (_, i) => ({ mode: '100644', name: `f${String(i).padStart(3, '0')}`, oid: s.good })));
@@ -294,7 +308,7 @@ test('the refusal comes before the first write even when the bad entry is the la
       { mode: '40000', name: 'bbb', oid: many },
       { mode: '40000', name: 'zzz', oid: deep },
     ]);
-    s.refuses(s.commit(root), /'zzz\/\.GIT'.*\(hasDotgit\)/);
+    await s.refuses(s.commit(root), /'zzz\/\.GIT'.*\(hasDotgit\)/);
   } finally {
     rmrf(s.box);
   }

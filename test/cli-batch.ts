@@ -11,17 +11,19 @@
 // stdout and to its stderr. node --test also loads it as a test file: without the flag, it does
 // nothing.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { GIT_ENV, ROOT, tmpDir, TSGIT } from './helpers.js';
 
 export interface BatchCommand { cwd: string; args: string[] }
 export interface BatchResult { status: number; stdout: Buffer; stderr: Buffer }
 
 const BATCH_FLAG = '--tsgit-cli-batch';
+const SESSION_FLAG = '--tsgit-cli-session';
 const SELF = fileURLToPath(import.meta.url);
 
 /**
@@ -83,6 +85,64 @@ export function sameAsSpawned(commands: BatchCommand[], results: BatchResult[], 
   });
 }
 
+/**
+ * One child process that runs tsgit command lines as they are asked for, one at a time, through
+ * the CLI bundle as tsgitBatch does: for tests that look at the disk between two commands. Each
+ * command line gets the environment it is run with and the working directory it names; stop()
+ * ends the child.
+ */
+export class TsgitSession {
+  private out = Buffer.alloc(0);
+  private err = Buffer.alloc(0);
+  private readonly nonce = crypto.randomBytes(16).toString('hex');
+  private readonly child: ChildProcess;
+  private waiting: { what: string; resolve(r: BatchResult): void; reject(e: Error): void } | null = null;
+  private exited: Promise<void>;
+  private gone: string | null = null;
+
+  constructor() {
+    this.child = spawn(process.execPath, [SELF, SESSION_FLAG, this.nonce], { env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    this.child.stdout!.on('data', (c: Buffer) => { this.out = Buffer.concat([this.out, c]); this.settle(); });
+    this.child.stderr!.on('data', (c: Buffer) => { this.err = Buffer.concat([this.err, c]); this.settle(); });
+    this.exited = new Promise((resolve) => this.child.on('close', (code, signal) => {
+      this.gone = `the session child exited (status ${code}, signal ${signal})`;
+      this.waiting?.reject(new Error(`${this.gone} running ${this.waiting.what}:\n${this.err.subarray(-4000)}`));
+      this.waiting = null;
+      resolve();
+    }));
+  }
+
+  /** Runs `tsgit <args>` in `cwd` with environment `env`, as tsgit(cwd, args, undefined, env) would. */
+  run(cwd: string, args: string[], env: NodeJS.ProcessEnv = GIT_ENV): Promise<BatchResult> {
+    assert.equal(this.waiting, null, 'one command line at a time');
+    if (this.gone) return Promise.reject(new Error(this.gone));
+    return new Promise((resolve, reject) => {
+      this.waiting = { what: `tsgit ${args.join(' ')} in ${cwd}`, resolve, reject };
+      this.child.send({ cwd, args, env });
+    });
+  }
+
+  private settle(): void {
+    if (!this.waiting) return;
+    const outMark = Buffer.from(`\0${this.nonce}:`), errMark = Buffer.from(`\0${this.nonce}\0`);
+    const o = this.out.indexOf(outMark), e = this.err.indexOf(errMark);
+    if (o < 0 || e < 0) return;
+    const end = this.out.indexOf(0, o + outMark.length);
+    if (end < 0) return;
+    const result = { status: Number(this.out.toString('latin1', o + outMark.length, end)), stdout: this.out.subarray(0, o), stderr: this.err.subarray(0, e) };
+    this.out = this.out.subarray(end + 1);
+    this.err = this.err.subarray(e + errMark.length);
+    const w = this.waiting;
+    this.waiting = null;
+    w.resolve(result);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.gone) this.child.disconnect();
+    await this.exited;
+  }
+}
+
 // ---- the child ----
 
 /** bin/tsgit's choice of bundle: the command's own when it has one, else the whole CLI. */
@@ -111,22 +171,75 @@ function writeFully(fd: number, data: Buffer): void {
   }
 }
 
-async function child(nonce: string, listFile: string): Promise<void> {
-  // As bin/tsgit: Node's warnings are not the command's output.
-  process.removeAllListeners('warning');
-  process.env.NODE_NO_WARNINGS = '1';
-  const commands = JSON.parse(fs.readFileSync(listFile, 'utf8')) as BatchCommand[];
-  const env = { ...process.env };
-  for (const c of commands) {
-    process.chdir(c.cwd);
-    const { main } = await import(entryFor(c.args)) as { main(argv: string[]): Promise<number> };
-    const status = await main(c.args);
-    // Each command line starts from the environment the batch was given (-c sets a variable).
-    for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
-    Object.assign(process.env, env);
-    writeFully(1, Buffer.from(`\0${nonce}:${status}\0`));
-    writeFully(2, Buffer.from(`\0${nonce}\0`));
-  }
+/**
+ * What a process that ends keeps of a command's work, for the command lines of one child: worker
+ * threads started by a command (whether they hold the process open: Worker has no way to ask),
+ * and the 'exit' and signal listeners it added.
+ */
+const workers = new Set<Worker>();
+const unrefd = new WeakSet<Worker>();
+const PROCESS_EVENTS = ['exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGPIPE'] as const;
+
+function watchWorkers(): void {
+  const { ref, unref } = Worker.prototype;
+  Worker.prototype.unref = function (this: Worker) { unrefd.add(this); unref.call(this); };
+  Worker.prototype.ref = function (this: Worker) { unrefd.delete(this); ref.call(this); };
+  process.on('worker', (w) => { if (w.threadId !== -1) { workers.add(w); w.once('exit', () => workers.delete(w)); } });
 }
 
-if (process.argv[2] === BATCH_FLAG) await child(process.argv[3]!, process.argv[4]!);
+/** Types of what keeps the event loop running, counted. */
+function busy(): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const r of process.getActiveResourcesInfo()) m.set(r, (m.get(r) ?? 0) + 1);
+  return m;
+}
+
+/**
+ * Runs one command line as bin/tsgit would, in `cwd` with environment `env`, and then what would
+ * happen before its process ended: nothing more is said until what it left running (timers,
+ * file operations, child processes, worker threads that hold the process open) has finished;
+ * the workers that would not hold it are stopped, as an exit would stop them, and its 'exit'
+ * listeners run. Then the markers, on stdout and on stderr.
+ */
+async function runOne(nonce: string, c: BatchCommand, env: NodeJS.ProcessEnv): Promise<void> {
+  for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
+  Object.assign(process.env, env);
+  process.env.NODE_NO_WARNINGS = '1';
+  process.chdir(c.cwd);
+  const listeners = PROCESS_EVENTS.map((e) => new Set<unknown>(process.listeners(e as 'exit')));
+  const idle = busy();
+  const { main } = await import(entryFor(c.args)) as { main(argv: string[]): Promise<number> };
+  const status = await main(c.args);
+  const left = () => [...busy()].some(([type, n]) => n > (idle.get(type) ?? 0)) || [...workers].some((w) => !unrefd.has(w));
+  while (left()) await new Promise((resolve) => setTimeout(resolve, 2));
+  await Promise.all([...workers].map((w) => w.terminate()));
+  PROCESS_EVENTS.forEach((e, i) => {
+    for (const l of process.listeners(e as 'exit')) {
+      if (listeners[i]!.has(l)) continue;
+      process.removeListener(e as 'exit', l);
+      if (e === 'exit') (l as (code: number) => void)(status);
+    }
+  });
+  writeFully(1, Buffer.from(`\0${nonce}:${status}\0`));
+  writeFully(2, Buffer.from(`\0${nonce}\0`));
+}
+
+if (process.argv[2] === BATCH_FLAG || process.argv[2] === SESSION_FLAG) {
+  // As bin/tsgit: Node's warnings are not the command's output.
+  process.removeAllListeners('warning');
+  watchWorkers();
+  // Made on first use and kept: not something a command leaves running.
+  void process.stdout;
+  void process.stderr;
+}
+if (process.argv[2] === BATCH_FLAG) {
+  const nonce = process.argv[3]!;
+  const env = { ...process.env };
+  for (const c of JSON.parse(fs.readFileSync(process.argv[4]!, 'utf8')) as BatchCommand[]) await runOne(nonce, c, env);
+}
+if (process.argv[2] === SESSION_FLAG) {
+  const nonce = process.argv[3]!;
+  process.on('message', (m: BatchCommand & { env: NodeJS.ProcessEnv }) => {
+    runOne(nonce, m, m.env).catch((e) => { process.exitCode = 1; console.error(e); process.disconnect(); });
+  });
+}
