@@ -104,12 +104,14 @@ export class TsgitSession {
     this.child = spawn(process.execPath, [SELF, SESSION_FLAG, this.nonce], { env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     this.child.stdout!.on('data', (c: Buffer) => { this.out = Buffer.concat([this.out, c]); this.settle(); });
     this.child.stderr!.on('data', (c: Buffer) => { this.err = Buffer.concat([this.err, c]); this.settle(); });
-    this.exited = new Promise((resolve) => this.child.on('close', (code, signal) => {
+    // Its end: the process gone and its output read ('close' is not emitted once this side has
+    // disconnected the channel).
+    const ended = (emitter: NodeJS.EventEmitter, event: string) => new Promise<unknown[]>((resolve) => emitter.once(event, (...a) => resolve(a)));
+    this.exited = Promise.all([ended(this.child, 'exit'), ended(this.child.stdout!, 'close'), ended(this.child.stderr!, 'close')]).then(([[code, signal]]) => {
       this.gone = `the session child exited (status ${code}, signal ${signal})`;
       this.waiting?.reject(new Error(`${this.gone} running ${this.waiting.what}:\n${this.err.subarray(-4000)}`));
       this.waiting = null;
-      resolve();
-    }));
+    });
   }
 
   /** Runs `tsgit <args>` in `cwd` with environment `env`, as tsgit(cwd, args, undefined, env) would. */

@@ -5,12 +5,27 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { TsgitSession } from './cli-batch.js';
 import { rmrf, tmpDir, TSGIT } from './helpers.js';
-import { clientEnv, makeServerRepo, runAsync, startServers } from './transport-servers.js';
+import { clientEnv, makeServerRepo, runAsync, startServers, type RunResult } from './transport-servers.js';
 
 let root: string;
 let scratch: string;
 let servers: Awaited<ReturnType<typeof startServers>>;
+// tsgit ls-remote runs through the CLI in one session process (cli-batch.ts): a process for each of
+// its ~95 runs was most of this file's time. The first command line against each server and
+// version, and the missing repository's failure, are also run by a spawned bin/tsgit.
+let session: TsgitSession;
+
+async function lsRemote(args: string[], cwd: string, env: NodeJS.ProcessEnv, spawned = false): Promise<RunResult> {
+  const r = await session.run(cwd, ['ls-remote', ...args], env);
+  const mine = { status: r.status, signal: null, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
+  if (spawned) {
+    const cli = await runAsync(process.execPath, [TSGIT, 'ls-remote', ...args], cwd, env);
+    assert.deepEqual(cli, mine, `a spawned bin/tsgit ls-remote ${args.join(' ')}`);
+  }
+  return mine;
+}
 
 before(async () => {
   root = tmpDir('tsgit-ls-remote-root-');
@@ -19,9 +34,11 @@ before(async () => {
   spawnSync('git', ['-C', path.join(root, 'repo.git'), 'update-ref', 'refs/notes/commits', 'main']);
   spawnSync('git', ['init', '-q', '--bare', path.join(root, 'empty.git')]);
   servers = await startServers(root, scratch);
+  session = new TsgitSession();
 });
 
 after(async () => {
+  await session.stop();
   await servers.stop();
   rmrf(root);
   rmrf(scratch);
@@ -40,8 +57,8 @@ for (const version of [0, 2] as const) {
         ['--refs', t.url('repo.git'), 'refs/tags/*'],
         [t.url('empty.git')],
       ];
-      for (const args of cases) {
-        const mine = await runAsync(process.execPath, [TSGIT, 'ls-remote', ...t.args, ...args], scratch, env);
+      for (const [k, args] of cases.entries()) {
+        const mine = await lsRemote([...t.args, ...args], scratch, env, k === 0);
         const gits = await runAsync('git', ['ls-remote', ...t.args, ...args], scratch, env);
         assert.equal(gits.status, 0, gits.stderr);
         assert.equal(mine.stderr, '', `ls-remote ${args.join(' ')}`);
@@ -61,17 +78,17 @@ test('a configured remote by name, the default remote, --get-url, --exit-code, a
     spawnSync('git', ['-C', work, 'config', 'remote.up.uploadpack', 'git-upload-pack'], { env });
     spawnSync('git', ['-C', work, 'config', 'url.' + root + '/.insteadOf', 'mirror:'], { env });
     for (const args of [['up'], ['--get-url', 'up'], ['--get-url', 'mirror:repo.git'], ['--exit-code', 'up', 'no-such-ref'], ['up', 'main']]) {
-      const mine = await runAsync(process.execPath, [TSGIT, 'ls-remote', ...args], work, env);
+      const mine = await lsRemote(args, work, env);
       const gits = await runAsync('git', ['ls-remote', ...args], work, env);
       assert.equal(mine.status, gits.status, `ls-remote ${args.join(' ')}: ${mine.stderr}`);
       assert.equal(mine.stdout, gits.stdout, `ls-remote ${args.join(' ')}`);
     }
     spawnSync('git', ['-C', work, 'remote', 'rename', 'up', 'origin'], { env });
-    const mine = await runAsync(process.execPath, [TSGIT, 'ls-remote'], work, env);
+    const mine = await lsRemote([], work, env);
     const gits = await runAsync('git', ['ls-remote'], work, env);
     assert.equal(mine.stdout, gits.stdout);
     assert.equal(mine.stderr, gits.stderr);
-    const missing = await runAsync(process.execPath, [TSGIT, 'ls-remote', '--upload-pack', 'git-upload-pack', path.join(root, 'nope.git')], work, env);
+    const missing = await lsRemote(['--upload-pack', 'git-upload-pack', path.join(root, 'nope.git')], work, env, true);
     assert.equal(missing.status, 128);
     assert.match(missing.stderr, /does not appear to be a git repository/);
     assert.match(missing.stderr, /fatal: the remote end hung up unexpectedly/);
