@@ -212,6 +212,8 @@ async function runOne(nonce: string, c: BatchCommand, env: NodeJS.ProcessEnv): P
   const idle = busy();
   const { main } = await import(entryFor(c.args)) as { main(argv: string[]): Promise<number> };
   const status = await main(c.args);
+  // bin/tsgit makes the status the process's; a command may have set another meanwhile.
+  process.exitCode = undefined;
   const left = () => [...busy()].some(([type, n]) => n > (idle.get(type) ?? 0)) || [...workers].some((w) => !unrefd.has(w));
   while (left()) await new Promise((resolve) => setTimeout(resolve, 2));
   await Promise.all([...workers].map((w) => w.terminate()));

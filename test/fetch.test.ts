@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { TsgitSession } from './cli-batch.js';
 import { FAST_IMPORT_MALLOC, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import {
   addCommits, clientEnv, makeServerRepo, rewriteTip, runAsync, startServers, type ProtocolVersion, type TransportUnderTest,
@@ -16,14 +17,20 @@ import {
 let root: string;
 let scratch: string;
 let servers: Awaited<ReturnType<typeof startServers>>;
+// Pair.fetch runs tsgit fetch through the CLI in one session process (cli-batch.ts), but for each
+// pair's first fetch, which a spawned bin/tsgit makes: a process per fetch was a large part of
+// this file's time.
+let session: TsgitSession;
 
 before(async () => {
   root = tmpDir('tsgit-fetch-root-');
   scratch = tmpDir('tsgit-fetch-');
   servers = await startServers(root, scratch);
+  session = new TsgitSession();
 });
 
 after(async () => {
+  await session.stop();
   await servers.stop();
   rmrf(root);
   rmrf(scratch);
@@ -58,6 +65,9 @@ async function gitUsesIt(dir: string, env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 class Pair {
+  /** Whether a spawned bin/tsgit has fetched here yet. */
+  private spawned = false;
+
   constructor(readonly t: TransportUnderTest, readonly env: NodeJS.ProcessEnv, readonly ours: string, readonly theirs: string) {}
 
   static async clone(t: TransportUnderTest, version: ProtocolVersion, repo: string, label: string, args: string[] = []): Promise<Pair> {
@@ -74,7 +84,10 @@ class Pair {
 
   /** Runs `fetch <args>` in both; asserts the same status, report and result. */
   async fetch(args: string[], expectStatus = 0): Promise<string> {
-    const mine = await runAsync(process.execPath, [TSGIT, 'fetch', ...args], this.ours, this.env);
+    const mine = this.spawned ? await session.run(this.ours, ['fetch', ...args], this.env)
+      .then((b) => ({ status: b.status, stdout: b.stdout.toString('utf8'), stderr: b.stderr.toString('utf8') }))
+      : await runAsync(process.execPath, [TSGIT, 'fetch', ...args], this.ours, this.env);
+    this.spawned = true;
     const gits = await runAsync('git', ['fetch', ...args], this.theirs, this.env);
     assert.equal(gits.status, expectStatus, `git fetch ${args.join(' ')}: ${gits.stderr}`);
     assert.equal(mine.status, expectStatus, `tsgit fetch ${args.join(' ')}: ${mine.stderr}`);
