@@ -6,11 +6,20 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { TsgitSession } from './cli-batch.js';
 import { git, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { assertFsck, commits, RECEIVE_PACK, refsOf, workRepo } from './push-helpers.js';
 import { makeSshShim, runAsync, startDaemon, startHttpBackend, type Server } from './transport-servers.js';
 
 interface Side { status: number | null; stdout: string; stderr: string }
+
+// both() runs tsgit push through the CLI in one session process (cli-batch.ts), but for its first
+// push to each pair of repositories, which a spawned bin/tsgit makes: a process per push was a
+// large part of this file's time. The other tests spawn bin/tsgit as before.
+let session: TsgitSession;
+before(() => { session = new TsgitSession(); });
+after(() => session.stop());
+const spawnedTo = new WeakSet<object>();
 
 /** Pushes from `work` with git to `gitRepo` and with tsgit to `tsRepo` (URLs from `url`); compares. */
 async function both(work: string, url: (repo: string) => string, repos: { git: string; ts: string }, args: string[],
@@ -19,7 +28,14 @@ async function both(work: string, url: (repo: string) => string, repos: { git: s
   const run = (cmd: string, pre: string[], repo: string) =>
     runAsync(cmd, [...pre, 'push', '--porcelain', ...args.map((a) => (a === '<url>' ? url(repo) : a))], work, env);
   const g = await run('git', extra.gitArgs ?? [], repos.git);
-  const t = await run(process.execPath, [TSGIT, ...(extra.tsArgs ?? [])], repos.ts);
+  let t: Side;
+  if (spawnedTo.has(repos)) {
+    const b = await session.run(work, [...(extra.tsArgs ?? []), 'push', '--porcelain', ...args.map((a) => (a === '<url>' ? url(repos.ts) : a))], env);
+    t = { status: b.status, stdout: b.stdout.toString('utf8'), stderr: b.stderr.toString('utf8') };
+  } else {
+    t = await run(process.execPath, [TSGIT, ...(extra.tsArgs ?? [])], repos.ts);
+    spawnedTo.add(repos);
+  }
   const norm = (s: Side, repo: string) => s.stdout.split(url(repo)).join('<url>');
   assert.equal(norm(t, repos.ts), norm(g, repos.git), `porcelain of push ${args.join(' ')}\ntsgit: ${t.stderr}\ngit: ${g.stderr}`);
   assert.equal(t.status, g.status, `exit status of push ${args.join(' ')}: ${t.stderr}`);
