@@ -1,15 +1,16 @@
-// Several tsgit command lines run one after another in one Node process, each through the CLI
-// bundle bin/tsgit loads for it (main(argv): the same dispatcher, options and printers), with its
-// exit status, stdout and stderr kept apart. For the oracle tests that compare hundreds of outputs
-// with git's: a process per command line costs 0.1-0.3 s of start-up, and the comparison is about
-// what the command prints, not about starting Node. bin/tsgit itself (the bundle it picks, its
-// error printer) is covered by the tests that spawn it, and each file using this checks a few of
-// its command lines against a spawned bin/tsgit too (sameAsSpawned).
+// tsgit command lines run in one Node process, each through the CLI bundle bin/tsgit loads for it
+// (main(argv): the same dispatcher, options, printers and exit statuses), with its exit status,
+// stdout and stderr kept apart: tsgitBatch runs a list of them, TsgitSession one at a time as a
+// test asks (for tests that look at the disk between two). A process per command line costs 0.1 to
+// 0.3 s of start-up on a busy machine, and the tests that use these are about what a command does
+// and prints, not about starting Node. bin/tsgit itself (the bundle it picks, its error printer)
+// is covered by the tests that spawn it, and each file using these also runs some of its command
+// lines with a spawned bin/tsgit and checks that it prints the same (sameAsSpawned, or its own).
 //
-// Run as a script with BATCH_FLAG, this file is the child: it reads the command lines from argv,
-// runs them in turn, and after each writes a marker (a random nonce and the exit status) to its
-// stdout and to its stderr. node --test also loads it as a test file: without the flag, it does
-// nothing.
+// Run as a script with BATCH_FLAG or SESSION_FLAG, this file is the child: it runs the command
+// lines in turn, each as its own process would run to its end (runOne), and after each writes a
+// marker (a random nonce and the exit status) to its stdout and to its stderr. node --test also
+// loads it as a test file: without a flag, it does nothing.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
