@@ -305,7 +305,8 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitm
   }
   if (content.length === 0) return report.problems;
   // Made only once an entry is flagged: most trees have nothing to report.
-  let found: Map<FsckMsgId, string> | null = null;
+  // (Typed by the cast so that TypeScript does not narrow it to null: the closure assigns it.)
+  let found = null as Map<FsckMsgId, string> | null;
   const flag = (id: FsckMsgId, e: Entry): void => {
     found ??= new Map();
     if (!found.has(id)) found.set(id, `entry ${quote(content, e.nameStart, e.nameEnd)} at offset ${e.start}`);
@@ -355,16 +356,15 @@ export function checkTree(content: Uint8Array, options: FsckOptions = {}, onGitm
   }
 
   if (parseError !== null) report.add('badTree', `cannot be parsed as a tree: ${parseError}`);
-  const flagged = found as Map<FsckMsgId, string> | null;
-  if (flagged) {
+  if (found) {
     for (const [id, text] of TREE_MESSAGES) {
-      const where = flagged.get(id);
+      const where = found.get(id);
       if (where !== undefined) report.add(id, `${text} (${where})`);
     }
   }
   if (layout) {
     layout.count = count;
-    layout.clean = parseError === null && flagged === null;
+    layout.clean = parseError === null && found === null;
   }
   return report.problems;
 }

@@ -33,17 +33,28 @@ export function viaProxy(url: URL, proxy: URL): http.RequestOptions {
 
 /** An https agent whose connections are CONNECT tunnels through `proxy`. */
 export function tunnelAgent(modules: HttpModules, proxy: URL, options: https.AgentOptions): https.Agent {
-  const { http: httpModule, tls: tlsModule } = modules;
-  // The class extends https.Agent, which exists only once the modules are loaded.
-  class TunnelAgent extends modules.https.Agent {
+  TunnelAgent ??= tunnelAgentClass(modules);
+  return new TunnelAgent(proxy, options);
+}
+
+type TunnelAgentClass = new (proxy: URL, options: https.AgentOptions) => https.Agent;
+let TunnelAgent: TunnelAgentClass | null = null;
+
+/** The class, made once: it extends https.Agent, which exists only once the modules are loaded. */
+function tunnelAgentClass(m: HttpModules): TunnelAgentClass {
+  return class extends m.https.Agent {
+    constructor(private readonly proxy: URL, options: https.AgentOptions) {
+      super(options);
+    }
+
     override createConnection(requested: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | undefined {
       // The agent hands over its TLS options (servername, ca, rejectUnauthorized) with the target's.
-      const connection = requested as tls.ConnectionOptions & { host?: string; port?: number };
-      const target = `${connection.host}:${connection.port}`;
+      const options = requested as tls.ConnectionOptions & { host?: string; port?: number };
+      const target = `${options.host}:${options.port}`;
       const fail = callback as (err: Error) => void;
-      const req = httpModule.request({
-        host: proxy.hostname, port: Number(proxy.port), method: 'CONNECT', path: target,
-        headers: { Host: target, ...proxyAuthorization(proxy) },
+      const req = m.http.request({
+        host: this.proxy.hostname, port: Number(this.proxy.port), method: 'CONNECT', path: target,
+        headers: { Host: target, ...proxyAuthorization(this.proxy) },
       });
       req.once('connect', (res, socket) => {
         if (res.statusCode !== 200) {
@@ -51,13 +62,12 @@ export function tunnelAgent(modules: HttpModules, proxy: URL, options: https.Age
           fail(new Error(`Received HTTP code ${res.statusCode} from proxy after CONNECT`));
           return;
         }
-        const servername = connection.servername ?? connection.host;
-        callback!(null, tlsModule.connect({ ...connection, socket, ...servername && !/^[\d.]+$|:/.test(servername) ? { servername } : {} }));
+        const servername = options.servername ?? options.host;
+        callback!(null, m.tls.connect({ ...options, socket, ...servername && !/^[\d.]+$|:/.test(servername) ? { servername } : {} }));
       });
       req.once('error', fail);
       req.end();
       return undefined;
     }
-  }
-  return new TunnelAgent(options);
+  };
 }

@@ -139,9 +139,8 @@ export class HttpConnection implements Connection {
       const options: https.AgentOptions = {
         keepAlive: true, ...tls?.ca ? { ca: [...tls.ca] } : {}, ...tls && !tls.verify ? { rejectUnauthorized: false } : {},
       };
-      const { http, https } = this.modules;
-      if (url.protocol !== 'https:') agent = new http.Agent({ keepAlive: true });
-      else agent = this.proxy ? tunnelAgent(this.modules, this.proxy, options) : new https.Agent(options);
+      if (url.protocol !== 'https:') agent = new this.modules.http.Agent({ keepAlive: true });
+      else agent = this.proxy ? tunnelAgent(this.modules, this.proxy, options) : new this.modules.https.Agent(options);
       this.agents.set(url.protocol, agent);
     }
     return agent;
