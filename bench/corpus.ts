@@ -16,6 +16,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { sha1 } from '../src/core/hash.js';
+import { FAST_IMPORT_MALLOC } from './fast-import-malloc.js';
 import { History, type HistorySpec, type HistoryStats } from './history.js';
 import { seedFrom } from './random.js';
 import { loadTextPool } from './text-pool.js';
@@ -307,11 +308,7 @@ function round(x: number): number {
   return Math.round(x * 10) / 10;
 }
 
-/**
- * fast-import frees and reallocates delta buffers per object; glibc then returns memory to the kernel
- * and asks for it again, which took as much time as the import itself (sys time in brk).
- */
-const FAST_IMPORT_ENV: NodeJS.ProcessEnv = { ...GIT_ENV, MALLOC_TOP_PAD_: String(64 << 20), MALLOC_TRIM_THRESHOLD_: String(256 << 20) };
+const FAST_IMPORT_ENV: NodeJS.ProcessEnv = { ...GIT_ENV, ...FAST_IMPORT_MALLOC };
 
 async function fastImport(gitDir: string, history: History): Promise<void> {
   const child = spawn('git', ['fast-import', '--quiet', '--done', '--active-branches=16'], {

@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { writeExactly } from '../src/core/write-exactly.js';
 import { GIT_ENV, ROOT, tmpDir, TSGIT } from './helpers.js';
 
 export interface BatchCommand { cwd: string; args: string[] }
@@ -164,16 +165,6 @@ function entryFor(args: string[]): string {
   return pathToFileURL(path.join(ROOT, 'dist', 'src', 'tsgit-main.js')).href;
 }
 
-function writeFully(fd: number, data: Buffer): void {
-  for (let done = 0; done < data.length;) {
-    try {
-      done += fs.writeSync(fd, data, done, data.length - done);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-    }
-  }
-}
-
 /**
  * What a process that ends keeps of a command's work, for the command lines of one child: worker
  * threads started by a command (whether they hold the process open: Worker has no way to ask),
@@ -225,8 +216,8 @@ async function runOne(nonce: string, c: BatchCommand, env: NodeJS.ProcessEnv): P
       if (e === 'exit') (l as (code: number) => void)(status);
     }
   });
-  writeFully(1, Buffer.from(`\0${nonce}:${status}\0`));
-  writeFully(2, Buffer.from(`\0${nonce}\0`));
+  writeExactly(1, Buffer.from(`\0${nonce}:${status}\0`));
+  writeExactly(2, Buffer.from(`\0${nonce}\0`));
 }
 
 if (process.argv[2] === BATCH_FLAG || process.argv[2] === SESSION_FLAG) {

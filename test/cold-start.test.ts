@@ -34,7 +34,7 @@ test('the bundles of commands started per use load no http modules as they load'
 test('a push and an ls-remote to a local path load no http modules; one to an http URL does', () => {
   const dir = tmpDir();
   try {
-    const src = makeRepo(3);
+    const src = makeRepo(3, { at: path.join(dir, 'src') });
     const bare = path.join(dir, 'remote.git');
     execFileSync('git', ['init', '-q', '--bare', bare], { env: GIT_ENV });
     // Written at exit by a module preloaded into the CLI's process.
@@ -63,7 +63,6 @@ test('a push and an ls-remote to a local path load no http modules; one to an ht
     const viaHttp = run(src, ['ls-remote', 'http://127.0.0.1:1/repo.git']);
     assert.equal(viaHttp.status, 128);
     assert.deepEqual(viaHttp.modules.sort(), HTTP_MODULES);
-    rmrf(src);
   } finally {
     rmrf(dir);
   }

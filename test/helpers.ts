@@ -6,6 +6,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FAST_IMPORT_MALLOC } from '../bench/fast-import-malloc.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const TSGIT = path.join(ROOT, 'bin', 'tsgit');
@@ -30,13 +31,7 @@ export function rmrf(p: string): void {
   fs.rmSync(p, { recursive: true, force: true });
 }
 
-/**
- * What `git fast-import` adds to its environment (see bench/corpus.ts): it frees and reallocates
- * buffers per object, and glibc gives the memory back to the kernel and asks for it again each
- * time; on a machine where a fresh page costs 12 us, 70,000 small blobs took 15-20 s of system
- * time instead of 0.3 s. Only the allocator's bookkeeping changes: git writes the same objects.
- */
-export const FAST_IMPORT_MALLOC: NodeJS.ProcessEnv = { MALLOC_TOP_PAD_: String(64 << 20), MALLOC_TRIM_THRESHOLD_: String(256 << 20) };
+export { FAST_IMPORT_MALLOC };
 
 /** Runs git and returns stdout as a Buffer; throws with git's stderr on failure. */
 export function gitBuf(cwd: string, args: string[], input?: string | Buffer, env: NodeJS.ProcessEnv = GIT_ENV): Buffer {
