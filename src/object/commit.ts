@@ -26,33 +26,59 @@ function lineEnd(buf: Uint8Array, at: number): number {
 }
 
 export function parseCommit(buf: Uint8Array, label: () => string): CommitHeader {
-  let p = 0;
-  if (!startsWith(buf, p, TREE) || buf[p + 5 + OID_HEX] !== 0x0a) {
-    throw new CorruptError('object', `${label()}: bad tree line in commit`);
-  }
-  const tree = new Uint8Array(OID_BYTES);
-  if (!hexBytesToOid(buf, p + 5, tree)) throw new CorruptError('object', `${label()}: bad tree id in commit`);
-  p += 5 + OID_HEX + 1;
+  const scan = new CommitScan();
+  scan.scan(buf, label);
   const parents: Uint8Array[] = [];
-  while (startsWith(buf, p, PARENT)) {
-    const id = new Uint8Array(OID_BYTES);
-    if (buf[p + 7 + OID_HEX] !== 0x0a || !hexBytesToOid(buf, p + 7, id)) {
-      throw new CorruptError('object', `${label()}: bad parent line in commit`);
+  for (let i = 0; i < scan.parentCount; i++) parents.push(scan.parents.slice(i * OID_BYTES, (i + 1) * OID_BYTES));
+  return { tree: scan.tree, parents, time: scan.time };
+}
+
+/**
+ * parseCommit into storage that is reused from one commit to the next: a walk over a whole
+ * history parses every commit once, and the five objects parseCommit makes for each (the ids,
+ * their list, the header) were most of its garbage.
+ */
+export class CommitScan {
+  readonly tree = new Uint8Array(OID_BYTES);
+  /** parentCount ids, one after the other. */
+  parents = new Uint8Array(2 * OID_BYTES);
+  parentCount = 0;
+  /** Committer timestamp in seconds; 0 when missing or unparsable, as git does. */
+  time = 0;
+
+  scan(buf: Uint8Array, label: () => string): void {
+    let p = 0;
+    if (!startsWith(buf, p, TREE) || buf[p + 5 + OID_HEX] !== 0x0a) {
+      throw new CorruptError('object', `${label()}: bad tree line in commit`);
     }
-    parents.push(id);
-    p += 7 + OID_HEX + 1;
-  }
-  let time = 0;
-  // The committer line follows author; scan header lines until the blank line.
-  while (p < buf.length && buf[p] !== 0x0a) {
-    const end = lineEnd(buf, p);
-    if (startsWith(buf, p, COMMITTER)) {
-      time = parseIdentTime(buf, p, end);
-      break;
+    if (!hexBytesToOid(buf, p + 5, this.tree)) throw new CorruptError('object', `${label()}: bad tree id in commit`);
+    p += 5 + OID_HEX + 1;
+    let n = 0;
+    while (startsWith(buf, p, PARENT)) {
+      if ((n + 1) * OID_BYTES > this.parents.length) {
+        const bigger = new Uint8Array(this.parents.length * 2);
+        bigger.set(this.parents);
+        this.parents = bigger;
+      }
+      if (buf[p + 7 + OID_HEX] !== 0x0a || !hexBytesToOid(buf, p + 7, this.parents, n * OID_BYTES)) {
+        throw new CorruptError('object', `${label()}: bad parent line in commit`);
+      }
+      n++;
+      p += 7 + OID_HEX + 1;
     }
-    p = end + 1;
+    this.parentCount = n;
+    let time = 0;
+    // The committer line follows author; scan header lines until the blank line.
+    while (p < buf.length && buf[p] !== 0x0a) {
+      const end = lineEnd(buf, p);
+      if (startsWith(buf, p, COMMITTER)) {
+        time = parseIdentTime(buf, p, end);
+        break;
+      }
+      p = end + 1;
+    }
+    this.time = time;
   }
-  return { tree, parents, time };
 }
 
 /** The timestamp after the last '>' of an ident line, as git's parse_commit_date reads it. */

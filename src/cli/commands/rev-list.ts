@@ -73,6 +73,15 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     return 0;
   }
   let shown = 0;
+  if (allRefs && maxCount < 0 && !tips.some(t => t.exclude)) walk.wholeRepository(objects);
+  // The walk reads each tree once, newest first, and older versions are deltas against newer
+  // ones: the last few versions of each directory are all the cache it needs. And it reads the
+  // pack in about its order (commits, then each commit's new trees): no window is read twice
+  // with 16 MiB of them. On history and large neither cost CPU; together they saved 140 MiB. A
+  // walk of commits alone reads them in about pack order and never comes back: a few windows do,
+  // and their buffers are reused rather than new memory faulted in for each (2,200 on large).
+  repo.odb.cache.setLimit(WALK_CACHE_BYTES);
+  repo.odb.limitPackWindows(objects ? WALK_WINDOW_BYTES : COMMIT_WALK_WINDOW_BYTES);
   if (!objects) {
     let list = walk.commits();
     if (maxCount >= 0) list = list.subarray(0, maxCount);
@@ -81,14 +90,6 @@ export default function revList(ctx: CommandContext, args: string[]): number {
     out.flush();
     return 0;
   }
-  // A listing of every ref's objects reaches most of the repository.
-  if (allRefs && maxCount < 0 && !tips.some(t => t.exclude)) walk.reserve(repo.odb.packedObjectCount());
-  // The walk reads each tree once, newest first, and older versions are deltas against newer
-  // ones: the last few versions of each directory are all the cache it needs. And it reads the
-  // pack in about its order (commits, then each commit's new trees): no window is read twice
-  // with 16 MiB of them. On history and large neither cost CPU; together they saved 140 MiB.
-  repo.odb.cache.setLimit(WALK_CACHE_BYTES);
-  repo.odb.limitPackWindows(WALK_WINDOW_BYTES);
   // With trees read ahead, objects are visited among commits: they are held until the last commit.
   const ahead = readAhead(repo, tips);
   const held: Buffer[] = [];
@@ -125,6 +126,7 @@ export default function revList(ctx: CommandContext, args: string[]): number {
 
 const WALK_CACHE_BYTES = 16 * 1024 * 1024;
 const WALK_WINDOW_BYTES = 16 * 1024 * 1024;
+const COMMIT_WALK_WINDOW_BYTES = 1024 * 1024;
 
 /**
  * Whether a worker thread reads trees beside the walk (see walk/tree-stream.ts): only when

@@ -31,7 +31,7 @@ export function enumerateForRepack(odb: ObjectStore, refs: RefStore, extraTips: 
   skip?: (ids: Uint8Array, off: number) => boolean, onCount?: (n: number) => void): RepackObjects {
   const walk = new ObjectWalk(odb);
   // Everything reachable: most of what the packs hold.
-  walk.reserve(odb.packedObjectCount());
+  walk.wholeRepository(true);
   const tagRefs: Uint8Array[] = [];
   for (const ref of refs.list('refs/')) {
     const id = fromHex(ref.oid)!;
