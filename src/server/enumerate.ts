@@ -13,7 +13,7 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
 import { writeOrder } from '../packing/write/order.js';
 import type { PackContents } from '../packing/write/write.js';
 import type { FilterSpec } from '../protocol/index.js';
-import { SHOWN, UNINTERESTING } from '../walk/object-walk.js';
+import { boundReadsForWalk, SHOWN, UNINTERESTING } from '../walk/object-walk.js';
 import { ensureCapacity } from '../walk/oid-map.js';
 import type { Session } from './session.js';
 
@@ -58,6 +58,7 @@ export function checkFilterSupported(filter: FilterSpec): void {
 
 export function enumerateObjects(s: Session, req: PackRequest, onObject: (count: number) => void): PackContents {
   const walk = s.walk;
+  boundReadsForWalk(s.odb);
   let list: Int32Array = new Int32Array(1024);
   let n = 0;
   const add = (idx: number) => {
@@ -70,6 +71,8 @@ export function enumerateObjects(s: Session, req: PackRequest, onObject: (count:
   } else {
     for (const w of req.wants) walk.add(s.oid(w), '', false);
     for (const h of req.haves) walk.add(s.oid(h), '', true);
+    // A clone (nothing had, nothing cut): the wants' whole history, most of the repository.
+    if (req.haves.length === 0 && !req.shallow) walk.wholeRepository(true);
     walk.enumerate({
       commit: (_ids, _off, index) => add(index),
       // The walk hands out its own id table, where an id's offset is its index times 20.

@@ -52,6 +52,24 @@ export const SHOWN = 8;
 /** A commit listed in $GIT_DIR/shallow: its parents are not there, and are not followed. */
 export const SHALLOW = 16;
 
+/**
+ * What a walk keeps of what it reads. It reads each tree once, newest first, and older versions
+ * are deltas against newer ones: the last few versions of each directory are all the delta base
+ * cache it needs. And it reads the pack in about its order (commits, then each commit's new
+ * trees), as a pack writer then reads entry headers in offset order: no window is read twice with
+ * 16 MiB of them, whose buffers are reused instead of new memory faulted in for every 16 KiB of
+ * the pack (a full clone of large allocated 20,000, 400 ms and 250 MiB). On history and large
+ * neither bound cost CPU.
+ */
+export const WALK_CACHE_BYTES = 16 * 1024 * 1024;
+export const WALK_WINDOW_BYTES = 16 * 1024 * 1024;
+
+/** Bounds `odb`'s delta base cache and pack windows to a walk's needs (above). */
+export function boundReadsForWalk(odb: ObjectStore, windowBytes = WALK_WINDOW_BYTES): void {
+  odb.cache.setLimit(WALK_CACHE_BYTES);
+  odb.limitPackWindows(windowBytes);
+}
+
 /** How many root trees the worker of enumerate(…, ahead) is kept ahead of this thread. */
 const READ_AHEAD_ROOTS = 256;
 /** git stops a limited walk this many commits after only uninteresting ones remain. */

@@ -3,7 +3,7 @@
 import { UsageError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import type { Repository } from '../../repository/repository.js';
-import { ObjectWalk } from '../../walk/object-walk.js';
+import { boundReadsForWalk, ObjectWalk, WALK_WINDOW_BYTES } from '../../walk/object-walk.js';
 import { TreeReadAhead } from '../../walk/tree-read-ahead.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output, writeAll } from '../output.js';
@@ -74,14 +74,9 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   }
   let shown = 0;
   if (allRefs && maxCount < 0 && !tips.some(t => t.exclude)) walk.wholeRepository(objects);
-  // The walk reads each tree once, newest first, and older versions are deltas against newer
-  // ones: the last few versions of each directory are all the cache it needs. And it reads the
-  // pack in about its order (commits, then each commit's new trees): no window is read twice
-  // with 16 MiB of them. On history and large neither cost CPU; together they saved 140 MiB. A
-  // walk of commits alone reads them in about pack order and never comes back: a few windows do,
-  // and their buffers are reused rather than new memory faulted in for each (2,200 on large).
-  repo.odb.cache.setLimit(WALK_CACHE_BYTES);
-  repo.odb.limitPackWindows(objects ? WALK_WINDOW_BYTES : COMMIT_WALK_WINDOW_BYTES);
+  // A walk of commits alone reads them in about pack order and never comes back: a few windows
+  // do (2,200 were faulted in on large).
+  boundReadsForWalk(repo.odb, objects ? WALK_WINDOW_BYTES : COMMIT_WALK_WINDOW_BYTES);
   if (!objects) {
     let list = walk.commits();
     if (maxCount >= 0) list = list.subarray(0, maxCount);
@@ -124,8 +119,6 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   return 0;
 }
 
-const WALK_CACHE_BYTES = 16 * 1024 * 1024;
-const WALK_WINDOW_BYTES = 16 * 1024 * 1024;
 const COMMIT_WALK_WINDOW_BYTES = 1024 * 1024;
 
 /**
