@@ -18,7 +18,11 @@ import { CommitQueue } from './commit-queue.js';
 import { ensureCapacity, OidMap } from './oid-map.js';
 import { TreeLayouts, type TreeLevel } from './tree-layouts.js';
 import type { TreeReadAhead } from './tree-read-ahead.js';
-import { deserializeError, FAILED, TOO_BIG, TREE, type TreeRingReader } from './tree-stream.js';
+import type { CommitReadAhead } from './commit-read-ahead.js';
+import { COMMIT, deserializeError, END, FAILED, TOO_BIG, TREE, type TreeRingReader } from './tree-stream.js';
+
+/** Starts the commit walk's worker from the walk's starting commits and shallow boundary (ids back to back). */
+export type CommitWorkerStart = (starts: Uint8Array, shallow: Uint8Array) => CommitReadAhead;
 
 /**
  * Reads an object for parsing on the spot: the data is valid only until the next read (the odb
@@ -103,6 +107,8 @@ export class ObjectWalk {
   trees = new Int32Array(1 << 10);
   parents: (Int32Array | null)[] = [];
   private tips: Tip[] = [];
+  /** The commits setShallow() marked, for a walk on a worker thread (which marks them too). */
+  private shallow: number[] = [];
   private pending: { index: number; name: string }[] = [];
   private start: number[] = [];
   private limited = false;
@@ -156,7 +162,11 @@ export class ObjectWalk {
 
   /** Marks commits as shallow boundaries (git's grafts from $GIT_DIR/shallow). */
   setShallow(ids: Iterable<Uint8Array>): void {
-    for (const id of ids) this.flags[this.intern(id, 0, OBJ_COMMIT)]! |= SHALLOW;
+    for (const id of ids) {
+      const idx = this.intern(id, 0, OBJ_COMMIT);
+      this.flags[idx]! |= SHALLOW;
+      this.shallow.push(idx);
+    }
   }
 
   /** Index of an id, adding it with `type` (0 if not yet known). */
@@ -251,6 +261,16 @@ export class ObjectWalk {
     return this.walkCommits();
   }
 
+  /**
+   * The commits of a walk without exclusions, each handed to `onShow` as soon as it is found: in
+   * such a walk a commit is final when it comes out of the queue (the walk of commit-walk-worker.ts).
+   */
+  streamCommits(onShow: (idx: number) => void): void {
+    if (this.limited) throw new Error('streamCommits: a walk with exclusions shows its commits only at its end');
+    this.prepare(false);
+    this.walkCommits(onShow);
+  }
+
   /** `onShow` hears of each commit to be shown as it is found (unlimited walks only: see enumerate). */
   private walkCommits(onShow?: (idx: number) => void): Int32Array {
     for (const idx of this.start) this.parseCommitAt(idx);
@@ -335,14 +355,63 @@ export class ObjectWalk {
    * no exclusions; then objects are visited among commits (see enumerateAhead). `ahead` is
    * closed on return either way.
    */
-  enumerate(visitor: ObjectVisitor, maxCount = -1, ahead?: TreeReadAhead): void {
+  enumerate(visitor: ObjectVisitor, maxCount = -1, ahead?: TreeReadAhead, commitsAhead?: CommitWorkerStart): void {
+    let commitWorker: CommitReadAhead | undefined;
     try {
       this.prepare(true);
       if (ahead && !this.limited) this.enumerateAhead(ahead, visitor, maxCount);
-      else this.enumerateObjects(this.walkCommits(), visitor, maxCount);
+      else if (commitsAhead && !this.limited && maxCount < 0) {
+        commitWorker = commitsAhead(this.idsOf(this.start), this.idsOf(this.shallow));
+        this.enumerateWithCommitWorker(commitWorker, visitor);
+      } else this.enumerateObjects(this.walkCommits(), visitor, maxCount);
     } finally {
       this.stream = null;
       ahead?.close();
+      commitWorker?.close();
+    }
+  }
+
+  /** The ids of `indices`, back to back. */
+  private idsOf(indices: readonly number[]): Uint8Array {
+    const out = new Uint8Array(indices.length * OID_BYTES);
+    indices.forEach((idx, i) => out.set(this.ids.keys.subarray(idx * OID_BYTES, (idx + 1) * OID_BYTES), i * OID_BYTES));
+    return out;
+  }
+
+  /**
+   * enumerate() with the commits walked on a worker (see commit-read-ahead.ts). Every commit the
+   * worker has shown is visited before the next root tree is listed, so commits come out as fast
+   * as the worker finds them and commitsDone comes when it is done: objects listed before that are
+   * the only ones the caller must hold back. Trees are listed in the order enumerateObjects lists
+   * them.
+   */
+  private enumerateWithCommitWorker(ahead: CommitReadAhead, visitor: ObjectVisitor): void {
+    const reader = ahead.reader;
+    this.showPending(visitor);
+    let roots = new Int32Array(1024), queued = 0, done = 0, ended = false;
+    for (;;) {
+      // Wait for the worker only when there is no tree to list meanwhile.
+      while (!ended && (done === queued || reader.ready())) {
+        const kind = reader.peek();
+        if (kind === END) {
+          reader.release();
+          ended = true;
+          visitor.commitsDone?.();
+          break;
+        }
+        if (kind !== COMMIT) {
+          const at = reader.dataAt();
+          throw deserializeError(Buffer.from(reader.bytes.subarray(at, at + reader.dataLength())).toString('utf8'));
+        }
+        const c = this.intern(reader.bytes, reader.idAt(), OBJ_COMMIT);
+        const tree = this.intern(reader.bytes, reader.dataAt(), OBJ_TREE);
+        reader.release();
+        visitor.commit?.(this.ids.keys, c * OID_BYTES, c);
+        if (queued === roots.length) roots = ensureCapacity(roots, queued + 1);
+        roots[queued++] = tree;
+      }
+      if (done === queued) break;
+      this.processTree(roots[done++]!, 0, 0, visitor);
     }
   }
 

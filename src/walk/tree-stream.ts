@@ -30,6 +30,8 @@ export const FAILED = 3;
 export const TOO_BIG = 4;
 /** The worker stopped (its parse of a tree failed, as the reader's will at the same entry). */
 export const STOPPED = 5;
+/** A commit the walk shows (commit-walk-worker.ts): its id, and its root tree's id as the data. */
+export const COMMIT = 6;
 
 /** Control words (Int32Array indices): the two positions, and for each side whether it waits and where it wants waking. */
 export const WRITE = 0;
@@ -173,7 +175,7 @@ export class TreeRingReader {
     for (;;) {
       const write = Atomics.load(ring.control, WRITE);
       if (write !== this.read) break;
-      if (Atomics.load(ring.control, EXITED)) throw new Error('the tree-reading worker exited early');
+      if (Atomics.load(ring.control, EXITED)) throw new Error('the walk\'s worker thread exited early');
       this.starving();
       ring.wake(READ, this.read, WRITER_WAITS, true);
       ring.wait(WRITE, write, READER_WAITS, (write + BATCH_BYTES) | 0);
