@@ -1,5 +1,6 @@
 // Which program serves a fetch or a push, for the transports that start one: a local path runs the
-// program the caller named (--upload-pack, --receive-pack) through the shell, else tsgit's own;
+// program the caller named (--upload-pack, --receive-pack) as git starts it (through /bin/sh when
+// it is a command line, directly when it is a plain name), else tsgit's own;
 // ssh asks the remote host for the named program, else for git's. Both pick the named program
 // for the service at hand, never the other service's, and tsgit's own local programs are the
 // services they are named for.
@@ -43,8 +44,11 @@ test('the named program for the service, else each transport\'s default, local a
     if (c.program === null) {
       assert.equal(local.command, process.execPath, what);
       assert.deepEqual(local.args.slice(-2), [c.service === 'git-receive-pack' ? 'receive-pack' : 'upload-pack', '/srv/r.git'], what);
+    } else if (c.program.includes(' ')) {
+      // git's prepare_shell_cmd: a command line runs through /bin/sh, a plain name directly.
+      assert.deepEqual(local, { command: '/bin/sh', args: ['-c', `${c.program} "$@"`, c.program, '/srv/r.git'] }, what);
     } else {
-      assert.deepEqual(local, { command: 'sh', args: ['-c', `${c.program} "$@"`, c.program, '/srv/r.git'] }, what);
+      assert.deepEqual(local, { command: c.program, args: ['/srv/r.git'] }, what);
     }
     assert.equal(ssh(options), `${c.sshProgram} '/srv/r.git'`, what);
   }

@@ -3,19 +3,23 @@
 // names another (--upload-pack, --receive-pack). The version travels in GIT_PROTOCOL, as git sets
 // it for local transports.
 import { TSGIT_EXECUTABLE } from '../core/executable.js';
+import { shellArgv } from '../core/shell.js';
 import { namedServiceProgram, protocolParameter, type ConnectOptions } from './connection.js';
 import { spawnConnection } from './process.js';
 import type { StreamConnection } from './stream-connection.js';
 
 /**
  * The command that serves `repoPath` on this machine for `options.service` (upload-pack for a
- * fetch, receive-pack for a push): the program the caller named, run through the shell with the
- * path as its argument as git runs it, else tsgit's own. The one place to change which program a
+ * fetch, receive-pack for a push): the program the caller named, with the path as its argument,
+ * started as git starts it (through the shell when it needs one), else tsgit's own. The one place to change which program a
  * local clone or push talks to.
  */
 export function localServiceCommand(repoPath: string, options: ConnectOptions): { command: string; args: string[] } {
   const named = namedServiceProgram(options);
-  if (named !== undefined) return { command: 'sh', args: ['-c', `${named} "$@"`, named, repoPath] };
+  if (named !== undefined) {
+    const [command, args] = shellArgv(named, [repoPath]);
+    return { command, args };
+  }
   const service = options.service ?? 'git-upload-pack';
   return { command: TSGIT_EXECUTABLE.command, args: [...TSGIT_EXECUTABLE.args, service.slice(4), repoPath] };
 }

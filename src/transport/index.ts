@@ -22,7 +22,8 @@ import type { RemoteUrl } from './url.js';
 
 export * from './connection.js';
 export { parseRemoteUrl, redact, type RemoteUrl } from './url.js';
-export { sshInvocation, shellQuote } from './ssh.js';
+export { sshInvocation } from './ssh.js';
+export { shellQuote } from '../core/shell.js';
 export { formatDaemonRequest } from './git-daemon.js';
 
 /** Opens a connection to the remote's upload-pack; the server's first message is on `reader`. */

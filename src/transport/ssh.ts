@@ -11,6 +11,7 @@ import { GitError } from '../core/errors.js';
 import { protocolParameter, serviceProgram, type ConnectOptions } from './connection.js';
 import { spawnConnection } from './process.js';
 import type { StreamConnection } from './stream-connection.js';
+import { shellArgv, shellQuote } from '../core/shell.js';
 
 export type SshVariant = 'ssh' | 'simple' | 'plink' | 'putty' | 'tortoiseplink';
 
@@ -22,23 +23,16 @@ export interface SshTarget {
   readonly display: string;
 }
 
-/** git's sq_quote: a single-quoted word for the remote shell. */
-export function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, "'\\''").replace(/!/g, "'\\!'")}'`;
-}
-
-// git's prepare_shell_cmd runs a command through sh only when it needs one.
-const SHELL_META = /[|&;<>()$`\\"' \t\n*?[#~=%]/;
-
 interface Launcher {
   command: string;
   args: string[];
 }
 
-/** How to start `program` with `args`: directly, or through `sh -c '<program> "$@"'`. */
+/** How to start `program` with `args`: directly, or (a command line) as git's prepare_shell_cmd does. */
 function launcher(program: string, viaShell: boolean, args: string[]): Launcher {
-  if (viaShell && SHELL_META.test(program)) return { command: 'sh', args: ['-c', `${program} "$@"`, program, ...args] };
-  return { command: program, args };
+  if (!viaShell) return { command: program, args };
+  const [command, argv] = shellArgv(program, args);
+  return { command, args: argv };
 }
 
 function variantFromName(program: string, isCommandLine: boolean): SshVariant | null {

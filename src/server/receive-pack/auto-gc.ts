@@ -13,7 +13,7 @@ import path from 'node:path';
 import { TSGIT_EXECUTABLE } from '../../core/executable.js';
 import { processRunning } from '../../core/process-running.js';
 import { listPacks } from '../../packing/repack/prune.js';
-import { shellQuote } from '../../transport/ssh.js';
+import { SHELL, shellQuote } from '../../core/shell.js';
 
 const STALE_MS = 12 * 3600 * 1000;
 
@@ -46,7 +46,7 @@ export function startAutoGc(gitDir: string, objectsDir: string, s: AutoGcSetting
   // The wrapper waits for the repack and then gives the lock back, whatever happened.
   const script = `"$0" "$@"; rm -f ${shellQuote(pidFile)}`;
   try {
-    const child = spawn('sh', ['-c', script, TSGIT_EXECUTABLE.command, ...repack], {
+    const child = spawn(SHELL, ['-c', script, TSGIT_EXECUTABLE.command, ...repack], {
       detached: true, stdio: 'ignore', env: { ...env, GIT_DIR: gitDir },
     });
     child.unref();

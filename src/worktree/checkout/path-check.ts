@@ -19,12 +19,21 @@ const DESCRIPTIONS: Record<PathProblem, string> = {
   mailmapSymlink: '.mailmap as a symbolic link',
 };
 
-/** Bytes of a path for an error message: printable ASCII as is, anything else as \xNN. */
+/**
+ * Bytes of a path for an error message: printable ASCII as is, anything else as \xNN. Planning a
+ * checkout names every path it converts (for the errors it may raise), so a path with nothing to
+ * escape is decoded in one call rather than a character at a time.
+ */
 export function displayPath(bytes: Uint8Array): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+  if (PLAIN.test(text)) return text;
   let s = '';
   for (const b of bytes) s += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`;
   return s;
 }
+
+/** Printable ASCII without a backslash. */
+const PLAIN = /^[\x20-\x5b\x5d-\x7e]*$/;
 
 export function unsafePath(path: Uint8Array, rule: string, why: string): GitError {
   return new GitError('worktree', 'unsafe-path', `refusing to check out '${displayPath(path)}': ${why} (${rule})`);

@@ -37,7 +37,7 @@ import { GitError } from '../../core/errors.js';
 import { writeAllOf } from '../../core/write-exactly.js';
 import { spawnWithBlockingPipes } from './blocking-pipes.js';
 import type { FilterContext } from './run-command.js';
-import { shellArgv } from './shell-command.js';
+import { shellArgv } from '../../core/shell.js';
 
 export const CAP_CLEAN = 1, CAP_SMUDGE = 2, CAP_DELAY = 4;
 const CAPABILITIES: [string, number][] = [['clean', CAP_CLEAN], ['smudge', CAP_SMUDGE], ['delay', CAP_DELAY]];

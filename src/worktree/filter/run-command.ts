@@ -6,7 +6,8 @@
 // `required`, whether that is fatal.
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { expandPath, shellArgv } from './shell-command.js';
+import { shellArgv } from '../../core/shell.js';
+import { expandPath } from './shell-command.js';
 
 export interface FilterContext {
   /** The work tree: filters run there, as in git. */
