@@ -149,22 +149,6 @@ export class TsgitSession {
 
 // ---- the child ----
 
-/** bin/tsgit's choice of bundle: the command's own when it has one, else the whole CLI. */
-function entryFor(args: string[]): string {
-  let name: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '-C' || a === '-c' || a === '--git-dir') i++;
-    else if (a.startsWith('--git-dir=')) continue;
-    else { name = a.startsWith('-') ? null : a; break; }
-  }
-  if (name && /^[a-z][a-z-]*$/.test(name)) {
-    const own = path.join(ROOT, 'dist', 'src', `tsgit-cmd-${name}.js`);
-    if (fs.existsSync(own)) return pathToFileURL(own).href;
-  }
-  return pathToFileURL(path.join(ROOT, 'dist', 'src', 'tsgit-main.js')).href;
-}
-
 /**
  * What a process that ends keeps of a command's work, for the command lines of one child: worker
  * threads started by a command (whether they hold the process open: Worker has no way to ask),
@@ -202,7 +186,10 @@ async function runOne(nonce: string, c: BatchCommand, env: NodeJS.ProcessEnv): P
   process.chdir(c.cwd);
   const listeners = PROCESS_EVENTS.map((e) => new Set<unknown>(process.listeners(e as 'exit')));
   const idle = busy();
-  const { main } = await import(entryFor(c.args)) as { main(argv: string[]): Promise<number> };
+  // bin/tsgit's choice of bundle, by bin/tsgit's own code (from the repository's bin/, which the
+  // compiled tests do not sit beside).
+  const { commandName, entryFor } = await import(pathToFileURL(path.join(ROOT, 'bin', 'command-entry.mjs')).href) as typeof import('../bin/command-entry.mjs');
+  const { main } = await import(entryFor(commandName(c.args))) as { main(argv: string[]): Promise<number> };
   const status = await main(c.args);
   // bin/tsgit makes the status the process's; a command may have set another meanwhile.
   process.exitCode = undefined;
