@@ -2,7 +2,9 @@
 // bytes, and a lookup compares them in place. Each slot holds the dense index and the id's first
 // 32-bit word, which is also the hash (ids are uniformly random): a probe that meets another id
 // moves on after one comparison, and only a slot whose word matches is confirmed against the id
-// in `keys`. Eight bytes a slot keep the table small (8 MiB for a 700k-object walk, where a slot
+// in `keys`. The slot is the word's top bits, so ids in sorted order (a pack index read from
+// start to end, as the pack writer does for every object it sends) meet the table in slot order
+// too, each probe beside the last instead of a cache miss apart. Eight bytes a slot keep the table small (8 MiB for a 700k-object walk, where a slot
 // with the whole id took 24): with the walk skipping the entries it has seen (tree-layouts.ts),
 // most lookups are of new ids, which the table answers alone. Callers keep per-object data in
 // parallel typed arrays indexed by the dense index; `keys` holds the ids by dense index for them.
@@ -21,6 +23,8 @@ export class OidMap {
   size = 0;
   private slots: Int32Array;
   private mask: number;
+  /** 32 less the table's bits: a word's slot is its top bits, word >>> shift. */
+  private shift: number;
   /** Slot where the last probe() stopped: the id's slot, or the empty one where it would go. */
   private slot = 0;
   /** The first word of the id last probed, for addOrGet to store without reading it again. */
@@ -31,6 +35,7 @@ export class OidMap {
     while (cap * 3 < expected * 4) cap *= 2;
     this.slots = new Int32Array(cap * SLOT);
     this.mask = cap - 1;
+    this.shift = 32 - Math.log2(cap);
     this.keys = new Uint8Array(Math.max(expected, 16) * OID_BYTES);
   }
 
@@ -38,7 +43,7 @@ export class OidMap {
   private probe(buf: Uint8Array, off: number): number {
     const w0 = this.w0 = (buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!;
     const slots = this.slots, mask = this.mask, keys = this.keys;
-    let s = w0 & mask;
+    let s = w0 >>> this.shift;
     for (;;) {
       const b = s * SLOT;
       const idx = slots[b]!;
@@ -102,15 +107,16 @@ export class OidMap {
   private rehash(cap: number): void {
     const old = this.slots;
     const slots = new Int32Array(cap * SLOT);
-    const mask = cap - 1;
+    const mask = cap - 1, shift = 32 - Math.log2(cap);
     for (let i = 0; i < old.length; i += SLOT) {
       if (old[i] === 0) continue;
-      let s = old[i + 1]! & mask;
+      let s = old[i + 1]! >>> shift;
       while (slots[s * SLOT] !== 0) s = (s + 1) & mask;
       for (let j = 0; j < SLOT; j++) slots[s * SLOT + j] = old[i + j]!;
     }
     this.slots = slots;
     this.mask = mask;
+    this.shift = shift;
   }
 }
 
