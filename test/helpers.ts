@@ -1,5 +1,6 @@
 // Shared test scaffolding: temporary repositories built with git-core (the oracle), and a way to
 // run the tsgit CLI as a user would.
+import assert from 'node:assert/strict';
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -46,6 +47,16 @@ export function git(cwd: string, args: string[], input?: string | Buffer, env?: 
 /** Runs the tsgit CLI; never throws, so tests can assert on status and stderr. */
 export function tsgit(cwd: string, args: string[], input?: string | Buffer, env: NodeJS.ProcessEnv = GIT_ENV): SpawnSyncReturns<Buffer> {
   return spawnSync(process.execPath, [TSGIT, ...args], { cwd, env, input, maxBuffer: 1 << 30 });
+}
+
+/**
+ * tsgit() with a time limit, for commands that wait on worker threads: a run it has to kill fails
+ * the test (a walk waiting on a worker that died would otherwise hang the suite).
+ */
+export function tsgitWithin(cwd: string, args: string[], env: NodeJS.ProcessEnv, ms = 60_000): SpawnSyncReturns<Buffer> {
+  const r = spawnSync(process.execPath, [TSGIT, ...args], { cwd, env, maxBuffer: 1 << 30, timeout: ms });
+  assert.equal(r.signal, null, `tsgit ${args.join(' ')} did not finish (${r.signal})`);
+  return r;
 }
 
 /**

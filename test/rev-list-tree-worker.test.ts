@@ -9,17 +9,10 @@ import { after, before, describe, test } from 'node:test';
 import { ensureCorpus } from '../bench/corpus.js';
 import { sameAsSpawned, tsgitBatch, type BatchCommand } from './cli-batch.js';
 import { copyFixture, fixtureNames, type Fixture } from './fixtures.js';
-import { GIT_ENV, git, gitBuf, rmrf, TSGIT, tmpDir } from './helpers.js';
+import { GIT_ENV, git, gitBuf, rmrf, tmpDir, tsgitWithin as tsgit } from './helpers.js';
 
 const ON = { ...GIT_ENV, TSGIT_TREE_WORKER: 'on' };
 const OFF = { ...GIT_ENV, TSGIT_TREE_WORKER: 'off' };
-
-/** tsgit with a time limit; a run it kills fails the test. */
-function tsgit(cwd: string, args: string[], env: NodeJS.ProcessEnv) {
-  const r = spawnSync(process.execPath, [TSGIT, ...args], { cwd, env, maxBuffer: 1 << 30, timeout: 60_000 });
-  assert.equal(r.signal, null, `tsgit ${args.join(' ')} did not finish (${r.signal})`);
-  return r;
-}
 
 /** Each of `argsList` run by tsgit with the worker prints what git prints (tsgit's runs in one process, cli-batch.ts). */
 function same(gitDir: string, ...argsList: string[][]): void {

@@ -26,11 +26,11 @@ function lineEnd(buf: Uint8Array, at: number): number {
 }
 
 export function parseCommit(buf: Uint8Array, label: () => string): CommitHeader {
-  const scan = new CommitScan();
+  const scan = SCAN;
   scan.scan(buf, label);
   const parents: Uint8Array[] = [];
   for (let i = 0; i < scan.parentCount; i++) parents.push(scan.parents.slice(i * OID_BYTES, (i + 1) * OID_BYTES));
-  return { tree: scan.tree, parents, time: scan.time };
+  return { tree: scan.tree.slice(), parents, time: scan.time };
 }
 
 /**
@@ -92,3 +92,6 @@ export function parseIdentTime(buf: Uint8Array, start: number, end: number): num
   while (i < end && buf[i]! >= 0x30 && buf[i]! <= 0x39) { t = t * 10 + (buf[i]! - 0x30); i++; digits++; }
   return digits ? t : 0;
 }
+
+/** parseCommit's scanner, reused from call to call (a scan copies nothing out until it is done). */
+const SCAN = new CommitScan();

@@ -11,8 +11,8 @@ import type { StreamConnection } from './stream-connection.js';
 /**
  * The command that serves `repoPath` on this machine for `options.service` (upload-pack for a
  * fetch, receive-pack for a push): the program the caller named, with the path as its argument,
- * started as git starts it (through the shell when it needs one), else tsgit's own. The one place to change which program a
- * local clone or push talks to.
+ * started as git starts it (through the shell when it needs one), else tsgit's own. The one place
+ * to change which program a local clone or push talks to.
  */
 export function localServiceCommand(repoPath: string, options: ConnectOptions): { command: string; args: string[] } {
   const named = namedServiceProgram(options);

@@ -6,13 +6,12 @@
 // free: the caller decides.
 import type { Worker } from 'node:worker_threads';
 import type { ObjectDatabase } from '../odb/database.js';
+import { COMMIT_WALK_WINDOW_BYTES } from './object-walk.js';
 import { startRingWorker, sharedIndexes } from './ring-worker.js';
 import { TreeRing, TreeRingReader } from './tree-stream.js';
 
 /** 40,000 commits' records: the worker stays well ahead of a thread that lists trees. */
 const RING_BYTES = 2 * 1024 * 1024;
-/** The worker reads the commits' part of the pack in about its order: a few windows do. */
-const WINDOW_BYTES = 1024 * 1024;
 
 export class CommitReadAhead {
   readonly reader: TreeRingReader;
@@ -22,7 +21,7 @@ export class CommitReadAhead {
   constructor(odb: ObjectDatabase, starts: Uint8Array, shallow: Uint8Array) {
     const ring = TreeRing.create(RING_BYTES);
     this.worker = startRingWorker('commit-walk', ring, {
-      objectsDir: odb.objectsDir, indexes: sharedIndexes(odb.allPacks()), starts, shallow, windowLimit: WINDOW_BYTES,
+      objectsDir: odb.objectsDir, indexes: sharedIndexes(odb.allPacks()), starts, shallow, windowLimit: COMMIT_WALK_WINDOW_BYTES,
     });
     this.reader = new TreeRingReader(ring, () => {});
   }

@@ -6,15 +6,15 @@ import { workerData } from 'node:worker_threads';
 import { OID_BYTES } from '../core/oid.js';
 import { ObjectDatabase } from '../odb/database.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
-import { PackIndex } from '../pack/idx/read.js';
 import { ObjectWalk } from './object-walk.js';
-import { COMMIT, END, FAILED, serializeError, TreeRing, TreeRingWriter } from './tree-stream.js';
+import { adoptSharedIndexes, type SharedIndexes } from './ring-worker.js';
+import { COMMIT, END, FAILED, TreeRing, TreeRingWriter } from './tree-stream.js';
 
 const { objectsDir, indexes, ringBuffer, controlBuffer, starts, shallow, windowLimit } = workerData as {
-  objectsDir: string; indexes: [string, Uint8Array][]; ringBuffer: SharedArrayBuffer; controlBuffer: SharedArrayBuffer;
+  objectsDir: string; indexes: SharedIndexes; ringBuffer: SharedArrayBuffer; controlBuffer: SharedArrayBuffer;
   starts: Uint8Array; shallow: Uint8Array; windowLimit: number;
 };
-for (const [path, bytes] of indexes) PackIndex.shared.set(path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+adoptSharedIndexes(indexes);
 /** Commits are rarely deltas: a small cache serves the few that are. */
 const CACHE_BYTES = 1024 * 1024;
 const writer = new TreeRingWriter(new TreeRing(ringBuffer, controlBuffer));
@@ -34,7 +34,6 @@ try {
   writer.record(END, none, 0, none, 0);
 } catch (e) {
   // The main thread throws this error where the walk on its own thread would have thrown it.
-  const json = Buffer.from(serializeError(e), 'utf8');
-  writer.record(FAILED, none, 0, json, json.length);
+  writer.errorRecord(FAILED, none, 0, e);
 }
 writer.flush();

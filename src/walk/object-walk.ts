@@ -67,6 +67,12 @@ export const SHALLOW = 16;
  */
 export const WALK_CACHE_BYTES = 16 * 1024 * 1024;
 export const WALK_WINDOW_BYTES = 16 * 1024 * 1024;
+/**
+ * The windows of a walk of commits alone (rev-list without --objects, the commit worker): commits
+ * are read in about pack order and never again, so a few windows do (2,200 new ones were faulted
+ * in for large's commits).
+ */
+export const COMMIT_WALK_WINDOW_BYTES = 1024 * 1024;
 
 /** Bounds `odb`'s delta base cache and pack windows to a walk's needs (above). */
 export function boundReadsForWalk(odb: ObjectStore, windowBytes = WALK_WINDOW_BYTES): void {
@@ -353,7 +359,9 @@ export class ObjectWalk {
    * from the whole limited walk, as git marks them before it starts counting. With `ahead`, trees
    * are read on its worker while this thread walks commits and lists entries, when the walk has
    * no exclusions; then objects are visited among commits (see enumerateAhead). `ahead` is
-   * closed on return either way.
+   * closed on return either way. Otherwise, with `commitsAhead` and neither exclusions nor
+   * `maxCount`, the commits are walked on the worker it starts, and objects are visited among
+   * commits too (see enumerateWithCommitWorker).
    */
   enumerate(visitor: ObjectVisitor, maxCount = -1, ahead?: TreeReadAhead, commitsAhead?: CommitWorkerStart): void {
     let commitWorker: CommitReadAhead | undefined;
@@ -399,10 +407,7 @@ export class ObjectWalk {
           visitor.commitsDone?.();
           break;
         }
-        if (kind !== COMMIT) {
-          const at = reader.dataAt();
-          throw deserializeError(Buffer.from(reader.bytes.subarray(at, at + reader.dataLength())).toString('utf8'));
-        }
+        if (kind !== COMMIT) throw reader.error();
         const c = this.intern(reader.bytes, reader.idAt(), OBJ_COMMIT);
         const tree = this.intern(reader.bytes, reader.dataAt(), OBJ_TREE);
         reader.release();

@@ -4,10 +4,11 @@
 // moves on after one comparison, and only a slot whose word matches is confirmed against the id
 // in `keys`. The slot is the word's top bits, so ids in sorted order (a pack index read from
 // start to end, as the pack writer does for every object it sends) meet the table in slot order
-// too, each probe beside the last instead of a cache miss apart. Eight bytes a slot keep the table small (8 MiB for a 700k-object walk, where a slot
-// with the whole id took 24): with the walk skipping the entries it has seen (tree-layouts.ts),
-// most lookups are of new ids, which the table answers alone. Callers keep per-object data in
-// parallel typed arrays indexed by the dense index; `keys` holds the ids by dense index for them.
+// too, each probe beside the last instead of a cache miss apart. Eight bytes a slot keep the
+// table small (8 MiB for a 700k-object walk, where a slot with the whole id took 24): with the
+// walk skipping the entries it has seen (tree-layouts.ts), most lookups are of new ids, which
+// the table answers alone. Callers keep per-object data in parallel typed arrays indexed by the
+// dense index; `keys` holds the ids by dense index for them.
 import { OID_BYTES } from '../core/oid.js';
 
 /**

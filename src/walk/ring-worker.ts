@@ -6,6 +6,7 @@
 // load included), and the reader then fails instead of waiting forever.
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { ownFile } from '../core/own-files.js';
+import { PackIndex } from '../pack/idx/read.js';
 import { EXITED, WRITE, type TreeRing } from './tree-stream.js';
 
 /**
@@ -38,9 +39,17 @@ export function startRingWorker(name: 'commit-walk' | 'tree-walk', ring: TreeRin
 }
 
 /** The packs' indexes, read whole (the worker reads their buffers without asking for pages), by path. */
-export function sharedIndexes(packs: readonly { index: { path: string; buf: Buffer; loadAll(): void } }[]): [string, Buffer][] {
+export function sharedIndexes(packs: readonly { index: { path: string; buf: Buffer; loadAll(): void } }[]): SharedIndexes {
   return packs.map((p) => {
     p.index.loadAll();
     return [p.index.path, p.index.buf];
   });
+}
+
+/** Index files' bytes by path, in the shared memory the main thread read them into. */
+export type SharedIndexes = [string, Uint8Array][];
+
+/** The worker's side of sharedIndexes: its object database opens these instead of reading the files. */
+export function adoptSharedIndexes(indexes: SharedIndexes): void {
+  for (const [path, bytes] of indexes) PackIndex.shared.set(path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }

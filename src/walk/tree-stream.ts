@@ -113,7 +113,7 @@ export class TreeRingWriter {
 
   constructor(private readonly ring: TreeRing) {}
 
-  /** Writes a record; only TREE and FAILED ones carry data. */
+  /** Writes a record; TREE, COMMIT and error records (errorRecord) carry data. */
   record(kind: number, id: Uint8Array, idOff: number, data: Uint8Array, dataLen: number): void {
     const ring = this.ring;
     const need = HEADER + align4(dataLen);
@@ -139,6 +139,12 @@ export class TreeRingWriter {
     Atomics.store(ring.control, WRITE, this.write);
     // A reader waiting for a tree is woken once a batch is ready; for an error at once.
     ring.wake(WRITE, this.write, READER_WAITS, kind === FAILED || kind === STOPPED);
+  }
+
+  /** A FAILED or STOPPED record carrying `e`, which the reader's error() rebuilds. */
+  errorRecord(kind: typeof FAILED | typeof STOPPED, id: Uint8Array, idOff: number, e: unknown): void {
+    const json = Buffer.from(serializeError(e), 'utf8');
+    this.record(kind, id, idOff, json, json.length);
   }
 
   /** Wakes the reader if it waits for anything: call before this side waits for something else. */
@@ -199,11 +205,7 @@ export class TreeRingReader {
     const k = this.peek();
     if (k === END) return false;
     // The worker stops on a malformed entry, which the reader rejects first: getting here is a bug.
-    if (k === STOPPED) {
-      const len = this.dataLength();
-      throw len ? deserializeError(Buffer.from(this.ring.bytes.subarray(this.dataAt(), this.dataAt() + len)).toString('utf8'))
-        : new Error('the tree-reading worker stopped early');
-    }
+    if (k === STOPPED) throw this.dataLength() ? this.error() : new Error('the tree-reading worker stopped early');
     const bytes = this.ring.bytes, p = this.at + 8;
     for (let i = 0; i < OID_BYTES; i++) if (bytes[p + i] !== buf[off + i]) return false;
     return true;
@@ -224,6 +226,12 @@ export class TreeRingReader {
 
   dataLength(): number {
     return this.ring.words[(this.at >> 2) + 1]!;
+  }
+
+  /** The error the peeked record (written by errorRecord) carries. */
+  error(): GitError {
+    const at = this.dataAt();
+    return deserializeError(Buffer.from(this.ring.bytes.subarray(at, at + this.dataLength())).toString('utf8'));
   }
 
   /** Consumes the END record that closes the root just listed. */

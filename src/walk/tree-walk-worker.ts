@@ -6,18 +6,18 @@ import { OID_BYTES } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import { ObjectDatabase } from '../odb/database.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
-import { PackIndex } from '../pack/idx/read.js';
 import { depthBuffer, MAX_TREE_DEPTH, readObjectOfType } from './object-walk.js';
 import { OidMap } from './oid-map.js';
 import { TreeLayouts } from './tree-layouts.js';
-import { END, FAILED, receiveRoots, serializeError, STOPPED, TREE, TreeRing, TreeRingWriter } from './tree-stream.js';
+import { adoptSharedIndexes, type SharedIndexes } from './ring-worker.js';
+import { END, FAILED, receiveRoots, STOPPED, TREE, TreeRing, TreeRingWriter } from './tree-stream.js';
 
 const { objectsDir, indexes, ringBuffer, controlBuffer, port, cacheLimit, windowLimit } = workerData as {
-  objectsDir: string; indexes: [string, Uint8Array][]; ringBuffer: SharedArrayBuffer; controlBuffer: SharedArrayBuffer; port: MessagePort;
+  objectsDir: string; indexes: SharedIndexes; ringBuffer: SharedArrayBuffer; controlBuffer: SharedArrayBuffer; port: MessagePort;
   cacheLimit: number; windowLimit: number;
 };
 // The main thread's pack indexes, in shared memory.
-for (const [path, bytes] of indexes) PackIndex.shared.set(path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+adoptSharedIndexes(indexes);
 const ring = new TreeRing(ringBuffer, controlBuffer);
 const writer = new TreeRingWriter(ring);
 const none = new Uint8Array(0);
@@ -50,8 +50,7 @@ class TreeWalker {
     try {
       read = readObjectOfType(this.odb, ids, off, OBJ_TREE).data;
     } catch (e) {
-      const json = Buffer.from(serializeError(e), 'utf8');
-      writer.record(FAILED, ids, off, json, json.length);
+      writer.errorRecord(FAILED, ids, off, e);
       throw STOP;
     }
     // Entries a delta copied whole from a tree walked before need no work here or in the reader
@@ -101,8 +100,7 @@ try {
 } catch (e) {
   if (e !== STOP) {
     // A bug, not bad input: the reader fails with it rather than print a partial walk.
-    const json = Buffer.from(serializeError(e), 'utf8');
-    writer.record(STOPPED, none, 0, json, json.length);
+    writer.errorRecord(STOPPED, none, 0, e);
   }
 }
 port.close();

@@ -3,7 +3,7 @@
 import { UsageError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import type { Repository } from '../../repository/repository.js';
-import { boundReadsForWalk, ObjectWalk, WALK_WINDOW_BYTES, type CommitWorkerStart } from '../../walk/object-walk.js';
+import { boundReadsForWalk, COMMIT_WALK_WINDOW_BYTES, ObjectWalk, WALK_WINDOW_BYTES, type CommitWorkerStart } from '../../walk/object-walk.js';
 import { TreeReadAhead } from '../../walk/tree-read-ahead.js';
 import { CommitReadAhead } from '../../walk/commit-read-ahead.js';
 import { availableParallelism, loadavg } from 'node:os';
@@ -77,8 +77,6 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   let shown = 0;
   const whole = allRefs && maxCount < 0 && !tips.some(t => t.exclude);
   if (whole) walk.wholeRepository(objects);
-  // A walk of commits alone reads them in about pack order and never comes back: a few windows
-  // do (2,200 were faulted in on large).
   boundReadsForWalk(repo.odb, objects ? WALK_WINDOW_BYTES : COMMIT_WALK_WINDOW_BYTES);
   if (!objects) {
     let list = walk.commits();
@@ -124,8 +122,6 @@ export default function revList(ctx: CommandContext, args: string[]): number {
   return 0;
 }
 
-const COMMIT_WALK_WINDOW_BYTES = 1024 * 1024;
-
 /**
  * Whether a worker thread reads trees beside the walk (see walk/tree-stream.ts): only when
  * TSGIT_TREE_WORKER=on. It reads and plans each tree and sends the entries its plan did not skip,
@@ -153,7 +149,10 @@ function readAhead(repo: Repository, tips: BitmapTip[]): TreeReadAhead | undefin
 function commitWorker(repo: Repository): CommitWorkerStart | undefined {
   const setting = process.env.TSGIT_COMMIT_WORKER;
   if (setting === 'off') return undefined;
-  if (setting !== 'on' && (availableParallelism() - loadavg()[0] < 2 || repo.odb.packedObjectCount() < COMMIT_WORKER_MIN_OBJECTS)) return undefined;
+  if (setting !== 'on') {
+    if (availableParallelism() - loadavg()[0] < 2) return undefined;
+    if (repo.odb.packedObjectCount() < COMMIT_WORKER_MIN_OBJECTS) return undefined;
+  }
   return (starts, shallow) => new CommitReadAhead(repo.odb, starts, shallow);
 }
 
