@@ -6,6 +6,9 @@ import { errorData, type ErrorData } from '../../core/errors.js';
 import { sha1 } from '../../core/hash.js';
 import { consumeHashRing, type HashRingBuffers } from './hash-ring.js';
 import { Resolver, type ResolveShared } from './resolve.js';
+import { keepYoungGenerationSmallInWorker } from '../../core/young-generation.js';
+
+keepYoungGenerationSmallInWorker();
 
 export interface WorkerReply {
   ok: boolean;

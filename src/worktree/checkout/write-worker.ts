@@ -8,6 +8,9 @@ import { ObjectDatabase } from '../../odb/database.js';
 import { BlobReader } from './blob-reader.js';
 import { FAILED, READY, drain, jobColumns, type WorkerJob, type WorkerReply } from './parallel.js';
 import { EntryWriter } from './write-entry.js';
+import { keepYoungGenerationSmallInWorker } from '../../core/young-generation.js';
+
+keepYoungGenerationSmallInWorker();
 
 parentPort!.once('message', (job: WorkerJob) => {
   const control = new Int32Array(job.control);
