@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { clone } from '../src/client/clone.js';
-import { FAST_IMPORT_MALLOC, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { git, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { addCommits, clientEnv, makeServerRepo, runAsync, startHttpBackend, type HttpServer } from './transport-servers.js';
 
 let root: string;
@@ -111,7 +111,7 @@ test('gzip-encoded responses, gzip-encoded requests, and the Git-Protocol header
         if (i === 0) lines.push('from refs/heads/main^0');
         lines.push(`M 100644 inline l${i}`, 'data 2', `${i % 10}\n`);
       }
-      spawnSync('git', ['fast-import', '--quiet'], { cwd: dir, env: { ...env, ...FAST_IMPORT_MALLOC }, input: lines.join('\n') + '\n' });
+      git(dir, ['fast-import', '--quiet'], lines.join('\n') + '\n', env);
       addCommits(path.join(root, 'repo.git'), 'main', 1, `gzip-v${version}`);
       s.log.length = 0;
       const f = await runAsync(process.execPath, [TSGIT, 'fetch', '-q'], dir, env);

@@ -1,7 +1,7 @@
 // git-core servers on loopback for the client tests, each started and stopped by the test that
 // uses it: `git daemon`, `git http-backend` behind a small CGI bridge, an ssh stand-in for
 // GIT_SSH_COMMAND that runs the remote command locally, and raw TCP servers that misbehave.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { parseCgiHead } from '../bench/cgi-head.js';
-import { FAST_IMPORT_MALLOC, GIT_ENV } from './helpers.js';
+import { git, GIT_ENV } from './helpers.js';
 
 export type ProtocolVersion = 0 | 2;
 
@@ -257,13 +257,7 @@ export async function startCuttingProxy(targetPort: number, limit: number, mode:
 const T0 = 1700000000;
 
 function fastImport(dir: string, lines: string[], force = false): void {
-  gitSync(dir, ['fast-import', '--quiet', ...(force ? ['--force'] : [])], lines.join('\n') + '\n');
-}
-
-function gitSync(cwd: string, args: string[], input?: string): string {
-  const r = spawnSync('git', args, { cwd, env: args.includes('fast-import') ? { ...GIT_ENV, ...FAST_IMPORT_MALLOC } : GIT_ENV, input, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
+  git(dir, ['fast-import', '--quiet', ...(force ? ['--force'] : [])], lines.join('\n') + '\n');
 }
 
 let commitClock = 0;
@@ -274,7 +268,7 @@ let commitClock = 0;
  */
 export function makeServerRepo(dir: string, commits = 6): void {
   fs.mkdirSync(dir, { recursive: true });
-  gitSync(dir, ['init', '-q', '--bare', '-b', 'main', '.']);
+  git(dir, ['init', '-q', '--bare', '-b', 'main', '.']);
   const lines: string[] = [];
   for (let i = 1; i <= commits; i++) {
     lines.push('commit refs/heads/main', `mark :${i}`, `committer C O Mitter <c@example.com> ${T0 + i * 3600} +0000`,
@@ -288,12 +282,12 @@ export function makeServerRepo(dir: string, commits = 6): void {
   lines.push('commit refs/heads/side', 'mark :100', `committer C O Mitter <c@example.com> ${T0 + 2 * 3600 + 60} +0000`,
     'data 5', 'side', 'from :2', 'M 100644 inline side.txt', 'data 5', 'side');
   fastImport(dir, lines);
-  gitSync(dir, ['tag', '-a', '-m', 'release 1', 'v1', 'main~1']);
-  gitSync(dir, ['tag', '-a', '-m', 'tag of a tag', 'v1-again', 'v1']);
-  gitSync(dir, ['tag', 'light', 'main~3']);
-  gitSync(dir, ['config', 'uploadpack.allowFilter', 'true']);
+  git(dir, ['tag', '-a', '-m', 'release 1', 'v1', 'main~1']);
+  git(dir, ['tag', '-a', '-m', 'tag of a tag', 'v1-again', 'v1']);
+  git(dir, ['tag', 'light', 'main~3']);
+  git(dir, ['config', 'uploadpack.allowFilter', 'true']);
   // A partial clone's checkout asks for blobs no ref points at; v0 allows that only when told to.
-  gitSync(dir, ['config', 'uploadpack.allowReachableSHA1InWant', 'true']);
+  git(dir, ['config', 'uploadpack.allowReachableSHA1InWant', 'true']);
 }
 
 /** Adds `n` commits on `branch` of a bare repository; returns the new tip. */
@@ -307,7 +301,7 @@ export function addCommits(dir: string, branch: string, n: number, tag = 'more')
     lines.push(`M 100644 inline ${tag}/${branch}-${commitClock}.txt`, `data ${`${tag} ${commitClock}\n`.length}`, `${tag} ${commitClock}`);
   }
   fastImport(dir, lines);
-  return gitSync(dir, ['rev-parse', `refs/heads/${branch}`]).trim();
+  return git(dir, ['rev-parse', `refs/heads/${branch}`]).trim();
 }
 
 /** Replaces the tip of `branch` with a sibling commit (what a force-push does); returns it. */
@@ -316,7 +310,7 @@ export function rewriteTip(dir: string, branch: string): string {
   fastImport(dir, [`commit refs/heads/${branch}`, `committer C O Mitter <c@example.com> ${t} +0000`,
     'data 10', 'rewritten', `from refs/heads/${branch}^1`,
     `M 100644 inline rewritten-${commitClock}.txt`, 'data 4', 'new'], true);
-  return gitSync(dir, ['rev-parse', `refs/heads/${branch}`]).trim();
+  return git(dir, ['rev-parse', `refs/heads/${branch}`]).trim();
 }
 
 export interface TransportUnderTest {
