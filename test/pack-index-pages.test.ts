@@ -114,6 +114,44 @@ test('lookups in a page-read index with skewed ids (crafted ones) find what a bi
   }
 });
 
+test('a whole index looked up often enough searches by the first two bytes, with the same answers', () => {
+  // 200,000 ids: a walk's count of lookups (a sixteenth of them) makes the index build its table
+  // of first-two-byte ranges; a crafted index whose ids all share those bytes leaves one range.
+  const n = 200_000;
+  const usedBy = (index: PackIndex) => (index as unknown as { prefixes: Int32Array | null }).prefixes !== null;
+  for (const shape of ['random', 'one prefix']) {
+    const ids = Array.from({ length: n }, (_, i) => {
+      const id = crypto.createHash('sha1').update(`object ${i}`).digest();
+      if (shape === 'one prefix') id.writeUInt16BE(0x4242, 0);
+      return id;
+    }).sort(Buffer.compare);
+    const file = writeIdx({ count: n, ids: Buffer.concat(ids), crcs: new Uint32Array(n), offsets: Float64Array.from({ length: n }, (_, i) => 12 + i) },
+      Int32Array.from({ length: n }, (_, i) => i), Buffer.alloc(20, 7));
+    const index = new PackIndex(file, `pack-${shape}.idx`);
+    const reference = (id: Buffer) => {
+      let lo = 0, hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const c = Buffer.compare(ids[mid]!, id);
+        if (c === 0) return mid;
+        if (c < 0) lo = mid + 1; else hi = mid;
+      }
+      return -1;
+    };
+    for (let k = 0; k <= n / 16; k++) assert.equal(index.find(ids[(k * 7919) % n]!), (k * 7919) % n);
+    assert.ok(usedBy(index), `${shape}: the table is built`);
+    for (let i = 0; i < n; i++) assert.equal(index.find(ids[i]!), i, `${shape}: id ${i}`);
+    const probes = [Buffer.alloc(20, 0), Buffer.alloc(20, 0xff), ...[0, 1, 99_999, n - 1].flatMap(i => {
+      const next = Buffer.from(ids[i]!);
+      next[19] ^= 1;
+      const otherPrefix = Buffer.from(ids[i]!);
+      otherPrefix[1] ^= 0x80;
+      return [next, otherPrefix];
+    })];
+    for (const id of probes) assert.equal(index.find(id), reference(id), `${shape}: ${id.toString('hex')}`);
+  }
+});
+
 describe('a pack index read as it is used', () => {
   let idxPath = '';
   before(async () => {

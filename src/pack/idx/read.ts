@@ -22,6 +22,14 @@ export const PAGE = 4 * 1024;
 /** Files up to this many pages (64 KiB) are read whole at once: a few reads cost more than their bytes. */
 const EAGER_PAGES = 16;
 
+/** Ranges of ids by their first two bytes (buildPrefixes). */
+const PREFIX_SLOTS = 1 << 16;
+/**
+ * Indexes too small for the table: a fan-out bucket of theirs holds a few hundred ids at most,
+ * which the interpolation finds in a probe or two within a page or two.
+ */
+const PREFIX_MIN_IDS = 1 << 17;
+
 /** Ids one read of a lookup outside `buf` covers, and the buffer it reads them into (v1 entries are 24 bytes). */
 const SCRATCH_IDS = Math.floor(PAGE / 24);
 const SCRATCH = Buffer.allocUnsafe(SCRATCH_IDS * 24);
@@ -79,6 +87,13 @@ export class PackIndex {
   private readonly regionRead: number[] = [];
   /** Lookups searched outside `buf` (findUnloaded). */
   private unloadedLookups = 0;
+  /** Lookups searched in the whole file, until `prefixes` is built. */
+  private loadedLookups = 0;
+  /**
+   * Where each first two bytes of an id begin among the positions (PREFIX_SLOTS + 1 entries), once
+   * a walk has looked up enough ids to pay for it; null until then.
+   */
+  private prefixes: Int32Array | null = null;
   /** The open file while pages remain to be read. */
   private fd: number;
 
@@ -249,9 +264,16 @@ export class PackIndex {
    * the keys known to lie just outside it, at first 0 and 2^32 (the bucket's ends are not read:
    * that was two more probes per lookup, and 512 pages read for the buckets' ends alone), then the
    * keys of the probes that missed. Skewed ids (crafted ones) fall back to binary search after a
-   * few probes.
+   * few probes. A big index looked up a sixteenth of its count of times (a walk) searches by the
+   * ids' first two bytes instead (buildPrefixes).
    */
   find(oid: Uint8Array, oidOffset = 0): number {
+    const prefixes = this.prefixes;
+    if (prefixes !== null) {
+      const k = (oid[oidOffset]! << 8) | oid[oidOffset + 1]!;
+      return searchIds(this.buf, this.oidBase, this.oidStride, oid, oidOffset, prefixes[k]!, prefixes[k + 1]!);
+    }
+    if (this.loaded === null && this.count >= PREFIX_MIN_IDS && ++this.loadedLookups > this.count >>> 4) this.buildPrefixes();
     const first = oid[oidOffset]!;
     const lo = first === 0 ? 0 : this.fanout[first - 1]!;
     const hi = this.fanout[first]!;
@@ -284,6 +306,25 @@ export class PackIndex {
       }
     }
     return l <= h ? this.binarySearch(oid, oidOffset, l, h + 1) : -1;
+  }
+
+  /**
+   * The table of first-two-byte ranges: a lookup then searches the dozen ids (on large) that share
+   * its first two bytes, one or two cache lines, where the interpolation's probes landed a few
+   * pages apart, each a TLB and cache miss (690 against 390 ns a lookup, all of large's ids in
+   * random order; rev-list --objects --all looks up every commit and tree). Built from the ids in
+   * one pass, ~6 ms for 700k; 256 KiB.
+   */
+  private buildPrefixes(): void {
+    const buf = this.buf, base = this.oidBase, stride = this.oidStride, n = this.count;
+    const prefixes = new Int32Array(PREFIX_SLOTS + 1);
+    let p = 0;
+    for (let k = 0; k < PREFIX_SLOTS; k++) {
+      while (p < n && ((buf[base + p * stride]! << 8) | buf[base + p * stride + 1]!) < k) p++;
+      prefixes[k] = p;
+    }
+    prefixes[PREFIX_SLOTS] = n;
+    this.prefixes = prefixes;
   }
 
   /**
