@@ -1,6 +1,7 @@
 // Git's delta format: two varint sizes (base, result), then copy-from-base and insert
 // instructions. Every bound is checked before bytes move, so a hostile delta cannot read outside
 // its base, write past its result, or make us allocate a size it could never fill.
+import { copyBytes } from '../core/copy-bytes.js';
 import { CorruptError, type ErrorLayer } from '../core/errors.js';
 
 /** A copy instruction of one byte yields at most 64 KiB; no delta can produce more per byte. */
@@ -113,12 +114,7 @@ export function applyDeltaWithSizes(base: Uint8Array, delta: Uint8Array, sizes: 
       if (off + size > baseSize || w + size > resultSize) {
         throw new CorruptError(layer, `${where()}: delta copies ${size} bytes from base offset ${off} out of bounds`);
       }
-      if (size < COPY_BY_HAND) {
-        for (let i = 0; i < size; i++) result[w + i] = base[off + i]!;
-      } else {
-        result.set(base.subarray(off, off + size), w);
-      }
-      w += size;
+      w = copyBytes(base, off, off + size, result, w, COPY_BY_HAND);
     } else if (op !== 0) {
       if (p + op > end || w + op > resultSize) {
         throw new CorruptError(layer, `${where()}: delta insert of ${op} bytes runs past the end`);

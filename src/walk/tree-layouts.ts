@@ -19,6 +19,7 @@
 // here; a base of another size than the delta says, or a delta that does not parse, is no base.
 // The layouts live in a direct-mapped table, so memory stays bounded; an evicted layout only means
 // a full parse.
+import { copyBytes } from '../core/copy-bytes.js';
 import { OID_BYTES } from '../core/oid.js';
 import type { ReadTrace } from '../odb/read-trace.js';
 import { DeltaCopies } from '../pack/delta.js';
@@ -55,31 +56,19 @@ export class TreeLevel {
     let from = 0, w = 0;
     for (let k = 0; k < n; k += 2) {
       const to = skips[k]!;
-      w = copyRun(tree, from, to, out, w);
+      w = copyBytes(tree, from, to, out, w, COPY_BY_HAND);
       from = skips[k + 1]!;
     }
-    return copyRun(tree, from, this.size, out, w);
+    return copyBytes(tree, from, this.size, out, w, COPY_BY_HAND);
   }
 }
-
-/** Runs kept between skips are mostly an entry or two, shorter than this: copied by hand. */
-const COPY_BY_HAND = 256;
 
 /**
- * Copies src[from..to) to out[w..); returns the end in out. A run short enough is copied by hand:
- * `set` needs a view of the source, and a new view for every run of every tree (most trees have
- * one or two) was a tenth of rev-list's allocations on large.
+ * Runs kept between skips are mostly an entry or two, shorter than this: copied by hand. A new view
+ * for every run of every tree (most trees have one or two) was a tenth of rev-list's allocations
+ * on large.
  */
-function copyRun(src: Uint8Array, from: number, to: number, out: Uint8Array, w: number): number {
-  const len = to - from;
-  if (len <= 0) return w;
-  if (len < COPY_BY_HAND) {
-    for (let i = 0; i < len; i++) out[w + i] = src[from + i]!;
-  } else {
-    out.set(src.subarray(from, to), w);
-  }
-  return w + len;
-}
+const COPY_BY_HAND = 256;
 
 export class TreeLayouts {
   /** Slots, direct-mapped by where a tree is stored: which tree, and where its layout is in the arena. */
