@@ -1,5 +1,5 @@
-// The first pass's hash ring (src/packing/index-pack/hash-ring.ts): what the parser queues is
-// hashed into the right rows, a full ring or queue sends the object back to the parser, and
+// The first pass's ring (src/packing/index-pack/hash-ring.ts): what the parser queues reaches the
+// consumer for the right rows, a full ring or queue sends the object back to the parser, and
 // objects never wrap around the ring's end. The consumer runs here on this thread, after close(),
 // as it would on a worker; index-pack's own tests run it across threads.
 import { test } from 'node:test';
@@ -9,6 +9,11 @@ import { HashRingWriter, MAX_OBJECT, consumeHashRing } from '../src/packing/inde
 import { sha1 } from '../src/core/hash.js';
 
 const RING = MAX_OBJECT * 8;
+
+/** A consumer that hashes each job into its row of `ids`, as the stream resolver does with whole objects. */
+function hashInto(ids: Uint8Array) {
+  return (i: number, data: Uint8Array, at: number, length: number): void => { ids.set(sha1(data.subarray(at, at + length)), i * 20); };
+}
 
 function queue(ring: HashRingWriter, i: number, content: Buffer): boolean {
   const at = ring.reserve(content.length + 1);
@@ -24,7 +29,7 @@ test('queued objects are hashed into their own rows', () => {
   contents.forEach((c, i) => assert.ok(queue(ring, i * 2, c)));
   ring.close();
   const ids = new Uint8Array(100 * 20);
-  assert.equal(consumeHashRing(ring.buffers, ids, sha1), 50);
+  assert.equal(consumeHashRing(ring.buffers, hashInto(ids)), 50);
   contents.forEach((c, i) => {
     assert.deepEqual(Buffer.from(ids.subarray(i * 40, i * 40 + 20)), sha1(c), `row ${i * 2}`);
     assert.ok(ids.subarray(i * 40 + 20, i * 40 + 40).every(b => b === 0), `row ${i * 2 + 1} untouched`);
@@ -45,7 +50,7 @@ test('a full ring refuses until the consumer frees it, and an object that would 
   // Hash what is queued: the ring is free again (the consumer returns after close, so use a second ring for more).
   ring.close();
   const ids = new Uint8Array(16 * 20);
-  assert.equal(consumeHashRing(ring.buffers, ids, sha1), 8);
+  assert.equal(consumeHashRing(ring.buffers, hashInto(ids)), 8);
   big.forEach((c, i) => assert.deepEqual(Buffer.from(ids.subarray(i * 20, i * 20 + 20)), sha1(c)));
   assert.deepEqual(Buffer.from(ids.subarray(140, 160)), sha1(small));
   // Now an object that does not fit before the end goes to the start.
@@ -67,21 +72,25 @@ test('a full queue refuses too', () => {
   assert.ok(queued > 1000 && queued * 2 < RING, `${queued} one-byte objects, stopped by the queue, not the bytes`);
   ring.close();
   const ids = new Uint8Array(queued * 20);
-  assert.equal(consumeHashRing(ring.buffers, ids, sha1), queued);
+  assert.equal(consumeHashRing(ring.buffers, hashInto(ids)), queued);
   assert.deepEqual(Buffer.from(ids.subarray((queued - 1) * 20, queued * 20)), sha1(Buffer.alloc(1, (queued - 1) & 0xff)));
 });
 
-test('a worker that fails while hashing fails the caller, with its reason', async () => {
+test('a worker that fails while taking the ring fails the caller, with its reason', async () => {
   const { ResolverThreads } = await import('../src/packing/index-pack/threads.js');
+  const { ObjectTable } = await import('../src/packing/index-pack/tables.js');
   const threads = new ResolverThreads();
   try {
     threads.spawn(1);
     const ring = new HashRingWriter();
     const object = Buffer.from('blob 5\0hello');
-    // Row 3 of an ids column with room for one row: the worker's write is out of bounds.
+    // Row 3 of a table with no rows yet: the worker's write of its id is out of bounds.
     assert.ok(queue(ring, 3, object));
     ring.close();
-    await assert.rejects(threads.hash(ring.buffers, new SharedArrayBuffer(20)), /out of bounds|range/i);
+    await assert.rejects(threads.stream({
+      ring: ring.buffers, table: new ObjectTable(1).shared(), name: 'test', packPath: '/nonexistent', maxDepth: 50, cacheLimit: 1 << 16,
+      strict: null, idSlots: null, indexCapacity: 0,
+    }), /out of bounds|range/i);
   } finally {
     await threads.close();
   }

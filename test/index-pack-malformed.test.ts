@@ -153,13 +153,14 @@ describe('index-pack refuses malformed packs', () => {
   it('stops every thread when one finds a bad delta', async () => {
     // Resolver threads start only for packs of THREADS_FROM (2000) objects or more: 1100 bases,
     // each with one delta, so the work is spread over the threads and one of them meets the bad one.
+    // REF_DELTAs, which the first pass leaves to the second (it resolves OFS_DELTAs as they come).
     const pairs = 1100, bad = 700, size = 1200;
     const entries: Buffer[] = [];
     for (let i = 0; i < pairs; i++) {
       const base = Buffer.from(`base object number ${String(i).padStart(4, '0')}\n`.repeat(50));
       assert.equal(base.length, size);
       const first = whole(BLOB, base);
-      entries.push(first, ofsDelta(first.length, delta(i === bad ? base.length + 1 : base.length, base.length + 1, Buffer.from('!'))));
+      entries.push(first, refDelta(blobId(base), delta(i === bad ? base.length + 1 : base.length, base.length + 1, Buffer.from('!'))));
     }
     const data = pack(entries);
     const message = new RegExp(`delta at offset \\d+: delta expects a ${size + 1}-byte base, base has ${size}`);
@@ -183,7 +184,9 @@ describe('index-pack refuses malformed packs', () => {
     } finally {
       hook.disable();
     }
-    assert.equal(started, 3, 'index-pack should have started 3 worker threads');
+    // Three for the first pass, and a fresh one for the second in place of the first pass's
+    // stream resolver.
+    assert.equal(started, 4, 'index-pack should have started 4 worker threads');
     assert.equal(live.size, 0, `${live.size} worker thread(s) still alive after index-pack failed`);
     assert.deepEqual(fs.readdirSync(dir), ['p.pack'], 'files left behind');
 

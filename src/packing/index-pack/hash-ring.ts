@@ -1,16 +1,16 @@
-// The first pass's object hashing, handed to a resolver thread. During the first pass the parsing
-// thread is the only one at work (it must inflate every entry to find where the next begins), while
-// the resolver threads, started as soon as the pack header shows enough objects, wait for the
-// second pass. Hashing whole objects was a tenth of the first pass on the generated corpus. So the
-// parser inflates a whole object straight into this ring (shared memory: no copy) and queues it;
-// a resolver thread hashes the queue and writes each id into the shared table.
+// What the first pass inflates, handed to a resolver thread. During the first pass the parsing
+// thread must inflate every entry to find where the next begins, while the resolver threads,
+// started as soon as the pack header shows enough objects, would wait for the second pass. So the
+// parser inflates each whole object (with its "<type> <size>\0" header) and each OFS_DELTA's data
+// straight into this ring (shared memory: no copy) and queues it; a resolver thread hashes the
+// whole objects and resolves the deltas whose bases it can get (stream-resolve.ts).
 //
 // One producer (the parser), one consumer (a resolver thread). The producer never waits: when the
-// ring or the queue has no room (the consumer is still starting, or an object is large), it hashes
-// the object itself. Byte positions are counters that run past the ring's size and wrap at 2^32;
-// the distance between two of them is what matters, and it is never more than the ring's size.
-
-import { OID_BYTES } from '../../core/oid.js';
+// ring or the queue has no room (the consumer is still starting or behind, or an object is large),
+// it hashes a whole object itself and leaves a delta to the second pass. Byte positions are
+// counters that run past the ring's size and wrap at 2^32; the distance between two of them is
+// what matters, and it is never more than the ring's size. The producer also says up to which
+// pack offset the pack file has been written, so that the consumer can read bases back from it.
 
 /** Ring bytes: a few hundred typical objects, and room for any object below MAX_OBJECT. */
 const RING_BYTES = 1 << 20;
@@ -39,6 +39,8 @@ export interface HashRingBuffers {
   data: SharedArrayBuffer;
   jobs: SharedArrayBuffer;
   control: SharedArrayBuffer;
+  /** One 64-bit word: the pack offset up to which the pack file holds the pack's bytes. */
+  written: SharedArrayBuffer;
 }
 
 /** The parser's end: reserve room, inflate into it, queue it. */
@@ -46,6 +48,7 @@ export class HashRingWriter {
   readonly bytes: Buffer;
   private readonly jobs: Int32Array;
   private readonly control: Int32Array;
+  private readonly written: BigInt64Array;
   private jobHead = 0;
   private byteHead = 0;
   /** Set by reserve(): where the reserved bytes start and the byte counter after them. */
@@ -56,10 +59,17 @@ export class HashRingWriter {
     data: new SharedArrayBuffer(RING_BYTES),
     jobs: new SharedArrayBuffer(JOBS * JOB_FIELDS * 4),
     control: new SharedArrayBuffer(CONTROL_WORDS * 4),
+    written: new SharedArrayBuffer(8),
   }) {
     this.bytes = Buffer.from(buffers.data);
     this.jobs = new Int32Array(buffers.jobs);
     this.control = new Int32Array(buffers.control);
+    this.written = new BigInt64Array(buffers.written);
+  }
+
+  /** The pack file now holds the pack's bytes up to `offset`. */
+  wrote(offset: number): void {
+    Atomics.store(this.written, 0, BigInt(offset));
   }
 
   /**
@@ -84,7 +94,7 @@ export class HashRingWriter {
     return at;
   }
 
-  /** Queues the `length` bytes at the last reservation: object `i`'s header and content. */
+  /** Queues the `length` bytes at the last reservation: object `i`'s header and content, or its delta data. */
   publish(i: number, length: number): void {
     const slot = (this.jobHead % JOBS) * JOB_FIELDS;
     this.jobs[slot] = i;
@@ -104,11 +114,18 @@ export class HashRingWriter {
   }
 }
 
+/** The consumer's view of how much of the pack file has been written. */
+export function writtenTo(buffers: HashRingBuffers): () => number {
+  const written = new BigInt64Array(buffers.written);
+  return () => Number(Atomics.load(written, 0));
+}
+
 /**
- * The resolver thread's end: hashes every queued object into `ids` (by object number)
- * until the writer closes the ring, then returns how many it hashed.
+ * The resolver thread's end: hands every queued job to `take` (object number, and where its
+ * bytes are in `data`) until the writer closes the ring, then returns how many it took. Once
+ * `take` returns, the bytes are the writer's again.
  */
-export function consumeHashRing(buffers: HashRingBuffers, ids: Uint8Array, sha1: (data: Uint8Array) => Buffer): number {
+export function consumeHashRing(buffers: HashRingBuffers, take: (i: number, data: Uint8Array, at: number, length: number) => void): number {
   const data = new Uint8Array(buffers.data);
   const jobs = new Int32Array(buffers.jobs);
   const control = new Int32Array(buffers.control);
@@ -123,7 +140,7 @@ export function consumeHashRing(buffers: HashRingBuffers, ids: Uint8Array, sha1:
     while (tail !== head) {
       const slot = (tail % JOBS) * JOB_FIELDS;
       const i = jobs[slot]!, at = jobs[slot + 1]!, length = jobs[slot + 2]!;
-      ids.set(sha1(data.subarray(at, at + length)), i * OID_BYTES);
+      take(i, data, at, length);
       tail++;
       Atomics.store(control, BYTE_TAIL, jobs[slot + 3]!);
       Atomics.store(control, JOB_TAIL, tail);

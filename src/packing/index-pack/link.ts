@@ -1,13 +1,14 @@
 // Between the passes: turn what the parser remembered about deltas into the shared structures the
 // resolvers walk. OFS_DELTA bases (object numbers) become rows of children per base, REF_DELTAs
 // are sorted by base id so any thread can find a new object's children by binary search, and the
-// tasks (bases with children) are ordered biggest subtree first, so the last task to finish is a
-// small one and the threads end together.
+// tasks (whole objects with work left in or below them: the first pass resolves and checks most
+// of a pack from git as it arrives) are ordered biggest subtree first, so the last task to finish
+// is a small one and the threads end together.
 import { OID_BYTES } from '../../core/oid.js';
 import { OBJ_BLOB, OBJ_OFS_DELTA } from '../../object/type.js';
 import type { PackParser } from './parse.js';
 import { sortByOid } from './sort.js';
-import type { ObjectTable } from './tables.js';
+import { STREAMED, type ObjectTable } from './tables.js';
 
 /** Per-object cost of a resolution beyond its bytes, in byte-equivalents (inflate and call overhead). */
 const OBJECT_COST = 4096;
@@ -27,6 +28,12 @@ export interface DeltaLinks {
   /** Object numbers of the bases to start from, biggest subtree first. */
   tasks: SharedArrayBuffer;
   taskCount: number;
+  /**
+   * A byte per object: 1 where the object, or something below it, still needs the second pass
+   * (an unresolved delta, or with --strict an object the first pass did not check). Objects beyond
+   * it (--fix-thin's) always do.
+   */
+  pending: SharedArrayBuffer;
 }
 
 /**
@@ -68,19 +75,30 @@ export function linkDeltas(table: ObjectTable, count: number, parser: PackParser
     weight[i] += OBJECT_COST;
     if (types[i] === OBJ_OFS_DELTA) weight[bases[i]!] += weight[i]!;
   }
-  const roots: number[] = [];
-  for (let i = 0; i < count; i++) {
-    if (table.isDelta(i)) continue;
-    if (childStart[i + 1]! > childStart[i]! || (checkAll && types[i] !== OBJ_BLOB)
-      || (refCount && hasRefChildren(refIds, refCount, table.ids, i))) roots.push(i);
+  // What is left for the second pass, marked from each object up its OFS chain (bases come
+  // before their deltas, so one backward sweep marks every ancestor).
+  const pending = new Uint8Array(new SharedArrayBuffer(Math.max(count, 1)));
+  const state = table.state;
+  for (let i = count - 1; i >= 0; i--) {
+    let p = pending[i]!;
+    if (!p) {
+      if (table.isDelta(i)) p = state[i] === 0 ? 1 : 0;
+      else if (checkAll && types[i] !== OBJ_BLOB && state[i] !== STREAMED) p = 1;
+      // A REF_DELTA's base is known by its id alone: any resolved object may be one.
+      if (!p && refCount && state[i] !== 0 && hasRefChildren(refIds, refCount, table.ids, i)) p = 1;
+      pending[i] = p;
+    }
+    if (p && types[i] === OBJ_OFS_DELTA) pending[bases[i]!] = 1;
   }
+  const roots: number[] = [];
+  for (let i = 0; i < count; i++) if (!table.isDelta(i) && pending[i]) roots.push(i);
   roots.sort((a, b) => weight[b]! - weight[a]! || a - b);
   const tasks = new Int32Array(new SharedArrayBuffer(Math.max(roots.length, 1) * 4));
   tasks.set(roots);
   return {
     childStart: childStart.buffer as SharedArrayBuffer, children: children.buffer as SharedArrayBuffer,
     refObjects: refObjects.buffer as SharedArrayBuffer, refIds: refIds.buffer as SharedArrayBuffer, refCount,
-    tasks: tasks.buffer as SharedArrayBuffer, taskCount: roots.length,
+    tasks: tasks.buffer as SharedArrayBuffer, taskCount: roots.length, pending: pending.buffer as SharedArrayBuffer,
   };
 }
 

@@ -1,10 +1,11 @@
 // The first pass over a pack, run as bytes arrive: for each entry, parse its header, inflate it to
 // find where its zlib stream ends (the format records no compressed length), CRC32 its raw bytes,
 // SHA-1 whole objects (header and content in one buffer, one call), and remember each delta's
-// base (an object number for OFS_DELTA, an id for REF_DELTA), checking its result size. The inflated
-// delta itself is not kept: the second pass inflates it again from the pack file, as git does, so
-// memory stays bounded by the object count rather than by the pack's size. The pack's own SHA-1
-// is computed over the bytes as they are parsed and compared with the trailer.
+// base (an object number for OFS_DELTA, an id for REF_DELTA), checking its result size. Once a
+// resolver thread is ready, whole objects and OFS_DELTA data are inflated into its ring instead
+// (hash-ring.ts), and it hashes them and resolves the deltas as they come; what it does not get is
+// hashed here, and resolved by the second pass from the pack file. The pack's own SHA-1 is computed
+// over the bytes as they are parsed and compared with the trailer.
 //
 // The parser is a state machine over a PackWindow: step() consumes whatever the window holds and
 // says up to which pack offset it needs bytes before it can go on, so the same code serves a file
@@ -41,6 +42,8 @@ export interface ParserOptions {
   /** Receives pack bytes once they are parsed (a PackSink's write, for a stream). */
   onData?: (bytes: Uint8Array) => void;
   observer?: PackObserver;
+  /** Told the header's object count before any entry is parsed (so that a ring can be attached first). */
+  onHeader?: (count: number) => void;
 }
 
 export class PackParser {
@@ -74,6 +77,8 @@ export class PackParser {
    * until then, and for what does not fit, they are hashed here.
    */
   hashRing: HashRingWriter | null = null;
+  /** The bytes the entry being parsed has in the ring, queued once its row is filled in; -1: none. */
+  private ringLength = -1;
 
   constructor(private readonly window: PackWindow, readonly table: ObjectTable, private readonly options: ParserOptions) {}
 
@@ -115,6 +120,7 @@ export class PackParser {
         this.currentOffset = off;
         if (i >= t.capacity) t.ensure(i + 1);
         const isDelta = h.type >= OBJ_OFS_DELTA;
+        this.ringLength = -1;
         const consumed = isDelta ? this.inflateDelta(i, off, avail - base) : this.inflateWhole(i, off, avail - base);
         if (consumed < 0) {
           return this.short(eof, off + Math.max(2 * (avail - off), avail - off + (1 << 16)), `entry ${i} at offset ${off}`);
@@ -142,6 +148,8 @@ export class PackParser {
           t.state[i] = 1;
           t.base[i] = -1;
         }
+        // The ring's reader reads the row (type, base), so it is queued only now.
+        if (this.ringLength >= 0) this.hashRing!.publish(i, this.ringLength);
         this.parsed = i + 1;
         this.pos = end;
         this.options.observer?.onEntry?.(i, off, end, h.type, h.size);
@@ -173,6 +181,7 @@ export class PackParser {
     if (this.version !== 2 && this.version !== 3) throw new CorruptError('pack', `${name}: pack version ${this.version} unsupported`);
     this.count = b.readUInt32BE(at + 8);
     this.pos = PACK_HEADER;
+    this.options.onHeader?.(this.count);
     this.options.observer?.onHeader?.(this.version, this.count);
   }
 
@@ -191,6 +200,7 @@ export class PackParser {
     this.hash.update(part);
     this.options.onData?.(part);
     this.hashedTo = to;
+    if (this.options.onData) this.hashRing?.wrote(to);
   }
 
   /** Object number of the entry at pack offset `offset` (an OFS_DELTA base), before entry `i`. */
@@ -231,7 +241,7 @@ export class PackParser {
     const consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, out, start + prefix.length, h.size, 'pack', where);
     if (consumed < 0) return -1;
     if (at < 0) sha1(out.subarray(0, prefix.length + h.size)).copy(this.table.ids, i * OID_BYTES);
-    else ring!.publish(i, prefix.length + h.size);
+    else this.ringLength = prefix.length + h.size;
     return consumed;
   }
 
@@ -241,6 +251,7 @@ export class PackParser {
     const bytes = this.window.bytes;
     const where = this.where;
     let consumed: number;
+    let at = -1;
     // The delta's first bytes (its two sizes) are read where they were inflated: a view of them per
     // delta was an allocation per object (60 ms of a clone of large's first pass, in a profile).
     let head: Uint8Array;
@@ -256,14 +267,20 @@ export class PackParser {
       }, 'pack', where);
       head = first.subarray(0, firstLen);
     } else {
-      if (this.scratch.length <= h.size) this.scratch = Buffer.allocUnsafe(Math.max(h.size + 1, this.scratch.length * 2));
-      consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, this.scratch, 0, h.size, 'pack', where);
-      head = this.scratch;
+      // An OFS_DELTA goes to the ring's resolver when there is room (a REF_DELTA's base may not be
+      // known before the end of the pack); with a spare byte, as for whole objects.
+      const ring = h.type === OBJ_OFS_DELTA ? this.hashRing : null;
+      at = ring ? ring.reserve(h.size + 1) : -1;
+      if (at < 0 && this.scratch.length <= h.size) this.scratch = Buffer.allocUnsafe(Math.max(h.size + 1, this.scratch.length * 2));
+      head = at < 0 ? this.scratch : ring!.bytes;
+      consumed = this.inflater.tryInflateInto(bytes, h.dataPos, avail, head, Math.max(at, 0), h.size, 'pack', where);
     }
     if (consumed < 0) return -1;
     // The sizes take at most 20 bytes; passing the full length keeps the "a delta this small cannot
     // produce that much" check honest when only the first piece was kept.
-    const { resultSize } = readDeltaSizes(head, 0, h.size, 'pack', where);
+    const start = Math.max(at, 0);
+    const { resultSize } = readDeltaSizes(head, start, start + h.size, 'pack', where);
+    if (at >= 0) this.ringLength = h.size;
     if (resultSize >= MAX_SIZE) throw new CorruptError('pack', `${where()}: delta declares a ${resultSize}-byte result, larger than tsgit can hold`);
     return consumed;
   }

@@ -1,14 +1,17 @@
 // The passes of index-pack over one pack, whatever is done with the result afterwards (written
 // next to the pack, installed in a repository, or compared with an existing index):
-//   1. parse the input as it arrives (parse.ts), handing the parsed bytes on to be written;
-//   2. link deltas to their bases and resolve them on every thread (link.ts, resolve.ts);
+//   1. parse the input as it arrives (parse.ts), handing the parsed bytes on to be written, and
+//      what it inflates to a resolver thread, which hashes whole objects and resolves the deltas
+//      whose bases it can get as they come (stream-resolve.ts);
+//   2. link the deltas left to their bases and resolve them on every thread (link.ts, resolve.ts);
 //   3. with fixThin, append the missing REF_DELTA bases from the repository (thin.ts);
 //   4. with strict, confirm every reference of every commit, tree and tag exists (connectivity.ts),
 //      and check every blob a tree names `.gitmodules` (with the caller's gitmodules check);
 //   5. check that no object collides with a different object of the same id in the repository.
 // Memory: the tables (46 bytes an object), the delta links, a window of input, and each
-// resolver thread's bounded cache of bases; the pack itself stays on disk and the resolvers read
-// deltas and base objects from it.
+// resolver thread's bounded cache of bases (the first pass's an eighth of the second's, given
+// back before the second starts); the pack itself stays on disk and the resolvers read deltas and
+// base objects from it.
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Readable } from 'node:stream';
@@ -27,7 +30,8 @@ import { PackParser } from './parse.js';
 import { feedStream } from './stream-feed.js';
 import { ABORT, RESOLVED, Resolver, type ResolveShared } from './resolve.js';
 import { findSorted, sortByOid } from './sort.js';
-import { MAX_DEPTH, MAX_ROWS, ObjectTable } from './tables.js';
+import { MAX_DEPTH, MAX_ROWS, ObjectTable, STREAMED } from './tables.js';
+import type { StreamResult } from './stream-resolve.js';
 import { appendThinBases } from './thin.js';
 import { ResolverThreads } from './threads.js';
 import { PackWindow } from './window.js';
@@ -50,6 +54,8 @@ const THREADS_FROM = 2000;
 const SLICE_MS = 50;
 /** The smallest entry: a one-byte header and an empty zlib stream. */
 const MIN_ENTRY = 9;
+/** Most objects the first pass's id index is made for (16 MiB of slots). */
+const EARLY_INDEX_MAX = 1 << 22;
 
 export interface PassOptions {
   /** Names the pack in messages. */
@@ -78,7 +84,10 @@ export interface PassOptions {
   /** zlib level of appended thin-pack bases (git: core.compression, default 1). */
   compressionLevel?: number;
   maxDepth?: number;
-  /** Bytes of reconstructed bases the resolver threads may hold, all together. */
+  /**
+   * Bytes of reconstructed bases the resolver threads may hold, all together; the first pass's
+   * stream resolver holds an eighth as much.
+   */
   cacheLimit?: number;
   /** Refuses a pack larger than this many bytes (git's --max-input-size). */
   maxInputSize?: number;
@@ -101,6 +110,8 @@ export interface PassResult {
   /** Objects appended by fixThin (they are the last `appended` of `count`). */
   appended: number;
   deltas: number;
+  /** Deltas resolved during the first pass (stream-resolve.ts). */
+  streamed: number;
   packHash: Buffer;
   /** Where the entries end (and the trailer starts) in the final pack. */
   entriesEnd: number;
@@ -145,19 +156,37 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   let parser!: PackParser;
   let trailing = Buffer.alloc(0);
   let receiving: ProgressMeter | null = null;
-  // The first worker hashes whole objects while this thread parses (hash-ring.ts, parser.hashRing).
-  let hashing: Promise<void> | null = null;
+  const connectivity = !!options.strict && (options.connectivity ?? true);
+  const cacheLimit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
+  const maxDepth = Math.min(options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_DEPTH);
+  // The first worker hashes whole objects and resolves deltas while this thread parses
+  // (hash-ring.ts, stream-resolve.ts), with an id index of its own for --strict's references.
+  let streaming: Promise<StreamResult> | null = null;
+  let streamSlots: SharedArrayBuffer | null = null;
+  // Workers take tens of milliseconds to start: start them as soon as the pack's header says it
+  // is big enough to use them, before its first entry is parsed.
+  const onHeader = (count: number): void => {
+    if (count >= THREADS_FROM && threads.size < threadCount - 1) threads.spawn(threadCount - 1);
+    if (threads.size > 0) {
+      const ring = parser.hashRing = new HashRingWriter();
+      if (fromFile) ring.wrote(fileSize);
+      // The header's count is not trusted with memory: an index for more objects than this is
+      // only needed by a pack that big, and one that is full is simply not added to.
+      const indexCapacity = connectivity ? Math.min(count, EARLY_INDEX_MAX) : 0;
+      streamSlots = indexCapacity ? SharedIdIndex.allocate(indexCapacity) : null;
+      streaming = threads.stream({
+        ring: ring.buffers, table: table.shared(), name, packPath, maxDepth, strict: options.strict ?? null,
+        // An eighth of the second pass's, 4 MiB by default: 16 MiB made history's index-pack
+        // peak 14 MiB higher, and no faster.
+        cacheLimit: Math.floor(cacheLimit / 8),
+        idSlots: streamSlots, indexCapacity,
+      });
+      // Awaited after the first pass; until then a failure must not be reported as unhandled.
+      streaming.catch(() => {});
+    }
+  };
   const showReceiving = (): void => {
     if (parser.count < 0) return;
-    // Workers take tens of milliseconds to start: start them as soon as the pack says it is big
-    // enough to use them, so that they are ready when the first pass ends.
-    if (parser.count >= THREADS_FROM && threads.size < threadCount - 1) threads.spawn(threadCount - 1);
-    if (threads.size > 0 && !parser.hashRing) {
-      parser.hashRing = new HashRingWriter();
-      hashing = threads.hash(parser.hashRing.buffers, table.shared().ids);
-      // Awaited after the first pass; until then a failure must not be reported as unhandled.
-      hashing.catch(() => {});
-    }
     if (!progress || options.receivingProgress === false) return;
     if (!receiving) {
       // As in git, the throughput starts with the first read after the progress does.
@@ -170,7 +199,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const tooLarge = (): GitError => new GitError('pack', 'too-large', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`);
   // A file bounds how many objects it can hold, whatever its header claims.
   const table = new ObjectTable(fromFile ? Math.floor(fileSize / MIN_ENTRY) : MAX_ROWS);
-  parser = new PackParser(window, table, { name, observer: options.observer, ...(sink ? { onData: (bytes) => sink.write(bytes) } : {}) });
+  parser = new PackParser(window, table, { name, observer: options.observer, onHeader, ...(sink ? { onData: (bytes) => sink.write(bytes) } : {}) });
   try {
     if (fromFile) {
       if (options.maxInputSize && fileSize > options.maxInputSize) throw tooLarge();
@@ -207,32 +236,42 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   }
   (receiving as ProgressMeter | null)?.stop();
   window.release();
-  // The ids of whole objects: the links and the id index below need them.
-  if (hashing) await hashing;
+  // The ids of whole objects and what was resolved: the links and the id index below need them.
+  const streamed = streaming ? await (streaming as Promise<StreamResult>) : null;
+  // Its thread ends with what it held (its rings, its heap: 13 MiB on history), and one starts
+  // afresh below if the second pass has tasks for it.
+  const workers = threads.size;
+  if (streaming) await threads.endFirst();
   // Let the ring's shared memory go before pass 2 needs memory of its own.
   parser.hashRing = null;
   const parsedCount = parser.count;
 
   // Pass 2.
   const links = linkDeltas(table, parsedCount, parser, !!options.strict);
-  // --strict checks references in an id index: whole objects go in now, each delta when resolved.
-  const connectivity = !!options.strict && (options.connectivity ?? true);
-  const idSlots = SharedIdIndex.allocate(connectivity ? parsedCount + parser.refCount : 0);
+  // --strict checks references in an id index: every object resolved so far goes in now (the
+  // first pass's index is kept if it is big enough), each delta when resolved.
+  let idSlots = SharedIdIndex.allocate(connectivity ? parsedCount + parser.refCount : 0);
+  const early = streamSlots as SharedArrayBuffer | null;
+  if (early && early.byteLength >= idSlots.byteLength) idSlots = early;
+  streamSlots = null;
   const index = new SharedIdIndex(new Int32Array(idSlots), table.ids);
-  if (connectivity) for (let i = 0; i < parsedCount; i++) if (!table.isDelta(i)) index.insert(i);
+  if (connectivity) for (let i = 0; i < parsedCount; i++) if (!table.isDelta(i) || table.state[i] === STREAMED) index.insert(i);
   const control = new Int32Array(new SharedArrayBuffer(16));
-  const useWorkers = threads.size > 0 && links.taskCount > 1;
-  const resolvers = useWorkers ? threads.size + 1 : 1;
+  // Progress counts on from what the first pass resolved.
+  control[RESOLVED] = streamed?.resolved ?? 0;
+  const useWorkers = workers > 0 && links.taskCount > 1;
+  if (useWorkers) threads.spawn(workers);
+  const resolvers = useWorkers ? workers + 1 : 1;
   const shared: ResolveShared = {
     ...links, name, packPath, table: table.shared(), count: parsedCount, idSlots, control: control.buffer as SharedArrayBuffer,
-    maxDepth: Math.min(options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_DEPTH),
-    cacheLimit: Math.floor((options.cacheLimit ?? DEFAULT_CACHE_LIMIT) / resolvers),
+    maxDepth,
+    cacheLimit: Math.floor(cacheLimit / resolvers),
     strict: options.strict ?? null, connectivity,
   };
   const deltas = parser.ofsCount + parser.refCount;
   const resolving = progress && deltas > 0 ? progress('Resolving deltas', deltas) : null;
   const showResolving = (): void => { resolving?.update(Atomics.load(control, RESOLVED)); };
-  const lists: ReferenceList[] = [];
+  const lists: ReferenceList[] = streamed?.refs ? [streamed.refs] : [];
   const workersDone = useWorkers ? threads.start(shared) : Promise.resolve([] as ReferenceList[]);
   // Keep a rejected promise from being reported as unhandled while this thread is busy.
   workersDone.catch(() => {});
@@ -307,7 +346,10 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
       options.strict, options.gitmodules);
   }
   if (options.lookup) checkCollisions(table, parsedCount, options.lookup, name, objectData);
-  return { table, count, appended, deltas, packHash, entriesEnd, sorted, trailing, outsideReferences, objectData };
+  return {
+    table, count, appended, deltas, streamed: streamed?.resolved ?? 0, packHash, entriesEnd, sorted, trailing,
+    outsideReferences, objectData,
+  };
 }
 
 /** git's core.bigFileThreshold: a .gitmodules larger than this is refused unread (gitmodulesLarge). */

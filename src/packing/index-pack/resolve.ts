@@ -6,28 +6,28 @@
 // when the bases held exceed the cache limit the oldest are dropped and rebuilt from their chain
 // if needed again (git's prune_base_data/get_base_data).
 //
-// Delta data and base objects are inflated again from the pack file (positional reads of 32 KiB
-// that serve the neighbours asked for next, one file descriptor per thread), as git does: keeping
-// the first pass's inflated deltas would cost memory in proportion to the pack, for a small saving
-// of time.
+// Delta data and base objects are inflated again from the pack file (entry-reader.ts), as git
+// does: keeping the first pass's inflated deltas would cost memory in proportion to the pack. Most
+// deltas of a pack from git were resolved during the first pass already (stream-resolve.ts); this
+// pass visits only the subtrees that still hold work (ResolveShared.pending), and rebuilds the
+// content of a resolved delta there only as the base of what is left.
 //
 // Threads share everything through SharedArrayBuffers: tasks are claimed with an atomic counter,
 // REF_DELTA children with a compare-and-swap on their state (a second claim means two bases with
 // one id), progress is one atomic counter, and an abort flag stops everyone after an error.
-import fs from 'node:fs';
 import { CorruptError, GitError } from '../../core/errors.js';
 import { sha1 } from '../../core/hash.js';
 import { compareOid, OID_BYTES, toHex } from '../../core/oid.js';
-import { Inflater } from '../../core/zlib.js';
 import { TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
 import { OBJ_BLOB, OBJ_TREE } from '../../object/type.js';
-import { applyDelta, DeltaCopies, readDeltaSizes } from '../../pack/delta.js';
+import { applyDelta, applyDeltaWithSizes, DeltaCopies, readDeltaSizes } from '../../pack/delta.js';
 import { BufferPool, POOLED_MAX } from './buffer-pool.js';
 import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';
-import { MAX_SIZE, ObjectTable, type TableBuffers } from './tables.js';
-import { readAtLeast } from '../../core/read-exactly.js';
+import { ObjectTable, STREAMED, type TableBuffers } from './tables.js';
+import { allocate, EntryReader } from './entry-reader.js';
+import { objectHeaderLength, putObjectHeader } from './object-header.js';
 
 /** Control words in ResolveShared.control. */
 export const NEXT_TASK = 0, RESOLVED = 1, ABORT = 2;
@@ -64,9 +64,6 @@ interface Frame {
   layout: TreeLayout | null;
 }
 
-const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '].map((p) => Buffer.from(p, 'latin1'));
-/** Bytes of the pack file read at a time (see readCompressed). */
-const READ_AHEAD = 32 * 1024;
 /** Deltas resolved between looks at the clock when working to a deadline. */
 const CLOCK_EVERY = 64;
 /** Free buffers kept for reuse, in bytes, at least (more when the thread may hold more bases). */
@@ -76,11 +73,8 @@ export class Resolver {
   table!: ObjectTable;
   readonly checker: ObjectChecker | null;
   private s!: ResolveShared;
-  private fd = -1;
-  private readBuf: Buffer = Buffer.allocUnsafe(READ_AHEAD);
-  /** The pack bytes readBuf holds: [heldFrom, heldTo). */
-  private heldFrom = 0;
-  private heldTo = 0;
+  private reader!: EntryReader;
+  private pending!: Uint8Array;
   private childStart!: Int32Array;
   private children!: Int32Array;
   private refObjects!: Int32Array;
@@ -88,8 +82,6 @@ export class Resolver {
   private tasks!: Int32Array;
   private control!: Int32Array;
   index!: SharedIdIndex;
-  private readonly inflater = new Inflater();
-  private deltaBuf: Buffer = Buffer.allocUnsafe(1 << 16);
   private pool!: BufferPool;
   private readonly stack: Frame[] = [];
   private held = 0;
@@ -119,9 +111,15 @@ export class Resolver {
   /** Points this resolver at (possibly grown) shared state: --fix-thin appends objects and bytes. */
   attach(s: ResolveShared): void {
     this.s = s;
-    // --fix-thin writes its bases where the trailer was: nothing read before may stand for them.
-    this.heldFrom = this.heldTo = 0;
     this.table = new ObjectTable(0, s.table);
+    // --fix-thin writes its bases where the trailer was: nothing read before may stand for them.
+    if (this.reader) {
+      this.reader.forget();
+      this.reader.table = this.table;
+    } else {
+      this.reader = new EntryReader(s.name, s.packPath, this.table, (t) => t.offset[this.s.count]!);
+    }
+    this.pending = new Uint8Array(s.pending);
     this.childStart = new Int32Array(s.childStart);
     this.children = new Int32Array(s.children);
     this.refObjects = new Int32Array(s.refObjects);
@@ -164,8 +162,7 @@ export class Resolver {
 
   /** Closes the pack file (it is opened again if needed). */
   close(): void {
-    if (this.fd >= 0) fs.closeSync(this.fd);
-    this.fd = -1;
+    this.reader.close();
   }
 
   /**
@@ -180,14 +177,15 @@ export class Resolver {
   /** Checks `root` and puts it on the stack if it has children. */
   private start(root: number, checkRoot: boolean): void {
     const frame = this.frameFor(root);
-    const check = this.checker && checkRoot && this.table.realType[root] !== OBJ_BLOB;
+    // An object the first pass checked (STREAMED) is here only for what lies below it.
+    const check = this.checker && checkRoot && this.table.realType[root] !== OBJ_BLOB && this.table.state[root] !== STREAMED;
     if (!frame && !check) return;
     // A whole object is inflated into a pooled buffer, given back when done with: every task
     // starts with one, and left to the garbage collector they would pile up (the collector runs by
     // heap size, and these live outside the heap) to tens of megabytes per thread.
     const whole = !this.table.isDelta(root);
     const buf = whole && this.table.size[root]! < POOLED_MAX ? this.pool.take(this.table.size[root]! + 1) : null;
-    const data = whole ? this.inflateOwned(root, buf ?? undefined) : this.objectData(root);
+    const data = whole ? this.reader.inflateOwned(root, buf ?? undefined) : this.objectData(root);
     const type = this.table.realType[root]!;
     // A tree with deltas of its own keeps its layout, for them.
     const layout = check && frame && type === OBJ_TREE ? this.takeLayout() : null;
@@ -243,9 +241,13 @@ export class Resolver {
     return true;
   }
 
-  /** The next unresolved child of a frame, or -1. */
+  /** The next child of a frame with work left below or in it, or -1. */
   private nextChild(f: Frame): number {
-    if (f.ofsNext < f.ofsEnd) return this.children[f.ofsNext++]!;
+    const pending = this.pending;
+    while (f.ofsNext < f.ofsEnd) {
+      const c = this.children[f.ofsNext++]!;
+      if (c >= pending.length || pending[c]) return c;
+    }
     while (f.refNext < f.refEnd) {
       const c = this.refObjects[f.refNext++]!;
       if (Atomics.compareExchange(this.table.state, c, 0, 1) === 0) return c;
@@ -256,30 +258,30 @@ export class Resolver {
 
   /**
    * Applies delta `child` to `base` (the content of object `parent`), fills in the child's id,
-   * type, base and depth, and leaves its content in resultData (inside resultBuf).
+   * type, base and depth, and leaves its content in resultData (inside resultBuf). A child the
+   * first pass resolved (STREAMED) has all of that already: only its content is rebuilt.
    */
   private resolveDelta(child: number, parent: number, base: Buffer, baseLayout: TreeLayout | null): void {
     const t = this.table;
+    if (t.state[child] === STREAMED) {
+      this.rebuildResult(child, base);
+      return;
+    }
     const depth = t.depth[parent]! + 1;
     this.current = child;
     if (depth > this.s.maxDepth) {
       throw new CorruptError('pack', `${this.where()} is at depth ${depth} of its chain, deeper than the limit of ${this.s.maxDepth}`);
     }
     const size = t.size[child]!;
-    const delta = this.deltaData(child, size);
+    const delta = this.reader.deltaData(child, size);
     // The first pass checked the result size in these very bytes; applyDelta reads it (and the
     // base size) again before writing anything.
     const { resultSize, pos: instructions } = readDeltaSizes(delta, 0, size, 'pack', this.where);
     const type = t.realType[parent]!;
-    const name = TYPE_PREFIX[type]!;
-    let digits = 1;
-    for (let v = resultSize; v >= 10; v = Math.floor(v / 10)) digits++;
-    const prefixLength = name.length + digits + 1;
+    const prefixLength = objectHeaderLength(type, resultSize);
     const need = prefixLength + resultSize;
     const out = this.resultBuf = need > POOLED_MAX ? allocate(need, this.where) : this.pool.take(need);
-    name.copy(out, 0);
-    for (let k = name.length + digits - 1, v = resultSize; k >= name.length; k--, v = Math.floor(v / 10)) out[k] = 0x30 + (v % 10);
-    out[prefixLength - 1] = 0;
+    putObjectHeader(out, 0, type, resultSize, prefixLength);
     const data = this.resultData = applyDelta(base, delta, 0, size, 'pack', this.where, out, prefixLength);
     sha1(out.subarray(0, need)).copy(t.ids, child * OID_BYTES);
     t.realType[child] = type;
@@ -306,6 +308,17 @@ export class Resolver {
       }
     }
     if (++this.pendingProgress >= 64) this.flush();
+  }
+
+  /** Rebuilds a resolved delta's content (no header) into resultData, as the base of what is left below it. */
+  private rebuildResult(child: number, base: Buffer): void {
+    const t = this.table;
+    this.current = child;
+    const size = t.size[child]!;
+    const delta = this.reader.deltaData(child, size);
+    const sizes = readDeltaSizes(delta, 0, size, 'pack', this.where);
+    const out = this.resultBuf = sizes.resultSize > POOLED_MAX ? allocate(sizes.resultSize, this.where) : this.pool.take(sizes.resultSize);
+    this.resultData = applyDeltaWithSizes(base, delta, sizes, size, 'pack', this.where, out, 0);
   }
 
   /** A frame for `object` (pushed on the stack) if it has children, else null. */
@@ -395,11 +408,11 @@ export class Resolver {
       cur = t.base[cur]!;
       if (cur < 0) throw new GitError('pack', 'internal', `${this.s.name}: object at offset ${t.offset[chain[chain.length - 1]!]} has no resolved base`);
     }
-    if (!data) data = this.heldData(cur) ?? this.inflateOwned(cur);
+    if (!data) data = this.heldData(cur) ?? this.reader.inflateOwned(cur);
     for (let i = chain.length - 1; i >= 0; i--) {
       const d = chain[i]!;
       const size = t.size[d]!;
-      const delta = this.deltaData(d, size);
+      const delta = this.reader.deltaData(d, size);
       data = applyDelta(data, delta, 0, size, 'pack', () => `${this.s.name}: delta at offset ${t.offset[d]}`);
     }
     return data;
@@ -410,52 +423,6 @@ export class Resolver {
     return null;
   }
 
-  /** A delta's data, inflated from the pack into the delta buffer (valid until the next call). */
-  private deltaData(i: number, size: number): Uint8Array {
-    const t = this.table;
-    if (this.deltaBuf.length <= size) this.deltaBuf = allocate(size + 1, () => `${this.s.name}: entry at offset ${t.offset[i]}`);
-    const at = this.readCompressed(i);
-    this.inflater.inflateInto(this.readBuf, at, at + this.compressedLength(i), this.deltaBuf, 0, size, 'pack', () => `${this.s.name}: entry at offset ${t.offset[i]}`);
-    return this.deltaBuf;
-  }
-
-  /** Inflates a non-delta entry into `out` (at least a byte larger than it), or a buffer of its own. */
-  private inflateOwned(i: number, out?: Buffer): Buffer {
-    const t = this.table;
-    const size = t.size[i]!;
-    const where = () => `${this.s.name}: entry at offset ${t.offset[i]}`;
-    out ??= allocate(size + 1, where);
-    const at = this.readCompressed(i);
-    this.inflater.inflateInto(this.readBuf, at, at + this.compressedLength(i), out, 0, size, 'pack', where);
-    return out.subarray(0, size);
-  }
-
-  private compressedLength(i: number): number {
-    return this.table.offset[i + 1]! - this.table.dataOffset(i);
-  }
-
-  /**
-   * Makes entry `i`'s zlib stream readable in readBuf; returns where it starts there. A read takes
-   * READ_AHEAD bytes from the entry on: the next entries a depth-first resolution asks for are
-   * often its neighbours in the pack, and each positional read is a system call (~4 us here, more
-   * than inflating a small delta). On history it took index-pack from 388k reads to 73k (64 KiB:
-   * 43k); on large from 579k to 177k, and one resolver thread from 12.4 to 11.4 s.
-   */
-  private readCompressed(i: number): number {
-    const t = this.table;
-    const from = t.dataOffset(i), end = t.offset[i + 1]!;
-    if (from >= this.heldFrom && end <= this.heldTo) return from - this.heldFrom;
-    // Never past the last entry: what follows it (the trailer) is where --fix-thin appends.
-    const len = end - from, want = Math.max(len, Math.min(READ_AHEAD, t.offset[this.s.count]! - from));
-    if (this.readBuf.length < want) this.readBuf = allocate(Math.max(want, this.readBuf.length * 2), () => `${this.s.name}: entry at offset ${t.offset[i]}`);
-    if (this.fd < 0) this.fd = fs.openSync(this.s.packPath, 'r');
-    const got = readAtLeast(this.fd, this.readBuf, 0, len, want, from,
-      () => new CorruptError('pack', `${this.s.packPath}: premature end of pack file reading ${len} bytes at offset ${from}`));
-    this.heldFrom = from;
-    this.heldTo = from + got;
-    return 0;
-  }
-
   /** Publishes the deltas resolved since the last call to the shared progress counter. */
   flush(): void {
     if (this.pendingProgress) Atomics.add(this.control, RESOLVED, this.pendingProgress);
@@ -464,15 +431,3 @@ export class Resolver {
     this.onProgress?.();
   }
 }
-
-/** Allocates, turning "too large for this process" into an error that names the entry. */
-function allocate(size: number, where: () => string): Buffer {
-  try {
-    // Beyond what the table's sizes can say (MAX_SIZE also stands for larger sizes).
-    if (size > MAX_SIZE) throw new RangeError(`${size} bytes is more than a table size can record`);
-    return Buffer.allocUnsafe(size);
-  } catch (e) {
-    throw new CorruptError('pack', `${where()}: cannot hold an object of ${size} bytes`, { cause: e });
-  }
-}
-

@@ -13,6 +13,9 @@ interface Growable {
 const GrowableSharedArrayBuffer = SharedArrayBuffer as unknown as
   new (length: number, options: { maxByteLength: number }) => SharedArrayBuffer;
 
+/** The state of an object resolved, and checked with --strict, by the first pass (stream-resolve.ts). */
+export const STREAMED = 2;
+
 /** Deepest delta chain the depth column can record. */
 export const MAX_DEPTH = 0xffff;
 /**
@@ -51,7 +54,10 @@ export class ObjectTable {
   base!: Int32Array;
   /** Delta chain length (0 for non-deltas); MAX_DEPTH at most. */
   depth!: Uint16Array;
-  /** 0 unresolved, 1 resolved (REF_DELTAs are claimed with a compare-and-swap). */
+  /**
+   * 0 unresolved, 1 resolved (REF_DELTAs are claimed with a compare-and-swap), STREAMED resolved
+   * and checked in the first pass.
+   */
   state!: Uint8Array;
   private readonly buffers: TableBuffers;
 
@@ -69,6 +75,25 @@ export class ObjectTable {
       this.buffers = b;
     }
     this.attach();
+  }
+
+  /**
+   * Views of another thread's table that follow its columns as they grow (each view tracks its
+   * growable buffer's length), for a thread that reads rows while the parser adds them.
+   */
+  static following(buffers: TableBuffers): ObjectTable {
+    const t = new ObjectTable(0, buffers);
+    t.offset = new Float64Array(buffers.offset);
+    t.headerLength = new Uint8Array(buffers.headerLength);
+    t.type = new Uint8Array(buffers.type);
+    t.realType = new Uint8Array(buffers.realType);
+    t.size = new Uint32Array(buffers.size);
+    t.crc = new Uint32Array(buffers.crc);
+    t.ids = new Uint8Array(buffers.ids);
+    t.base = new Int32Array(buffers.base);
+    t.depth = new Uint16Array(buffers.depth);
+    t.state = new Uint8Array(buffers.state);
+    return t;
   }
 
   private attach(): void {

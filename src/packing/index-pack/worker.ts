@@ -1,26 +1,25 @@
 // A resolver thread: it receives the shared tables once, resolves the tasks it claims, and answers
 // with its --strict reference set (or the error that stopped it). No per-object messages. Before
-// that, during the first pass, the first one hashes the whole objects the parser queues for it.
+// that, during the first pass, the first one takes what the parser queues for it: it hashes the
+// whole objects and resolves the deltas it can (stream-resolve.ts).
 import { parentPort } from 'node:worker_threads';
 import { errorData, type ErrorData } from '../../core/errors.js';
-import { sha1 } from '../../core/hash.js';
-import { consumeHashRing, type HashRingBuffers } from './hash-ring.js';
+import type { ReferenceList } from './check.js';
 import { Resolver, type ResolveShared } from './resolve.js';
+import { StreamResolver, type StreamRequest } from './stream-resolve.js';
 import { keepYoungGenerationSmallInWorker } from '../../core/young-generation.js';
 
 keepYoungGenerationSmallInWorker();
 
+/** A reference list as it crosses threads: its buffers move. */
+export interface SentReferences { ids: ArrayBuffer; types: ArrayBuffer; count: number; gitmodules: Uint8Array }
+
 export interface WorkerReply {
   ok: boolean;
-  refs?: { ids: ArrayBuffer; types: ArrayBuffer; count: number; gitmodules: Uint8Array } | null;
+  refs?: SentReferences | null;
+  /** For a StreamRequest: the deltas it resolved. */
+  resolved?: number;
   error?: ErrorData | null;
-}
-
-/** The first pass's objects to hash (hash-ring.ts), before the shared state of the second. */
-export interface HashRequest {
-  hash: HashRingBuffers;
-  /** The table's ids column: a growable buffer, viewed whole as it grows. */
-  ids: SharedArrayBuffer;
 }
 
 /**
@@ -39,17 +38,20 @@ function answer(work: (transfer: ArrayBuffer[]) => Omit<WorkerReply, 'ok' | 'err
   parentPort!.postMessage(reply, transfer);
 }
 
-parentPort!.on('message', (message: ResolveShared | HashRequest) => answer((transfer) => {
-  if ('hash' in message) {
-    consumeHashRing(message.hash, new Uint8Array(message.ids), sha1);
-    return {};
+parentPort!.on('message', (message: ResolveShared | StreamRequest) => answer((transfer) => {
+  if ('ring' in message) {
+    const { resolved, refs } = new StreamResolver(message).run();
+    return { resolved, refs: send(refs, transfer) };
   }
   const resolver = new Resolver(message);
   resolver.run();
-  const refs = resolver.checker?.references() ?? null;
-  if (!refs) return { refs: null };
-  // The whole buffers move (no copy): the list is their start.
+  return { refs: send(resolver.checker?.references() ?? null, transfer) };
+}));
+
+/** A reference list to send: the whole buffers move (no copy), and the list is their start. */
+function send(refs: ReferenceList | null, transfer: ArrayBuffer[]): SentReferences | null {
+  if (!refs) return null;
   const ids = refs.ids.buffer as ArrayBuffer, types = refs.types.buffer as ArrayBuffer;
   transfer.push(ids, types);
-  return { refs: { ids, types, count: refs.count, gitmodules: refs.gitmodules.slice() } };
-}));
+  return { ids, types, count: refs.count, gitmodules: refs.gitmodules.slice() };
+}

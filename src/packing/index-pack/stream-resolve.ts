@@ -1,0 +1,367 @@
+// Delta resolution while the pack arrives. An OFS_DELTA's base always precedes it, and git writes
+// a pack so that a base's deltas mostly follow it closely (pack-objects' write order: a delta
+// family together, a base before its deltas). So the resolver thread that takes the first pass's
+// ring (hash-ring.ts) keeps the recent whole trees and blobs and the recent delta results, each in
+// a ring of a few megabytes (oldest out first), and resolves each delta as it comes: applied to
+// its base, hashed, checked with --strict, marked STREAMED in the table. A base that has left the
+// rings is read back from the pack file along its chain, once the parser has written it there
+// (on large, the whole trees come long before their deltas: each is read back once).
+//
+// Whatever this thread cannot do now (the ring was full because this thread is behind, the base
+// is unresolved or not yet in the file, a corrupt delta, a result too large to hold here) is left
+// unresolved, and the second pass does it as before (and reports what is wrong with the offsets
+// it knows). That is also why a corrupt delta is not an error here. An fsck error is an error
+// wherever it is found, and found the same way: a tree delta against a clean base has only the
+// entries it does not copy checked (as resolve.ts does), the others were checked in the base.
+//
+// Before this, the thread hashed the first pass's whole objects and was idle 85% of a clone of
+// large from git daemon; the second pass then did all of the resolving after the last byte.
+import { sha1 } from '../../core/hash.js';
+import { OID_BYTES } from '../../core/oid.js';
+import { TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
+import { OBJ_BLOB, OBJ_OFS_DELTA, OBJ_TREE } from '../../object/type.js';
+import { applyDeltaWithSizes, DeltaCopies, readDeltaSizes } from '../../pack/delta.js';
+import { ObjectChecker, type ReferenceList } from './check.js';
+import { EntryReader } from './entry-reader.js';
+import { objectHeaderLength, putObjectHeader } from './object-header.js';
+import { consumeHashRing, writtenTo, type HashRingBuffers } from './hash-ring.js';
+import { SharedIdIndex } from './id-index.js';
+import { ObjectTable, STREAMED, type TableBuffers } from './tables.js';
+
+/** Larger results are left to the second pass, which holds big objects as it always has. */
+const RESULT_MAX = 16 << 20;
+
+/** What the parsing thread sends the ring's thread. */
+export interface StreamRequest {
+  ring: HashRingBuffers;
+  table: TableBuffers;
+  name: string;
+  /** The pack file as it is written. */
+  packPath: string;
+  maxDepth: number;
+  /** Bytes of bases kept: half for whole trees and blobs, half for delta results. */
+  cacheLimit: number;
+  strict: FsckOptions | null;
+  /**
+   * With strict and the connectivity check: the id index (id-index.ts) for the objects resolved
+   * here, sized for the pack header's count; objects beyond `indexCapacity` are not added.
+   */
+  idSlots: SharedArrayBuffer | null;
+  indexCapacity: number;
+}
+
+export interface StreamResult {
+  /** Deltas resolved. */
+  resolved: number;
+  /** With strict: the references still to be checked, as a resolver's checker gives them. */
+  refs: ReferenceList | null;
+}
+
+/** Entries a ContentRing holds at most, whatever their sizes (an empty blob takes no bytes). */
+const RING_ENTRIES = 1 << 14;
+/** Slots of a ContentRing's index: twice its entries, so that probes stay short. */
+const INDEX_SLOTS = RING_ENTRIES * 2;
+const INDEX_SHIFT = 32 - Math.log2(INDEX_SLOTS);
+
+/**
+ * Contents by object number in one buffer used as a ring: each new one goes after the last, and
+ * the oldest in its way are dropped. Nothing is allocated per object, and the index from object
+ * number to entry is a typed array: buffers of their own and a Map held ~25 MiB more at the
+ * peak on large (the collector runs by heap size, and the buffers live outside the heap; a Map
+ * that is added to and deleted from leaves its old tables behind in the old generation).
+ */
+class ContentRing {
+  readonly bytes: Buffer;
+  private readonly obj = new Int32Array(RING_ENTRIES);
+  private readonly at = new Int32Array(RING_ENTRIES);
+  private readonly len = new Int32Array(RING_ENTRIES);
+  /** Open addressing, linear probing: entry slot + 1, or 0 for empty. */
+  private readonly index = new Int32Array(INDEX_SLOTS);
+  /** Entry counters: the live entries are [first, next), oldest first. */
+  private first = 0;
+  private next = 0;
+  /** Where the next entry goes. */
+  private head = 0;
+
+  constructor(size: number) {
+    this.bytes = Buffer.allocUnsafe(size);
+  }
+
+  get(i: number): Buffer | null {
+    const s = this.find(i);
+    return s < 0 ? null : this.bytes.subarray(this.at[s]!, this.at[s]! + this.len[s]!);
+  }
+
+  /**
+   * Where `n` bytes can go, once the entries in the way are dropped; -1 for more than an eighth of
+   * the ring, which is not kept.
+   */
+  reserve(n: number): number {
+    const size = this.bytes.length;
+    if (n > size >>> 3) return -1;
+    let pos = this.head;
+    if (pos + n > size) {
+      // Start again at the front; what lies from here to the end is the oldest, and goes first.
+      while (this.first !== this.next && this.at[this.first % RING_ENTRIES]! >= pos) this.drop();
+      pos = 0;
+    }
+    // The oldest entry is the next one after `pos` in the ring, if any is.
+    while (this.first !== this.next) {
+      const a = this.at[this.first % RING_ENTRIES]!;
+      if (a < pos || a >= pos + n) break;
+      this.drop();
+    }
+    if (this.next - this.first === RING_ENTRIES) this.drop();
+    return pos;
+  }
+
+  /** Keeps object `i`'s content (not kept yet), `n` bytes at `pos` (within the last reservation). */
+  commit(i: number, pos: number, n: number): void {
+    const s = this.next++ % RING_ENTRIES;
+    this.obj[s] = i;
+    this.at[s] = pos;
+    this.len[s] = n;
+    let h = home(i);
+    while (this.index[h] !== 0) h = (h + 1) & (INDEX_SLOTS - 1);
+    this.index[h] = s + 1;
+    this.head = pos + n;
+  }
+
+  /** Whether `view` lies in this ring where `n` bytes at `pos` would go. */
+  overlaps(view: Uint8Array, pos: number, n: number): boolean {
+    if (view.buffer !== this.bytes.buffer) return false;
+    const from = view.byteOffset - this.bytes.byteOffset;
+    return from < pos + n && pos < from + view.length;
+  }
+
+  private find(i: number): number {
+    const index = this.index;
+    for (let h = home(i); ; h = (h + 1) & (INDEX_SLOTS - 1)) {
+      const v = index[h]!;
+      if (v === 0) return -1;
+      if (this.obj[v - 1] === i) return v - 1;
+    }
+  }
+
+  /** Drops the oldest entry, and closes its gap in the index (backward shift: no tombstones). */
+  private drop(): void {
+    const s = this.first++ % RING_ENTRIES;
+    const index = this.index, mask = INDEX_SLOTS - 1;
+    let p = home(this.obj[s]!);
+    while (index[p] !== s + 1) p = (p + 1) & mask;
+    index[p] = 0;
+    for (let q = (p + 1) & mask; index[q] !== 0; q = (q + 1) & mask) {
+      const h = home(this.obj[index[q]! - 1]!);
+      // An entry whose home lies cyclically in (p, q] stays; any other moves into the gap.
+      if (p < q ? h > p && h <= q : h > p || h <= q) continue;
+      index[p] = index[q]!;
+      index[q] = 0;
+      p = q;
+    }
+  }
+}
+
+/** An object number's first slot in a ContentRing's index (Fibonacci hashing). */
+function home(i: number): number {
+  return Math.imul(i, 0x9e3779b1) >>> INDEX_SHIFT;
+}
+
+/**
+ * How many trees' layouts --strict keeps (a tree delta's base was among the last 64 trees for 92%
+ * of large's tree deltas): a delta against one of them checks only the entries it does not copy.
+ */
+const LAYOUTS = 64;
+
+/** The layouts of the last trees checked clean, by object number, reused oldest first. */
+class LayoutRing {
+  private readonly layouts = Array.from({ length: LAYOUTS }, () => new TreeLayout());
+  private readonly owner = new Int32Array(LAYOUTS).fill(-1);
+  private readonly slots = new Map<number, number>();
+  private next = 0;
+
+  get(i: number): TreeLayout | null {
+    const s = this.slots.get(i);
+    return s === undefined ? null : this.layouts[s]!;
+  }
+
+  /** A layout to check a tree with, never `keep`'s (the base being read). */
+  take(keep: TreeLayout | null): number {
+    let s = this.next;
+    if (this.layouts[s] === keep) s = (s + 1) % LAYOUTS;
+    this.next = (s + 1) % LAYOUTS;
+    const i = this.owner[s]!;
+    if (i >= 0 && this.slots.get(i) === s) this.slots.delete(i);
+    this.owner[s] = -1;
+    return s;
+  }
+
+  layout(s: number): TreeLayout {
+    return this.layouts[s]!;
+  }
+
+  /** Keeps slot `s`'s layout as object `i`'s if its check found it clean. */
+  keep(i: number, s: number): void {
+    if (!this.layouts[s]!.clean) return;
+    this.owner[s] = i;
+    this.slots.set(i, s);
+  }
+}
+
+export class StreamResolver {
+  private readonly table: ObjectTable;
+  private readonly reader: EntryReader;
+  private readonly written: () => number;
+  private readonly wholes: ContentRing;
+  private readonly results: ContentRing;
+  private readonly index: SharedIdIndex | null;
+  private indexed = 0;
+  private readonly checker: ObjectChecker | null;
+  private readonly layouts = new LayoutRing();
+  private readonly copies = new DeltaCopies();
+  private readonly treeBase: TreeDeltaBase = { layout: new TreeLayout(), runs: this.copies.runs, runCount: 0 };
+  private resolved = 0;
+  /** The delta being resolved, for messages (one closure for all). */
+  private current = 0;
+  private readonly where = (): string => `${this.r.name}: delta at offset ${this.table.offset[this.current]}`;
+
+  constructor(private readonly r: StreamRequest) {
+    this.table = ObjectTable.following(r.table);
+    this.wholes = new ContentRing(Math.max(r.cacheLimit >>> 1, 1024));
+    this.results = new ContentRing(Math.max(r.cacheLimit >>> 1, 1024));
+    this.written = writtenTo(r.ring);
+    this.reader = new EntryReader(r.name, r.packPath, this.table, () => this.written());
+    this.index = r.idSlots ? new SharedIdIndex(new Int32Array(r.idSlots), this.table.ids) : null;
+    this.checker = r.strict ? new ObjectChecker(r.strict, r.name, this.index, this.table) : null;
+  }
+
+  /** Takes the ring's jobs until it is closed. */
+  run(): StreamResult {
+    try {
+      consumeHashRing(this.r.ring, (i, data, at, length) => {
+        if (this.table.type[i]! >= OBJ_OFS_DELTA) this.delta(i, data, at, length);
+        else this.whole(i, data, at, length);
+      });
+    } finally {
+      this.reader.close();
+    }
+    return { resolved: this.resolved, refs: this.checker?.references() ?? null };
+  }
+
+  /** A whole object with its header: hashed, checked, kept as a base if it may be one. */
+  private whole(i: number, data: Uint8Array, at: number, length: number): void {
+    const t = this.table;
+    t.ids.set(sha1(data.subarray(at, at + length)), i * OID_BYTES);
+    const type = t.type[i]!;
+    const size = t.size[i]!;
+    const content = data.subarray(at + length - size, at + length);
+    this.check(i, type, content, null);
+    Atomics.store(t.state, i, STREAMED);
+    if (type === OBJ_TREE || type === OBJ_BLOB) {
+      const pos = this.wholes.reserve(size);
+      if (pos < 0) return;
+      this.wholes.bytes.set(content, pos);
+      this.wholes.commit(i, pos, size);
+    }
+  }
+
+  /** An OFS_DELTA's data: resolved if its base can be had now, else left for the second pass. */
+  private delta(i: number, data: Uint8Array, at: number, length: number): void {
+    const t = this.table;
+    const b = t.base[i]!;
+    const depth = t.depth[b]! + 1;
+    if (t.state[b] === 0 || depth > this.r.maxDepth) return;
+    this.current = i;
+    let content: Buffer;
+    let pos: number;
+    try {
+      const base = this.content(b);
+      if (!base) return;
+      const sizes = readDeltaSizes(data, at, at + length, 'pack', this.where);
+      if (sizes.resultSize > RESULT_MAX) return;
+      const type = t.realType[b]!;
+      const prefixLength = objectHeaderLength(type, sizes.resultSize);
+      const need = prefixLength + sizes.resultSize;
+      pos = this.results.reserve(need);
+      const kept = pos >= 0 && !this.results.overlaps(base, pos, need);
+      const out = kept ? this.results.bytes : Buffer.allocUnsafe(need);
+      if (!kept) pos = 0;
+      putObjectHeader(out, pos, type, sizes.resultSize, prefixLength);
+      content = applyDeltaWithSizes(base, data, sizes, at + length, 'pack', this.where, out, pos + prefixLength);
+      t.ids.set(sha1(out.subarray(pos, pos + need)), i * OID_BYTES);
+      t.realType[i] = type;
+      t.depth[i] = depth;
+      if (kept) this.results.commit(i, pos + prefixLength, sizes.resultSize);
+      // With --strict, what a tree delta copies from a clean base needs no second look (as in
+      // resolve.ts); applyDelta accepted the copies, so they read.
+      this.treeBase.runCount = 0;
+      const baseLayout = this.checker && type === OBJ_TREE ? this.layouts.get(b) : null;
+      if (baseLayout && this.copies.read(data, sizes.pos, at + length, base.length, sizes.resultSize)) {
+        this.treeBase.layout = baseLayout;
+        this.treeBase.runs = this.copies.runs;
+        this.treeBase.runCount = this.copies.count;
+      }
+    } catch {
+      // A corrupt delta: the second pass meets it again and says where it is.
+      return;
+    }
+    this.check(i, t.realType[i]!, content, this.treeBase.runCount ? this.treeBase : null);
+    Atomics.store(t.state, i, STREAMED);
+    this.resolved++;
+  }
+
+  /** --strict's checks of a resolved object (a tree against its base's layout), and its place in the id index. */
+  private check(i: number, type: number, content: Uint8Array, base: TreeDeltaBase | null): void {
+    if (this.checker && type === OBJ_TREE) {
+      const s = this.layouts.take(base?.layout ?? null);
+      this.checker.check(type, content, this.table.ids, i * OID_BYTES, this.layouts.layout(s), base);
+      this.layouts.keep(i, s);
+    } else {
+      this.checker?.check(type, content, this.table.ids, i * OID_BYTES);
+    }
+    if (this.index && this.indexed < this.r.indexCapacity) {
+      this.index.insert(i);
+      this.indexed++;
+    }
+  }
+
+  /**
+   * The content of resolved object `b`: kept, or rebuilt from the pack file along its chain from
+   * the nearest kept ancestor; null when a link of the chain is not in the file yet.
+   */
+  private content(b: number): Buffer | null {
+    const t = this.table;
+    const chain: number[] = [];
+    let cur = b;
+    let data: Buffer | null;
+    for (;;) {
+      data = this.wholes.get(cur) ?? this.results.get(cur);
+      if (data || t.type[cur]! < OBJ_OFS_DELTA) break;
+      chain.push(cur);
+      cur = t.base[cur]!;
+    }
+    if (data && !chain.length) return data;
+    // b is the last of its chain in the pack: once it is in the file, all of the chain is.
+    if (t.offset[b + 1]! > this.written()) return null;
+    if (!data) {
+      const size = t.size[cur]!;
+      const type = t.realType[cur]!;
+      const pos = type === OBJ_TREE || type === OBJ_BLOB ? this.wholes.reserve(size + 1) : -1;
+      data = this.reader.inflateOwned(cur, pos < 0 ? undefined : this.wholes.bytes.subarray(pos, pos + size + 1));
+      if (pos >= 0) this.wholes.commit(cur, pos, size);
+    }
+    for (let k = chain.length - 1; k >= 0; k--) {
+      const d = chain[k]!;
+      this.current = d;
+      const size = t.size[d]!;
+      const delta = this.reader.deltaData(d, size);
+      const sizes = readDeltaSizes(delta, 0, size, 'pack', this.where);
+      if (sizes.resultSize > RESULT_MAX) return null;
+      const pos = this.results.reserve(sizes.resultSize);
+      const kept = pos >= 0 && !this.results.overlaps(data, pos, sizes.resultSize);
+      data = applyDeltaWithSizes(data, delta, sizes, size, 'pack', this.where, kept ? this.results.bytes : undefined, kept ? pos : 0);
+      if (kept) this.results.commit(d, pos, sizes.resultSize);
+    }
+    this.current = b;
+    return data;
+  }
+}
