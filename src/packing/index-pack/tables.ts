@@ -83,32 +83,26 @@ export class ObjectTable {
    */
   static following(buffers: TableBuffers): ObjectTable {
     const t = new ObjectTable(0, buffers);
-    t.offset = new Float64Array(buffers.offset);
-    t.headerLength = new Uint8Array(buffers.headerLength);
-    t.type = new Uint8Array(buffers.type);
-    t.realType = new Uint8Array(buffers.realType);
-    t.size = new Uint32Array(buffers.size);
-    t.crc = new Uint32Array(buffers.crc);
-    t.ids = new Uint8Array(buffers.ids);
-    t.base = new Int32Array(buffers.base);
-    t.depth = new Uint16Array(buffers.depth);
-    t.state = new Uint8Array(buffers.state);
+    t.attach(true);
     return t;
   }
 
-  private attach(): void {
+  /** Views of `rows` rows of each column, or with `follow`, of whatever each column holds as it grows. */
+  private attach(follow = false): void {
     const b = this.buffers;
     const n = this.capacity = b.rows;
-    this.offset = new Float64Array(b.offset, 0, n ? n + 1 : 0);
-    this.headerLength = new Uint8Array(b.headerLength, 0, n);
-    this.type = new Uint8Array(b.type, 0, n);
-    this.realType = new Uint8Array(b.realType, 0, n);
-    this.size = new Uint32Array(b.size, 0, n);
-    this.crc = new Uint32Array(b.crc, 0, n);
-    this.ids = new Uint8Array(b.ids, 0, n * OID_BYTES);
-    this.base = new Int32Array(b.base, 0, n);
-    this.depth = new Uint16Array(b.depth, 0, n);
-    this.state = new Uint8Array(b.state, 0, n);
+    // An undefined length makes a view that tracks its buffer's length.
+    const rows = (k: number): number | undefined => (follow ? undefined : k);
+    this.offset = new Float64Array(b.offset, 0, rows(n ? n + 1 : 0));
+    this.headerLength = new Uint8Array(b.headerLength, 0, rows(n));
+    this.type = new Uint8Array(b.type, 0, rows(n));
+    this.realType = new Uint8Array(b.realType, 0, rows(n));
+    this.size = new Uint32Array(b.size, 0, rows(n));
+    this.crc = new Uint32Array(b.crc, 0, rows(n));
+    this.ids = new Uint8Array(b.ids, 0, rows(n * OID_BYTES));
+    this.base = new Int32Array(b.base, 0, rows(n));
+    this.depth = new Uint16Array(b.depth, 0, rows(n));
+    this.state = new Uint8Array(b.state, 0, rows(n));
   }
 
   /** Grows (in place) to hold at least `n` rows. */
