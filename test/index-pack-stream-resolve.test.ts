@@ -204,5 +204,37 @@ describe('index-pack --strict on trees resolved as the pack arrives', () => {
     assert.ok(early && late, 'both refuse the pack');
     assert.match(late.message, /duplicateEntries/);
     assert.equal(early.message, late.message);
+    // Received as a stream, which the stream resolver's error stops at the next piece.
+    const data = fs.readFileSync(pack);
+    const pieces = Array.from({ length: Math.ceil(data.length / 4096) }, (_, k) => data.subarray(k * 4096, k * 4096 + 4096));
+    const objects = path.join(scratch(), 'objects');
+    await assert.rejects(indexPack(objects, Readable.from(pieces), { threads: 2, strict: {} }), { message: late.message.replace(pack, '<stdin>') });
+    assert.deepEqual(fs.readdirSync(path.join(objects, 'pack')), [], 'nothing left behind');
+  });
+
+  it('stops reading a stream soon after an object fails its check', async () => {
+    // The bad tree delta early, then 20,000 blobs arriving a piece a millisecond: the stream
+    // resolver's error ends the transfer long before its end, as git's index-pack dies at once.
+    const entries: RawEntry[] = blobs.map((data) => ({ type: BLOB, data }));
+    const tree = Buffer.concat([entryOf(names[0]!, blobs[0]!), entryOf(names[1]!, blobs[1]!)]);
+    entries.push({ type: TREE, data: tree });
+    const twin = entryOf(names[1]!, blobs[2]!);
+    entries.push({
+      type: OFS, base: entries.length - 1, oid: objectId(TREE, Buffer.concat([twin, entryOf(names[1]!, blobs[1]!)])),
+      data: deltaOf(tree.length, [{ insert: twin }, { copy: [tree.length / 2, tree.length / 2] }]),
+    });
+    for (let k = 0; k < 20000; k++) entries.push({ type: BLOB, data: bytes(`tail${k}`, 32) });
+    const data = fs.readFileSync(writePack(scratch(), entries).pack);
+    const total = Math.ceil(data.length / 4096);
+    let pulled = 0;
+    async function* slow(): AsyncGenerator<Buffer> {
+      for (let k = 0; k < total; k++) {
+        pulled++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        yield data.subarray(k * 4096, k * 4096 + 4096);
+      }
+    }
+    await assert.rejects(indexPack(path.join(scratch(), 'objects'), slow(), { threads: 2, strict: {} }), /duplicateEntries/);
+    assert.ok(pulled < total * 0.75, `read ${pulled} of ${total} pieces`);
   });
 });

@@ -163,6 +163,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   // (hash-ring.ts, stream-resolve.ts), with an id index of its own for --strict's references.
   let streaming: Promise<StreamResult> | null = null;
   let streamSlots: SharedArrayBuffer | null = null;
+  let streamFailed: unknown = null;
   // Workers take tens of milliseconds to start: start them as soon as the pack's header says it
   // is big enough to use them, before its first entry is parsed.
   const onHeader = (count: number): void => {
@@ -181,8 +182,9 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
         cacheLimit: Math.floor(cacheLimit / 8),
         idSlots: streamSlots, indexCapacity,
       });
-      // Awaited after the first pass; until then a failure must not be reported as unhandled.
-      streaming.catch(() => {});
+      // Awaited after the first pass; until then a failure must not be reported as unhandled,
+      // and stops a stream at its next piece (an fsck error found early needs no more of it).
+      streaming.catch((e: unknown) => { streamFailed = e; });
     }
   };
   const showReceiving = (): void => {
@@ -223,6 +225,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     } else {
       await feedStream(input as AsyncIterable<Uint8Array>, window, parser, () => {
         if (options.maxInputSize && window.end > options.maxInputSize && !parser.done) throw tooLarge();
+        if (streamFailed) throw streamFailed;
       }, showReceiving);
       if (!parser.done) {
         parser.step(true);
