@@ -54,7 +54,7 @@ const THREADS_FROM = 2000;
 const SLICE_MS = 50;
 /** The smallest entry: a one-byte header and an empty zlib stream. */
 const MIN_ENTRY = 9;
-/** Most objects the first pass's id index is made for (16 MiB of slots). */
+/** Most objects the first pass's id index is made for (32 MiB of slots, whose pages are committed as inserts touch them). */
 const EARLY_INDEX_MAX = 1 << 22;
 
 export interface PassOptions {
