@@ -113,15 +113,15 @@ describe('index-pack resolves deltas as the pack arrives', () => {
   });
 
   it('rebuilds bases that have left its rings from the pack file, along their chains', async () => {
-    // Every base is 600 objects back, and the rings hold a few dozen: each delta reads its chain
-    // (up to four deltas and a blob) back from the file.
+    // Every base is 600 objects back, and at this cache limit the rings (1 KiB each) keep none of
+    // these objects: each delta reads its whole chain (up to four deltas and a blob) back from the file.
     const { pack } = writePack(scratch(), levelOrder(fams));
     const r = await ours(pack, { cacheLimit: 16 << 10 });
     assert.equal(r.streamed, deltas);
     assert.deepEqual(r.idx, gitIdx(pack));
   });
 
-  it('gets the same pack as a stream in small pieces, bases read back only once written', async () => {
+  it('indexes the same pack arriving as a stream in small pieces, resolving some of it as it comes', async () => {
     const { pack } = writePack(scratch(), levelOrder(fams));
     const data = fs.readFileSync(pack);
     const pieces = Array.from({ length: Math.ceil(data.length / 1000) }, (_, k) => data.subarray(k * 1000, k * 1000 + 1000));

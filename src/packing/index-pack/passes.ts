@@ -163,6 +163,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   // (hash-ring.ts, stream-resolve.ts), with an id index of its own for --strict's references.
   let streaming: Promise<StreamResult> | null = null;
   let streamSlots: SharedArrayBuffer | null = null;
+  let streamIndexCapacity = 0;
   let streamFailed: unknown = null;
   // Workers take tens of milliseconds to start: start them as soon as the pack's header says it
   // is big enough to use them, before its first entry is parsed.
@@ -173,7 +174,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
       if (fromFile) ring.wrote(fileSize);
       // The header's count is not trusted with memory: an index for more objects than this is
       // only needed by a pack that big, and one that is full is simply not added to.
-      const indexCapacity = connectivity ? Math.min(count, EARLY_INDEX_MAX) : 0;
+      const indexCapacity = streamIndexCapacity = connectivity ? Math.min(count, EARLY_INDEX_MAX) : 0;
       streamSlots = indexCapacity ? SharedIdIndex.allocate(indexCapacity) : null;
       streaming = threads.stream({
         ring: ring.buffers, table: table.shared(), name, packPath, maxDepth, strict: options.strict ?? null,
@@ -255,10 +256,20 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   // first pass's index is kept if it is big enough), each delta when resolved.
   let idSlots = SharedIdIndex.allocate(connectivity ? parsedCount + parser.refCount : 0);
   const early = streamSlots as SharedArrayBuffer | null;
-  if (early && early.byteLength >= idSlots.byteLength) idSlots = early;
+  // The stream resolver put in what it took, in pack order, up to its capacity.
+  let streamedIn = false;
+  if (early && early.byteLength >= idSlots.byteLength) {
+    idSlots = early;
+    streamedIn = parsedCount <= streamIndexCapacity;
+  }
   streamSlots = null;
   const index = new SharedIdIndex(new Int32Array(idSlots), table.ids);
-  if (connectivity) for (let i = 0; i < parsedCount; i++) if (!table.isDelta(i) || table.state[i] === STREAMED) index.insert(i);
+  if (connectivity) {
+    for (let i = 0; i < parsedCount; i++) {
+      const streamedObject = table.state[i] === STREAMED;
+      if ((streamedObject && !streamedIn) || (!streamedObject && !table.isDelta(i))) index.insert(i);
+    }
+  }
   const control = new Int32Array(new SharedArrayBuffer(16));
   // Progress counts on from what the first pass resolved.
   control[RESOLVED] = streamed?.resolved ?? 0;

@@ -64,16 +64,18 @@ export interface StreamResult {
  */
 const LAYOUTS = 64;
 
-/** The layouts of the last trees checked clean, by object number, reused oldest first. */
+/**
+ * The layouts of the last trees checked clean, by object number, reused oldest first. Few enough
+ * that a lookup scans their owners.
+ */
 class LayoutRing {
   private readonly layouts = Array.from({ length: LAYOUTS }, () => new TreeLayout());
   private readonly owner = new Int32Array(LAYOUTS).fill(-1);
-  private readonly slots = new Map<number, number>();
   private next = 0;
 
   get(i: number): TreeLayout | null {
-    const s = this.slots.get(i);
-    return s === undefined ? null : this.layouts[s]!;
+    const s = this.owner.indexOf(i);
+    return s < 0 ? null : this.layouts[s]!;
   }
 
   /** A layout to check a tree with, never `keep`'s (the base being read). */
@@ -81,8 +83,6 @@ class LayoutRing {
     let s = this.next;
     if (this.layouts[s] === keep) s = (s + 1) % LAYOUTS;
     this.next = (s + 1) % LAYOUTS;
-    const i = this.owner[s]!;
-    if (i >= 0 && this.slots.get(i) === s) this.slots.delete(i);
     this.owner[s] = -1;
     return s;
   }
@@ -93,9 +93,7 @@ class LayoutRing {
 
   /** Keeps slot `s`'s layout as object `i`'s if its check found it clean. */
   keep(i: number, s: number): void {
-    if (!this.layouts[s]!.clean) return;
-    this.owner[s] = i;
-    this.slots.set(i, s);
+    if (this.layouts[s]!.clean) this.owner[s] = i;
   }
 }
 
