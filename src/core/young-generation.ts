@@ -4,20 +4,22 @@
 // thread cannot set it again in time (an event for the worker's start waits for its event loop,
 // which index-pack's first pass holds for seconds; meanwhile the main thread's semi-spaces grew to
 // 4 MiB). So each worker of those commands sets it again itself, first thing, when the CLI has
-// asked for it through the environment (TSGIT_SMALL_YOUNG_GENERATION=1), which threads inherit.
-// Library users keep their settings.
+// asked for it through worker_threads' environment data, which every thread started afterwards
+// inherits and child processes do not: a hook, a filter or a local upload-pack that is itself
+// tsgit keeps V8's defaults unless its own command asks. Library users keep their settings.
+import { getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
 
-const SMALL_YOUNG_GENERATION_ENV = 'TSGIT_SMALL_YOUNG_GENERATION';
+const SMALL_YOUNG_GENERATION = 'tsgit:small-young-generation';
 const NO_GROWTH = '--semi-space-growth-factor=1';
 
 /** For the CLI's main thread, before the command loads: the small young generation, here and in its workers. */
 export function keepYoungGenerationSmall(): void {
   setFlagsFromString(NO_GROWTH);
-  process.env[SMALL_YOUNG_GENERATION_ENV] = '1';
+  setEnvironmentData(SMALL_YOUNG_GENERATION, true);
 }
 
 /** In a worker thread, at its start: the small young generation again, if the CLI asked for it. */
 export function keepYoungGenerationSmallInWorker(): void {
-  if (process.env[SMALL_YOUNG_GENERATION_ENV] === '1') setFlagsFromString(NO_GROWTH);
+  if (getEnvironmentData(SMALL_YOUNG_GENERATION) === true) setFlagsFromString(NO_GROWTH);
 }
