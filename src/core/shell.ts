@@ -6,9 +6,9 @@ export const SHELL = '/bin/sh';
 const METACHARACTERS = /[|&;<>()$`\\"' \t\n*?[#~=%]/;
 
 /** The program and arguments git would start for `command` with `args`. */
-export function shellArgv(command: string, args: readonly string[] = []): [string, string[]] {
-  if (!METACHARACTERS.test(command)) return [command, [...args]];
-  return [SHELL, ['-c', args.length ? `${command} "$@"` : command, command, ...args]];
+export function shellArgv(command: string, args: readonly string[] = []): { command: string; args: string[] } {
+  if (!METACHARACTERS.test(command)) return { command, args: [...args] };
+  return { command: SHELL, args: ['-c', args.length ? `${command} "$@"` : command, command, ...args] };
 }
 
 /** git's sq_quote: `word` single-quoted for sh, each ' and ! closed out and backslash-escaped. */

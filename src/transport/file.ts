@@ -16,10 +16,7 @@ import type { StreamConnection } from './stream-connection.js';
  */
 export function localServiceCommand(repoPath: string, options: ConnectOptions): { command: string; args: string[] } {
   const named = namedServiceProgram(options);
-  if (named !== undefined) {
-    const [command, args] = shellArgv(named, [repoPath]);
-    return { command, args };
-  }
+  if (named !== undefined) return shellArgv(named, [repoPath]);
   const service = options.service ?? 'git-upload-pack';
   return { command: TSGIT_EXECUTABLE.command, args: [...TSGIT_EXECUTABLE.args, service.slice(4), repoPath] };
 }

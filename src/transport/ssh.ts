@@ -30,9 +30,7 @@ interface Launcher {
 
 /** How to start `program` with `args`: directly, or (a command line) as git's prepare_shell_cmd does. */
 function launcher(program: string, viaShell: boolean, args: string[]): Launcher {
-  if (!viaShell) return { command: program, args };
-  const [command, argv] = shellArgv(program, args);
-  return { command, args: argv };
+  return viaShell ? shellArgv(program, args) : { command: program, args };
 }
 
 function variantFromName(program: string, isCommandLine: boolean): SshVariant | null {

@@ -16,6 +16,7 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../object/typ
 import type { ObjectStore } from '../odb/object-store.js';
 import { CommitQueue } from './commit-queue.js';
 import { ensureCapacity, OidMap } from './oid-map.js';
+import { EntryPath } from './entry-path.js';
 import { TreeLayouts, type TreeLevel } from './tree-layouts.js';
 import type { TreeReadAhead } from './tree-read-ahead.js';
 import type { CommitReadAhead } from './commit-read-ahead.js';
@@ -118,7 +119,7 @@ export class ObjectWalk {
   private pending: { index: number; name: string }[] = [];
   private start: number[] = [];
   private limited = false;
-  private pathBuf = new Uint8Array(4096);
+  private readonly path = new EntryPath(4096);
   /** processTree's tree bytes by depth: each level keeps its tree while its subtrees are read. */
   private treeBufs: Buffer[] = [];
   /** The worker's trees, while enumerate() reads them from it. */
@@ -483,7 +484,7 @@ export class ObjectWalk {
         this.showRoot(p.index, visitor);
       } else if (type === OBJ_BLOB) {
         this.flags[p.index]! |= SHOWN;
-        show?.(OBJ_BLOB, this.ids.keys, p.index * OID_BYTES, this.pathBuf, 0);
+        show?.(OBJ_BLOB, this.ids.keys, p.index * OID_BYTES, this.path.bytes, 0);
       }
     }
   }
@@ -508,7 +509,7 @@ export class ObjectWalk {
     if (this.flags[idx]! & (UNINTERESTING | SHOWN)) return;
     if (depth > MAX_TREE_DEPTH) throw this.tooDeep(this.ids.keys, idx * OID_BYTES);
     this.flags[idx]! |= SHOWN;
-    visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.pathBuf, pathLen);
+    visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.path.bytes, pathLen);
     const read = this.read(idx, OBJ_TREE).data;
     const level = this.layouts.prepare(depth, read, this.odb.trace);
     // Only the entries that need work are kept (subtrees' reads reuse the odb's buffer): all of
@@ -529,7 +530,7 @@ export class ObjectWalk {
     data.set(stream.bytes.subarray(at, at + OID_BYTES + len));
     stream.release();
     if (depth > MAX_TREE_DEPTH) throw this.tooDeep(data, 0);
-    visitor.object?.(OBJ_TREE, data, 0, this.pathBuf, pathLen);
+    visitor.object?.(OBJ_TREE, data, 0, this.path.bytes, pathLen);
     if (kind === FAILED) throw deserializeError(data.toString('utf8', OID_BYTES, OID_BYTES + len));
     let end = OID_BYTES + len;
     if (kind === TOO_BIG) {
@@ -545,7 +546,7 @@ export class ObjectWalk {
 
   /**
    * Lists the entries of the tree in data[start..end) (whose id is at ids[idOff..]) under the path
-   * in pathBuf[0..pathLen), recursing into new subtrees. TreeCursor's parse, by hand: this loop
+   * in path.bytes[0..pathLen), recursing into new subtrees. TreeCursor's parse, by hand: this loop
    * runs for every entry of every tree (11M on large). With `record`, each entry's start goes into
    * its starts (the tree's layout, see tree-layouts.ts).
    */
@@ -586,19 +587,13 @@ export class ObjectWalk {
         child = this.intern(data, off, isTree ? OBJ_TREE : OBJ_BLOB);
         if (this.flags[child]! & (UNINTERESTING | SHOWN)) continue;
       }
-      const nameLen = nameEnd - nameStart;
-      const childLen = pathLen + (pathLen ? 1 : 0) + nameLen;
-      if (childLen > this.pathBuf.length) this.pathBuf = ensureCapacity(this.pathBuf, childLen * 2);
-      let p = pathLen;
-      if (pathLen) this.pathBuf[p++] = 0x2f;
-      const pathBuf = this.pathBuf;
-      for (let i = nameStart; i < nameEnd; i++) pathBuf[p++] = data[i]!;
+      const childLen = this.path.child(pathLen, data, nameStart, nameEnd);
       if (isTree) {
         if (stream) this.processStreamedTree(stream, childLen, depth + 1, visitor);
         else this.processTree(child, childLen, depth + 1, visitor);
       } else {
         this.flags[child]! |= SHOWN;
-        visitor.object?.(OBJ_BLOB, this.ids.keys, child * OID_BYTES, this.pathBuf, childLen);
+        visitor.object?.(OBJ_BLOB, this.ids.keys, child * OID_BYTES, this.path.bytes, childLen);
       }
     }
     if (starts !== null) record!.count = n;

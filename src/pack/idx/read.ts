@@ -256,6 +256,11 @@ export class PackIndex {
     return this.buf.subarray(this.buf.length - 40, this.buf.length - 20);
   }
 
+  /** Whether lookups now search by the ids' first two bytes (buildPrefixes): a state that a walk's speed depends on. */
+  get searchesByPrefix(): boolean {
+    return this.prefixes !== null;
+  }
+
   /**
    * Position of the id in the index (sorted order), or -1. Ids are uniformly distributed, so an
    * interpolation search finds one in two or three probes where a binary search takes a dozen:

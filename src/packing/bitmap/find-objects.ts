@@ -19,6 +19,7 @@ import type { ObjectStore, StoredPack } from '../../odb/object-store.js';
 import { packNameHash } from '../../pack/name-hash.js';
 import { CommitQueue } from '../../walk/commit-queue.js';
 import { depthBuffer } from '../../walk/object-walk.js';
+import { EntryPath } from '../../walk/entry-path.js';
 import { TreeLayouts } from '../../walk/tree-layouts.js';
 import { ensureCapacity, OidMap } from '../../walk/oid-map.js';
 import { Bitset } from '../../pack/bitmap/bitset.js';
@@ -242,7 +243,7 @@ export function findObjects(table: ObjectTable, roots: readonly number[], opts: 
 /** The revision walk of find_objects, with should_include and should_include_obj as its checks. */
 class IncludeWalk {
   private readonly seen: Bitset | null;
-  private pathBuf = new Uint8Array(256);
+  private readonly path = new EntryPath(256);
   /** Entry starts of the trees this walk went through (see walk/tree-layouts.ts), and each depth's tree. */
   private readonly layouts = new TreeLayouts();
   private readonly bufs: Buffer[] = [];
@@ -358,7 +359,7 @@ class IncludeWalk {
     if (t.flags[idx]! & SEEN) return;
     if (!this.shouldIncludeObject(idx)) return;
     t.flags[idx]! |= SEEN;
-    this.show(idx, OBJ_BLOB, packNameHash(this.pathBuf, 0, pathLen));
+    this.show(idx, OBJ_BLOB, packNameHash(this.path.bytes, 0, pathLen));
   }
 
   private processTree(idx: number, pathLen: number, depth: number): void {
@@ -374,7 +375,7 @@ class IncludeWalk {
       throw new NotFoundError('pack', `missing tree ${t.hex(idx)}`);
     }
     t.flags[idx]! |= SEEN;
-    this.show(idx, OBJ_TREE, packNameHash(this.pathBuf, 0, pathLen));
+    this.show(idx, OBJ_TREE, packNameHash(this.path.bytes, 0, pathLen));
     // As in ObjectWalk: entries a delta copied whole from a tree this walk went through name
     // objects already SEEN (shown, or found in the bitmaps), so only the others are kept.
     const level = this.layouts.prepare(depth, o.data, t.odb.trace);
@@ -392,13 +393,7 @@ class IncludeWalk {
       const isTree = cur.isTree();
       const child = t.intern(data, cur.oidOffset, isTree ? OBJ_TREE : OBJ_BLOB);
       if (t.flags[child]! & SEEN) continue;
-      const nameLen = cur.nameEnd - cur.nameStart;
-      const childLen = pathLen + (pathLen ? 1 : 0) + nameLen;
-      if (childLen > this.pathBuf.length) this.pathBuf = ensureCapacity(this.pathBuf, childLen * 2);
-      let p = pathLen;
-      if (pathLen) this.pathBuf[p++] = 0x2f;
-      // Names are short: copied by hand rather than through a view made per entry.
-      for (let i = cur.nameStart; i < cur.nameEnd; i++) this.pathBuf[p++] = data[i]!;
+      const childLen = this.path.child(pathLen, data, cur.nameStart, cur.nameEnd);
       if (isTree) this.processTree(child, childLen, depth + 1);
       else this.processBlob(child, childLen);
     }

@@ -115,7 +115,7 @@ export class FilterProcess {
   private readonly readBuffer = Buffer.allocUnsafe(MAX_PKT_LENGTH);
 
   private constructor(readonly command: string, ctx: FilterContext) {
-    const [file, args] = shellArgv(command);
+    const { command: file, args } = shellArgv(command);
     this.decoder = new PktLineDecoder(`filter process '${command}'`);
     const started = spawnWithBlockingPipes(file, args, { cwd: ctx.cwd, env: ctx.env });
     this.child = started.child;

@@ -23,7 +23,7 @@ const QUIET_SIGNALS = new Set(['SIGINT', 'SIGQUIT', 'SIGPIPE']);
 /** Runs `command` over `input` for `path`; the output chunks, or null when the filter failed. */
 export function runFilterCommand(command: string, path: Uint8Array, input: Uint8Array, ctx: FilterContext): Promise<Buffer[] | null> {
   const expanded = expandPath(command, path);
-  const [file, args] = shellArgv(expanded);
+  const { command: file, args } = shellArgv(expanded);
   return new Promise((resolve) => {
     const out: Buffer[] = [];
     let feedError: Error | null = null;
