@@ -1,7 +1,7 @@
 // The stream resolver's content rings (src/packing/index-pack/content-ring.ts), against a model:
-// whatever is found by its object number holds exactly the bytes committed for it, whatever was
-// dropped to make room stays dropped, the newest is always found, and a view is known to overlap
-// the room reserved over it.
+// whatever is found by its object number holds exactly the bytes kept for it, whatever was
+// dropped to make room stays dropped, the newest is always found, and no room is given over the
+// base a content is made from.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ContentRing } from '../src/packing/index-pack/content-ring.js';
@@ -40,14 +40,14 @@ for (const [name, maxSize] of [['objects of up to an eighth of the ring', 9000],
       // Spread object numbers, so that the index's probe chains cross.
       const i = step * 977 + (step % 13);
       const n = Math.floor(next() * maxSize);
-      const pos = ring.reserve(n);
-      if (pos < 0) {
+      const room = ring.room(n, null);
+      if (!room) {
         assert.ok(n > size >>> 3, `room refused for ${n} bytes`);
         refused++;
         continue;
       }
-      for (let k = 0; k < n; k++) ring.bytes[pos + k] = byteOf(i, k);
-      ring.commit(i, pos, n);
+      for (let k = 0; k < n; k++) room[k] = byteOf(i, k);
+      ring.keep(i, room);
       sizes.set(i, n);
       assert.ok(check(ring, i, n), 'the newest is found');
       order.push(i);
@@ -78,12 +78,12 @@ for (const [name, maxSize] of [['objects of up to an eighth of the ring', 9000],
   });
 }
 
-test('a view in the ring overlaps the room reserved over it, and a view elsewhere does not', () => {
+test('no room is given over the base a new content is made from, and room elsewhere is', () => {
+  // Eight entries of an eighth fill the ring: the ninth goes at the front, over the first.
   const ring = new ContentRing(8192);
-  const pos = ring.reserve(100);
-  ring.commit(1, pos, 100);
-  const view = ring.get(1)!;
-  assert.equal(ring.overlaps(view, pos + 50, 10), true);
-  assert.equal(ring.overlaps(view, pos + 100, 10), false);
-  assert.equal(ring.overlaps(Buffer.alloc(100), pos, 100), false);
+  for (let i = 1; i <= 8; i++) ring.keep(i, ring.room(1024, null)!);
+  const first = ring.get(1)!, second = ring.get(2)!;
+  assert.equal(ring.room(1024, first), undefined);
+  assert.equal(ring.room(1024, second)?.byteOffset, first.byteOffset);
+  assert.ok(ring.room(1024, Buffer.alloc(1024)));
 });

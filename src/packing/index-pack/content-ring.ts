@@ -40,7 +40,7 @@ export class ContentRing {
    * Where `n` bytes can go, once the entries in the way are dropped; -1 for more than an eighth of
    * the ring, which is not kept.
    */
-  reserve(n: number): number {
+  private reserve(n: number): number {
     const size = this.bytes.length;
     if (n > size >>> 3) return -1;
     let pos = this.head;
@@ -59,23 +59,31 @@ export class ContentRing {
     return pos;
   }
 
-  /** Keeps object `i`'s content (not kept yet), `n` bytes at `pos` (within the last reservation). */
-  commit(i: number, pos: number, n: number): void {
+  /**
+   * A view of the ring for `n` bytes (reserve()), or undefined when there is no room or it would
+   * lie over `base`, the content the new one is made from (still read while it is written).
+   */
+  room(n: number, base: Uint8Array | null): Buffer | undefined {
+    const pos = this.reserve(n);
+    if (pos < 0) return undefined;
+    if (base && base.buffer === this.bytes.buffer) {
+      const from = base.byteOffset - this.bytes.byteOffset;
+      if (from < pos + n && pos < from + base.length) return undefined;
+    }
+    return this.bytes.subarray(pos, pos + n);
+  }
+
+  /** Keeps object `i`'s content (not kept yet), `data`: a view within the last room(). */
+  keep(i: number, data: Uint8Array): void {
     const s = this.next++ % RING_ENTRIES;
+    const pos = data.byteOffset - this.bytes.byteOffset;
     this.obj[s] = i;
     this.at[s] = pos;
-    this.len[s] = n;
+    this.len[s] = data.length;
     let h = home(i);
     while (this.index[h] !== 0) h = (h + 1) & (INDEX_SLOTS - 1);
     this.index[h] = s + 1;
-    this.head = pos + n;
-  }
-
-  /** Whether `view` lies in this ring where `n` bytes at `pos` would go. */
-  overlaps(view: Uint8Array, pos: number, n: number): boolean {
-    if (view.buffer !== this.bytes.buffer) return false;
-    const from = view.byteOffset - this.bytes.byteOffset;
-    return from < pos + n && pos < from + view.length;
+    this.head = pos + data.length;
   }
 
   private find(i: number): number {

@@ -21,7 +21,7 @@ export class EntryReader {
   private deltaBuf: Buffer = Buffer.allocUnsafe(1 << 16);
 
   /** `table` is read for each entry's place; `limit(t)` says where reads must stop (see readCompressed). */
-  constructor(private readonly name: string, private readonly packPath: string, public table: ObjectTable,
+  constructor(readonly name: string, private readonly packPath: string, public table: ObjectTable,
     private readonly limit: (t: ObjectTable) => number) {}
 
   /** Drops what was read ahead: --fix-thin writes its bases where the trailer was. */

@@ -4,7 +4,7 @@
 // the base still in memory, hashed with its "<type> <size>\0" header in the same buffer, and
 // pushed if it has children of its own. A base is dropped as soon as its last child starts, and
 // when the bases held exceed the cache limit the oldest are dropped and rebuilt from their chain
-// if needed again (git's prune_base_data/get_base_data).
+// if needed again (chain-rebuild.ts; git's prune_base_data/get_base_data).
 //
 // Delta data and base objects are inflated again from the pack file (entry-reader.ts), as git
 // does: keeping the first pass's inflated deltas would cost memory in proportion to the pack. Most
@@ -15,13 +15,14 @@
 // Threads share everything through SharedArrayBuffers: tasks are claimed with an atomic counter,
 // REF_DELTA children with a compare-and-swap on their state (a second claim means two bases with
 // one id), progress is one atomic counter, and an abort flag stops everyone after an error.
-import { CorruptError, GitError } from '../../core/errors.js';
+import { CorruptError } from '../../core/errors.js';
 import { sha1 } from '../../core/hash.js';
 import { compareOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
 import { OBJ_BLOB, OBJ_TREE } from '../../object/type.js';
 import { applyDelta, applyDeltaWithSizes, DeltaCopies, readDeltaSizes } from '../../pack/delta.js';
 import { BufferPool, POOLED_MAX } from './buffer-pool.js';
+import { ChainRebuilder } from './chain-rebuild.js';
 import { ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';
@@ -74,6 +75,7 @@ export class Resolver {
   readonly checker: ObjectChecker | null;
   private s!: ResolveShared;
   private reader!: EntryReader;
+  private chains!: ChainRebuilder;
   private pending!: Uint8Array;
   private childStart!: Int32Array;
   private children!: Int32Array;
@@ -118,6 +120,7 @@ export class Resolver {
       this.reader.table = this.table;
     } else {
       this.reader = new EntryReader(s.name, s.packPath, this.table, (t) => t.offset[this.s.count]!);
+      this.chains = new ChainRebuilder(this.reader, { held: (i) => this.heldData(i) });
     }
     this.pending = new Uint8Array(s.pending);
     this.childStart = new Int32Array(s.childStart);
@@ -397,25 +400,7 @@ export class Resolver {
    * nearest base still held on the stack, else from the non-delta at the chain's end.
    */
   objectData(object: number): Buffer {
-    const t = this.table;
-    const chain: number[] = [];
-    let cur = object;
-    let data: Buffer | null = null;
-    while (t.isDelta(cur)) {
-      const held = this.heldData(cur);
-      if (held && cur !== object) { data = held; break; }
-      chain.push(cur);
-      cur = t.base[cur]!;
-      if (cur < 0) throw new GitError('pack', 'internal', `${this.s.name}: object at offset ${t.offset[chain[chain.length - 1]!]} has no resolved base`);
-    }
-    if (!data) data = this.heldData(cur) ?? this.reader.inflateOwned(cur);
-    for (let i = chain.length - 1; i >= 0; i--) {
-      const d = chain[i]!;
-      const size = t.size[d]!;
-      const delta = this.reader.deltaData(d, size);
-      data = applyDelta(data, delta, 0, size, 'pack', () => `${this.s.name}: delta at offset ${t.offset[d]}`);
-    }
-    return data;
+    return this.chains.content(object);
   }
 
   private heldData(object: number): Buffer | null {

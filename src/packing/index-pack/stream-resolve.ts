@@ -4,8 +4,9 @@
 // ring (hash-ring.ts) keeps the recent whole trees and blobs and the recent delta results, each in
 // a ring of a few megabytes (oldest out first), and resolves each delta as it comes: applied to
 // its base, hashed, checked with --strict, marked STREAMED in the table. A base that has left the
-// rings is read back from the pack file along its chain, once the parser has written it there
-// (on large, the whole trees come long before their deltas: each is read back once).
+// rings is read back from the pack file along its chain (chain-rebuild.ts), once the parser has
+// written it there (on large, the whole trees come long before their deltas: each is read back
+// once).
 //
 // Whatever this thread cannot do now (the ring was full because this thread is behind, the base
 // is unresolved or not yet in the file, a corrupt delta, a result too large to hold here) is left
@@ -21,6 +22,7 @@ import { OID_BYTES } from '../../core/oid.js';
 import { TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
 import { OBJ_BLOB, OBJ_OFS_DELTA, OBJ_TREE } from '../../object/type.js';
 import { applyDeltaWithSizes, DeltaCopies, readDeltaSizes } from '../../pack/delta.js';
+import { ChainRebuilder } from './chain-rebuild.js';
 import { ObjectChecker, type ReferenceList } from './check.js';
 import { ContentRing } from './content-ring.js';
 import { EntryReader } from './entry-reader.js';
@@ -103,6 +105,7 @@ export class StreamResolver {
   private readonly written: () => number;
   private readonly wholes: ContentRing;
   private readonly results: ContentRing;
+  private readonly chains: ChainRebuilder;
   private readonly index: SharedIdIndex | null;
   private indexed = 0;
   private readonly checker: ObjectChecker | null;
@@ -120,6 +123,11 @@ export class StreamResolver {
     this.results = new ContentRing(Math.max(r.cacheLimit >>> 1, 1024));
     this.written = writtenTo(r.ring);
     this.reader = new EntryReader(r.name, r.packPath, this.table, () => this.written());
+    this.chains = new ChainRebuilder(this.reader, {
+      held: (i) => this.wholes.get(i) ?? this.results.get(i),
+      room: (i, n, base) => this.ringFor(i)?.room(n, base),
+      kept: (i, data) => this.ringFor(i)!.keep(i, data),
+    });
     this.index = r.idSlots ? new SharedIdIndex(new Int32Array(r.idSlots), this.table.ids) : null;
     this.checker = r.strict ? new ObjectChecker(r.strict, r.name, this.index, this.table) : null;
   }
@@ -146,11 +154,11 @@ export class StreamResolver {
     const content = data.subarray(at + length - size, at + length);
     this.check(i, type, content, null);
     Atomics.store(t.state, i, STREAMED);
-    if (type === OBJ_TREE || type === OBJ_BLOB) {
-      const pos = this.wholes.reserve(size);
-      if (pos < 0) return;
-      this.wholes.bytes.set(content, pos);
-      this.wholes.commit(i, pos, size);
+    const ring = this.ringFor(i);
+    const room = ring?.room(size, null);
+    if (room) {
+      room.set(content);
+      ring!.keep(i, room);
     }
   }
 
@@ -162,7 +170,6 @@ export class StreamResolver {
     if (t.state[b] === 0 || depth > this.r.maxDepth) return;
     this.current = i;
     let content: Buffer;
-    let pos: number;
     try {
       const base = this.content(b);
       if (!base) return;
@@ -171,16 +178,14 @@ export class StreamResolver {
       const type = t.realType[b]!;
       const prefixLength = objectHeaderLength(type, sizes.resultSize);
       const need = prefixLength + sizes.resultSize;
-      pos = this.results.reserve(need);
-      const kept = pos >= 0 && !this.results.overlaps(base, pos, need);
-      const out = kept ? this.results.bytes : Buffer.allocUnsafe(need);
-      if (!kept) pos = 0;
-      putObjectHeader(out, pos, type, sizes.resultSize, prefixLength);
-      content = applyDeltaWithSizes(base, data, sizes, at + length, 'pack', this.where, out, pos + prefixLength);
-      t.ids.set(sha1(out.subarray(pos, pos + need)), i * OID_BYTES);
+      const room = this.results.room(need, base);
+      const out = room ?? Buffer.allocUnsafe(need);
+      putObjectHeader(out, 0, type, sizes.resultSize, prefixLength);
+      content = applyDeltaWithSizes(base, data, sizes, at + length, 'pack', this.where, out, prefixLength);
+      t.ids.set(sha1(out.subarray(0, need)), i * OID_BYTES);
       t.realType[i] = type;
       t.depth[i] = depth;
-      if (kept) this.results.commit(i, pos + prefixLength, sizes.resultSize);
+      if (room) this.results.keep(i, content);
       // With --strict, what a tree delta copies from a clean base needs no second look (as in
       // resolve.ts); applyDelta accepted the copies, so they read.
       this.treeBase.runCount = 0;
@@ -219,39 +224,16 @@ export class StreamResolver {
    * the nearest kept ancestor; null when a link of the chain is not in the file yet.
    */
   private content(b: number): Buffer | null {
-    const t = this.table;
-    const chain: number[] = [];
-    let cur = b;
-    let data: Buffer | null;
-    for (;;) {
-      data = this.wholes.get(cur) ?? this.results.get(cur);
-      if (data || t.type[cur]! < OBJ_OFS_DELTA) break;
-      chain.push(cur);
-      cur = t.base[cur]!;
-    }
-    if (data && !chain.length) return data;
+    const kept = this.wholes.get(b) ?? this.results.get(b);
     // b is the last of its chain in the pack: once it is in the file, all of the chain is.
-    if (t.offset[b + 1]! > this.written()) return null;
-    if (!data) {
-      const size = t.size[cur]!;
-      const type = t.realType[cur]!;
-      const pos = type === OBJ_TREE || type === OBJ_BLOB ? this.wholes.reserve(size + 1) : -1;
-      data = this.reader.inflateOwned(cur, pos < 0 ? undefined : this.wholes.bytes.subarray(pos, pos + size + 1));
-      if (pos >= 0) this.wholes.commit(cur, pos, size);
-    }
-    for (let k = chain.length - 1; k >= 0; k--) {
-      const d = chain[k]!;
-      this.current = d;
-      const size = t.size[d]!;
-      const delta = this.reader.deltaData(d, size);
-      const sizes = readDeltaSizes(delta, 0, size, 'pack', this.where);
-      if (sizes.resultSize > RESULT_MAX) return null;
-      const pos = this.results.reserve(sizes.resultSize);
-      const kept = pos >= 0 && !this.results.overlaps(data, pos, sizes.resultSize);
-      data = applyDeltaWithSizes(data, delta, sizes, size, 'pack', this.where, kept ? this.results.bytes : undefined, kept ? pos : 0);
-      if (kept) this.results.commit(d, pos, sizes.resultSize);
-    }
-    this.current = b;
-    return data;
+    if (kept || this.table.offset[b + 1]! > this.written()) return kept;
+    return this.chains.content(b);
+  }
+
+  /** The ring that keeps object `i`'s content, if one does: `results` for a delta, `wholes` for a whole tree or blob. */
+  private ringFor(i: number): ContentRing | null {
+    const t = this.table;
+    if (t.isDelta(i)) return this.results;
+    return t.type[i] === OBJ_TREE || t.type[i] === OBJ_BLOB ? this.wholes : null;
   }
 }
