@@ -20,7 +20,7 @@ import { sha1 } from '../../core/hash.js';
 import { compareOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
 import { OBJ_BLOB, OBJ_TREE } from '../../object/type.js';
-import { applyDelta, applyDeltaWithSizes, DeltaCopies, readDeltaSizes } from '../../pack/delta.js';
+import { DeltaCopies, type DeltaSizes } from '../../pack/delta.js';
 import { BufferPool, POOLED_MAX } from './buffer-pool.js';
 import { ChainRebuilder } from './chain-rebuild.js';
 import { ObjectChecker } from './check.js';
@@ -267,7 +267,7 @@ export class Resolver {
   private resolveDelta(child: number, parent: number, base: Buffer, baseLayout: TreeLayout | null): void {
     const t = this.table;
     if (t.state[child] === STREAMED) {
-      this.rebuildResult(child, base);
+      this.applyChild(child, base, 0);
       return;
     }
     const depth = t.depth[parent]! + 1;
@@ -275,18 +275,10 @@ export class Resolver {
     if (depth > this.s.maxDepth) {
       throw new CorruptError('pack', `${this.where()} is at depth ${depth} of its chain, deeper than the limit of ${this.s.maxDepth}`);
     }
-    const size = t.size[child]!;
-    const delta = this.reader.deltaData(child, size);
-    // The first pass checked the result size in these very bytes; applyDelta reads it (and the
-    // base size) again before writing anything.
-    const { resultSize, pos: instructions } = readDeltaSizes(delta, 0, size, 'pack', this.where);
     const type = t.realType[parent]!;
-    const prefixLength = objectHeaderLength(type, resultSize);
-    const need = prefixLength + resultSize;
-    const out = this.resultBuf = need > POOLED_MAX ? allocate(need, this.where) : this.pool.take(need);
-    putObjectHeader(out, 0, type, resultSize, prefixLength);
-    const data = this.resultData = applyDelta(base, delta, 0, size, 'pack', this.where, out, prefixLength);
-    sha1(out.subarray(0, need)).copy(t.ids, child * OID_BYTES);
+    const { resultSize, pos: instructions } = this.applyChild(child, base, type);
+    const data = this.resultData!;
+    sha1(this.resultBuf!.subarray(0, objectHeaderLength(type, resultSize) + resultSize)).copy(t.ids, child * OID_BYTES);
     t.realType[child] = type;
     t.base[child] = parent;
     t.depth[child] = depth;
@@ -298,7 +290,7 @@ export class Resolver {
         // (applyDelta accepted it, so this cannot happen) is checked whole.
         const tb = this.treeBase;
         tb.runCount = 0;
-        if (baseLayout && this.copies.read(delta, instructions, size, base.length, resultSize)) {
+        if (baseLayout && this.copies.read(this.chains.delta, instructions, t.size[child]!, base.length, resultSize)) {
           tb.layout = baseLayout;
           tb.runs = this.copies.runs;
           tb.runCount = this.copies.count;
@@ -313,15 +305,21 @@ export class Resolver {
     if (++this.pendingProgress >= 64) this.flush();
   }
 
-  /** Rebuilds a resolved delta's content (no header) into resultData, as the base of what is left below it. */
-  private rebuildResult(child: number, base: Buffer): void {
-    const t = this.table;
+  /**
+   * Reads delta `child` back from the pack and applies it to `base`, leaving the result in
+   * resultData, within resultBuf (pooled unless large) after the "<type> <size>\0" header of `type`
+   * (none for 0: a child the first pass resolved is rebuilt only as a base). The first pass checked
+   * the result size in these very bytes; it is read again before anything is written.
+   */
+  private applyChild(child: number, base: Buffer, type: number): DeltaSizes {
     this.current = child;
-    const size = t.size[child]!;
-    const delta = this.reader.deltaData(child, size);
-    const sizes = readDeltaSizes(delta, 0, size, 'pack', this.where);
-    const out = this.resultBuf = sizes.resultSize > POOLED_MAX ? allocate(sizes.resultSize, this.where) : this.pool.take(sizes.resultSize);
-    this.resultData = applyDeltaWithSizes(base, delta, sizes, size, 'pack', this.where, out, 0);
+    const sizes = this.chains.read(child);
+    const prefixLength = type ? objectHeaderLength(type, sizes.resultSize) : 0;
+    const need = prefixLength + sizes.resultSize;
+    const out = this.resultBuf = need > POOLED_MAX ? allocate(need, this.where) : this.pool.take(need);
+    if (type) putObjectHeader(out, 0, type, sizes.resultSize, prefixLength);
+    this.resultData = this.chains.apply(base, out, prefixLength);
+    return sizes;
   }
 
   /** A frame for `object` (pushed on the stack) if it has children, else null. */
