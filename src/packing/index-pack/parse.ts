@@ -3,8 +3,8 @@
 // SHA-1 whole objects (header and content in one buffer, one call), and remember each delta's
 // base (an object number for OFS_DELTA, an id for REF_DELTA), checking its result size. Once a
 // resolver thread is ready, whole objects and OFS_DELTA data are inflated into its ring instead
-// (hash-ring.ts), and it hashes them and resolves the deltas as they come; what it does not get is
-// hashed here, and resolved by the second pass from the pack file. The pack's own SHA-1 is computed
+// (first-pass-ring.ts), and it hashes them and resolves the deltas as they come; what it does not
+// get is hashed here, and resolved by the second pass from the pack file. The pack's own SHA-1 is computed
 // over the bytes as they are parsed and compared with the trailer.
 //
 // The parser is a state machine over a PackWindow: step() consumes whatever the window holds and
@@ -22,7 +22,7 @@ import { OBJ_OFS_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../../pack/delta.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import { crc32 } from '../../core/crc32.js';
-import type { HashRingWriter } from './hash-ring.js';
+import type { FirstPassRingWriter } from './first-pass-ring.js';
 import type { PackObserver } from './observe.js';
 import { MAX_SIZE, type ObjectTable } from './tables.js';
 import type { PackWindow } from './window.js';
@@ -73,10 +73,11 @@ export class PackParser {
   private readonly where = (): string => `${this.options.name}: entry ${this.current} at offset ${this.currentOffset}`;
   private chunk: Buffer | null = null;
   /**
-   * Where whole objects go to be hashed by another thread (hash-ring.ts), once one is ready to;
-   * until then, and for what does not fit, they are hashed here.
+   * Where whole objects and OFS_DELTA data go to another thread (first-pass-ring.ts), which hashes
+   * the objects and resolves the deltas, once one is ready to; until then, and for what does not
+   * fit, objects are hashed here and deltas left to the second pass.
    */
-  hashRing: HashRingWriter | null = null;
+  ring: FirstPassRingWriter | null = null;
   /** The bytes the entry being parsed has in the ring, queued once its row is filled in; -1: none. */
   private ringLength = -1;
 
@@ -149,7 +150,7 @@ export class PackParser {
           t.base[i] = -1;
         }
         // The ring's reader reads the row (type, base), so it is queued only now.
-        if (this.ringLength >= 0) this.hashRing!.publish(i, this.ringLength);
+        if (this.ringLength >= 0) this.ring!.publish(i, this.ringLength);
         this.parsed = i + 1;
         this.pos = end;
         this.options.observer?.onEntry?.(i, off, end, h.type, h.size);
@@ -200,7 +201,7 @@ export class PackParser {
     this.hash.update(part);
     this.options.onData?.(part);
     this.hashedTo = to;
-    if (this.options.onData) this.hashRing?.wrote(to);
+    if (this.options.onData) this.ring?.wrote(to);
   }
 
   /** Object number of the entry at pack offset `offset` (an OFS_DELTA base), before entry `i`. */
@@ -232,7 +233,7 @@ export class PackParser {
     }
     // The header and content, with a spare byte that tells an overlong stream from a full one.
     const need = prefix.length + h.size + 1;
-    const ring = this.hashRing;
+    const ring = this.ring;
     const at = ring ? ring.reserve(need) : -1;
     if (at < 0 && this.scratch.length < need) this.scratch = Buffer.allocUnsafe(Math.max(need, this.scratch.length * 2));
     const out = at < 0 ? this.scratch : ring!.bytes;
@@ -269,7 +270,7 @@ export class PackParser {
     } else {
       // An OFS_DELTA goes to the ring's resolver when there is room (a REF_DELTA's base may not be
       // known before the end of the pack); with a spare byte, as for whole objects.
-      const ring = h.type === OBJ_OFS_DELTA ? this.hashRing : null;
+      const ring = h.type === OBJ_OFS_DELTA ? this.ring : null;
       at = ring ? ring.reserve(h.size + 1) : -1;
       if (at < 0 && this.scratch.length <= h.size) this.scratch = Buffer.allocUnsafe(Math.max(h.size + 1, this.scratch.length * 2));
       head = at < 0 ? this.scratch : ring!.bytes;

@@ -23,7 +23,7 @@ import type { Progress, ProgressMeter } from '../../core/progress.js';
 import type { ReferenceList } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import { checkCollisions, checkConnectivity, type ObjectLookup } from './connectivity.js';
-import { HashRingWriter } from './hash-ring.js';
+import { FirstPassRingWriter } from './first-pass-ring.js';
 import { linkDeltas } from './link.js';
 import type { PackObserver, PackSink } from './observe.js';
 import { PackParser } from './parse.js';
@@ -160,7 +160,8 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const cacheLimit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
   const maxDepth = Math.min(options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_DEPTH);
   // The first worker hashes whole objects and resolves deltas while this thread parses
-  // (hash-ring.ts, stream-resolve.ts), with an id index of its own for --strict's references.
+  // (first-pass-ring.ts, stream-resolve.ts), with an id index of its own for --strict's
+  // references.
   let streaming: Promise<StreamResult> | null = null;
   let streamSlots: SharedArrayBuffer | null = null;
   let streamIndexCapacity = 0;
@@ -170,7 +171,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const onHeader = (count: number): void => {
     if (count >= THREADS_FROM && threads.size < threadCount - 1) threads.spawn(threadCount - 1);
     if (threads.size > 0) {
-      const ring = parser.hashRing = new HashRingWriter();
+      const ring = parser.ring = new FirstPassRingWriter();
       if (fromFile) ring.wrote(fileSize);
       // The header's count is not trusted with memory: an index for more objects than this is
       // only needed by a pack that big, and one that is full is simply not added to.
@@ -236,7 +237,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     }
   } finally {
     if (fd >= 0) fs.closeSync(fd);
-    parser.hashRing?.close();
+    parser.ring?.close();
   }
   (receiving as ProgressMeter | null)?.stop();
   window.release();
@@ -247,7 +248,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const workers = threads.size;
   if (streaming) await threads.endFirst();
   // Let the ring's shared memory go before pass 2 needs memory of its own.
-  parser.hashRing = null;
+  parser.ring = null;
   const parsedCount = parser.count;
 
   // Pass 2.

@@ -1,12 +1,12 @@
 // Delta resolution while the pack arrives. An OFS_DELTA's base always precedes it, and git writes
 // a pack so that a base's deltas mostly follow it closely (pack-objects' write order: a delta
 // family together, a base before its deltas). So the resolver thread that takes the first pass's
-// ring (hash-ring.ts) keeps the recent whole trees and blobs and the recent delta results, each in
-// a ring of a few megabytes (oldest out first), and resolves each delta as it comes: applied to
-// its base, hashed, checked with --strict, marked STREAMED in the table. A base that has left the
-// rings is read back from the pack file along its chain (chain-rebuild.ts), once the parser has
-// written it there (on large, the whole trees come long before their deltas: each is read back
-// once).
+// ring (first-pass-ring.ts) keeps the recent whole trees and blobs and the recent delta results,
+// each in a ring of a few megabytes (oldest out first), and resolves each delta as it comes:
+// applied to its base, hashed, checked with --strict, marked STREAMED in the table. A base that
+// has left the rings is read back from the pack file along its chain (chain-rebuild.ts), once the
+// parser has written it there (on large, the whole trees come long before their deltas: each is
+// read back once).
 //
 // Whatever this thread cannot do now (the ring was full because this thread is behind, the base
 // is unresolved or not yet in the file, a corrupt delta, a result too large to hold here) is left
@@ -27,7 +27,7 @@ import { ObjectChecker, type ReferenceList } from './check.js';
 import { ContentRing } from './content-ring.js';
 import { EntryReader } from './entry-reader.js';
 import { objectHeaderLength, putObjectHeader } from './object-header.js';
-import { consumeHashRing, writtenTo, type HashRingBuffers } from './hash-ring.js';
+import { consumeFirstPassRing, writtenTo, type FirstPassRingBuffers } from './first-pass-ring.js';
 import { SharedIdIndex } from './id-index.js';
 import { ObjectTable, STREAMED, type TableBuffers } from './tables.js';
 
@@ -36,7 +36,7 @@ const RESULT_MAX = 16 << 20;
 
 /** What the parsing thread sends the ring's thread. */
 export interface StreamRequest {
-  ring: HashRingBuffers;
+  ring: FirstPassRingBuffers;
   table: TableBuffers;
   name: string;
   /** The pack file as it is written. */
@@ -135,7 +135,7 @@ export class StreamResolver {
   /** Takes the ring's jobs until it is closed. */
   run(): StreamResult {
     try {
-      consumeHashRing(this.r.ring, (i, data, at, length) => {
+      consumeFirstPassRing(this.r.ring, (i, data, at, length) => {
         if (this.table.type[i]! >= OBJ_OFS_DELTA) this.delta(i, data, at, length);
         else this.whole(i, data, at, length);
       });

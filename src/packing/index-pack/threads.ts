@@ -40,8 +40,9 @@ export class ResolverThreads {
   }
 
   /**
-   * Has the first worker take what the first pass queues in the request's ring (hash-ring.ts,
-   * stream-resolve.ts) until the ring is closed; the promise settles when it has taken the last.
+   * Has the first worker take what the first pass queues in the request's ring
+   * (first-pass-ring.ts, stream-resolve.ts) until the ring is closed; the promise settles when it
+   * has taken the last.
    */
   stream(request: StreamRequest): Promise<StreamResult> {
     return this.ask(this.workers[0]!, request).then((reply) => ({ resolved: reply.resolved ?? 0, refs: received(reply.refs) }));

@@ -14,7 +14,7 @@
 
 /** Ring bytes: a few hundred typical objects, and room for any object below MAX_OBJECT. */
 const RING_BYTES = 1 << 20;
-/** Objects above this are hashed by the parser: a few of them would fill the ring. */
+/** Objects above this stay with the parser (see reserve()): a few of them would fill the ring. */
 export const MAX_OBJECT = RING_BYTES >>> 3;
 /** Queue slots: more than the ring holds of objects of a few hundred bytes. */
 const JOBS = 16384;
@@ -22,7 +22,7 @@ const JOB_FIELDS = 4; // object number, ring offset, length, byte counter after 
 
 // Control words.
 const JOB_HEAD = 0; // jobs queued (written by the producer)
-const JOB_TAIL = 1; // jobs hashed (written by the consumer)
+const JOB_TAIL = 1; // jobs taken (written by the consumer)
 const BYTE_TAIL = 2; // byte counter up to which the ring is free again (consumer)
 const CLOSED = 3; // 1: no more jobs will come
 const CONTROL_WORDS = 4;
@@ -35,7 +35,7 @@ const CONTROL_WORDS = 4;
 const IDLE_WAIT_MS = 1;
 
 /** What crosses to the consumer's thread. */
-export interface HashRingBuffers {
+export interface FirstPassRingBuffers {
   data: SharedArrayBuffer;
   jobs: SharedArrayBuffer;
   control: SharedArrayBuffer;
@@ -44,7 +44,7 @@ export interface HashRingBuffers {
 }
 
 /** The parser's end: reserve room, inflate into it, queue it. */
-export class HashRingWriter {
+export class FirstPassRingWriter {
   readonly bytes: Buffer;
   private readonly jobs: Int32Array;
   private readonly control: Int32Array;
@@ -55,7 +55,7 @@ export class HashRingWriter {
   private reservedAt = 0;
   private reservedEnd = 0;
 
-  constructor(readonly buffers: HashRingBuffers = {
+  constructor(readonly buffers: FirstPassRingBuffers = {
     data: new SharedArrayBuffer(RING_BYTES),
     jobs: new SharedArrayBuffer(JOBS * JOB_FIELDS * 4),
     control: new SharedArrayBuffer(CONTROL_WORDS * 4),
@@ -74,8 +74,9 @@ export class HashRingWriter {
 
   /**
    * Room for `length` contiguous bytes: their offset in `bytes`, or -1 when there is none now (the
-   * caller hashes the object itself). Nothing is taken until publish(); a reservation that is not
-   * published (the object was cut off, and will be inflated again) is simply made again.
+   * caller hashes a whole object itself, and leaves a delta to the second pass). Nothing is taken
+   * until publish(); a reservation that is not published (the object was cut off, and will be
+   * inflated again) is simply made again.
    */
   reserve(length: number): number {
     if (length > MAX_OBJECT || this.jobHead - Atomics.load(this.control, JOB_TAIL) >= JOBS) return -1;
@@ -107,7 +108,7 @@ export class HashRingWriter {
     Atomics.store(this.control, JOB_HEAD, ++this.jobHead);
   }
 
-  /** No more jobs: the consumer returns once it has hashed what is queued. */
+  /** No more jobs: the consumer returns once it has taken what is queued. */
   close(): void {
     Atomics.store(this.control, CLOSED, 1);
     Atomics.notify(this.control, JOB_HEAD);
@@ -115,7 +116,7 @@ export class HashRingWriter {
 }
 
 /** The consumer's view of how much of the pack file has been written. */
-export function writtenTo(buffers: HashRingBuffers): () => number {
+export function writtenTo(buffers: FirstPassRingBuffers): () => number {
   const written = new BigInt64Array(buffers.written);
   return () => Number(Atomics.load(written, 0));
 }
@@ -125,7 +126,7 @@ export function writtenTo(buffers: HashRingBuffers): () => number {
  * bytes are in `data`) until the writer closes the ring, then returns how many it took. Once
  * `take` returns, the bytes are the writer's again.
  */
-export function consumeHashRing(buffers: HashRingBuffers, take: (i: number, data: Uint8Array, at: number, length: number) => void): number {
+export function consumeFirstPassRing(buffers: FirstPassRingBuffers, take: (i: number, data: Uint8Array, at: number, length: number) => void): number {
   const data = new Uint8Array(buffers.data);
   const jobs = new Int32Array(buffers.jobs);
   const control = new Int32Array(buffers.control);
