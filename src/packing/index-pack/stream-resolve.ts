@@ -105,6 +105,7 @@ export class StreamResolver {
   private readonly written: () => number;
   private readonly wholes: ContentRing;
   private readonly results: ContentRing;
+  private readonly held = (i: number): Buffer | null => this.wholes.get(i) ?? this.results.get(i);
   private readonly chains: ChainRebuilder;
   private readonly index: SharedIdIndex | null;
   private indexed = 0;
@@ -124,7 +125,7 @@ export class StreamResolver {
     this.written = writtenTo(r.ring);
     this.reader = new EntryReader(r.name, r.packPath, this.table, () => this.written());
     this.chains = new ChainRebuilder(this.reader, {
-      held: (i) => this.wholes.get(i) ?? this.results.get(i),
+      held: this.held,
       room: (i, n, base) => this.ringFor(i)?.room(n, base),
       kept: (i, data) => this.ringFor(i)!.keep(i, data),
     });
@@ -224,7 +225,7 @@ export class StreamResolver {
    * the nearest kept ancestor; null when a link of the chain is not in the file yet.
    */
   private content(b: number): Buffer | null {
-    const kept = this.wholes.get(b) ?? this.results.get(b);
+    const kept = this.held(b);
     // b is the last of its chain in the pack: once it is in the file, all of the chain is.
     if (kept || this.table.offset[b + 1]! > this.written()) return kept;
     return this.chains.content(b);
