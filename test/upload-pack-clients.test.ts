@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { git, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { git, GIT_ENV, pkt, rmrf, tmpDir, TSGIT } from './helpers.js';
 
 /** `tsgit serve` in its own process (git's clients are run synchronously here), on free ports. */
 export async function startServe(root: string, extra: string[] = []): Promise<{ httpUrl: string; gitUrl: string; stop(): Promise<void> }> {
@@ -267,6 +267,49 @@ for (const transport of TRANSPORTS) {
       assert.equal(git(dst, ['cat-file', '-t', git(repo, ['rev-parse', 'v1']).trim()]), 'tag\n', 'the tag it points at came along');
     });
 
+    test('uploadpack.hideRefs: what is listed, mirrored and fetched by id is what git-core\'s upload-pack gives', () => {
+      const hiddenName = `hidden-${name}`;
+      const hiddenRepo = path.join(root, hiddenName);
+      makeServerRepo(hiddenRepo);
+      // A commit only the hidden ref reaches, a hidden tag, and a pull ref un-hidden by a later `!`.
+      const secret = git(hiddenRepo, ['commit-tree', '-p', 'side', '-m', 'secret', 'side^{tree}']).trim();
+      git(hiddenRepo, ['update-ref', 'refs/hidden/secret', secret]);
+      git(hiddenRepo, ['update-ref', 'refs/pull/1/head', 'side~1']);
+      git(hiddenRepo, ['update-ref', 'refs/pull/2/head', 'side']);
+      git(hiddenRepo, ['config', 'uploadpack.hideRefs', 'refs/hidden/']);
+      git(hiddenRepo, ['config', '--add', 'transfer.hideRefs', 'refs/pull']);
+      git(hiddenRepo, ['config', '--add', 'uploadpack.hideRefs', '!refs/pull/2']);
+      git(hiddenRepo, ['config', '--add', 'uploadpack.hideRefs', 'refs/tags/light']);
+      const c = transport.client(hiddenName);
+      const run = (cwd: string, args: string[], extra = c.extra, url = c.url) =>
+        spawnSync('git', [...c.config, ...args.slice(0, 1), ...extra, url, ...args.slice(1)], { cwd, env: GIT_ENV, encoding: 'utf8' });
+      const oracleRun = (cwd: string, args: string[]) => run(cwd, args, [], `file://${hiddenRepo}`);
+      const listed = run(work, ['ls-remote']);
+      assert.equal(listed.status, 0, listed.stderr);
+      assert.equal(listed.stdout, oracleRun(work, ['ls-remote']).stdout);
+      assert.doesNotMatch(listed.stdout, /refs\/hidden|refs\/pull\/1|refs\/tags\/light/);
+      const dst = target();
+      assert.equal(run(work, ['clone', '-q', '--mirror', dst]).status, 0);
+      fsck(dst);
+      const oracleMirror = `${dst}-oracle`;
+      assert.equal(oracleRun(work, ['clone', '-q', '--mirror', oracleMirror]).status, 0);
+      assert.equal(refsOf(dst, []), refsOf(oracleMirror, []));
+      // The hidden tip by id: git-core's v0 client will not ask for what was not advertised unless
+      // allow-tip-sha1-in-want is; its v2 client asks, and git-core's upload-pack serves it.
+      for (const allowTip of [false, true]) {
+        git(hiddenRepo, ['config', 'uploadpack.allowTipSHA1InWant', String(allowTip)]);
+        const ours = target(), theirs = `${ours}-oracle`;
+        git(work, ['init', '-q', '--bare', ours]);
+        git(work, ['init', '-q', '--bare', theirs]);
+        const got = run(ours, ['fetch', secret]), expected = oracleRun(theirs, ['fetch', secret]);
+        // (Success or failure: git's client exits 128 over HTTP where it exits 1 over a pipe.)
+        assert.equal(got.status === 0, expected.status === 0, `allowTipSHA1InWant=${allowTip}: ${got.stderr}`);
+        const has = spawnSync('git', ['cat-file', '-e', secret], { cwd: ours, env: GIT_ENV }).status === 0;
+        assert.equal(has, got.status === 0, 'the hidden commit arrived exactly when the fetch succeeded');
+      }
+      git(hiddenRepo, ['config', '--unset', 'uploadpack.allowTipSHA1InWant']);
+    });
+
     test('ls-remote lists what git-core\'s upload-pack lists', () => {
       const ours = client(work, 'ls-remote', []);
       const theirs = git(work, ['ls-remote', `file://${repo}`]);
@@ -276,3 +319,34 @@ for (const transport of TRANSPORTS) {
   });
 }
 
+
+test('uploadpack.hideRefs: a v0 want of a hidden tip is refused as git upload-pack refuses it, over a connection and stateless', () => {
+  const repo = path.join(work, 'hidden-v0.git');
+  makeServerRepo(repo);
+  const secret = git(repo, ['commit-tree', '-p', 'side', '-m', 'secret', 'side^{tree}']).trim();
+  git(repo, ['update-ref', 'refs/hidden/secret', secret]);
+  git(repo, ['config', 'uploadpack.hideRefs', 'refs/hidden']);
+  // What a client that ignores the advertisement sends: the hidden tip, and a commit only it reaches.
+  for (const want of [secret, git(repo, ['rev-parse', 'side']).trim()]) {
+    const request = Buffer.from(`${pkt(`want ${want} side-band-64k no-progress\n`)}0000${pkt('done\n')}`);
+    for (const allowTip of ['false', 'true']) {
+      git(repo, ['config', 'uploadpack.allowTipSHA1InWant', allowTip]);
+      for (const stateless of [[], ['--stateless-rpc']]) {
+        const answer = (cmd: string[]) => {
+          const r = spawnSync(cmd[0]!, [...cmd.slice(1), 'upload-pack', ...stateless, repo], { input: request, env: GIT_ENV });
+          const out = r.stdout.toString('latin1');
+          return { served: r.status === 0 && out.includes('PACK'), refused: /ERR upload-pack: not our ref/.test(out) };
+        };
+        const ours = answer([process.execPath, TSGIT]), theirs = answer(['git']);
+        assert.deepEqual(ours, theirs, `want ${want === secret ? 'hidden tip' : 'side'}, allowTipSHA1InWant=${allowTip} ${stateless.join('')}`);
+      }
+    }
+  }
+  git(repo, ['config', '--unset', 'uploadpack.allowTipSHA1InWant']);
+  const refused = spawnSync(process.execPath, [TSGIT, 'upload-pack', repo], {
+    input: Buffer.from(`${pkt(`want ${secret}\n`)}0000${pkt('done\n')}`), env: GIT_ENV,
+  });
+  assert.notEqual(refused.status, 0);
+  assert.doesNotMatch(refused.stdout.toString('latin1'), /refs\/hidden/, 'the hidden ref is not advertised');
+  rmrf(repo);
+});

@@ -52,6 +52,30 @@ test('ls-refs answers as git does, with every combination of arguments', () => {
   }
 });
 
+test('uploadpack.hideRefs: ls-refs leaves hidden refs out as git does, and a hidden want-ref is an unknown ref', () => {
+  // Patterns of both keys in one ordered list: the last match decides, `^` names the full ref.
+  git(repo, ['config', 'transfer.hideRefs', 'refs/remotes']);
+  git(repo, ['config', '--add', 'uploadpack.hideRefs', '!refs/remotes/origin/HEAD']);
+  git(repo, ['config', '--add', 'uploadpack.hideRefs', '^refs/tags/v1']);
+  git(repo, ['config', '--add', 'uploadpack.hideRefs', 'refs/heads/main/']);
+  git(repo, ['config', 'uploadpack.allowRefInWant', 'true']);
+  try {
+    for (const args of [['symrefs', 'peel'], ['ref-prefix refs/tags/v1', 'ref-prefix refs/remotes/', 'symrefs'], ['ref-prefix HEAD', 'symrefs']]) {
+      const { ours, theirs } = both(v2Request('ls-refs', args));
+      assert.equal(ours.toString(), theirs.toString(), `ls-refs ${args.join(', ')}`);
+      assert.doesNotMatch(ours.toString(), / refs\/(tags\/v1|heads\/main|remotes\/origin\/main)\n/);
+    }
+    const env = { ...GIT_ENV, GIT_PROTOCOL: 'version=2' };
+    const request = v2Request('fetch', ['want-ref refs/heads/main', 'no-progress', 'done']);
+    const ours = spawnSync(process.execPath, [TSGIT, 'upload-pack', '--stateless-rpc', repo], { input: request, env });
+    const theirs = spawnSync('git', ['upload-pack', '--stateless-rpc', repo], { input: request, env });
+    assert.match(theirs.stdout.toString(), /ERR unknown ref refs\/heads\/main/);
+    assert.match(ours.stdout.toString(), /ERR unknown ref refs\/heads\/main/);
+  } finally {
+    for (const key of ['transfer.hideRefs', 'uploadpack.hideRefs', 'uploadpack.allowRefInWant']) git(repo, ['config', '--unset-all', key]);
+  }
+});
+
 test('ls-refs shows an unborn HEAD only when asked', () => {
   const empty = fs.mkdtempSync(path.join(work, 'empty-'));
   git(empty, ['init', '-q', '--bare', '-b', 'trunk', '.']);

@@ -4,6 +4,7 @@
 import { GitError } from '../core/errors.js';
 import type { Config } from '../config/index.js';
 import type { FilterSpec } from '../protocol/index.js';
+import { hideRefsConfig } from './hidden-refs.js';
 
 export interface UploadPackPolicy {
   allowTipSha1InWant: boolean;
@@ -22,6 +23,8 @@ export interface UploadPackPolicy {
   useBitmaps: boolean;
   /** pack.allowPackReuse: copy the bitmapped pack's entries verbatim when they are sent. */
   allowPackReuse: boolean;
+  /** transfer.hideRefs and uploadpack.hideRefs, in configuration order. */
+  hideRefs: string[];
   /** For the per-filter settings (uploadpackfilter.*). */
   config: Config | null;
 }
@@ -45,6 +48,7 @@ export function readPolicy(config: Config | null): UploadPackPolicy {
     compression: config?.getInt('pack', null, 'compression') ?? config?.getInt('core', null, 'compression') ?? -1,
     useBitmaps: config?.getBool('pack', null, 'usebitmaps') ?? true,
     allowPackReuse: config?.getBool('pack', null, 'allowpackreuse') ?? true,
+    hideRefs: hideRefsConfig(config, 'uploadpack'),
     config,
   };
 }

@@ -10,7 +10,7 @@ import type { Repository } from '../repository/repository.js';
 import { ObjectWalk, SHALLOW as GRAFTED } from '../walk/object-walk.js';
 import { ensureCapacity } from '../walk/oid-map.js';
 import type { UploadPackPolicy } from './policy.js';
-import type { RefSnapshot } from './refs.js';
+import type { RefSnapshot, ServedRef } from './refs.js';
 import type { ServiceLimits } from './limits.js';
 import type { ResponseSink } from './service.js';
 
@@ -106,7 +106,9 @@ export class Session {
   private readonly grafts: readonly Uint8Array[];
 
   constructor(readonly repo: Repository, readonly policy: UploadPackPolicy, readonly refs: RefSnapshot,
-    readonly input: PacketSource, readonly out: Response, readonly options: UploadPackOptions) {
+    readonly input: PacketSource, readonly out: Response, readonly options: UploadPackOptions,
+    /** The refs uploadpack.hideRefs keeps out of `refs` (hidden-refs.ts). */
+    readonly hidden: readonly ServedRef[] = []) {
     const shallow = repo.shallowCommits();
     this.shallowHere = shallow.map(id => toHex(id)).sort();
     this.grafts = shallow.filter(id => repo.odb.has(id));

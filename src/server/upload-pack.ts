@@ -10,6 +10,7 @@ import { formatErr, PacketReader } from '../protocol/index.js';
 import type { Repository } from '../repository/repository.js';
 import { DEFAULT_SERVICE_LIMITS, type ServiceLimits } from './limits.js';
 import { readPolicy } from './policy.js';
+import { hideRefs } from './hidden-refs.js';
 import { snapshotRefs } from './refs.js';
 import { Response, Session, type ResponseSink, type UploadPackOptions } from './session.js';
 import { serveV0 } from './v0.js';
@@ -62,7 +63,9 @@ export async function uploadPack(repo: Repository, req: UploadPackRequest): Prom
   const source = req.source ?? 'upload-pack input';
   const input = new PacketReader(limitInput(req.input, source, (req.timeout ?? 0) * 1000, limits.maxRequestBytes), source);
   const out = new Response(req.output);
-  const s = new Session(repo, readPolicy(config), snapshotRefs(repo), input, out, options);
+  const policy = readPolicy(config);
+  const { visible, hidden } = hideRefs(snapshotRefs(repo), policy.hideRefs);
+  const s = new Session(repo, policy, visible, input, out, options, hidden);
   try {
     if (options.version === 2) await serveV2(s);
     else await serveV0(s);

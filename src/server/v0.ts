@@ -54,7 +54,7 @@ export async function serveV0(s: Session): Promise<void> {
   o.counts.wants += wants.length;
   // A stateless client's wants come from an advertisement another request made: refs may have
   // moved since, and git accepts any want still reachable from them (upload-pack.c check_non_tip).
-  checkWants(s, wants, o.statelessRpc);
+  checkWants(s, wants, o.statelessRpc ? 'stateless' : 'v0');
   let extraHaves: number[] = [];
   if (wantsShallowInfo(req)) {
     const shallow = processShallow(s, wants, req);

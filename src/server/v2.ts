@@ -139,7 +139,7 @@ async function fetch(s: Session, args: string[], where: string): Promise<void> {
   counts.wants += wants.length;
   counts.haves += req.haves.length;
   if (wants.length === 0 && !req.waitForDone) return;
-  checkWants(s, wants, true);
+  checkWants(s, wants, 'v2');
   const negotiation = new Negotiation(s, wants);
   if (req.haves.length > 0) {
     const common: string[] = [];

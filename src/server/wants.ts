@@ -3,29 +3,41 @@
 // allowReachableSHA1InWant, allowAnySHA1InWant). Protocol v2 has no advertisement to choose from,
 // so there an object reachable from some ref is accepted, as a partial clone's lazy fetch of one
 // blob needs; an unreachable one still is not, unless allowAnySHA1InWant says so.
+// A ref uploadpack.hideRefs hides (hidden-refs.ts) is no tip a v0 client may name: its tip, and
+// what only it reaches, are refused unless allowTipSHA1InWant or allowReachableSHA1InWant lets
+// hidden tips count, as git's is_our_ref does. v2 counts every ref, hidden or not (git's v2 accepts
+// any object it has).
 import { fromHex, OID_BYTES } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { ObjectWalk, SHOWN } from '../walk/object-walk.js';
-import { advertised, allRefs } from './refs.js';
+import { advertised, allRefs, type ServedRef } from './refs.js';
 import { clientError, type Session } from './session.js';
 
-export function checkWants(s: Session, wants: readonly number[], v2: boolean): void {
+/**
+ * `protocol` 'stateless' is v0 over smart HTTP, where a want may come from an older advertisement:
+ * any object the shown refs reach is accepted there, as git's check_non_tip does.
+ */
+export function checkWants(s: Session, wants: readonly number[], protocol: 'v0' | 'stateless' | 'v2'): void {
   // By id text: a fetch names a few of thousands of refs, which need not enter the object table.
   const ids = advertised(s.refs);
+  const hiddenCount = protocol === 'v2' || s.policy.allowTipSha1InWant || s.policy.allowReachableSha1InWant;
+  const hiddenTips = hiddenCount && s.hidden.length > 0 ? new Set(s.hidden.map(r => r.oid)) : null;
   const others: number[] = [];
   for (const w of wants) {
     if (!s.exists(w)) throw clientError(`upload-pack: not our ref ${s.hex(w)}`);
-    if (!ids.has(s.hex(w))) others.push(w);
+    const hex = s.hex(w);
+    if (!ids.has(hex) && !hiddenTips?.has(hex)) others.push(w);
   }
   if (others.length === 0 || s.policy.allowAnySha1InWant) return;
-  if (!(v2 || s.policy.allowReachableSha1InWant)) throw clientError(`upload-pack: not our ref ${s.hex(others[0]!)}`);
-  const unreachable = unreachableFromRefs(s, others);
+  if (!(protocol !== 'v0' || s.policy.allowReachableSha1InWant)) throw clientError(`upload-pack: not our ref ${s.hex(others[0]!)}`);
+  const tips = hiddenCount ? [...allRefs(s.refs), ...s.hidden] : allRefs(s.refs);
+  const unreachable = unreachableFromRefs(s, others, tips);
   if (unreachable >= 0) throw clientError(`upload-pack: not our ref ${s.hex(unreachable)}`);
 }
 
 /** The first of `objects` that no ref reaches, or -1. Commits need only the commit graph. */
-function unreachableFromRefs(s: Session, objects: readonly number[]): number {
-  const tips = allRefs(s.refs).map(r => fromHex(r.oid)!);
+function unreachableFromRefs(s: Session, objects: readonly number[], refs: readonly ServedRef[]): number {
+  const tips = refs.map(r => fromHex(r.oid)!);
   const commits = objects.filter(o => s.typeOf(o) === OBJ_COMMIT);
   if (commits.length > 0) {
     const walk = new ObjectWalk(s.odb);

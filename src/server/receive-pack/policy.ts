@@ -5,6 +5,9 @@
 import type { Config } from '../../config/index.js';
 import { transferFsck } from '../../config/transfer-fsck.js';
 import { HARDENED_LEVELS, type FsckOptions } from '../../object/fsck.js';
+import { hideRefsConfig } from '../hidden-refs.js';
+
+export { isHiddenRef } from '../hidden-refs.js';
 
 /** receive.denyCurrentBranch and receive.denyDeleteCurrent: unset means refuse, with git's long explanation. */
 export type DenyAction = 'unconfigured' | 'ignore' | 'warn' | 'refuse' | 'updateInstead';
@@ -66,28 +69,11 @@ export function readReceivePolicy(config: Config, gitDir: string, bare: boolean)
     advertisePushOptions: bool('receive', 'advertisepushoptions') ?? true,
     ofsDelta: bool('repack', 'usedeltabaseoffset') ?? true,
     keepAlive: int('receive', 'keepalive') ?? 5,
-    hideRefs: [...config.getAll('transfer', null, 'hiderefs'), ...config.getAll('receive', null, 'hiderefs')],
+    hideRefs: hideRefsConfig(config, 'receive'),
     autoGc: bool('receive', 'autogc') ?? true,
     gcAuto: int('gc', 'auto') ?? 6700,
     gcAutoPackLimit: int('gc', 'autopacklimit') ?? 50,
     writeBitmaps: bool('repack', 'writebitmaps') ?? bool('pack', 'writebitmaps') ?? bare,
     hooksPath,
   };
-}
-
-/**
- * git's ref_is_hidden: the last matching pattern decides; `!` un-hides; `^` matches the full
- * name (namespaces are not supported, so both names are the same here). A pattern matches a ref
- * equal to it or below it.
- */
-export function isHiddenRef(name: string, patterns: readonly string[]): boolean {
-  for (let i = patterns.length - 1; i >= 0; i--) {
-    let p = patterns[i]!;
-    const negated = p.startsWith('!');
-    if (negated) p = p.slice(1);
-    if (p.startsWith('^')) p = p.slice(1);
-    if (p.endsWith('/')) p = p.slice(0, -1);
-    if (name === p || (name.startsWith(p) && name[p.length] === '/')) return !negated;
-  }
-  return false;
 }
