@@ -111,6 +111,20 @@ describe('git push to tsgit receive-pack, side by side with git receive-pack', (
     assert.match(r.porcelain, /\(funny refname\)/);
   });
 
+  test('a branch points only at a commit: a tag or a tree pushed to refs/heads/ is refused as git refuses it', () => {
+    // git's ref backend refuses it when the transaction commits: "failed to update ref" beside a
+    // ref that goes through, "atomic transaction failed" for every ref of an atomic push.
+    commits(work, 1, 'not-a-commit');
+    for (const args of [['<url>', 'v1:refs/heads/tag-branch'], ['<url>', 'main^{tree}:refs/heads/tree-branch'],
+      ['<url>', 'main', 'v1:refs/heads/tag-branch'], ['--atomic', '<url>', 'main', 'v1:refs/heads/tag-branch'],
+      ['<url>', 'v1:refs/other/tag']]) {
+      const r = twins.push(work, args);
+      if (args.some((a) => a.includes('refs/heads/'))) assert.match(r.stderr, /remote: error: cannot update ref 'refs\/heads\/(tag|tree)-branch': trying to write non-commit object [0-9a-f]{40} to branch/);
+    }
+    assert.equal(git(twins.ts, ['for-each-ref', 'refs/heads/tag-branch', 'refs/heads/tree-branch']), '');
+    twins.push(work, ['<url>', ':refs/other/tag']);
+  });
+
   test('receive.hideRefs: hidden refs are not advertised and cannot be updated', () => {
     twins.push(work, ['<url>', 'main:refs/hidden/x']);
     twins.config('receive.hideRefs', 'refs/hidden');
@@ -166,6 +180,48 @@ describe('pushing into a non-bare repository', () => {
     git(target, ['config', 'receive.denyCurrentBranch', 'ignore']);
     assert.equal(push(work, target, ['<url>', 'main'], true).status, 0);
     assertFsck(target);
+  });
+});
+
+describe('pushing into a non-bare repository, side by side with git receive-pack', () => {
+  let root: string;
+  before(() => { root = tmpDir('tsgit-rp-nonbare-twins-'); });
+  after(() => rmrf(root));
+
+  /** Two identical non-bare targets (the second for git receive-pack), each configured by `setup`. */
+  const targets = (name: string, setup: string[][]): { ts: string; git: string; work: string } => {
+    const source = workRepo(root, `${name}-source`, 2);
+    git(source, ['branch', 'side']);
+    const ts = path.join(root, `${name}-ts`), theirs = path.join(root, `${name}-git`), work = path.join(root, `${name}-work`);
+    for (const dir of [ts, theirs]) {
+      git(root, ['clone', '-q', source, dir]);
+      for (const args of setup) git(dir, args);
+    }
+    git(root, ['clone', '-q', source, work]);
+    return { ts, git: theirs, work };
+  };
+  const both = (t: { ts: string; git: string; work: string }, args: string[]) => {
+    const ours = push(t.work, t.ts, args, true), theirs = push(t.work, t.git, args, false);
+    assert.equal(ours.porcelain, theirs.porcelain, `git push ${args.join(' ')}\ntsgit:\n${ours.stderr}\ngit:\n${theirs.stderr}`);
+    assert.equal(ours.status, theirs.status);
+    const refs = (dir: string) => git(dir, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags']);
+    assert.equal(refs(t.ts), refs(t.git));
+    return ours;
+  };
+
+  test('deleting the checked-out branch meets receive.denyCurrentBranch before receive.denyDeleteCurrent', () => {
+    for (const [current, deleteCurrent, reason] of [
+      [null, null, 'branch is currently checked out'], [null, 'warn', 'branch is currently checked out'],
+      ['refuse', 'ignore', 'branch is currently checked out'], ['ignore', null, 'deletion of the current branch prohibited'],
+      ['updateInstead', null, 'deletion of the current branch prohibited'], ['ignore', 'ignore', null],
+    ] as const) {
+      const setup = [...(current ? [['config', 'receive.denyCurrentBranch', current]] : []),
+        ...(deleteCurrent ? [['config', 'receive.denyDeleteCurrent', deleteCurrent]] : [])];
+      const t = targets(`delete-${current}-${deleteCurrent}`, setup);
+      const r = both(t, ['<url>', ':main']);
+      if (reason) assert.match(r.porcelain, new RegExp(`\\[remote rejected\\] \\(${reason}\\)`), `${current}/${deleteCurrent}`);
+      else assert.match(r.porcelain, /\[deleted\]/);
+    }
   });
 });
 

@@ -28,7 +28,7 @@ import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
 import { connectedThroughBases, missingObjects } from './connectivity.js';
-import { refusal } from './update-rules.js';
+import { nonCommitOnBranch, refusal } from './update-rules.js';
 import { hookStdin, pushOptionEnv, type HookContext, type HookName, type ReceiveHooks } from './hooks.js';
 import { findHook, runHookScript, type ScriptHookSettings } from '../../repository/hook-script.js';
 import { isHiddenRef, readReceivePolicy, type ReceivePackPolicy } from './policy.js';
@@ -367,13 +367,15 @@ class PushSession {
   private async executeAtomic(commands: Command[], headName: string | null, pushOptions: readonly string[]): Promise<void> {
     const tx = this.refs.transaction();
     let failed = false;
+    const atCommit: string[] = [];
     for (const c of commands) {
       if (c.error || c.skipUpdate) continue;
-      c.error = await this.update(c, headName, tx, pushOptions);
+      c.error = await this.update(c, headName, tx, pushOptions, atCommit);
       if (c.error) { failed = true; break; }
     }
     if (!failed) {
       try {
+        if (atCommit.length > 0) throw new GitError('refs', 'not-a-commit', atCommit[0]!);
         tx.commit({ atomic: true });
       } catch (e) {
         if (!(e instanceof GitError)) throw e;
@@ -407,8 +409,13 @@ class PushSession {
     }
   }
 
-  /** git's update(): the rules (update-rules.ts), the update hook, then `tx`; or why not. */
-  private async update(c: Command, headName: string | null, tx: RefTransaction, pushOptions: readonly string[]): Promise<string | null> {
+  /**
+   * git's update(): the rules (update-rules.ts), the update hook, then `tx`; or why not. A value
+   * git's ref backend would refuse when the transaction commits (a non-commit on a branch) is, in
+   * an atomic push, left out of `tx` and added to `atCommit`, which fails the whole transaction.
+   */
+  private async update(c: Command, headName: string | null, tx: RefTransaction, pushOptions: readonly string[],
+    atCommit?: string[]): Promise<string | null> {
     const name = c.name;
     const deleting = isDeletion(c);
     const odb = this.repo.odb;
@@ -436,6 +443,15 @@ class PushSession {
       }
       tx.delete(name, expected, 'push');
     } else {
+      const notCommit = nonCommitOnBranch(odb, c);
+      if (notCommit !== null) {
+        if (atCommit) {
+          atCommit.push(notCommit);
+          return null;
+        }
+        this.error(notCommit);
+        return 'failed to update ref';
+      }
       tx.update(name, c.newOid, c.oldOid === ZERO_HEX ? null : c.oldOid, 'push');
     }
     return null;

@@ -29,11 +29,16 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
     ctx.error(`refusing to update funny ref '${name}' remotely`);
     return 'funny refname';
   }
-  if (ctx.workTree !== null && ctx.headName === name && !deleting) {
+  // A deletion of the checked-out branch meets this rule first, as in git: with the default
+  // receive.denyCurrentBranch it is refused here whatever receive.denyDeleteCurrent says.
+  if (ctx.workTree !== null && ctx.headName === name) {
     switch (policy.denyCurrentBranch) {
       case 'ignore': break;
       case 'warn': ctx.warning('updating the current branch'); break;
       case 'updateInstead':
+        // git lets the deletion rules speak first; a deletion they allow then fails to check out
+        // the zero id (below).
+        if (deleting) break;
         ctx.error(`refusing to update checked out branch: ${name}`);
         ctx.error('receive.denyCurrentBranch=updateInstead is not supported by tsgit: it does not update work trees');
         return 'branch is currently checked out';
@@ -61,6 +66,7 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
           ctx.error(`refusing to delete the current branch: ${name}`);
           return 'deletion of the current branch prohibited';
       }
+      if (ctx.workTree !== null && policy.denyCurrentBranch === 'updateInstead') return 'Could not update working tree to new HEAD';
     }
   }
   if (policy.denyNonFastForwards && !deleting && c.oldOid !== ZERO_HEX && name.startsWith('refs/heads/')) {
@@ -75,6 +81,17 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
     }
   }
   return null;
+}
+
+/**
+ * git's files backend refuses to point a branch (refs/heads/...) at anything but a commit, when the
+ * ref transaction is committed (write_ref_to_lockfile), so after the update hook has run; its
+ * message, which receive-pack passes on. null when `c` is no such update.
+ */
+export function nonCommitOnBranch(odb: ObjectStore, c: PushCommand): string | null {
+  if (c.newOid === ZERO_HEX || !c.name.startsWith('refs/heads/')) return null;
+  if (odb.info(fromHex(c.newOid)!)?.type === OBJ_COMMIT) return null;
+  return `cannot update ref '${c.name}': trying to write non-commit object ${c.newOid} to branch '${c.name}'`;
 }
 
 const REFUSE_CURRENT_BRANCH = `By default, updating the current branch in a non-bare repository
