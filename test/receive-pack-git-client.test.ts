@@ -223,6 +223,18 @@ describe('pushing into a non-bare repository, side by side with git receive-pack
       else assert.match(r.porcelain, /\[deleted\]/);
     }
   });
+
+  test('a branch a linked work tree has checked out is protected as the main one\'s is', () => {
+    const t = targets('linked', [['worktree', 'add', '-q', 'linked-wt', 'side']]);
+    git(t.work, ['checkout', '-q', 'side']);
+    commits(t.work, 1, 'to-linked');
+    const r = both(t, ['<url>', 'side']);
+    assert.match(r.porcelain, /\[remote rejected\] \(branch is currently checked out\)/);
+    assert.match(both(t, ['<url>', ':side']).porcelain, /\[remote rejected\] \(branch is currently checked out\)/);
+    // A detached linked work tree holds no branch.
+    for (const dir of [t.ts, t.git]) git(path.join(dir, 'linked-wt'), ['checkout', '-q', '--detach']);
+    assert.match(both(t, ['<url>', 'side']).porcelain, /^ \trefs\/heads\/side:refs\/heads\/side\t/m);
+  });
 });
 
 /** The loose objects of a repository, as xx/yyyy names. */

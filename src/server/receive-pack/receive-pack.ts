@@ -28,6 +28,7 @@ import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
 import { connectedThroughBases, missingObjects } from './connectivity.js';
+import { linkedWorktreeBranches } from './linked-worktrees.js';
 import { nonCommitOnBranch, refusal } from './update-rules.js';
 import { hookStdin, pushOptionEnv, type HookContext, type HookName, type ReceiveHooks } from './hooks.js';
 import { findHook, runHookScript, type ScriptHookSettings } from '../../repository/hook-script.js';
@@ -420,7 +421,7 @@ class PushSession {
     const deleting = isDeletion(c);
     const odb = this.repo.odb;
     const refused = refusal({
-      policy: this.policy, workTree: this.workTree, headName, odb,
+      policy: this.policy, workTree: this.workTree, headName, linkedBranches: linkedWorktreeBranches(this.repo.gitDir), odb,
       error: (text) => this.error(text), warning: (text) => this.warning(text),
     }, c);
     if (refused) return refused;

@@ -15,6 +15,8 @@ export interface UpdateContext {
   readonly workTree: string | null;
   /** The ref HEAD names. */
   readonly headName: string | null;
+  /** The branches linked work trees have checked out (linked-worktrees.ts). */
+  readonly linkedBranches: ReadonlySet<string>;
   readonly odb: ObjectStore;
   error(text: string): void;
   warning(text: string): void;
@@ -31,7 +33,8 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
   }
   // A deletion of the checked-out branch meets this rule first, as in git: with the default
   // receive.denyCurrentBranch it is refused here whatever receive.denyDeleteCurrent says.
-  if (ctx.workTree !== null && ctx.headName === name) {
+  const checkedOut = (ctx.workTree !== null && ctx.headName === name) || ctx.linkedBranches.has(name);
+  if (checkedOut) {
     switch (policy.denyCurrentBranch) {
       case 'ignore': break;
       case 'warn': ctx.warning('updating the current branch'); break;
@@ -57,7 +60,7 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
       ctx.error(`denying ref deletion for ${name}`);
       return 'deletion prohibited';
     }
-    if (ctx.headName === name) {
+    if (ctx.headName === name || ctx.linkedBranches.has(name)) {
       switch (policy.denyDeleteCurrent) {
         case 'ignore': break;
         case 'warn': ctx.warning('deleting the current branch'); break;
@@ -66,7 +69,7 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
           ctx.error(`refusing to delete the current branch: ${name}`);
           return 'deletion of the current branch prohibited';
       }
-      if (ctx.workTree !== null && policy.denyCurrentBranch === 'updateInstead') return 'Could not update working tree to new HEAD';
+      if (checkedOut && policy.denyCurrentBranch === 'updateInstead') return 'Could not update working tree to new HEAD';
     }
   }
   if (policy.denyNonFastForwards && !deleting && c.oldOid !== ZERO_HEX && name.startsWith('refs/heads/')) {
