@@ -1,14 +1,18 @@
 // The attribute lookup behind checkout's conversions, against `git check-attr`: gitignore-style
 // patterns (wildmatch with **, classes, escapes, anchoring), nested .gitattributes files, macros,
-// `-`, `!` and values, and which file wins.
-import { test } from 'node:test';
+// `-`, `!` and values, and which file wins; and what git prints about the lines it skips.
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AttributeChecker, type AttrFrame } from '../src/worktree/attributes/check.js';
 import type { AttrValue } from '../src/worktree/attributes/rules.js';
 import { WM_PATHNAME, wildmatch } from '../src/worktree/attributes/wildmatch.js';
-import { git, rmrf, tmpDir } from './helpers.js';
+import { GIT_ENV, git, rmrf, tmpDir, tsgit } from './helpers.js';
+import { cloneNoCheckout, fastImport, removeScratch, repoWith, scratch, snapshot, type FileSpec } from './checkout-oracle.js';
+
+afterEach(removeScratch);
 
 const NAMES = ['a1', 'a2', 'a3', 'a4', 'a5', 'text', 'diff', 'merge', 'eol', 'm1', 'm2'];
 
@@ -71,8 +75,8 @@ test('attribute values match git check-attr for patterns, nesting, macros and pr
       }
     }
     assert.deepEqual(mismatches, []);
-    assert.ok(checker.warnings.some(w => /\[attr\]ignored not allowed/.test(w)), checker.warnings.join('\n'));
-    assert.ok(checker.warnings.some(w => /negative patterns are ignored/.test(w)), checker.warnings.join('\n'));
+    assert.ok(checker.warnings.includes('[attr]ignored a5 not allowed: sub/.gitattributes:3'), checker.warnings.join('\n'));
+    assert.ok(checker.warnings.some(w => /^warning: Negative patterns are ignored/.test(w)), checker.warnings.join('\n'));
   } finally {
     rmrf(repo);
   }
@@ -90,4 +94,70 @@ test('wildmatch follows git\'s rules for ** and classes', () => {
     const p = Buffer.from(pattern), t = Buffer.from(text);
     assert.equal(wildmatch(p, 0, p.length, t, 0, t.length, WM_PATHNAME), want, `${pattern} ~ ${text}`);
   }
+});
+
+// ---- what git prints about the lines it skips -------------------------------------------------------
+
+test('checkout, clone and switch print git\'s warnings about attributes lines, once per file read, in git\'s order', () => {
+  const long = `${'x'.repeat(2100)} text`;
+  const files: FileSpec[] = [
+    // CRLF endings: git reads these from the index, so a CR stays in the line it prints.
+    { mode: '100644', path: '.gitattributes', data: `!neg text\r\n*.c bad:name\r\n${long}\r\n[attr]ok -text\r\n*.u working-tree-encoding=ISO-8859-1\r\n` },
+    { mode: '100644', path: 'a/.gitattributes', data: '[attr]x text\r\n"[attr]quoted" -text\n!y\n' },
+    { mode: '100644', path: 'a/euro.u', data: '\u20ac\n' },
+    { mode: '100644', path: 'a/f.c', data: 'a\n' },
+    { mode: '120000', path: 'b/link', data: '../a/f.c' },
+    { mode: '100644', path: 'b/.gitattributes', data: '* -ok=x b@d\n' },
+    { mode: '100644', path: 'c/x.u', data: '\u20ac\n' },
+    { mode: '100644', path: 'z.u', data: '\u20ac\n' },
+  ];
+  const src = repoWith(files);
+  const global = path.join(scratch('tsgit-attr-global-'), 'attributes');
+  fs.writeFileSync(global, '!z\nbad:x y\n[attr]m -a:b\n');
+  const ours = cloneNoCheckout(src, [`core.attributesFile=${global}`]);
+  const theirs = cloneNoCheckout(src, [`core.attributesFile=${global}`]);
+  for (const wt of [ours, theirs]) {
+    fs.mkdirSync(path.join(wt, '.git', 'info'), { recursive: true });
+    fs.writeFileSync(path.join(wt, '.git', 'info', 'attributes'), 'q bad:info\n');
+  }
+  const r = tsgit(ours, ['checkout', '-q']);
+  const g = spawnSync('git', ['checkout', '-q'], { cwd: theirs, env: GIT_ENV });
+  assert.equal(r.status, 0, r.stderr.toString());
+  assert.equal(g.status, 0, g.stderr.toString());
+  const expected = g.stderr.toString();
+  // Spot checks that git really said all this (a tsgit and a git both silent would agree).
+  for (const line of ['bad:name is not a valid attribute name: .gitattributes:2', 'warning: ignoring overly long attributes line 3',
+    'bad:info is not a valid attribute name: .git/info/attributes:1', '[attr]x text\r not allowed: a/.gitattributes:1',
+    '[attr]quoted not allowed: a/.gitattributes:2', "error: failed to encode 'a/euro.u' from UTF-8 to ISO-8859-1",
+    `a:b is not a valid attribute name: ${global}:3`, 'b@d is not a valid attribute name: b/.gitattributes:1']) {
+    assert.ok(expected.split('\n').includes(line), `git printed:\n${expected}\nnot ${JSON.stringify(line)}`);
+  }
+  assert.equal(r.stderr.toString(), expected);
+  assert.deepEqual(snapshot(ours), snapshot(theirs));
+
+  // A quiet clone prints them too (no info/attributes there).
+  const parent = scratch('tsgit-attr-clone-');
+  const rc = tsgit(parent, ['clone', '-q', '-c', `core.attributesFile=${global}`, src, 'ours']);
+  const gc = spawnSync('git', ['clone', '-q', '-c', `core.attributesFile=${global}`, src, 'theirs'], { cwd: parent, env: GIT_ENV });
+  assert.equal(rc.status, 0, rc.stderr.toString());
+  assert.equal(gc.status, 0);
+  assert.match(gc.stderr.toString(), /\[attr\]x text\r not allowed/);
+  assert.equal(rc.stderr.toString(), gc.stderr.toString());
+
+  // A switch reads the files of the directories it writes in, and the top-level ones: not a/'s here.
+  git(src, ['fast-import', '--quiet'], fastImport('refs/heads/two', [{ mode: '100644', path: 'c/x.u', data: 'two \u20ac\n' }], 'refs/heads/main'));
+  for (const wt of [ours, theirs]) {
+    git(wt, ['fetch', '-q', 'origin', 'two:two']);
+    // Stat data alone must prove the files clean, or git reads them back (with attributes) first.
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(path.join(wt, '.git', 'index'), later, later);
+  }
+  const rs = tsgit(ours, ['checkout', '-q', 'two']);
+  const gs = spawnSync('git', ['checkout', '-q', 'two'], { cwd: theirs, env: GIT_ENV });
+  assert.equal(rs.status, 0, rs.stderr.toString());
+  assert.equal(gs.status, 0, gs.stderr.toString());
+  assert.match(gs.stderr.toString(), /failed to encode 'c\/x\.u'/);
+  assert.doesNotMatch(gs.stderr.toString(), /a\/\.gitattributes/);
+  assert.equal(rs.stderr.toString(), gs.stderr.toString());
+  assert.deepEqual(snapshot(ours), snapshot(theirs));
 });

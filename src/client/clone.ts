@@ -78,6 +78,11 @@ export interface CloneOptions {
   /** The post-checkout hook's output; default our stderr. */
   readonly hookOutput?: (text: string) => void;
   /**
+   * What the checkout prints (warnings about attributes lines, failed working-tree-encodings),
+   * which git shows even when the clone is quiet; default `log`.
+   */
+  readonly checkoutOutput?: (text: string) => void;
+  /**
    * Runs once index-pack has stored the pack, when its tables (tens of megabytes on a large pack,
    * outside the JavaScript heap, so nothing urges the garbage collector to free them) have just
    * become garbage: the CLI collects them there, before the object database reads the new pack's
@@ -236,11 +241,11 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           }
           if (options.signal?.aborted) throw interrupted();
           // Filters run as under git clone: with GIT_DIR set, told the branch.
-          const { errors } = await checkoutTree(repository, fromHex(headState.oid)!, {
+          const { messages } = await checkoutTree(repository, fromHex(headState.oid)!, {
             workTree, env: { ...env, GIT_DIR: gitDir }, ...headState.symref ? { ref: headState.symref } : {},
             progress: options.progress,
           });
-          for (const message of errors) log(`error: ${message}\n`);
+          for (const message of messages) (options.checkoutOutput ?? log)(`${message}\n`);
         } catch (e) {
           session?.abort();
           throw checkoutFailed(e);

@@ -13,7 +13,7 @@ import { GitError } from '../core/errors.js';
 import { OID_BYTES, toHex } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
-import { encodingErrors, planConversions } from './checkout/conversions.js';
+import { checkoutMessages, encodingErrors, planConversions } from './checkout/conversions.js';
 import { BlobReader } from './checkout/blob-reader.js';
 import { planCheckout, type CheckoutPlan } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
@@ -52,6 +52,11 @@ export interface CheckoutResult {
   warnings: string[];
   /** What git reports as errors without stopping ("failed to encode" a working-tree-encoding). */
   errors: string[];
+  /**
+   * What git prints on stderr as it writes the files, in its order: the warnings about lines of
+   * the attributes files it reads, and the errors above ("error: ..." lines).
+   */
+  messages: string[];
 }
 
 /** Where the index lives: $GIT_INDEX_FILE, else <gitDir>/index. */
@@ -138,7 +143,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     } finally {
       trees.close();
     }
-    const settings = readCheckoutSettings(config, repo.gitDir, env);
+    const settings = readCheckoutSettings(config, repo.gitDir, env, root);
     const conversions = planConversions(plan, repo.odb, settings, drivers);
 
     if (!force) {
@@ -180,7 +185,8 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
       }
     }, { cacheTree: plan.cacheTree, extensions: [] });
     if (result.unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
-    return { entries: plan.count, directories: result.directories, warnings: conversions?.warnings ?? [], errors: encodingErrors(plan, conversions) };
+    return { entries: plan.count, directories: result.directories, warnings: conversions?.warnings ?? [], errors: encodingErrors(plan, conversions),
+      messages: checkoutMessages(plan, conversions) };
   } finally {
     lock?.rollback();
     // Threads that never got their job (a refusal, an error) are stopped.

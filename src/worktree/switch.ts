@@ -25,7 +25,7 @@ import { MODE_GITLINK } from '../object/tree.js';
 import { OBJ_BLOB, OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
 import { indexPath, type CheckoutOptions } from './checkout.js';
-import { encodingErrors, planConversions } from './checkout/conversions.js';
+import { checkoutMessages, encodingErrors, planConversions } from './checkout/conversions.js';
 import { displayPath } from './checkout/path-check.js';
 import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.js';
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
@@ -54,6 +54,8 @@ export interface SwitchResult {
   kept: number;
   /** What git reports as errors without stopping ("failed to encode" a working-tree-encoding). */
   errors: string[];
+  /** What git prints on stderr as it writes the files (CheckoutResult.messages). */
+  messages: string[];
 }
 
 const same = (a: { mode: number; oid: Uint8Array }, b: { mode: number; oid: Uint8Array }): boolean =>
@@ -71,7 +73,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
   if (!repo.workTree) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
   const root = path.resolve(repo.workTree);
   const config = options.config ?? Config.loadSync(repo.gitDir, { global: true, env });
-  const settings = readCheckoutSettings(config, repo.gitDir, env);
+  const settings = readCheckoutSettings(config, repo.gitDir, env, root);
   const odb = repo.odb;
   const revs = repo.revs();
 
@@ -236,7 +238,10 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     };
     lock.commit(next);
     if (unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
-    return { written: toWrite.length, removed, kept: keptCount, errors: encodingErrors(plan, conversions) };
+    return {
+      written: toWrite.length, removed, kept: keptCount, errors: encodingErrors(plan, conversions),
+      messages: checkoutMessages(plan, conversions, toWrite),
+    };
   } finally {
     lock.rollback();
     await runner.close();

@@ -97,13 +97,13 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // git names the branch or remote-tracking ref being checked out to filters, not a tag or commit.
   const named = tracking?.ref ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
   const ref = named ? { ref: named } : {};
-  let errors: string[];
+  let messages: string[];
   try {
     if (!fs.existsSync(indexFile)) {
-      ({ errors } = await checkoutTree(repo, commit, { force, env, ...ref, progress }));
+      ({ messages } = await checkoutTree(repo, commit, { force, env, ...ref, progress }));
     } else {
       const oldCommit = head.oid ? fromHex(head.oid) : null;
-      ({ errors } = await switchTree(repo, oldCommit, commit, { force, env, ...ref, progress }));
+      ({ messages } = await switchTree(repo, oldCommit, commit, { force, env, ...ref, progress }));
     }
   } catch (e) {
     // A checkout refused before anything was written is git's unpack-trees error: "error:" and
@@ -114,7 +114,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     }
     throw e;
   }
-  for (const e of errors) say(`error: ${e}`);
+  for (const m of messages) say(m);
 
   // Move HEAD: a branch makes it symbolic, anything else detaches it.
   const newHex = toHex(commit);

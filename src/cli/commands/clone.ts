@@ -91,6 +91,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       noCheckout, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: (message) => { if (!quiet || /^(warning|error):/.test(message)) run.stderr(message); },
+      checkoutOutput: (message) => { run.stderr(message); },
       onPackStored: collectGarbage,
       signal: run.signal,
       transport: uploadPack !== undefined ? { uploadPack } : {},

@@ -13,6 +13,8 @@ import {
 export interface AttrFrame {
   base: Uint8Array;
   rules: AttrRule[];
+  /** What git prints as it reads the file (rules.ts ParsedAttributes.warnings). */
+  warnings: string[];
 }
 
 const BUILTIN = parseAttributes(Buffer.from('[attr]binary -diff -merge -text\n'), '[builtin]', true);
@@ -28,10 +30,19 @@ export interface AttributeSources {
   system?: Uint8Array | null;
   /** core.ignoreCase: patterns match regardless of case. */
   ignoreCase?: boolean;
+  /** The files' names as git's messages give them (the global and info files have no fixed one). */
+  globalName?: string;
+  infoName?: string;
 }
 
 export class AttributeChecker {
+  /** What git prints reading every file parsed here, in the order parsed. */
   readonly warnings: string[] = [];
+  /**
+   * What git prints reading the files outside the subdirectories (system, global, root
+   * .gitattributes, info/attributes: git's bootstrap order), on its first lookup.
+   */
+  readonly topWarnings: string[] = [];
   private readonly macros = new Map<string, AttrState[]>();
   private readonly top: AttrFrame[];
   private readonly bottom: AttrFrame[];
@@ -45,16 +56,17 @@ export class AttributeChecker {
       if (!content) return null;
       const parsed = parseAttributes(content, source, true);
       this.warnings.push(...parsed.warnings);
+      this.topWarnings.push(...parsed.warnings);
       this.defineMacros(parsed.macros);
-      return { base: root, rules: parsed.rules };
+      return { base: root, rules: parsed.rules, warnings: parsed.warnings };
     };
     // Macros: the last definition in the most specific top-level file wins, so define from the
     // least specific up and let later definitions replace earlier ones.
     this.defineMacros(BUILTIN.macros);
     const system = frame(sources.system, '/etc/gitattributes');
-    const global = frame(sources.global, 'core.attributesFile');
+    const global = frame(sources.global, sources.globalName ?? 'core.attributesFile');
     this.rootFrame = frame(sources.root, '.gitattributes');
-    const info = frame(sources.info, 'info/attributes');
+    const info = frame(sources.info, sources.infoName ?? '.git/info/attributes');
     this.top = info ? [info] : [];
     this.bottom = [global, system].filter((f): f is AttrFrame => f !== null);
   }
@@ -72,7 +84,7 @@ export class AttributeChecker {
   frameFor(base: Uint8Array, content: Uint8Array, source: string): AttrFrame {
     const parsed = parseAttributes(content, source, false);
     this.warnings.push(...parsed.warnings);
-    return { base, rules: parsed.rules };
+    return { base, rules: parsed.rules, warnings: parsed.warnings };
   }
 
   /**

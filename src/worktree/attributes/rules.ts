@@ -33,7 +33,11 @@ export interface AttrMacro {
 export interface ParsedAttributes {
   rules: AttrRule[];
   macros: AttrMacro[];
-  /** Lines git would warn about and skip, as "<source>:<line>: <why>". */
+  /**
+   * What git prints on stderr as it reads the file (attr.c), one message per skipped line, in git's
+   * words (a message may hold two lines): the file is read once per checkout, so these are printed
+   * once each.
+   */
   warnings: string[];
 }
 
@@ -84,13 +88,21 @@ function parseStates(text: string, where: string, warnings: string[]): AttrState
       value = eq >= 0 ? token.slice(eq + 1) : true;
     }
     if (!isValidName(name)) {
-      warnings.push(`${where}: ${name} is not a valid attribute name`);
+      warnings.push(invalidName(name, where));
       return null;
     }
     states.push({ name, value });
   }
   return states;
 }
+
+/** git's report_invalid_attr. */
+function invalidName(name: string, where: string): string {
+  return `${name} is not a valid attribute name: ${where}`;
+}
+
+/** git's warning for a pattern starting with '!' (its parse_path_pattern marks it negative). */
+const NEGATIVE_PATTERN = "warning: Negative patterns are ignored in git attributes\nUse '\\!' for literal leading exclamation.";
 
 /** git's parse_path_pattern, without negation (the caller refuses '!'). */
 function compilePattern(p: Uint8Array, states: AttrState[]): AttrRule {
@@ -131,7 +143,7 @@ export function parseAttributes(content: Uint8Array, source: string, macrosAllow
     while (i < line.length && BLANK.has(line[i]!)) i++;
     if (i >= line.length || line[i] === 0x23) continue;
     if (line.length >= MAX_LINE) {
-      result.warnings.push(`${where}: ignoring overly long attributes line`);
+      result.warnings.push(`warning: ignoring overly long attributes line ${lineNo}`);
       continue;
     }
     let name: Uint8Array;
@@ -150,13 +162,16 @@ export function parseAttributes(content: Uint8Array, source: string, macrosAllow
     const nameText = Buffer.from(name).toString('latin1');
     if (nameText.length > MACRO_PREFIX.length && nameText.startsWith(MACRO_PREFIX)) {
       if (!macrosAllowed) {
-        result.warnings.push(`${where}: ${nameText} not allowed`);
+        // git prints the pattern as it holds it: unquoted, or the rest of the line (states, and
+        // a CR when the file has CRLF endings, included).
+        const shown = Buffer.from(quoted ? name : line.subarray(i)).toString('utf8');
+        result.warnings.push(`${shown} not allowed: ${where}`);
         continue;
       }
       // "[attr]name": the token itself must be longer than the prefix ("[attr] x" is a pattern).
       const macroName = /^[^ \t\r\n]*/.exec(nameText.slice(MACRO_PREFIX.length))![0];
       if (!isValidName(macroName)) {
-        result.warnings.push(`${where}: ${macroName} is not a valid attribute name`);
+        result.warnings.push(invalidName(macroName, where));
         continue;
       }
       const states = parseStates(statesText, where, result.warnings);
@@ -164,7 +179,7 @@ export function parseAttributes(content: Uint8Array, source: string, macrosAllow
       continue;
     }
     if (name[0] === 0x21) {
-      result.warnings.push(`${where}: negative patterns are ignored in git attributes`);
+      result.warnings.push(NEGATIVE_PATTERN);
       continue;
     }
     const states = parseStates(statesText, where, result.warnings);

@@ -24,7 +24,12 @@ export interface ConversionPlan {
   encodings: Map<number, string>;
   /** The entries a filter driver smudges; null when none does. */
   filtered: FilteredEntries | null;
+  /** What git prints reading every attributes file parsed here. */
   warnings: string[];
+  /** What git prints reading the top-level attributes files (AttributeChecker.topWarnings). */
+  topWarnings: string[];
+  /** Per directory (index in the plan's dirs) whose own .gitattributes git warns about: what it prints. */
+  dirWarnings: Map<number, string[]>;
 }
 
 /** null when no file can need converting (no attributes anywhere and core.autocrlf off). */
@@ -44,16 +49,24 @@ export function planConversions(plan: CheckoutPlan, odb: ObjectStore, settings: 
     global: settings.globalAttributes,
     system: settings.systemAttributes,
     ignoreCase: settings.ignoreCase,
+    ...settings.globalAttributesName !== null ? { globalName: settings.globalAttributesName } : {},
+    infoName: settings.infoAttributesName,
   });
+  const dirWarnings = new Map<number, string[]>();
   // Each directory's frames, deepest first; a directory without its own file shares its parent's.
   const frames: AttrFrame[][] = new Array(dirs.length);
   frames[0] = checker.rootFrame ? [checker.rootFrame] : [];
   for (let d = 1; d < dirs.length; d++) {
     const dir = dirs[d]!;
     const inherited = frames[dir.parent]!;
-    frames[d] = dir.attributes
-      ? [checker.frameFor(dir.path, read(dir.attributes), `${displayPath(dir.path)}/.gitattributes`), ...inherited]
-      : inherited;
+    if (!dir.attributes) {
+      frames[d] = inherited;
+      continue;
+    }
+    // git names the file by its path's bytes.
+    const own = checker.frameFor(dir.path, read(dir.attributes), `${Buffer.from(dir.path).toString('utf8')}/.gitattributes`);
+    if (own.warnings.length) dirWarnings.set(d, own.warnings);
+    frames[d] = [own, ...inherited];
   }
   const codes = new Uint8Array(new SharedArrayBuffer(plan.count));
   const encodings = new Map<number, string>();
@@ -75,7 +88,47 @@ export function planConversions(plan: CheckoutPlan, odb: ObjectStore, settings: 
       filtered.driverOf.set(i, driver);
     }
   }
-  return { codes, encodings, filtered, warnings: checker.warnings };
+  return { codes, encodings, filtered, warnings: checker.warnings, topWarnings: checker.topWarnings, dirWarnings };
+}
+
+/**
+ * What git prints on stderr as it writes `entries` (ascending plan indices; all of them when null),
+ * in its order: it looks up the attributes of each regular file as it writes it, reading the
+ * top-level attributes files at its first lookup and each directory's .gitattributes when it first
+ * enters that directory, and printing what it finds wrong in them as it reads them (attr.c); then
+ * a working-tree-encoding that fails for the file ("error: failed to encode").
+ */
+export function checkoutMessages(plan: CheckoutPlan, conversions: ConversionPlan | null,
+  entries: readonly number[] | null = null): string[] {
+  if (!conversions) return [];
+  const out: string[] = [];
+  const anyWarnings = conversions.topWarnings.length > 0 || conversions.dirWarnings.size > 0;
+  let bootstrapped = false;
+  const entered = new Set<number>([0]);
+  const enter = (d: number): void => {
+    if (entered.has(d)) return;
+    enter(plan.dirs[d]!.parent);
+    entered.add(d);
+    const lines = conversions.dirWarnings.get(d);
+    if (lines) out.push(...lines);
+  };
+  const count = entries ? entries.length : plan.count;
+  for (let k = 0; k < count; k++) {
+    const i = entries ? entries[k]! : k;
+    const mode = plan.modes[i];
+    if (anyWarnings && (mode === MODE_BLOB || mode === MODE_EXEC)) {
+      if (!bootstrapped) {
+        bootstrapped = true;
+        out.push(...conversions.topWarnings);
+      }
+      enter(plan.dirOf[i]!);
+    }
+    const encoding = conversions.encodings.get(i);
+    if (encoding !== undefined && conversions.codes[i]! & CODE_ENCODE_FAILED) {
+      out.push(`error: ${encodeFailure(displayPath(entryPath(plan, i)), 'UTF-8', encoding)}`);
+    }
+  }
+  return out;
 }
 
 /** git's "failed to encode" errors for the entries written since planning, in index order. */

@@ -14,6 +14,9 @@ export interface CheckoutSettings extends EolSettings {
   infoAttributes: Buffer | null;
   globalAttributes: Buffer | null;
   systemAttributes: Buffer | null;
+  /** The global and info files as git names them in its messages about their lines. */
+  globalAttributesName: string | null;
+  infoAttributesName: string;
 }
 
 function readIfExists(file: string): Buffer | null {
@@ -35,7 +38,17 @@ function truthy(v: string | undefined): boolean {
   return v !== undefined && /^(1|true|yes|on)$/i.test(v);
 }
 
-export function readCheckoutSettings(config: Config, gitDir: string, env: NodeJS.ProcessEnv = process.env): CheckoutSettings {
+/**
+ * $GIT_DIR/info/attributes as git names it: relative to the top of the work tree when the
+ * repository is its .git (git works from there), else as the git directory was found.
+ */
+function infoAttributesName(gitDir: string, workTree: string | null): string {
+  if (workTree && path.resolve(gitDir) === path.resolve(workTree, '.git')) return '.git/info/attributes';
+  return path.join(gitDir, 'info', 'attributes');
+}
+
+export function readCheckoutSettings(config: Config, gitDir: string, env: NodeJS.ProcessEnv = process.env,
+  workTree: string | null = null): CheckoutSettings {
   const attributesFile = config.get('core', null, 'attributesfile');
   let globalFile: string | null;
   if (attributesFile !== undefined) {
@@ -52,5 +65,7 @@ export function readCheckoutSettings(config: Config, gitDir: string, env: NodeJS
     infoAttributes: readIfExists(path.join(gitDir, 'info', 'attributes')),
     globalAttributes: globalFile ? readIfExists(globalFile) : null,
     systemAttributes: truthy(env.GIT_ATTR_NOSYSTEM) ? null : readIfExists('/etc/gitattributes'),
+    globalAttributesName: globalFile,
+    infoAttributesName: infoAttributesName(gitDir, workTree),
   };
 }
