@@ -13,7 +13,8 @@ import { checkoutTree } from '../src/worktree/checkout.js';
 import { readIndexFile } from '../src/worktree/index-file/read.js';
 import { GIT_ENV, git, gitBuf, rmrf, tsgit } from './helpers.js';
 import {
-  cloneNoCheckout, compareWithGit, removeScratch, repoWith, scratch, snapshot, statDirty, WRITER_THREADS, type FileSpec,
+  cloneNoCheckout, compareWithGit, fastImport, indexWithoutStat, removeScratch, repoWith, scratch, snapshot, statDirty, WRITER_THREADS,
+  type FileSpec,
 } from './checkout-oracle.js';
 
 afterEach(removeScratch);
@@ -363,6 +364,69 @@ test('switching commits updates, adds and removes files, keeps untracked ones, a
   git(theirs, ['checkout', '-q', '-f', 'two']);
   assert.deepEqual(snapshot(ours), snapshot(theirs));
   assert.equal(git(ours, ['status', '--porcelain']), '?? untracked\n');
+});
+
+/** Racy on purpose: the index's mtime set to the second the oldest file was written in, or before. */
+function makeEveryEntryRacy(wt: string): void {
+  const files = git(wt, ['ls-files', '-z']).split('\0').filter(Boolean);
+  const oldest = Math.min(...files.map(f => Math.floor(fs.lstatSync(path.join(wt, f)).mtimeMs / 1000)));
+  fs.utimesSync(path.join(wt, '.git', 'index'), oldest - 1, oldest - 1);
+}
+
+test('a switch refreshes the index as git does: racy and touched files read back, smudged only where they differ', () => {
+  const src = scratch('tsgit-switch-racy-');
+  git(src, ['init', '-q', '-b', 'main', '.']);
+  const first: FileSpec[] = [
+    { mode: '100644', path: '.gitattributes', data: '*.txt text\n*.dat text\n' },
+    { mode: '100644', path: 'plain.txt', data: 'plain\n' },
+    { mode: '100644', path: 'touched.txt', data: 'touched\n' },
+    { mode: '100755', path: 'bin/run.sh', data: '#!/bin/sh\n' },
+    { mode: '120000', path: 'link', data: 'plain.txt' },
+    // Committed with CRLF: read back as text it gives LF, so it never matches its blob as text.
+    { mode: '100644', path: 'crlf.txt', data: 'a\r\nb\r\n' },
+    { mode: '100644', path: 'crlf.dat', data: 'a\r\nb\r\n' },
+    { mode: '100644', path: 'changes.txt', data: 'one\n' },
+  ];
+  git(src, ['fast-import', '--quiet'], fastImport('refs/heads/main', first, null));
+  // On two, .dat files are no longer text: crlf.dat, kept, matches its blob when read back now.
+  git(src, ['fast-import', '--quiet'], fastImport('refs/heads/two', [
+    { mode: '100644', path: '.gitattributes', data: '*.txt text\n*.dat -text\n' },
+    { mode: '100644', path: 'changes.txt', data: 'two\n' },
+  ], 'refs/heads/main'));
+  const ours = cloneNoCheckout(src);
+  const theirs = cloneNoCheckout(src);
+  assert.equal(tsgit(ours, ['checkout', '-q', 'main']).status, 0);
+  git(theirs, ['checkout', '-q', 'main']);
+  const later = new Date(Date.now() + 100_000);
+  for (const wt of [ours, theirs]) {
+    makeEveryEntryRacy(wt);
+    // Same content, another mtime: its stat data no longer proves it clean.
+    fs.utimesSync(path.join(wt, 'touched.txt'), later, later);
+  }
+  const r = tsgit(ours, ['checkout', '-q', 'two']);
+  assert.equal(r.status, 0, r.stderr.toString());
+  git(theirs, ['checkout', '-q', 'two']);
+  assert.deepEqual(snapshot(ours), snapshot(theirs));
+  // Sizes are kept in the comparison: a smudged entry has size 0.
+  assert.deepEqual(indexWithoutStat(path.join(ours, '.git', 'index')), indexWithoutStat(path.join(theirs, '.git', 'index')));
+  // What git's plumbing finds changed without refreshing: the CRLF text file only (smudged), in both.
+  assert.equal(git(theirs, ['diff-files', '--name-only']), 'crlf.txt\n');
+  assert.equal(git(ours, ['diff-files', '--name-only']), git(theirs, ['diff-files', '--name-only']));
+  assert.equal(statDirty(ours), statDirty(theirs));
+  assert.match(statDirty(theirs), /^crlf\.txt\n$/);
+
+  // With -f git writes again what its stat data does not prove clean, and keeps the rest.
+  for (const wt of [ours, theirs]) {
+    makeEveryEntryRacy(wt);
+    fs.utimesSync(path.join(wt, 'plain.txt'), later, later);
+  }
+  assert.equal(tsgit(ours, ['checkout', '-q', '-f', 'main']).status, 0);
+  git(theirs, ['checkout', '-q', '-f', 'main']);
+  assert.deepEqual(snapshot(ours), snapshot(theirs));
+  assert.deepEqual(indexWithoutStat(path.join(ours, '.git', 'index')), indexWithoutStat(path.join(theirs, '.git', 'index')));
+  assert.equal(git(ours, ['diff-files', '--name-only']), git(theirs, ['diff-files', '--name-only']));
+  assert.notEqual(fs.statSync(path.join(theirs, 'plain.txt')).mtimeMs, later.getTime(), 'git wrote plain.txt again');
+  assert.notEqual(fs.statSync(path.join(ours, 'plain.txt')).mtimeMs, later.getTime(), 'tsgit wrote plain.txt again');
 });
 
 test('index written by checkout keeps git status from re-reading any file', () => {

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { oidEquals, toHex } from '../core/oid.js';
-import { MODE_GITLINK } from '../object/tree.js';
+import { MODE_BLOB, MODE_EXEC, MODE_GITLINK } from '../object/tree.js';
 import { OBJ_BLOB, OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
 import { indexPath, type CheckoutOptions } from './checkout.js';
@@ -31,12 +31,13 @@ import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
-import { conversionFromCode, type Conversion } from './convert.js';
+import type { Conversion } from './convert.js';
 import { convertManyToGit } from './to-git.js';
 import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
 import { CleanChecks, lstatOrNull, type CleanCheck } from './switch/clean.js';
+import { smudgeRacyEntries } from './switch/racy-smudge.js';
 import { updatingFiles } from './checkout/updating-files.js';
 import { LeadingPathCheck } from './switch/leading-path.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
@@ -90,32 +91,32 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     const plan = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
     const drivers = readFilterDrivers(config);
     const conversions = planConversions(plan, odb, settings, drivers);
-    const cleanFilters = new CleanFilters(odb, oldTree, settings, drivers, runner);
-    const planned = new Map<string, number>();
-    for (let i = 0; i < plan.count; i++) planned.set(pathKey(entryPath(plan, i)), i);
+    const cleanFilters = new CleanFilters(root, odb, oldTree, settings, drivers, runner);
     const stats = newStatTable(plan.count);
     const current = new Map<string, IndexEntry>();
     for (const e of index.entries) current.set(pathKey(e.path), e);
 
-    const conversionOf = (e: IndexEntry): Conversion | null => {
-      const at = planned.get(pathKey(e.path));
-      return at === undefined || !conversions ? null : conversionFromCode(conversions.codes[at]!, conversions.encodings.get(at));
-    };
-    const check: CleanCheck = {
-      fileMode: config.getBool('core', null, 'filemode') ?? true,
-      symlinks: settings.symlinks,
-      indexTimestampSec: index.timestampSec,
-      cleaned: files => convertManyToGit(files.map(({ e, data }) => ({
-        path: displayPath(e.path), data, conv: conversionOf(e), indexBlob: () => odb.mustRead(e.oid, 0, OBJ_BLOB).data,
-      }))).map(r => {
-        // git says so as it reads the file (error() in convert.c), and compares it as it is.
-        for (const m of r.messages) log(`${m}\n`);
-        return r.data;
-      }),
-      clean: (e, data) => cleanFilters.clean(e.path, data),
+    // A file is read back through the attributes of the work tree at the time: before the
+    // switch writes anything, those of the commit being left, as git reads them.
+    const checkThrough = (readBack: CleanFilters): CleanCheck => {
+      const conversionOf = (e: IndexEntry): Conversion | null =>
+        e.mode === MODE_BLOB || e.mode === MODE_EXEC ? readBack.conversion(e.path) : null;
+      return {
+        fileMode: config.getBool('core', null, 'filemode') ?? true,
+        symlinks: settings.symlinks,
+        indexTimestampSec: index.timestampSec,
+        cleaned: files => convertManyToGit(files.map(({ e, data }) => ({
+          path: displayPath(e.path), data, conv: conversionOf(e), indexBlob: () => odb.mustRead(e.oid, 0, OBJ_BLOB).data,
+        }))).map(r => {
+          // git says so as it reads the file (error() in convert.c), and compares it as it is.
+          for (const m of r.messages) log(`${m}\n`);
+          return r.data;
+        }),
+        clean: (e, data) => readBack.clean(e.path, data),
+      };
     };
     const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
-    const checks = new CleanChecks(check, e => fsPath(e.path));
+    const checks = new CleanChecks(checkThrough(cleanFilters), e => fsPath(e.path));
     // Each entry's decision that hangs on whether its file is clean waits for the content checks,
     // which run together after the loops below.
     const decisions: Promise<void>[] = [];
@@ -131,6 +132,12 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     const newPaths: number[] = [];
     let keptCount = 0;
     const keep = (e: IndexEntry): void => { result.push(e); keptCount++; };
+    // Without force git refreshes the index before it merges: an entry kept has its stat data
+    // brought up to date when its file still holds its blob (switch/clean.ts refresh).
+    const keepRefreshed = (e: IndexEntry): void => {
+      keep(e);
+      decisions.push(checks.refresh(e));
+    };
 
     for (let i = 0; i < plan.count; i++) {
       const n = { mode: plan.modes[i]!, oid: entryOid(plan, i), path: entryPath(plan, i) };
@@ -143,12 +150,21 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
           if (cur) toRemove.push(cur);
           toWrite.push(i);
         };
-        if (cur && same(cur, n)) whenKnown(cur, clean => (clean ? keep(cur) : rewrite()));
-        else rewrite();
+        if (!cur || !same(cur, n)) {
+          rewrite();
+          continue;
+        }
+        // git's reset writes the file again unless its stat data matches (ie_match_stat, which
+        // reads only a racy file); a racy file that holds its blob is kept, unrefreshed (whether
+        // the new index smudges it is decided with the attributes switched to, below).
+        const byStat = cur.mode === MODE_GITLINK ? 'racy' : checks.byStat(cur);
+        if (byStat === 'clean') keep(cur);
+        else if (byStat === 'changed') rewrite();
+        else whenKnown(cur, clean => (clean ? keep(cur) : rewrite()));
         continue;
       }
       if (cur) {
-        if (same(cur, n) || (old && same(old, n))) keep(cur);
+        if (same(cur, n) || (old && same(old, n))) keepRefreshed(cur);
         else if (old && same(cur, old)) {
           whenKnown(cur, clean => {
             if (clean) {
@@ -169,7 +185,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     for (const [key, cur] of current) {
       const old = oldTree.get(key);
       if (force) toRemove.push(cur);
-      else if (!old) keep(cur);
+      else if (!old) keepRefreshed(cur);
       else if (same(cur, old)) {
         whenKnown(cur, clean => {
           if (clean) toRemove.push(cur);
@@ -224,6 +240,13 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
       { ...settings, encodings: conversions?.encodings }, force, meter.report, filters);
     meter.stop();
 
+    // Entries kept that git would smudge as it writes the index: read back through the
+    // attributes of the commit switched to, now in the work tree.
+    const racy = result.filter(e => e.mode !== MODE_GITLINK && !e.uptodate && index.timestampSec !== 0 && e.mtimeSec >= index.timestampSec);
+    if (racy.length) {
+      const readBack = new CleanFilters(root, odb, flattenTree(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit))), settings, drivers, runner);
+      await smudgeRacyEntries(racy, new CleanChecks(checkThrough(readBack), e => fsPath(e.path)));
+    }
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
     result.sort(compareEntries);
     const exact = result.length === plan.count && result.every((e, k) =>

@@ -1,14 +1,18 @@
-// The clean side of filter drivers, for reading a work-tree file back to compare it with its
-// blob (git's ce_compare_data -> index_fd -> convert_to_git): a file whose `filter` attribute
-// names a driver is hashed as its clean filter's output. The attributes are those of the commit
-// the work tree holds (git reads the work tree's .gitattributes for this direction; they are
-// that commit's unless edited), plus info/attributes and the global and system files.
+// Reading a work-tree file back to compare it with its blob (git's ce_compare_data -> index_fd ->
+// convert_to_git): a file whose `filter` attribute names a driver is hashed as its clean filter's
+// output, and the built-in conversions (encoding, end of line, ident) are undone as that file's
+// attributes say. The attributes are those of the commit the work tree holds (git reads the work
+// tree's .gitattributes for this direction; they are that commit's unless edited), plus
+// info/attributes and the global and system files: not the attributes of the commit being
+// switched to, which git only reads once it writes files.
+import fs from 'node:fs';
 import { GitError } from '../../core/errors.js';
 import { MODE_BLOB, MODE_EXEC } from '../../object/tree.js';
 import { OBJ_BLOB } from '../../object/type.js';
 import type { ObjectStore } from '../../odb/object-store.js';
 import { AttributeChecker, type AttrFrame } from '../attributes/check.js';
 import type { CheckoutSettings } from '../checkout/settings.js';
+import { CONVERT_ATTRIBUTES, conversionFor, type Conversion } from '../convert.js';
 import { displayPath } from '../checkout/path-check.js';
 import { requiredFilterFailed, runsFor, type FilterDriver } from '../filter/driver.js';
 import type { FilterRunner } from '../filter/filters.js';
@@ -16,13 +20,33 @@ import type { TreeEntryInfo } from './tree-entries.js';
 
 const FILTER = ['filter'];
 
+/** A file's content, or null when it cannot be opened (missing, a symlink, a directory). */
+function readNoFollow(file: Buffer): Buffer | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd) : null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export class CleanFilters {
   private readonly checker: AttributeChecker;
   /** Each directory's frames (path key, '' for the root), deepest first. */
   private readonly frames = new Map<string, AttrFrame[]>();
 
-  constructor(private readonly odb: ObjectStore, private readonly tree: ReadonlyMap<string, TreeEntryInfo>,
-    settings: CheckoutSettings, private readonly drivers: ReadonlyMap<string, FilterDriver>, private readonly runner: FilterRunner) {
+  /**
+   * `root`: the work tree, whose .gitattributes files are read first; `tree`: the commit whose
+   * files stand in for those missing there (git falls back to the index).
+   */
+  constructor(private readonly root: string, private readonly odb: ObjectStore, private readonly tree: ReadonlyMap<string, TreeEntryInfo>,
+    private readonly settings: CheckoutSettings, private readonly drivers: ReadonlyMap<string, FilterDriver>,
+    private readonly runner: FilterRunner) {
     this.checker = new AttributeChecker({
       info: settings.infoAttributes,
       root: this.attributesFile(''),
@@ -51,6 +75,18 @@ export class CleanFilters {
     return runsFor(driver, 'clean') ? data : null;
   }
 
+  /**
+   * The built-in conversions git undoes reading the regular file at `rel` back (convert_attrs in
+   * the check-in direction). Throws, naming the path, where git dies (a working-tree-encoding of
+   * true/false).
+   */
+  conversion(rel: Uint8Array): Conversion {
+    const path = Buffer.from(rel.buffer, rel.byteOffset, rel.length);
+    const slash = path.lastIndexOf(0x2f);
+    const dir = slash < 0 ? '' : path.toString('latin1', 0, slash);
+    return conversionFor(this.checker.check(path, this.framesOf(dir), CONVERT_ATTRIBUTES), this.settings, displayPath(path));
+  }
+
   private framesOf(dir: string): AttrFrame[] {
     let frames = this.frames.get(dir);
     if (frames) return frames;
@@ -68,9 +104,17 @@ export class CleanFilters {
     return frames;
   }
 
-  /** The .gitattributes file of directory `dir`, if the tree has one as a regular file. */
+  /**
+   * The .gitattributes file of directory `dir` as git reads it in this direction (attr.c read_attr
+   * for GIT_ATTR_CHECKIN): the work tree's file, not followed when a symlink, else the tree's
+   * when it has one as a regular file. The two differ when the work tree's was converted on its
+   * way out (an encoding, say) or edited.
+   */
   private attributesFile(dir: string): Buffer | null {
-    const e = this.tree.get(dir ? `${dir}/.gitattributes` : '.gitattributes');
+    const rel = dir ? `${dir}/.gitattributes` : '.gitattributes';
+    const onDisk = readNoFollow(Buffer.concat([Buffer.from(`${this.root}/`), Buffer.from(rel, 'latin1')]));
+    if (onDisk) return onDisk;
+    const e = this.tree.get(rel);
     if (!e || (e.mode !== MODE_BLOB && e.mode !== MODE_EXEC)) return null;
     try {
       return this.odb.mustRead(e.oid, 0, OBJ_BLOB).data;

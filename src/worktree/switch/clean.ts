@@ -61,6 +61,21 @@ export function statMatches(e: IndexEntry, st: fs.BigIntStats, check: CleanCheck
   return e.size !== 0 || st.size === 0n;
 }
 
+/** git's fill_stat_data: the entry takes the file's stat data. */
+function fillStat(e: IndexEntry, st: fs.BigIntStats): void {
+  const m = st.mtimeNs, c = st.ctimeNs;
+  const ms = m / NS, cs = c / NS;
+  e.mtimeSec = Number(ms & LOW32);
+  e.mtimeNsec = Number(m - ms * NS);
+  e.ctimeSec = Number(cs & LOW32);
+  e.ctimeNsec = Number(c - cs * NS);
+  e.dev = Number(st.dev & LOW32);
+  e.ino = Number(st.ino & LOW32);
+  e.uid = Number(st.uid & LOW32);
+  e.gid = Number(st.gid & LOW32);
+  e.size = Number(st.size & LOW32);
+}
+
 /**
  * Whether the work-tree file at `fsPath` is unchanged from index entry `e`, as far as it can be told
  * without reading a regular file: true, false, or null when its content must decide. A submodule
@@ -96,12 +111,43 @@ export class CleanChecks {
 
   constructor(private readonly check: CleanCheck, private readonly fsPathOf: (e: IndexEntry) => string | Buffer) {}
 
+  /**
+   * What the stat data alone says of `e`'s file, as git's ie_match_stat without reading it:
+   * 'clean', 'changed', or 'racy' when it matches but was written in the second of the index, so
+   * that only the content can tell.
+   */
+  byStat(e: IndexEntry): 'clean' | 'changed' | 'racy' {
+    const st = lstatOrNull(this.fsPathOf(e));
+    if (!st || !statMatches(e, st, this.check)) return 'changed';
+    return this.check.indexTimestampSec !== 0 && e.mtimeSec >= this.check.indexTimestampSec ? 'racy' : 'clean';
+  }
+
   /** Whether `e`'s file is unchanged; settled by run() when its content must decide. */
   isClean(e: IndexEntry): Promise<boolean> {
     const fsPath = this.fsPathOf(e);
     const verdict = verdictWithoutContent(e, fsPath, this.check);
     if (verdict !== null) return Promise.resolve(verdict);
     return new Promise(answer => this.waiting.push({ e, fsPath, answer }));
+  }
+
+  /**
+   * git's refresh of an entry the switch keeps (checkout refreshes the whole index before it
+   * merges, refresh_cache): a file its stat data cannot prove clean (racy, or touched) is compared
+   * with its blob, and when it matches, the entry takes the file's stat data and counts as just
+   * checked, so that writing the index does not smudge it. One that does not match is left as it
+   * is (smudged when racy, as git does). Settled by run() when its content must decide.
+   */
+  async refresh(e: IndexEntry): Promise<void> {
+    if (e.mode === MODE_GITLINK || e.uptodate) return;
+    const fsPath = this.fsPathOf(e);
+    const st = lstatOrNull(fsPath);
+    if (!st) return;
+    const racy = this.check.indexTimestampSec !== 0 && e.mtimeSec >= this.check.indexTimestampSec;
+    if (!racy && statMatches(e, st, this.check)) return;
+    if (!await this.isClean(e)) return;
+    const now = lstatOrNull(fsPath);
+    if (now) fillStat(e, now);
+    e.uptodate = true;
   }
 
   /** Compares the files waiting for their content with their blobs, in path order as git reads them. */
