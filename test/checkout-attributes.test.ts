@@ -103,7 +103,8 @@ test('checkout, clone and switch print git\'s warnings about attributes lines, o
   const files: FileSpec[] = [
     // CRLF endings: git reads these from the index, so a CR stays in the line it prints.
     { mode: '100644', path: '.gitattributes', data: `!neg text\r\n*.c bad:name\r\n${long}\r\n[attr]ok -text\r\n*.u working-tree-encoding=ISO-8859-1\r\n` },
-    { mode: '100644', path: 'a/.gitattributes', data: '[attr]x text\r\n"[attr]quoted" -text\n!y\n' },
+    // Line 4: git reports the invalid name, not the negative pattern.
+    { mode: '100644', path: 'a/.gitattributes', data: '[attr]x text\r\n"[attr]quoted" -text\n!y\n!"quoted name" text\n' },
     { mode: '100644', path: 'a/euro.u', data: '\u20ac\n' },
     { mode: '100644', path: 'a/f.c', data: 'a\n' },
     { mode: '120000', path: 'b/link', data: '../a/f.c' },
@@ -129,7 +130,7 @@ test('checkout, clone and switch print git\'s warnings about attributes lines, o
   for (const line of ['bad:name is not a valid attribute name: .gitattributes:2', 'warning: ignoring overly long attributes line 3',
     'bad:info is not a valid attribute name: .git/info/attributes:1', '[attr]x text\r not allowed: a/.gitattributes:1',
     '[attr]quoted not allowed: a/.gitattributes:2', "error: failed to encode 'a/euro.u' from UTF-8 to ISO-8859-1",
-    `a:b is not a valid attribute name: ${global}:3`, 'b@d is not a valid attribute name: b/.gitattributes:1']) {
+    `a:b is not a valid attribute name: ${global}:3`, 'name" is not a valid attribute name: a/.gitattributes:4', 'b@d is not a valid attribute name: b/.gitattributes:1']) {
     assert.ok(expected.split('\n').includes(line), `git printed:\n${expected}\nnot ${JSON.stringify(line)}`);
   }
   assert.equal(r.stderr.toString(), expected);

@@ -178,12 +178,15 @@ export function parseAttributes(content: Uint8Array, source: string, macrosAllow
       if (states) result.macros.push({ name: macroName, states });
       continue;
     }
+    // git validates the states before it looks at the pattern: a line with both faults gets the
+    // invalid name's message only.
+    const states = parseStates(statesText, where, result.warnings);
+    if (!states) continue;
     if (name[0] === 0x21) {
       result.warnings.push(NEGATIVE_PATTERN);
       continue;
     }
-    const states = parseStates(statesText, where, result.warnings);
-    if (states) result.rules.push(compilePattern(name, states));
+    result.rules.push(compilePattern(name, states));
   }
   return result;
 }
