@@ -121,6 +121,26 @@ describe('index-pack resolves deltas as the pack arrives', () => {
     assert.deepEqual(r.idx, gitIdx(pack));
   });
 
+  it('rebuilds in the second pass a delta base it dropped, from the nearest base along its chain', async () => {
+    // One thread, so the second pass does it all. A blob, a delta of it (d1), and two deltas of d1
+    // (the first with a child of its own): holding the first's content for its child puts the
+    // resolver over its 16 KiB limit, so it drops the blob and d1, and the second delta of d1 needs
+    // d1 rebuilt from the blob (re-read and re-applied, a chain of one delta).
+    const blob = bytes('dropped base', 10_000);
+    const d1 = Buffer.concat([blob, bytes('d1', 100)]);
+    const d2a = Buffer.concat([d1, bytes('d2a', 100)]), d2b = Buffer.concat([d1, bytes('d2b', 100)]);
+    const d3 = Buffer.concat([d2a, bytes('d3', 100)]);
+    const on = (base: Buffer, result: Buffer, at: number): RawEntry => ({
+      type: OFS, base: at, data: deltaOf(base.length, [{ copy: [0, base.length] }, { insert: result.subarray(base.length) }]),
+    });
+    const { pack } = writePack(scratch(), [
+      { type: BLOB, data: blob }, on(blob, d1, 0), on(d1, d2a, 1), on(d2a, d3, 2), on(d1, d2b, 1),
+    ]);
+    const r = await ours(pack, { threads: 1, cacheLimit: 16 << 10 });
+    assert.equal(r.streamed, 0);
+    assert.deepEqual(r.idx, gitIdx(pack));
+  });
+
   it('indexes the same pack arriving as a stream in small pieces, resolving some of it as it comes', async () => {
     const { pack } = writePack(scratch(), levelOrder(fams));
     const data = fs.readFileSync(pack);

@@ -52,7 +52,9 @@ export class ChainRebuilder {
     }
     for (let k = chain.length - 1; k >= 0; k--) {
       const d = chain[k]!;
-      const room = store.room?.(d, this.read(d).resultSize, data);
+      // Read before asking for room: an optional call skips its arguments when there is no room() to ask.
+      const { resultSize } = this.read(d);
+      const room = store.room?.(d, resultSize, data);
       data = this.apply(data, room);
       if (room) store.kept!(d, data);
     }
