@@ -7,6 +7,7 @@
 //   connectivity.ts  the new tips reach only objects that are there; fast-forward checks
 //   hooks.ts         pre-receive, update, post-receive, post-update (scripts and functions)
 //   update-rules.ts  git's update(): funny names, the current branch, deletions, fast-forwards
+//   update-instead.ts  receive.denyCurrentBranch=updateInstead: push-to-checkout, or push_to_deploy
 //   refs/store.ts    RefTransaction: the ref updates, all or nothing with `atomic`
 //   auto-gc.ts       gc --auto's rule, a background repack
 export {

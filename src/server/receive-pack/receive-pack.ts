@@ -28,8 +28,9 @@ import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
 import { connectedThroughBases, missingObjects } from './connectivity.js';
-import { linkedWorktreeBranches } from './linked-worktrees.js';
-import { nonCommitOnBranch, refusal } from './update-rules.js';
+import { linkedWorktrees } from './linked-worktrees.js';
+import { updateWorktree } from './update-instead.js';
+import { nonCommitOnBranch, refusal, updatesWorkTree } from './update-rules.js';
 import { hookStdin, pushOptionEnv, type HookContext, type HookName, type ReceiveHooks } from './hooks.js';
 import { findHook, runHookScript, type ScriptHookSettings } from '../../repository/hook-script.js';
 import { isHiddenRef, readReceivePolicy, type ReceivePackPolicy } from './policy.js';
@@ -420,16 +421,32 @@ class PushSession {
     const name = c.name;
     const deleting = isDeletion(c);
     const odb = this.repo.odb;
-    const refused = refusal({
-      policy: this.policy, workTree: this.workTree, headName, linkedBranches: linkedWorktreeBranches(this.repo.gitDir), odb,
-      error: (text) => this.error(text), warning: (text) => this.warning(text),
-    }, c);
+    const linked = linkedWorktrees(this.repo.gitDir);
+    const rules = {
+      policy: this.policy, workTree: this.workTree, headName, odb,
+      linkedBranches: new Set(linked.flatMap((w) => (w.branch ? [w.branch] : []))),
+      error: (text: string) => this.error(text), warning: (text: string) => this.warning(text),
+    };
+    const refused = refusal(rules, c);
     if (refused) return refused;
     const accepted = await this.runHook('update', { args: [name, c.oldOid, c.newOid], stdin: null, env: {} },
       (ctx) => this.req.hooks?.update?.(plain(c), ctx), odb, pushOptions, true);
     if (!accepted) {
       this.error(`hook declined to update ${name}`);
       return 'hook declined';
+    }
+    if (updatesWorkTree(rules, c)) {
+      // The main work tree first, as git's find_shared_symref looks.
+      const { gitDir, path: top } = this.workTree !== null && headName === name
+        ? { gitDir: this.repo.gitDir, path: this.workTree }
+        : linked.find((w) => w.branch === name)!;
+      if (top === null) return 'denyCurrentBranch = updateInstead needs a worktree';
+      const failed = await updateWorktree({
+        repo: this.repo, env: this.hookSettings.env,
+        hookSettings: this.req.hookScripts === false ? null : this.hookSettings,
+        message: (text) => this.message(text),
+      }, { gitDir, path: top, head: this.refs.resolve(name)?.oid ?? null }, c.newOid);
+      if (failed) return failed;
     }
     if (deleting) {
       // As git: an old value we do not have (the zero id included) is not checked.

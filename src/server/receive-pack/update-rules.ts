@@ -22,6 +22,12 @@ export interface UpdateContext {
   warning(text: string): void;
 }
 
+/** Whether `c` updates a branch a work tree has checked out under receive.denyCurrentBranch=updateInstead. */
+export function updatesWorkTree(ctx: Pick<UpdateContext, 'policy' | 'workTree' | 'headName' | 'linkedBranches'>, c: PushCommand): boolean {
+  return ctx.policy.denyCurrentBranch === 'updateInstead' &&
+    ((ctx.workTree !== null && ctx.headName === c.name) || ctx.linkedBranches.has(c.name));
+}
+
 /** Why `c` may not be made, or null. */
 export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
   const { name } = c;
@@ -39,12 +45,9 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
       case 'ignore': break;
       case 'warn': ctx.warning('updating the current branch'); break;
       case 'updateInstead':
-        // git lets the deletion rules speak first; a deletion they allow then fails to check out
-        // the zero id (below).
-        if (deleting) break;
-        ctx.error(`refusing to update checked out branch: ${name}`);
-        ctx.error('receive.denyCurrentBranch=updateInstead is not supported by tsgit: it does not update work trees');
-        return 'branch is currently checked out';
+        // The other rules and the update hook speak first; then the work tree is updated
+        // (update-instead.ts), and the ref only if that succeeds.
+        break;
       default:
         ctx.error(`refusing to update checked out branch: ${name}`);
         if (policy.denyCurrentBranch === 'unconfigured') ctx.error(REFUSE_CURRENT_BRANCH);
@@ -69,7 +72,6 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
           ctx.error(`refusing to delete the current branch: ${name}`);
           return 'deletion of the current branch prohibited';
       }
-      if (checkedOut && policy.denyCurrentBranch === 'updateInstead') return 'Could not update working tree to new HEAD';
     }
   }
   if (policy.denyNonFastForwards && !deleting && c.oldOid !== ZERO_HEX && name.startsWith('refs/heads/')) {
