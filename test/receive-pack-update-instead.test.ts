@@ -125,11 +125,18 @@ describe('receive.denyCurrentBranch=updateInstead, side by side with git receive
     };
     // It runs instead of the clean check: a dirty work tree is its business.
     for (const dir of [t.ts, t.git]) fs.appendFileSync(path.join(dir, 'shared.txt'), 'local\n');
-    hook('echo "declining $1"; exit 1');
+    hook('echo "declining $1 GIT_DIR=$GIT_DIR GIT_WORK_TREE=$GIT_WORK_TREE"; exit 1');
     const pushed = change(t.work);
+    const said = (target: string) => {
+      const r = push(t.work, target, ['<url>', 'main'], target === t.ts);
+      // git's GIT_DIR is absolute_path(".") from the git directory it runs in: <target>/.git/.
+      return /^declining .*/m.exec(r.stderr)?.[0].split(target).join('<target>').replace('/.git/. ', '/.git ');
+    };
+    // What the hook is told, as git tells it, on receive-pack's stderr (not the side-band).
+    assert.equal(said(t.ts), `declining ${pushed} GIT_DIR=<target>/.git GIT_WORK_TREE=<target>`);
+    assert.equal(said(t.ts), said(t.git));
     const refused = both(t, ['<url>', 'main']);
     assert.match(refused.porcelain, /\[remote rejected\] \(push-to-checkout hook declined\)/);
-    assert.match(refused.stderr, new RegExp(`remote: declining ${pushed}`));
     assert.equal(head(t.ts), old);
     assert.deepEqual(snapshot(t.ts), snapshot(t.git));
     for (const dir of [t.ts, t.git]) git(dir, ['checkout', '--', 'shared.txt']);

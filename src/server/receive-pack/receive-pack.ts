@@ -444,7 +444,9 @@ class PushSession {
       const failed = await updateWorktree({
         repo: this.repo, env: this.hookSettings.env,
         hookSettings: this.req.hookScripts === false ? null : this.hookSettings,
-        message: (text) => this.message(text),
+        // git runs push-to-checkout and read-tree without the side-band: their output goes to
+        // receive-pack's stderr (the client shows it without "remote: " over ssh or file://).
+        message: (text) => (this.req.stderr ? this.req.stderr(typeof text === 'string' ? text : text.toString('utf8')) : this.message(text)),
       }, { gitDir, path: top, head: this.refs.resolve(name)?.oid ?? null }, c.newOid);
       if (failed) return failed;
     }
