@@ -82,6 +82,19 @@ describe('receive.denyCurrentBranch=updateInstead, side by side with git receive
     assertFsck(t.ts);
   });
 
+  test('a file marked assume-unchanged is taken at its word', () => {
+    const t = targets('assume-unchanged');
+    for (const dir of [t.ts, t.git]) {
+      git(dir, ['update-index', '--assume-unchanged', 'd/base/f1.txt']);
+      fs.appendFileSync(path.join(dir, 'd', 'base', 'f1.txt'), 'local\n');
+    }
+    const pushed = change(t.work);
+    const r = both(t, ['<url>', 'main']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(head(t.ts), pushed);
+    assert.deepEqual(snapshot(t.ts), snapshot(t.git));
+  });
+
   for (const [kind, reason, dirty] of [
     ['unstaged', 'Working directory has unstaged changes', (dir: string) => fs.appendFileSync(path.join(dir, 'shared.txt'), 'local\n')],
     ['staged', 'Working directory has staged changes', (dir: string) => {

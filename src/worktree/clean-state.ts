@@ -6,7 +6,7 @@
 //             unmerged entry;
 //   staged    the stage-0 entries differ from HEAD's tree (the empty tree on an unborn branch).
 // Submodules (gitlinks) are left out of both, as --ignore-submodules does; skip-worktree entries
-// out of the first, as diff-files does. Untracked files are no change.
+// and assume-unchanged entries out of the first, as diff-files does. Untracked files are no change.
 import path from 'node:path';
 import { Config } from '../config/index.js';
 import { oidEquals, toHex } from '../core/oid.js';
@@ -19,7 +19,7 @@ import { displayPath } from './checkout/path-check.js';
 import { entryPath, planCheckout } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { conversionFromCode, type Conversion } from './convert.js';
-import { CE_SKIP_WORKTREE, entryStage, type IndexEntry } from './index-file/entry.js';
+import { CE_SKIP_WORKTREE, CE_VALID, entryStage, type IndexEntry } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
@@ -52,7 +52,8 @@ export async function workTreeState(repo: Repository, headCommit: Uint8Array | n
 
   // diff-files
   if (entries.some(e => entryStage(e) !== 0)) return 'unstaged';
-  const tracked = entries.filter(e => e.mode !== MODE_GITLINK && !(e.extendedFlags & CE_SKIP_WORKTREE));
+  // An assume-unchanged entry (CE_VALID) is taken at its word, as diff-files takes it.
+  const tracked = entries.filter(e => e.mode !== MODE_GITLINK && !(e.extendedFlags & CE_SKIP_WORKTREE) && !(e.flags & CE_VALID));
   if (tracked.length) {
     const log = options.log ?? ((m: string) => { process.stderr.write(m); });
     const runner = new FilterRunner({ cwd: root, env, log });
