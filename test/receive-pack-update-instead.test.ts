@@ -82,6 +82,18 @@ describe('receive.denyCurrentBranch=updateInstead, side by side with git receive
     assertFsck(t.ts);
   });
 
+  test('an index another process has locked fails the up-to-date check', () => {
+    const t = targets('locked');
+    for (const dir of [t.ts, t.git]) fs.writeFileSync(path.join(dir, '.git', 'index.lock'), '');
+    const before = snapshot(t.ts);
+    change(t.work);
+    const r = both(t, ['<url>', 'main']);
+    assert.match(r.porcelain, /\[remote rejected\] \(Up-to-date check failed\)/);
+    assert.match(r.stderr, /Unable to create '.*index\.lock': File exists/);
+    for (const dir of [t.ts, t.git]) fs.rmSync(path.join(dir, '.git', 'index.lock'));
+    assert.deepEqual(snapshot(t.ts), before);
+  });
+
   test('a file marked assume-unchanged is taken at its word', () => {
     const t = targets('assume-unchanged');
     for (const dir of [t.ts, t.git]) {

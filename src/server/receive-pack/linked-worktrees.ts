@@ -44,7 +44,3 @@ export function linkedWorktrees(gitDir: string): LinkedWorktree[] {
   }
   return out;
 }
-
-export function linkedWorktreeBranches(gitDir: string): Set<string> {
-  return new Set(linkedWorktrees(gitDir).flatMap(w => (w.branch ? [w.branch] : [])));
-}

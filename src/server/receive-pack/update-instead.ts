@@ -61,6 +61,13 @@ async function pushToDeploy(ctx: UpdateInsteadContext, gitDir: string, workTree:
   const config = Config.loadSync(ctx.repo.gitDir, { global: true, env });
   const options = { env, config, log: (m: string) => ctx.message(m) };
   const headId = head === null ? null : fromHex(head)!;
+  const indexFile = indexPath(gitDir, env);
+  // git's `update-index --refresh` comes first, and cannot take the index's lock while another
+  // holds it.
+  if (fs.existsSync(`${indexFile}.lock`)) {
+    ctx.message(`fatal: Unable to create '${indexFile}.lock': File exists.\n`);
+    return 'Up-to-date check failed';
+  }
   try {
     const state = await workTreeState(view, headId, options);
     if (state === 'unstaged') return 'Working directory has unstaged changes';
@@ -74,7 +81,6 @@ async function pushToDeploy(ctx: UpdateInsteadContext, gitDir: string, workTree:
     return 'Could not update working tree to new HEAD';
   }
   // No index is an empty one (an unborn branch's work tree), which the switch starts from.
-  const indexFile = indexPath(gitDir, env);
   const created = !fs.existsSync(indexFile);
   if (created) writeIndexFile(indexFile, emptyIndex());
   try {
