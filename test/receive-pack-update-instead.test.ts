@@ -94,6 +94,27 @@ describe('receive.denyCurrentBranch=updateInstead, side by side with git receive
     assert.deepEqual(snapshot(t.ts), before);
   });
 
+  test('files checked out through eol conversion are clean when their content says so', () => {
+    const t = targets('eol', [['config', 'core.autocrlf', 'true']]);
+    for (const dir of [t.ts, t.git]) {
+      // Checked out again with CRLF, then given a new mtime: only the content can tell them clean.
+      for (const f of ['shared.txt', 'd/base/f1.txt']) fs.rmSync(path.join(dir, f));
+      git(dir, ['checkout', '--', '.']);
+      for (const f of ['shared.txt', 'd/base/f1.txt']) {
+        const p = path.join(dir, f);
+        assert.match(fs.readFileSync(p, 'utf8'), /\r\n/);
+        fs.utimesSync(p, new Date(Date.now() + 5000), new Date(Date.now() + 5000));
+      }
+    }
+    const pushed = change(t.work);
+    const r = both(t, ['<url>', 'main']);
+    assert.equal(r.status, 0, r.porcelain);
+    assert.equal(head(t.ts), pushed);
+    const ours = snapshot(t.ts);
+    assert.deepEqual(ours, snapshot(t.git));
+    assert.ok(ours.files.some((f) => f.startsWith('new/deep/x.txt - new file\r\n')), 'written with CRLF');
+  });
+
   test('a file marked assume-unchanged is taken at its word', () => {
     const t = targets('assume-unchanged');
     for (const dir of [t.ts, t.git]) {
