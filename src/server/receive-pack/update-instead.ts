@@ -49,15 +49,20 @@ export async function updateWorktree(ctx: UpdateInsteadContext, target: WorkTree
       (chunk) => ctx.message(chunk));
     return status === 0 ? null : 'push-to-checkout hook declined';
   }
-  return pushToDeploy(ctx, gitDir, workTree, target.head, newOid);
+  // The repository as the work tree sees it: the shared objects and config (its packs opened
+  // afresh, the pushed ones among them), the work tree's own index.
+  const view = new Repository(ctx.repo.gitDir, workTree);
+  try {
+    return await pushToDeploy(ctx, view, gitDir, target.head, newOid);
+  } finally {
+    view.close();
+  }
 }
 
-async function pushToDeploy(ctx: UpdateInsteadContext, gitDir: string, workTree: string, head: string | null,
+async function pushToDeploy(ctx: UpdateInsteadContext, view: Repository, gitDir: string, head: string | null,
   newOid: string): Promise<string | null> {
-  // The repository as the work tree sees it: the shared objects and config, the work tree's index.
   const env: NodeJS.ProcessEnv = { ...ctx.env, GIT_DIR: gitDir, GIT_INDEX_FILE: path.join(gitDir, 'index') };
   delete env.GIT_WORK_TREE;
-  const view = new Repository(ctx.repo.gitDir, workTree);
   const config = Config.loadSync(ctx.repo.gitDir, { global: true, env });
   const options = { env, config, log: (m: string) => ctx.message(m) };
   const headId = head === null ? null : fromHex(head)!;
