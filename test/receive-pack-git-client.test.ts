@@ -223,6 +223,20 @@ describe('pushing into a non-bare repository, side by side with git receive-pack
     }
   });
 
+  test('the hooks of a push run in the git directory with GIT_DIR=., as git runs them (githooks(5))', () => {
+    const t = targets('hook-dir', []);
+    const names = ['pre-receive', 'update', 'post-receive', 'post-update'];
+    for (const dir of [t.ts, t.git]) {
+      const hook = `#!/bin/sh\necho "$(basename "$0") in $(pwd | sed "s#^${dir}#<repo>#") GIT_DIR=$GIT_DIR" >> ${dir}.log\n`;
+      for (const name of names) fs.writeFileSync(path.join(dir, '.git', 'hooks', name), hook, { mode: 0o755 });
+    }
+    commits(t.work, 1, 'hooked');
+    both(t, ['<url>', 'HEAD:refs/heads/hooked']);
+    const log = (dir: string) => fs.readFileSync(`${dir}.log`, 'utf8');
+    assert.equal(log(t.git), names.map(n => `${n} in <repo>/.git GIT_DIR=.\n`).join(''), 'git\'s own');
+    assert.equal(log(t.ts), log(t.git));
+  });
+
   test('a branch a linked work tree has checked out is protected as the main one\'s is', () => {
     const t = targets('linked', [['worktree', 'add', '-q', 'linked-wt', 'side']]);
     git(t.work, ['checkout', '-q', 'side']);

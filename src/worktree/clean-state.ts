@@ -11,22 +11,17 @@ import path from 'node:path';
 import { Config } from '../config/index.js';
 import { oidEquals, toHex } from '../core/oid.js';
 import { MODE_GITLINK } from '../object/tree.js';
-import { OBJ_BLOB, OBJ_TREE } from '../object/type.js';
+import { OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
 import { indexPath } from './checkout.js';
-import { planConversions } from './checkout/conversions.js';
-import { displayPath } from './checkout/path-check.js';
-import { entryPath, planCheckout } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
-import { conversionFromCode, type Conversion } from './convert.js';
 import { CE_SKIP_WORKTREE, CE_VALID, entryStage, type IndexEntry } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
-import { CleanChecks, type CleanCheck } from './switch/clean.js';
-import { CleanFilters } from './switch/clean-filters.js';
+import { CleanChecks } from './switch/clean.js';
+import { CleanFilters, cleanCheckThrough } from './switch/clean-filters.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
-import { convertManyToGit } from './to-git.js';
 
 export type WorkTreeState = 'clean' | 'unstaged' | 'staged';
 
@@ -58,27 +53,11 @@ export async function workTreeState(repo: Repository, headCommit: Uint8Array | n
     const log = options.log ?? ((m: string) => { process.stderr.write(m); });
     const runner = new FilterRunner({ cwd: root, env, log });
     try {
-      // Conversions are those the checked-out commit's attributes give its paths (what switch.ts
-      // uses for the commit being left); a path HEAD lacks is compared as it is.
-      const plan = headTreeId ? planCheckout(odb, headTreeId, root) : null;
-      const drivers = readFilterDrivers(config);
-      const conversions = plan ? planConversions(plan, odb, settings, drivers) : null;
-      const planned = new Map<string, number>();
-      if (plan) for (let i = 0; i < plan.count; i++) planned.set(pathKey(entryPath(plan, i)), i);
-      const conversionOf = (e: IndexEntry): Conversion | null => {
-        const at = planned.get(pathKey(e.path));
-        return at === undefined || !conversions ? null : conversionFromCode(conversions.codes[at]!, conversions.encodings.get(at));
-      };
-      const cleanFilters = new CleanFilters(odb, headTree, settings, drivers, runner);
-      const check: CleanCheck = {
-        fileMode: config.getBool('core', null, 'filemode') ?? true,
-        symlinks: settings.symlinks,
-        indexTimestampSec: index?.timestampSec ?? 0,
-        cleaned: files => convertManyToGit(files.map(({ e, data }) => ({
-          path: displayPath(e.path), data, conv: conversionOf(e), indexBlob: () => odb.mustRead(e.oid, 0, OBJ_BLOB).data,
-        }))).map(r => r.data),
-        clean: (e, data) => cleanFilters.clean(e.path, data),
-      };
+      // Files are read back through the work tree's attributes (its .gitattributes first, then
+      // HEAD's where it lacks them), as diff-files reads them in the check-in direction.
+      const readBack = new CleanFilters(root, odb, headTree, settings, readFilterDrivers(config), runner);
+      const check = cleanCheckThrough(readBack, odb,
+        { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index?.timestampSec ?? 0, log });
       const checks = new CleanChecks(check, e => Buffer.concat([Buffer.from(root + '/'), e.path]));
       const verdicts = tracked.map(e => checks.isClean(e));
       await checks.run();

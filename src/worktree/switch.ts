@@ -21,8 +21,8 @@ import path from 'node:path';
 import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { oidEquals, toHex } from '../core/oid.js';
-import { MODE_BLOB, MODE_EXEC, MODE_GITLINK } from '../object/tree.js';
-import { OBJ_BLOB, OBJ_TREE } from '../object/type.js';
+import { MODE_GITLINK } from '../object/tree.js';
+import { OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
 import { indexPath, type CheckoutOptions } from './checkout.js';
 import { checkoutMessages, encodingErrors, planConversions } from './checkout/conversions.js';
@@ -31,8 +31,6 @@ import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
-import type { Conversion } from './convert.js';
-import { convertManyToGit } from './to-git.js';
 import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
@@ -41,7 +39,7 @@ import { smudgeRacyEntries } from './switch/racy-smudge.js';
 import { updatingFiles } from './checkout/updating-files.js';
 import { LeadingPathCheck } from './switch/leading-path.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
-import { CleanFilters } from './switch/clean-filters.js';
+import { CleanFilters, cleanCheckThrough } from './switch/clean-filters.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
 
@@ -98,23 +96,8 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
 
     // A file is read back through the attributes of the work tree at the time: before the
     // switch writes anything, those of the commit being left, as git reads them.
-    const checkThrough = (readBack: CleanFilters): CleanCheck => {
-      const conversionOf = (e: IndexEntry): Conversion | null =>
-        e.mode === MODE_BLOB || e.mode === MODE_EXEC ? readBack.conversion(e.path) : null;
-      return {
-        fileMode: config.getBool('core', null, 'filemode') ?? true,
-        symlinks: settings.symlinks,
-        indexTimestampSec: index.timestampSec,
-        cleaned: files => convertManyToGit(files.map(({ e, data }) => ({
-          path: displayPath(e.path), data, conv: conversionOf(e), indexBlob: () => odb.mustRead(e.oid, 0, OBJ_BLOB).data,
-        }))).map(r => {
-          // git says so as it reads the file (error() in convert.c), and compares it as it is.
-          for (const m of r.messages) log(`${m}\n`);
-          return r.data;
-        }),
-        clean: (e, data) => readBack.clean(e.path, data),
-      };
-    };
+    const checkThrough = (readBack: CleanFilters): CleanCheck => cleanCheckThrough(readBack, odb,
+      { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index.timestampSec, log });
     const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
     const checks = new CleanChecks(checkThrough(cleanFilters), e => fsPath(e.path));
     // Each entry's decision that hangs on whether its file is clean waits for the content checks,

@@ -211,8 +211,9 @@ class PushSession {
     this.atomic = policy.advertiseAtomic && hasCapability(caps, 'atomic');
     this.usePushOptions = policy.advertisePushOptions && hasCapability(caps, 'push-options');
     this.reportStatus = hasCapability(caps, 'report-status') || hasCapability(caps, 'report-status-v2');
-    const cwd = workTree ?? repo.gitDir;
-    this.hookSettings = { gitDir: repo.gitDir, cwd, hooksPath: policy.hooksPath, env, gitDirEnv: path.relative(cwd, repo.gitDir) || '.' };
+    // githooks(5): the hooks of a push always run in $GIT_DIR, work tree or not (git's receive-pack
+    // has entered the repository's git directory), and see GIT_DIR=. there.
+    this.hookSettings = { gitDir: repo.gitDir, cwd: repo.gitDir, hooksPath: policy.hooksPath, env, gitDirEnv: '.' };
   }
 
   /** Text for the client: side-band 2 (the client shows "remote: ..."), else the server's stderr. */

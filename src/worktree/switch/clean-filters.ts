@@ -16,6 +16,9 @@ import { CONVERT_ATTRIBUTES, conversionFor, type Conversion } from '../convert.j
 import { displayPath } from '../checkout/path-check.js';
 import { requiredFilterFailed, runsFor, type FilterDriver } from '../filter/driver.js';
 import type { FilterRunner } from '../filter/filters.js';
+import type { IndexEntry } from '../index-file/entry.js';
+import { convertManyToGit } from '../to-git.js';
+import type { CleanCheck } from './clean.js';
 import type { TreeEntryInfo } from './tree-entries.js';
 
 const FILTER = ['filter'];
@@ -122,4 +125,27 @@ export class CleanFilters {
       throw new GitError('worktree', 'bad-object', `cannot read '${dir ? `${dir}/` : ''}.gitattributes': ${(err as Error).message}`, { cause: err });
     }
   }
+}
+
+/**
+ * The CleanCheck of an index whose files are read back through `readBack` (as the switch reads
+ * the tree it leaves, and push_to_deploy's diff-files the work tree it would move): git's
+ * conversion errors are logged as it reads each file (error() in convert.c), which is then
+ * compared as it is.
+ */
+export function cleanCheckThrough(readBack: CleanFilters, odb: ObjectStore, how: { fileMode: boolean; symlinks: boolean; indexTimestampSec: number; log: (message: string) => void }): CleanCheck {
+  const conversionOf = (e: IndexEntry): Conversion | null =>
+    e.mode === MODE_BLOB || e.mode === MODE_EXEC ? readBack.conversion(e.path) : null;
+  return {
+    fileMode: how.fileMode,
+    symlinks: how.symlinks,
+    indexTimestampSec: how.indexTimestampSec,
+    cleaned: files => convertManyToGit(files.map(({ e, data }) => ({
+      path: displayPath(e.path), data, conv: conversionOf(e), indexBlob: () => odb.mustRead(e.oid, 0, OBJ_BLOB).data,
+    }))).map(r => {
+      for (const m of r.messages) how.log(`${m}\n`);
+      return r.data;
+    }),
+    clean: (e, data) => readBack.clean(e.path, data),
+  };
 }
