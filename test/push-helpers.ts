@@ -113,3 +113,28 @@ export function commits(dir: string, n: number, tag: string): string {
 export function quarantines(gitDir: string): string[] {
   return fs.readdirSync(path.join(gitDir, 'objects')).filter((n) => n.startsWith('tmp_objdir')).sort();
 }
+
+/** Two identical non-bare targets (`ts` for tsgit receive-pack, `git` for git's), each configured by `setup`, and a clone to push from. */
+export interface NonBareTargets { ts: string; git: string; work: string }
+
+export function nonBareTargets(root: string, name: string, setup: string[][]): NonBareTargets {
+  const source = workRepo(root, `${name}-source`, 2);
+  git(source, ['branch', 'side']);
+  const ts = path.join(root, `${name}-ts`), theirs = path.join(root, `${name}-git`), work = path.join(root, `${name}-work`);
+  for (const dir of [ts, theirs]) {
+    git(root, ['clone', '-q', source, dir]);
+    for (const args of setup) git(dir, args);
+  }
+  git(root, ['clone', '-q', source, work]);
+  return { ts, git: theirs, work };
+}
+
+/** The same push to both targets: the same report, exit status, and branches and tags after; tsgit's outcome. */
+export function pushBoth(t: NonBareTargets, args: string[]): PushOutcome {
+  const ours = push(t.work, t.ts, args, true), theirs = push(t.work, t.git, args, false);
+  assert.equal(ours.porcelain, theirs.porcelain, `git push ${args.join(' ')}\ntsgit:\n${ours.stderr}\ngit:\n${theirs.stderr}`);
+  assert.equal(ours.status, theirs.status);
+  const refs = (dir: string) => git(dir, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags']);
+  assert.equal(refs(t.ts), refs(t.git));
+  return ours;
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
-import { assertFsck, commits, push, Twins, workRepo } from './push-helpers.js';
+import { assertFsck, commits, nonBareTargets, push, pushBoth, Twins, workRepo, type NonBareTargets } from './push-helpers.js';
 
 describe('git push to tsgit receive-pack, side by side with git receive-pack', () => {
   let root: string, work: string, twins: Twins;
@@ -185,26 +185,8 @@ describe('pushing into a non-bare repository, side by side with git receive-pack
   before(() => { root = tmpDir('tsgit-rp-nonbare-twins-'); });
   after(() => rmrf(root));
 
-  /** Two identical non-bare targets (the second for git receive-pack), each configured by `setup`. */
-  const targets = (name: string, setup: string[][]): { ts: string; git: string; work: string } => {
-    const source = workRepo(root, `${name}-source`, 2);
-    git(source, ['branch', 'side']);
-    const ts = path.join(root, `${name}-ts`), theirs = path.join(root, `${name}-git`), work = path.join(root, `${name}-work`);
-    for (const dir of [ts, theirs]) {
-      git(root, ['clone', '-q', source, dir]);
-      for (const args of setup) git(dir, args);
-    }
-    git(root, ['clone', '-q', source, work]);
-    return { ts, git: theirs, work };
-  };
-  const both = (t: { ts: string; git: string; work: string }, args: string[]) => {
-    const ours = push(t.work, t.ts, args, true), theirs = push(t.work, t.git, args, false);
-    assert.equal(ours.porcelain, theirs.porcelain, `git push ${args.join(' ')}\ntsgit:\n${ours.stderr}\ngit:\n${theirs.stderr}`);
-    assert.equal(ours.status, theirs.status);
-    const refs = (dir: string) => git(dir, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags']);
-    assert.equal(refs(t.ts), refs(t.git));
-    return ours;
-  };
+  const targets = (name: string, setup: string[][]): NonBareTargets => nonBareTargets(root, name, setup);
+  const both = pushBoth;
 
   test('deleting the checked-out branch meets receive.denyCurrentBranch before receive.denyDeleteCurrent', () => {
     for (const [current, deleteCurrent, reason] of [

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, rmrf, tmpDir } from './helpers.js';
-import { assertFsck, commits, push, workRepo } from './push-helpers.js';
+import { assertFsck, commits, nonBareTargets, push, pushBoth, workRepo, type NonBareTargets } from './push-helpers.js';
 
-interface Targets { ts: string; git: string; work: string }
+type Targets = NonBareTargets;
 
 /** The work tree as files (path, exec bit or link, content), the index, and status, of `dir`. */
 function snapshot(dir: string): { files: string[]; index: string; status: string } {
@@ -34,18 +34,8 @@ describe('receive.denyCurrentBranch=updateInstead, side by side with git receive
   after(() => rmrf(root));
 
   /** Two identical non-bare targets with updateInstead (the second for git receive-pack), and a clone to push from. */
-  const targets = (name: string, setup: string[][] = []): Targets => {
-    const source = workRepo(root, `${name}-source`, 2);
-    git(source, ['branch', 'side']);
-    const ts = path.join(root, `${name}-ts`), theirs = path.join(root, `${name}-git`), work = path.join(root, `${name}-work`);
-    for (const dir of [ts, theirs]) {
-      git(root, ['clone', '-q', source, dir]);
-      git(dir, ['config', 'receive.denyCurrentBranch', 'updateInstead']);
-      for (const args of setup) git(dir, args);
-    }
-    git(root, ['clone', '-q', source, work]);
-    return { ts, git: theirs, work };
-  };
+  const targets = (name: string, setup: string[][] = []): Targets =>
+    nonBareTargets(root, name, [['config', 'receive.denyCurrentBranch', 'updateInstead'], ...setup]);
   /** A commit in `work` that edits, removes, adds (in a new directory) and makes a file executable. */
   const change = (work: string): string => {
     commits(work, 1, 'pushed');
@@ -57,14 +47,7 @@ describe('receive.denyCurrentBranch=updateInstead, side by side with git receive
     git(work, ['commit', '-q', '-m', 'reshape']);
     return git(work, ['rev-parse', 'HEAD']).trim();
   };
-  const both = (t: Targets, args: string[]) => {
-    const ours = push(t.work, t.ts, args, true), theirs = push(t.work, t.git, args, false);
-    assert.equal(ours.porcelain, theirs.porcelain, `git push ${args.join(' ')}\ntsgit:\n${ours.stderr}\ngit:\n${theirs.stderr}`);
-    assert.equal(ours.status, theirs.status);
-    const refs = (dir: string) => git(dir, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags']);
-    assert.equal(refs(t.ts), refs(t.git));
-    return ours;
-  };
+  const both = pushBoth;
   const head = (dir: string) => git(dir, ['rev-parse', 'refs/heads/main']).trim();
 
   test('a clean work tree and index are moved to the pushed commit', () => {
