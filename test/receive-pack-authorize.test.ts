@@ -141,7 +141,8 @@ describe('the HTTP handler authorizes every ref update of a push', () => {
       // git push and its git-remote-http in a process group of their own, to be killed together.
       const child = spawn('git', ['push', `${servers!.httpBase}/r.git`, 'main'], { cwd: work, env: GIT_ENV, stdio: 'ignore', detached: true });
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      await asked;
+      // A push that fails before its update is judged would leave `asked` pending for ever.
+      await Promise.race([asked, exited.then((code) => { throw new Error(`the push ended (${code}) before authorize was asked about its update`); })]);
       process.kill(-child.pid!, 'SIGKILL');
       await exited;
       const pool = servers!.handler.pool;
