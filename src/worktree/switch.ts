@@ -31,11 +31,11 @@ import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
-import { compareEntries, entryStage, type IndexEntry, type IndexFile } from './index-file/entry.js';
+import { compareEntries, entryStage, isRacy, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
 import { CleanChecks, lstatOrNull, type CleanCheck } from './switch/clean.js';
-import { smudgeRacyEntries } from './switch/racy-smudge.js';
+import { smudgeRacyIfChanged } from './switch/racy-smudge.js';
 import { updatingFiles } from './checkout/updating-files.js';
 import { LeadingPathCheck } from './switch/leading-path.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
@@ -225,10 +225,10 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
 
     // Entries kept that git would smudge as it writes the index: read back through the
     // attributes of the commit switched to, now in the work tree.
-    const racy = result.filter(e => e.mode !== MODE_GITLINK && !e.uptodate && index.timestampSec !== 0 && e.mtimeSec >= index.timestampSec);
+    const racy = result.filter(e => e.mode !== MODE_GITLINK && !e.uptodate && isRacy(e, index.timestampSec));
     if (racy.length) {
       const readBack = new CleanFilters(root, odb, flattenTree(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit))), settings, drivers, runner);
-      await smudgeRacyEntries(racy, new CleanChecks(checkThrough(readBack), e => fsPath(e.path)));
+      await smudgeRacyIfChanged(racy, new CleanChecks(checkThrough(readBack), e => fsPath(e.path)));
     }
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
     result.sort(compareEntries);

@@ -11,6 +11,7 @@ import { CorruptError } from '../../core/errors.js';
 import { hexBytesToOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { checkObject, checkTree, TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, typeName } from '../../object/type.js';
+import type { DeltaCopies } from '../../pack/delta.js';
 import type { SharedIdIndex } from './id-index.js';
 import type { ObjectTable } from './tables.js';
 
@@ -228,6 +229,21 @@ export class ObjectChecker {
 function startsWith(buf: Uint8Array, at: number, prefix: Uint8Array): boolean {
   for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
   return true;
+}
+
+/**
+ * A tree delta's result checked against a clean base (both resolvers): `tb` holding what the delta
+ * copies from `baseLayout`, whose entries were checked already, so that only the others are; null
+ * without a layout, or when the copies do not read (applyDelta accepted them, so that cannot
+ * happen), and the tree is checked whole.
+ */
+export function againstCleanBase(tb: TreeDeltaBase, copies: DeltaCopies, baseLayout: TreeLayout | null, delta: Uint8Array,
+  pos: number, end: number, baseSize: number, resultSize: number): TreeDeltaBase | null {
+  if (!baseLayout || !copies.read(delta, pos, end, baseSize, resultSize)) return null;
+  tb.layout = baseLayout;
+  tb.runs = copies.runs;
+  tb.runCount = copies.count;
+  return tb;
 }
 
 export function mismatch(where: string, buf: Uint8Array, off: number, want: number, have: number): CorruptError {

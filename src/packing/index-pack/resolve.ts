@@ -23,7 +23,7 @@ import { OBJ_BLOB, OBJ_TREE } from '../../object/type.js';
 import { DeltaCopies, type DeltaSizes } from '../../pack/delta.js';
 import { BufferPool, POOLED_MAX } from './buffer-pool.js';
 import { ChainRebuilder } from './chain-rebuild.js';
-import { ObjectChecker } from './check.js';
+import { againstCleanBase, ObjectChecker } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import type { DeltaLinks } from './link.js';
 import { ObjectTable, STREAMED, type TableBuffers } from './tables.js';
@@ -286,17 +286,9 @@ export class Resolver {
     if (this.checker) {
       if (this.s.connectivity) this.index.insert(child);
       if (type === OBJ_TREE) {
-        // The copies are listed only against a clean base; a delta whose copies do not read
-        // (applyDelta accepted it, so this cannot happen) is checked whole.
-        const tb = this.treeBase;
-        tb.runCount = 0;
-        if (baseLayout && this.copies.read(this.chains.delta, instructions, t.size[child]!, base.length, resultSize)) {
-          tb.layout = baseLayout;
-          tb.runs = this.copies.runs;
-          tb.runCount = this.copies.count;
-        }
+        const against = againstCleanBase(this.treeBase, this.copies, baseLayout, this.chains.delta, instructions, t.size[child]!, base.length, resultSize);
         const layout = this.takeLayout();
-        this.checker.check(type, data, t.ids, child * OID_BYTES, layout, tb.runCount ? tb : null);
+        this.checker.check(type, data, t.ids, child * OID_BYTES, layout, against);
         this.resultLayout = this.keptLayout(layout);
       } else {
         this.checker.check(type, data, t.ids, child * OID_BYTES);

@@ -23,7 +23,7 @@ import { TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/f
 import { OBJ_BLOB, OBJ_OFS_DELTA, OBJ_TREE } from '../../object/type.js';
 import { applyDeltaWithSizes, DeltaCopies, readDeltaSizes } from '../../pack/delta.js';
 import { ChainRebuilder } from './chain-rebuild.js';
-import { ObjectChecker, type ReferenceList } from './check.js';
+import { againstCleanBase, ObjectChecker, type ReferenceList } from './check.js';
 import { ContentRing } from './content-ring.js';
 import { EntryReader } from './entry-reader.js';
 import { objectHeaderLength, putObjectHeader } from './object-header.js';
@@ -171,6 +171,7 @@ export class StreamResolver {
     if (t.state[b] === 0 || depth > this.r.maxDepth) return;
     this.current = i;
     let content: Buffer;
+    let against: TreeDeltaBase | null = null;
     try {
       const base = this.content(b);
       if (!base) return;
@@ -187,20 +188,14 @@ export class StreamResolver {
       t.realType[i] = type;
       t.depth[i] = depth;
       if (room) this.results.keep(i, content);
-      // With --strict, what a tree delta copies from a clean base needs no second look (as in
-      // resolve.ts); applyDelta accepted the copies, so they read.
-      this.treeBase.runCount = 0;
+      // With --strict, what a tree delta copies from a clean base needs no second look (as in resolve.ts).
       const baseLayout = this.checker && type === OBJ_TREE ? this.layouts.get(b) : null;
-      if (baseLayout && this.copies.read(data, sizes.pos, at + length, base.length, sizes.resultSize)) {
-        this.treeBase.layout = baseLayout;
-        this.treeBase.runs = this.copies.runs;
-        this.treeBase.runCount = this.copies.count;
-      }
+      against = againstCleanBase(this.treeBase, this.copies, baseLayout, data, sizes.pos, at + length, base.length, sizes.resultSize);
     } catch {
       // A corrupt delta: the second pass meets it again and says where it is.
       return;
     }
-    this.check(i, t.realType[i]!, content, this.treeBase.runCount ? this.treeBase : null);
+    this.check(i, t.realType[i]!, content, against);
     Atomics.store(t.state, i, STREAMED);
     this.resolved++;
   }

@@ -28,7 +28,7 @@ import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
 import { connectedThroughBases, missingObjects } from './connectivity.js';
-import { linkedWorktrees } from './linked-worktrees.js';
+import { linkedWorktrees, type LinkedWorktree } from './linked-worktrees.js';
 import { updateWorktree } from './update-instead.js';
 import { nonCommitOnBranch, refusal, updatesWorkTree } from './update-rules.js';
 import { hookStdin, pushOptionEnv, type HookContext, type HookName, type ReceiveHooks } from './hooks.js';
@@ -198,6 +198,8 @@ class PushSession {
   private keepAlive: NodeJS.Timeout | null = null;
   private lastWrite = Date.now();
   private readonly hookSettings: ScriptHookSettings;
+  /** The linked work trees, read once per push as git's execute_commands reads them (get_worktrees). */
+  private linkedTrees: { all: LinkedWorktree[]; branches: ReadonlySet<string> } | null = null;
 
   /** The pusher's shallow commits that this repository lacks (git's "theirs" in prepare_shallow_info). */
   readonly newShallow: readonly string[];
@@ -422,10 +424,13 @@ class PushSession {
     const name = c.name;
     const deleting = isDeletion(c);
     const odb = this.repo.odb;
-    const linked = linkedWorktrees(this.repo.gitDir);
+    if (!this.linkedTrees) {
+      const all = linkedWorktrees(this.repo.gitDir);
+      this.linkedTrees = { all, branches: new Set(all.flatMap((w) => (w.branch ? [w.branch] : []))) };
+    }
+    const linked = this.linkedTrees.all;
     const rules = {
-      policy: this.policy, workTree: this.workTree, headName, odb,
-      linkedBranches: new Set(linked.flatMap((w) => (w.branch ? [w.branch] : []))),
+      policy: this.policy, workTree: this.workTree, headName, odb, linkedBranches: this.linkedTrees.branches,
       error: (text: string) => this.error(text), warning: (text: string) => this.warning(text),
     };
     const refused = refusal(rules, c);

@@ -22,10 +22,16 @@ export interface UpdateContext {
   warning(text: string): void;
 }
 
+type CheckedOutContext = Pick<UpdateContext, 'workTree' | 'headName' | 'linkedBranches'>;
+
+/** Whether a work tree, the main one or a linked one, has branch `name` checked out. */
+function checkedOut(ctx: CheckedOutContext, name: string): boolean {
+  return (ctx.workTree !== null && ctx.headName === name) || ctx.linkedBranches.has(name);
+}
+
 /** Whether `c` updates a branch a work tree has checked out under receive.denyCurrentBranch=updateInstead. */
-export function updatesWorkTree(ctx: Pick<UpdateContext, 'policy' | 'workTree' | 'headName' | 'linkedBranches'>, c: PushCommand): boolean {
-  return ctx.policy.denyCurrentBranch === 'updateInstead' &&
-    ((ctx.workTree !== null && ctx.headName === c.name) || ctx.linkedBranches.has(c.name));
+export function updatesWorkTree(ctx: CheckedOutContext & Pick<UpdateContext, 'policy'>, c: PushCommand): boolean {
+  return ctx.policy.denyCurrentBranch === 'updateInstead' && checkedOut(ctx, c.name);
 }
 
 /** Why `c` may not be made, or null. */
@@ -39,8 +45,7 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
   }
   // A deletion of the checked-out branch meets this rule first, as in git: with the default
   // receive.denyCurrentBranch it is refused here whatever receive.denyDeleteCurrent says.
-  const checkedOut = (ctx.workTree !== null && ctx.headName === name) || ctx.linkedBranches.has(name);
-  if (checkedOut) {
+  if (checkedOut(ctx, name)) {
     switch (policy.denyCurrentBranch) {
       case 'ignore': break;
       case 'warn': ctx.warning('updating the current branch'); break;

@@ -47,6 +47,16 @@ export interface IndexEntry {
   uptodate?: boolean;
 }
 
+/**
+ * git's racy-git rule (read-cache.c is_racy_timestamp): an entry modified in the second its index
+ * was written (`indexTimestampSec`, 0 for an index never read from disk), or later, cannot be
+ * proven clean by its stat data, since a later change within that second leaves the same stat.
+ * Seconds are compared (git without USE_NSEC), the stricter choice.
+ */
+export function isRacy(e: IndexEntry, indexTimestampSec: number): boolean {
+  return indexTimestampSec !== 0 && e.mtimeSec >= indexTimestampSec;
+}
+
 /** A directory's entry in the cache-tree: its tree id while that is known to be current. */
 export interface CacheTreeNode {
   /** One path component; empty for the root. */

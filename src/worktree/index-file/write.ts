@@ -6,20 +6,18 @@ import { OID_BYTES } from '../../core/oid.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import { LockFile } from '../../core/lock-file.js';
 import {
-  CE_EXTENDED, CE_NAME_MASK, type CacheTreeNode, type IndexFile,
+  CE_EXTENDED, CE_NAME_MASK, isRacy, type CacheTreeNode, type IndexFile,
 } from './entry.js';
 
 const HEADER = 12;
 const STAT_AND_ID = 40 + OID_BYTES;
 
 /**
- * git's racy-git rule (read-cache.c is_racy_timestamp): an entry modified in the same second as,
- * or after, the index it was read from cannot be proven clean by its stat data, since a later
- * change within that second would leave the same stat. git rewrites such an entry with size 0
- * when its content differs from the index ("smudging"), so that the next reader must compare
- * contents. Here every racy entry whose stat was not just taken is smudged: a smudged clean entry
- * costs only one re-hash in the next `git status`, while checking content first would need the
- * to-git conversions. Seconds are compared (git's behaviour without USE_NSEC), the stricter choice.
+ * For racy entries (isRacy), git rewrites one with size 0 when its content differs from the index
+ * ("smudging"), so that the next reader must compare contents. Here every racy entry whose stat
+ * was not just taken (`uptodate`, which a caller that compared contents sets) is smudged: a
+ * smudged clean entry costs only one re-hash in the next `git status`, while checking content
+ * first would need the to-git conversions.
  */
 export function smudgeRacyEntries(index: IndexFile): number {
   const ts = index.timestampSec;
@@ -27,7 +25,7 @@ export function smudgeRacyEntries(index: IndexFile): number {
   let smudged = 0;
   for (const e of index.entries) {
     if (e.uptodate || e.mode === MODE_GITLINK || e.size === 0) continue;
-    if (ts <= e.mtimeSec) {
+    if (isRacy(e, ts)) {
       e.size = 0;
       smudged++;
     }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { oidEquals } from '../../core/oid.js';
 import { hashObject } from '../../core/hash.js';
 import { MODE_GITLINK, MODE_SYMLINK } from '../../object/tree.js';
-import type { IndexEntry } from '../index-file/entry.js';
+import { isRacy, type IndexEntry } from '../index-file/entry.js';
 
 const NS = 1000000000n;
 const LOW32 = 0xffffffffn;
@@ -119,7 +119,7 @@ export class CleanChecks {
   byStat(e: IndexEntry): 'clean' | 'changed' | 'racy' {
     const st = lstatOrNull(this.fsPathOf(e));
     if (!st || !statMatches(e, st, this.check)) return 'changed';
-    return this.check.indexTimestampSec !== 0 && e.mtimeSec >= this.check.indexTimestampSec ? 'racy' : 'clean';
+    return isRacy(e, this.check.indexTimestampSec) ? 'racy' : 'clean';
   }
 
   /** Whether `e`'s file is unchanged; settled by run() when its content must decide. */
@@ -142,8 +142,7 @@ export class CleanChecks {
     const fsPath = this.fsPathOf(e);
     const st = lstatOrNull(fsPath);
     if (!st) return;
-    const racy = this.check.indexTimestampSec !== 0 && e.mtimeSec >= this.check.indexTimestampSec;
-    if (!racy && statMatches(e, st, this.check)) return;
+    if (!isRacy(e, this.check.indexTimestampSec) && statMatches(e, st, this.check)) return;
     if (!await this.isClean(e)) return;
     const now = lstatOrNull(fsPath);
     if (now) fillStat(e, now);
