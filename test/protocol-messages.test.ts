@@ -124,7 +124,7 @@ test('ACK, NAK, shallow and ERR lines', async () => {
   assert.equal(formatAck(A, 'common').toString(), `0038ACK ${A} common\n`);
   assert.equal(formatAck(A).toString(), `0031ACK ${A}\n`);
   assert.equal(formatNak().toString(), '0008NAK\n');
-  assert.equal(formatErr('no\nway').toString(), '000fERR no way\n');
+  assert.equal(formatErr('no\nway').toString(), '000eERR no way');
   const r = reader(formatAck(A, 'continue'), formatAck(B, 'ready'), formatAck(C), formatNak(), pktLine(`ACK ${A} maybe\n`));
   assert.deepEqual(await readAck(r), { kind: 'ack', oid: A, status: 'continue' });
   assert.deepEqual(await readAck(r), { kind: 'ack', oid: B, status: 'ready' });

@@ -229,9 +229,13 @@ export function formatUnshallow(oid: string): Buffer {
   return pktLine(`unshallow ${checkOid(oid, 'unshallow')}\n`);
 }
 
-/** A fatal error in place of any pkt-line, before side-band is in effect. */
+/**
+ * A fatal error in place of any pkt-line, before side-band is in effect. Without a trailing LF, as
+ * git writes it (packet_writer_error, daemon_error): a client that prints the packet whole shows
+ * no stray newline.
+ */
 export function formatErr(message: string): Buffer {
-  return pktLine(`ERR ${message.replace(/\n/g, ' ')}\n`);
+  return pktLine(`ERR ${message.replace(/\n/g, ' ')}`);
 }
 
 export type UploadRequestInput = Pick<UploadRequest, 'wants' | 'capabilities'> &

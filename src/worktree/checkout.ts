@@ -13,7 +13,7 @@ import { GitError } from '../core/errors.js';
 import { OID_BYTES, toHex } from '../core/oid.js';
 import { OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
-import { checkoutMessages, encodingErrors, planConversions } from './checkout/conversions.js';
+import { checkoutMessages, planConversions } from './checkout/conversions.js';
 import { BlobReader } from './checkout/blob-reader.js';
 import { planCheckout, type CheckoutPlan } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
@@ -48,13 +48,10 @@ export interface CheckoutResult {
   /** Index entries written (files, symlinks and submodule directories). */
   entries: number;
   directories: number;
-  /** Attribute lines git would warn about. */
-  warnings: string[];
-  /** What git reports as errors without stopping ("failed to encode" a working-tree-encoding). */
-  errors: string[];
   /**
    * What git prints on stderr as it writes the files, in its order: the warnings about lines of
-   * the attributes files it reads, and the errors above ("error: ..." lines).
+   * the attributes files it reads, and what it reports as errors without stopping ("error: failed
+   * to encode" for a working-tree-encoding).
    */
   messages: string[];
 }
@@ -185,8 +182,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
       }
     }, { cacheTree: plan.cacheTree, extensions: [] });
     if (result.unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
-    return { entries: plan.count, directories: result.directories, warnings: conversions?.warnings ?? [], errors: encodingErrors(plan, conversions),
-      messages: checkoutMessages(plan, conversions) };
+    return { entries: plan.count, directories: result.directories, messages: checkoutMessages(plan, conversions) };
   } finally {
     lock?.rollback();
     // Threads that never got their job (a refusal, an error) are stopped.

@@ -25,7 +25,7 @@ import { MODE_GITLINK } from '../object/tree.js';
 import { OBJ_TREE } from '../object/type.js';
 import type { Repository } from '../repository/repository.js';
 import { indexPath, type CheckoutOptions } from './checkout.js';
-import { checkoutMessages, encodingErrors, planConversions } from './checkout/conversions.js';
+import { checkoutMessages, planConversions } from './checkout/conversions.js';
 import { displayPath } from './checkout/path-check.js';
 import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.js';
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
@@ -51,8 +51,6 @@ export interface SwitchResult {
   removed: number;
   /** Index entries carried over unchanged. */
   kept: number;
-  /** What git reports as errors without stopping ("failed to encode" a working-tree-encoding). */
-  errors: string[];
   /** What git prints on stderr as it writes the files (CheckoutResult.messages). */
   messages: string[];
 }
@@ -245,7 +243,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     lock.commit(next);
     if (unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
     return {
-      written: toWrite.length, removed, kept: keptCount, errors: encodingErrors(plan, conversions),
+      written: toWrite.length, removed, kept: keptCount,
       messages: checkoutMessages(plan, conversions, toWrite),
     };
   } finally {

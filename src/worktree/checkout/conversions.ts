@@ -24,8 +24,6 @@ export interface ConversionPlan {
   encodings: Map<number, string>;
   /** The entries a filter driver smudges; null when none does. */
   filtered: FilteredEntries | null;
-  /** What git prints reading every attributes file parsed here. */
-  warnings: string[];
   /** What git prints reading the top-level attributes files (AttributeChecker.topWarnings). */
   topWarnings: string[];
   /** Per directory (index in the plan's dirs) whose own .gitattributes git warns about: what it prints. */
@@ -88,7 +86,7 @@ export function planConversions(plan: CheckoutPlan, odb: ObjectStore, settings: 
       filtered.driverOf.set(i, driver);
     }
   }
-  return { codes, encodings, filtered, warnings: checker.warnings, topWarnings: checker.topWarnings, dirWarnings };
+  return { codes, encodings, filtered, topWarnings: checker.topWarnings, dirWarnings };
 }
 
 /**
@@ -129,13 +127,4 @@ export function checkoutMessages(plan: CheckoutPlan, conversions: ConversionPlan
     }
   }
   return out;
-}
-
-/** git's "failed to encode" errors for the entries written since planning, in index order. */
-export function encodingErrors(plan: CheckoutPlan, conversions: ConversionPlan | null): string[] {
-  const errors: string[] = [];
-  for (const [i, encoding] of conversions?.encodings ?? []) {
-    if (conversions!.codes[i]! & CODE_ENCODE_FAILED) errors.push(encodeFailure(displayPath(entryPath(plan, i)), 'UTF-8', encoding));
-  }
-  return errors;
 }

@@ -49,7 +49,7 @@ function readBlob(blobs: BlobReader, cols: EntryColumns, i: number): Buffer {
 /**
  * Regular file i's blob converted as the plan says (ident, eol, encoding), before any filter: what
  * it is written as, or (`filtered`) what a smudge filter is given. An encoding that fails is marked
- * in `codes` for encodingErrors(). It may live in the reader's reused buffer.
+ * in `codes` for checkoutMessages(). It may live in the reader's reused buffer.
  */
 export function workTreeBytes(blobs: BlobReader, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings, i: number,
   filtered = false): Buffer {
