@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Repository } from '../src/repository/repository.js';
+import { uploadPack } from '../src/server/upload-pack.js';
 import { git, GIT_ENV, pkt, rmrf, tmpDir, tsgit, TSGIT } from './helpers.js';
 
 let work: string;
@@ -172,7 +174,7 @@ test('an incremental fetch sends what git and the walk send, with include-tag, a
   assert.equal(packReused(walk.progress), 0, walk.progress);
 });
 
-test('include-tag in a fetch of fewer objects than tag refs: the same objects as git, tags of tags followed', () => {
+test('include-tag in a fetch of fewer objects than tag refs: the same objects as git, tags of tags followed, fresh and warm', async () => {
   // More tag refs than objects sent, so the tags are checked against the ids sent rather than
   // placed in the pack one by one (enumerate-bitmap.ts tagChecks); some tags are in the bitmapped
   // pack, one is loose.
@@ -190,6 +192,13 @@ test('include-tag in a fetch of fewer objects than tag refs: the same objects as
   assert.ok(both.tsgit.length < 40, `${both.tsgit.length} objects sent`);
   for (const t of ['tip', 'tip-of-tip', 'tip-loose']) assert.ok(both.tsgit.includes(git(dir, ['rev-parse', t]).trim()), `include-tag did not add ${t}`);
   assert.ok(!both.tsgit.includes(git(dir, ['rev-parse', 'old-0']).trim()), 'a tag of a commit not sent was added');
+  // A serving worker answers the same snapshot again from the tags' pack positions: the same objects.
+  const repo = new Repository(dir, null);
+  for (let round = 1; round <= 2; round++) {
+    const out: Buffer[] = [];
+    await uploadPack(repo, { input: (async function* () { yield Buffer.from(req); })(), output: b => { out.push(Buffer.from(b)); }, statelessRpc: true });
+    assert.deepEqual(objectsOf(demux(Buffer.concat(out)).pack, `many-tags-warm-${round}`), both.git, `round ${round}`);
+  }
 });
 
 test('a thin fetch by git from a clone that is behind: fsck clean, tags followed', () => {

@@ -5,8 +5,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { git, makeRepo, rmrf } from './helpers.js';
+import { git, gitBuf, GIT_ENV, makeRepo, rmrf } from './helpers.js';
 import { advertised, snapshotRefs } from '../src/server/refs.js';
+import { uploadPack } from '../src/server/upload-pack.js';
 import { WarmRepositories } from '../src/server/worker-repos.js';
 
 let dir: string;
@@ -52,6 +53,34 @@ test('a snapshot that left out a ref to a missing object is not kept', () => {
     assert.equal(snapshotRefs(repos.get(dir)).refs.some(r => r.name === 'refs/heads/late'), false, 'git leaves it out');
     git(dir, ['hash-object', '-w', '-t', 'commit', '--stdin'], commit);
     assert.equal(snapshotRefs(repos.get(dir)).refs.some(r => r.name === 'refs/heads/late'), true, 'seen once its object is written');
+  } finally {
+    repos.close();
+  }
+});
+
+/** A v0 advertisement from a warm repository, as `git upload-pack --advertise-refs` prints it. */
+async function advertisement(repos: WarmRepositories, protocol?: string): Promise<string> {
+  const out: Buffer[] = [];
+  await uploadPack(repos.get(dir), { input: (async function* () {})(), output: b => { out.push(Buffer.from(b)); }, advertiseRefs: true, protocol });
+  return Buffer.concat(out).toString('latin1');
+}
+
+test('a warm repository advertises what git advertises, before and after a ref changes, v0 and v1', async () => {
+  const repos = new WarmRepositories();
+  // The agents differ, and so does the length of the line that names them.
+  const withoutAgent = (text: string) => text.replace(/[0-9a-f]{4}([^\n]*) agent=[^\n]*/, '$1');
+  const gitAdvertisement = (protocol: string) =>
+    withoutAgent(gitBuf(dir, ['upload-pack', '--advertise-refs', '.'], undefined, { ...GIT_ENV, GIT_PROTOCOL: protocol }).toString('latin1'));
+  const ours = async (protocol: string) => withoutAgent(await advertisement(repos, protocol));
+  try {
+    for (let round = 0; round < 2; round++) {
+      // The same snapshot answers twice; the variants (v1's version line) are kept apart.
+      assert.equal(await ours(''), gitAdvertisement(''), `v0, round ${round}`);
+      assert.equal(await ours('version=1'), gitAdvertisement('version=1'), `v1, round ${round}`);
+    }
+    git(dir, ['update-ref', 'refs/heads/advertised-later', 'HEAD~1']);
+    assert.match(await ours(''), /refs\/heads\/advertised-later/);
+    assert.equal(await ours(''), gitAdvertisement(''), 'after the new branch');
   } finally {
     repos.close();
   }

@@ -142,6 +142,19 @@ describe('the walk over hand-made tree deltas lists what git lists', () => {
     assert.equal(listBoth(dir, ['--all'], [[c2, false]]), 38);
   });
 
+  test('a layout kept before the layouts outgrew their first arena still plans a later delta', () => {
+    // Three wide trees listed first fill more than the arena a walk starts with (8,192 words);
+    // the oldest commit's tree is a delta against the first of them, listed before the arena grew.
+    const p = new PackPlan();
+    const first = p.tree(p.files('a', 3000));
+    const second = p.tree(p.files('b', 3000));
+    const third = p.tree(p.files('c', 3000));
+    const last = p.delta(first, [{ copy: [0, first.data.length] }, { insert: entryBytes({ mode: '100644', name: 'zz', id: p.blob('zz\n') }) }]);
+    const c1 = p.commit(last, [], 1000), c2 = p.commit(third, [c1], 2000), c3 = p.commit(second, [c2], 3000), c4 = p.commit(first, [c3], 4000);
+    const dir = repoWith(p, { main: c4 });
+    assert.equal(listBoth(dir, ['--all'], [[c4, false]]), 3000);
+  });
+
   test('copies that start inside an entry, end inside one or run across entries are parsed', () => {
     const p = new PackPlan();
     const files = p.files('g', 12);

@@ -61,6 +61,7 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   const opened = openBitmap(s.repo);
   if (!opened) return null;
   const { walk: bitmaps, layout } = opened;
+  s.refs.derived.of(FETCHES, () => ({ count: 0 })).count++;
   const wants = req.wants.map(i => s.oid(i));
   const haves = req.haves.map(i => s.oid(i));
   const found = bitmaps.reachableIfCovered(wants, haves);
@@ -178,14 +179,19 @@ function tagIds(s: Session): TagIds {
   });
 }
 
+/** The fetches a snapshot has answered from the bitmap in this process (a serving worker keeps it). */
+const FETCHES = new DerivedKey<{ count: number }>('bitmap fetches');
+
 /**
  * Whether to check the objects sent against the tag refs' ids rather than place every tag ref in
  * the pack: a fresh process (upload-pack over ssh) pays each lookup in the .idx at its coldest,
  * some 5 us for the 2,600 tag and peeled ids of 1,700 tag refs (before V8 optimizes the search),
  * while an id turned to hex and looked up in a Map costs less than a lookup; past as many objects as
- * tag refs, the positions (kept with the snapshot by a serving worker) are cheaper.
+ * tag refs, the positions are cheaper. So are they once placed: a snapshot that answers a second
+ * fetch keeps them (the ids cost a warm worker ~1 ms of every small fetch, the placing ~2 ms once).
  */
-function fewerObjectsThanTags(s: Session, objects: number): boolean {
+function fewerObjectsThanTags(s: Session, objects: number, pack: BitmappedPack): boolean {
+  if (s.refs.derived.get(SNAPSHOT_TAGS)?.pack === pack || s.refs.derived.get(FETCHES)!.count > 1) return false;
   return objects < tagIds(s).count;
 }
 
@@ -254,7 +260,7 @@ interface TagChecks {
  */
 function tagChecks(s: Session, result: BitmapObjects, extraIds: ReadonlySet<string>, added: ReadonlySet<string>): TagChecks {
   const { pack, positions } = result;
-  if (!fewerObjectsThanTags(s, positions.count() + extraIds.size)) {
+  if (!fewerObjectsThanTags(s, positions.count() + extraIds.size, pack)) {
     const { byRef } = tagsIn(s, pack);
     return {
       peeledSent: ref => {
@@ -325,7 +331,7 @@ function restContents(s: Session, pack: BitmappedPack, layout: PackLayout, rest:
 /** Indices in `ids` of objects a tag ref names or peels to (they lead git's write order). */
 function taggedObjects(s: Session, pack: BitmappedPack, ids: OidMap, positions: Int32Array): Set<number> {
   const out = new Set<number>();
-  if (fewerObjectsThanTags(s, ids.size)) {
+  if (fewerObjectsThanTags(s, ids.size, pack)) {
     const { named } = tagIds(s);
     for (let idx = 0; idx < ids.size; idx++) if (named.has(toHex(ids.keys, idx * OID_BYTES))) out.add(idx);
     return out;

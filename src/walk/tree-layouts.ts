@@ -29,6 +29,7 @@ const SLOT_BITS = 14;
 const SLOTS = 1 << SLOT_BITS;
 /** 4 MiB of entry starts: the layouts of the last thousand or so trees of a thousand entries. */
 const ARENA_WORDS = 1 << 20;
+const FIRST_ARENA_WORDS = 1 << 13;
 /** The smallest tree entry: a one-digit mode, a space, an empty name, NUL and the id. */
 const MIN_ENTRY = 3 + OID_BYTES;
 
@@ -80,8 +81,11 @@ export class TreeLayouts {
   /**
    * The layouts, one after the other in a ring: a tree's entry starts, then its size. A layout is
    * valid while the ring has not come round to it again (the newest layouts are the likely bases).
+   * It starts small and doubles until it reaches ARENA_WORDS, and only then wraps: a serving walk
+   * of a small fetch goes through a few hundred trees, and two 4 MiB arenas per request were a
+   * fifth of a warm worker's allocations.
    */
-  private readonly arena = new Int32Array(ARENA_WORDS);
+  private arena = new Int32Array(FIRST_ARENA_WORDS);
   private written = 0;
   private readonly levels: TreeLevel[] = [];
   private readonly copies = new DeltaCopies();
@@ -124,10 +128,20 @@ export class TreeLayouts {
   finish(level: TreeLevel): void {
     const n = level.count;
     if (level.pack === 0 || n + 1 > ARENA_WORDS) return;
-    let at = this.written % ARENA_WORDS;
+    // Until the arena has its full size nothing has wrapped (written < its length), so a larger
+    // copy keeps every layout where it was.
+    if (this.written + n + 1 > this.arena.length && this.arena.length < ARENA_WORDS) {
+      let size = this.arena.length * 2;
+      while (size < ARENA_WORDS && size < this.written + n + 1) size *= 2;
+      const bigger = new Int32Array(size);
+      bigger.set(this.arena.subarray(0, this.written));
+      this.arena = bigger;
+    }
+    const ring = this.arena.length;
+    let at = this.written % ring;
     // A layout is contiguous: one that would run past the ring's end starts at its beginning.
-    if (at + n + 1 > ARENA_WORDS) {
-      this.written += ARENA_WORDS - at;
+    if (at + n + 1 > ring) {
+      this.written += ring - at;
       at = 0;
     }
     const s = this.slot(level.pack, level.offset);
@@ -145,9 +159,10 @@ export class TreeLayouts {
     const s = this.slot(trace.pack, trace.baseOffset);
     if (this.packOf[s] !== trace.pack || this.offsetOf[s] !== trace.baseOffset) return false;
     const m = this.countOf[s]!;
+    const base = this.arena, ring = base.length;
     // Written over since (the ring came round)?
-    if (this.written - this.writtenAt[s]! > ARENA_WORDS - (m + 1)) return false;
-    const base = this.arena, b0 = this.writtenAt[s]! % ARENA_WORDS;
+    if (this.written - this.writtenAt[s]! > ring - (m + 1)) return false;
+    const b0 = this.writtenAt[s]! % ring;
     if (base[b0 + m] !== trace.baseSize) return false;
     const copies = this.copies;
     if (!copies.read(trace.delta, trace.deltaStart, trace.deltaEnd, trace.baseSize, tree.length)) return false;
