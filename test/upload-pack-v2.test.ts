@@ -126,6 +126,47 @@ test('filters tree:0, tree:1, tree:2 and blob:limit leave out what git leaves ou
   }
 });
 
+/** The ids of the objects in a v2 fetch response's pack (indexed by git), sorted. */
+function packObjects(response: Buffer, name: string): string[] {
+  const text = response.toString('latin1');
+  const parts: Buffer[] = [];
+  for (let p = text.indexOf('packfile\n') + 'packfile\n'.length; p + 4 <= response.length;) {
+    const len = parseInt(text.slice(p, p + 4), 16);
+    if (len < 4) break;
+    if (response[p + 4] === 1) parts.push(response.subarray(p + 5, p + len));
+    p += len;
+  }
+  const file = path.join(work, `${name}.pack`);
+  fs.writeFileSync(file, Buffer.concat(parts));
+  git(work, ['index-pack', file]);
+  return git(work, ['show-index'], fs.readFileSync(file.replace(/\.pack$/, '.idx'))).split('\n').filter(Boolean).map(l => l.split(' ')[1]!).sort();
+}
+
+test('tree:<depth> below a tree the client named through a tag counts as git counts it', () => {
+  // git's filter never sees a tree the client named (USER_GIVEN), so that tree's entries are at
+  // depth 0, where a commit's root tree is.
+  const dir = makeRepo(2, { bare: true });
+  try {
+    const tree = git(dir, ['rev-parse', 'main^{tree}']).trim();
+    git(dir, ['tag', '-a', '-m', 'a tree', 'tree-tag', tree]);
+    git(dir, ['-c', 'advice.nestedTag=false', 'tag', '-a', '-m', 'a tag of it', 'tag-tag', 'tree-tag']);
+    git(dir, ['config', 'uploadpack.allowFilter', 'true']);
+    const env = { ...GIT_ENV, GIT_PROTOCOL: 'version=2' };
+    for (const tag of ['tree-tag', 'tag-tag']) {
+      const id = git(dir, ['rev-parse', tag]).trim();
+      for (const filter of ['tree:0', 'tree:1', 'tree:2', 'blob:none']) {
+        const request = v2Request('fetch', [`want ${id}`, `filter ${filter}`, 'no-progress', 'done']);
+        const ours = spawnSync(process.execPath, [TSGIT, 'upload-pack', '--stateless-rpc', dir], { input: request, env });
+        const theirs = spawnSync('git', ['upload-pack', '--stateless-rpc', dir], { input: request, env });
+        const name = `${tag}-${filter.replace(':', '-')}`;
+        assert.deepEqual(packObjects(ours.stdout, `${name}-ours`), packObjects(theirs.stdout, `${name}-theirs`), `${tag} ${filter}`);
+      }
+    }
+  } finally {
+    rmrf(dir);
+  }
+});
+
 test('deepen-relative and include-tag give what git gives', () => {
   const { ours, theirs, oursDir } = cloneBoth(['--depth=2']);
   assert.equal(ours, theirs);

@@ -178,7 +178,10 @@ function enumerateFiltered(s: Session, req: PackRequest, limits: Limits, add: (i
       show(child);
     }
   };
-  for (const t of userTrees) visitTree(t, 0, true);
+  // A tree the client named (or reached by peeling a tag it named) is sent whatever the filter,
+  // and git's filter never sees it (list_objects_filter__filter_object passes USER_GIVEN objects
+  // by): its entries are the filter's depth 0, one above a commit's root tree's entries.
+  for (const t of userTrees) visitTree(t, -1, true);
   for (let i = 0; i < commits.length; i++) visitTree(walk.trees[commits[i]!]!, 0, false);
 }
 
