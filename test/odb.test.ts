@@ -356,6 +356,28 @@ describe('malformed storage gives a clear error', () => {
     odb.close();
   });
 
+  test('entry headers declaring sizes the rest of the pack cannot hold', () => {
+    // Found by fuzzing: the header's size was allocated before inflating, so 2^40 threw a
+    // RangeError from Buffer.allocUnsafe instead of a CorruptError (a whole object and a delta alike).
+    const { objects } = packRepo();
+    const huge = 2 ** 40;
+    const { pack, oids, offsets } = writePack(path.join(objects, 'pack'), [
+      { type: 3, data: blob },
+      { type: 3, data: Buffer.from('small'), size: huge },
+      { type: 6, data: makeDelta(blob.length, 10, 10, Buffer.alloc(0)), base: 0, size: huge, oid: objectId(3, blob.subarray(0, 10)) },
+      { type: 3, data: blob, size: 2 ** 31, oid: objectId(3, Buffer.from('3')) },
+    ]);
+    const odb = new ObjectDatabase(objects);
+    for (const i of [1, 2]) {
+      expectCorrupt(() => odb.read(oids[i]!), pack, `offset ${offsets[i]}`, String(huge));
+      expectCorrupt(() => odb.info(oids[i]!), pack, `offset ${offsets[i]}`, String(huge));
+    }
+    // Under Buffer's limit, yet far beyond what 200 compressed bytes inflate to: refused, not allocated.
+    expectCorrupt(() => odb.read(oids[3]!), pack, `offset ${offsets[3]}`, String(2 ** 31));
+    assert.equal(odb.read(oids[0]!)!.data.toString(), blob.toString());
+    odb.close();
+  });
+
   test('delta whose result is shorter than declared', () => {
     const { objects } = packRepo();
     const delta = makeDelta(blob.length, 50, 10, Buffer.alloc(0));

@@ -1,9 +1,10 @@
 // The object database of one repository: its packs (newest first, as git searches them), its
 // loose objects, and its alternates. Reads resolve delta chains from the base up, caching each
 // intermediate base in a byte-bounded cache, so walking a chain of depth 50 inflates each base once.
+import buffer from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CorruptError, NotFoundError } from '../core/errors.js';
+import { CorruptError, GitError, NotFoundError } from '../core/errors.js';
 import { OID_BYTES, compareOid, toHex } from '../core/oid.js';
 import { Inflater, deflateBound } from '../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
@@ -18,6 +19,8 @@ import { ReadTrace } from './read-trace.js';
 
 /** git refuses nothing by depth when reading, but a cycle must not loop forever. */
 const MAX_CHAIN = 10000;
+/** deflate's best ratio is about 1032:1 (a run of one byte), so no stream inflates to more. */
+const MAX_INFLATE_RATIO = 1032;
 const MAX_ALTERNATE_DEPTH = 5;
 
 let packNumbers = 0;
@@ -312,6 +315,17 @@ export class ObjectDatabase implements ObjectStore {
       throw new CorruptError('odb', `${pack.file.path}: entry header at offset ${offset} is truncated`);
     }
     this.dataOffset = offset + (this.header.dataPos - view.pos);
+    // The size is only the header's claim, and readers allocate it before inflating: a few bytes
+    // of a corrupt pack could ask for gigabytes (or more than a Buffer can be, a RangeError). No
+    // zlib stream inflates to more than MAX_INFLATE_RATIO times its length, so a size the rest
+    // of the pack cannot hold is refused here.
+    const room = pack.file.dataEnd - this.dataOffset;
+    if (this.header.size > room * MAX_INFLATE_RATIO + 64) {
+      throw new CorruptError('odb', `${pack.file.path}: entry at offset ${offset} declares ${this.header.size} bytes, more than the ${room} bytes left in the pack can hold`);
+    }
+    if (this.header.size >= buffer.constants.MAX_LENGTH) {
+      throw new GitError('odb', 'too-large', `${pack.file.path}: entry at offset ${offset} is an object of ${this.header.size} bytes, more than tsgit can hold in memory`);
+    }
     return view.buf;
   }
 
