@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import { CorruptError, GitError } from '../src/core/errors.js';
 import { fromHex, toHex } from '../src/core/oid.js';
 import { ObjectDatabase } from '../src/odb/database.js';
+import { BlobReader } from '../src/worktree/checkout/blob-reader.js';
 import { PackIndex } from '../src/pack/idx/read.js';
 import { DeltaBaseCache, RECYCLE, SPECULATIVE } from '../src/odb/delta-base-cache.js';
 import { typeName, OBJ_BLOB, OBJ_TREE } from '../src/object/type.js';
@@ -375,6 +376,11 @@ describe('malformed storage gives a clear error', () => {
     // Under Buffer's limit, yet far beyond what 200 compressed bytes inflate to: refused, not allocated.
     expectCorrupt(() => odb.read(oids[3]!), pack, `offset ${offsets[3]}`, String(2 ** 31));
     assert.equal(odb.read(oids[0]!)!.data.toString(), blob.toString());
+    // Checkout's own pack reader allocated the same sizes (a RangeError from `tsgit checkout`).
+    const blobs = new BlobReader(odb);
+    for (const i of [1, 2, 3]) expectCorrupt(() => blobs.read(oids[i]!), pack, `offset ${offsets[i]}`);
+    assert.equal(blobs.read(oids[0]!).toString(), blob.toString());
+    blobs.close();
     odb.close();
   });
 

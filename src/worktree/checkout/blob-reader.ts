@@ -10,6 +10,7 @@
 // A reader on a writer thread is handed where each blob is (pack and offset, looked up once on
 // the main thread) and opens an object database of its own only if something needs one, so a
 // thread does not load a copy of every pack index (20 MiB for 700k objects).
+import buffer from 'node:buffer';
 import { CorruptError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import { Inflater, deflateBound } from '../../core/zlib.js';
@@ -170,6 +171,10 @@ export class BlobReader {
       const pos = cur - this.chunkStart;
       if (!h.parse(this.chunk, pos, this.chunkEnd - this.chunkStart, cur, 'odb', pack.path)) return null;
       const dataOffset = cur + h.dataPos - pos;
+      // The header's size is allocated below before inflating: one the rest of the pack cannot
+      // inflate to (deflate's best ratio is about 1032:1), or past Buffer's limit, is corrupt or
+      // too large, and the object database says which (it was a RangeError here).
+      if (h.size > (pack.dataEnd - dataOffset) * 1032 + 64 || h.size >= buffer.constants.MAX_LENGTH) return null;
       if (h.type < 5) {
         type = h.type as ObjectTypeCode;
         if (type !== want) return null;
