@@ -32,6 +32,16 @@ function nativeOf(stream: zlib.Inflate | zlib.Deflate, onerror: (message: string
   return { handle: h, state: z._writeState };
 }
 
+/**
+ * Whether `size` bytes cannot come out of a zlib stream of at most `compressed` bytes: deflate's
+ * best ratio is about 1032:1 (a run of one byte), and a few bytes of header and trailer. An object
+ * header's size is only a claim, and readers allocate it before inflating; a claim like this is
+ * a corrupt (or hostile) header, not a reason to ask for gigabytes.
+ */
+export function beyondInflateRatio(size: number, compressed: number): boolean {
+  return size > compressed * 1032 + 64;
+}
+
 /** The most a zlib stream of `size` input bytes can take at the default window and memory level (deflateBound). */
 export function deflateBound(size: number): number {
   return size + (size >>> 12) + (size >>> 14) + (size >>> 25) + 32;

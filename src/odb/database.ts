@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CorruptError, GitError, NotFoundError } from '../core/errors.js';
 import { OID_BYTES, compareOid, toHex } from '../core/oid.js';
-import { Inflater, deflateBound } from '../core/zlib.js';
+import { beyondInflateRatio, Inflater, deflateBound } from '../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
 import { applyDeltaWithSizes, peekDeltaSizes, readDeltaSizes } from '../pack/delta.js';
 import { EntryHeader } from '../pack/entry-header.js';
@@ -19,8 +19,6 @@ import { ReadTrace } from './read-trace.js';
 
 /** git refuses nothing by depth when reading, but a cycle must not loop forever. */
 const MAX_CHAIN = 10000;
-/** deflate's best ratio is about 1032:1 (a run of one byte), so no stream inflates to more. */
-const MAX_INFLATE_RATIO = 1032;
 const MAX_ALTERNATE_DEPTH = 5;
 
 let packNumbers = 0;
@@ -316,11 +314,9 @@ export class ObjectDatabase implements ObjectStore {
     }
     this.dataOffset = offset + (this.header.dataPos - view.pos);
     // The size is only the header's claim, and readers allocate it before inflating: a few bytes
-    // of a corrupt pack could ask for gigabytes (or more than a Buffer can be, a RangeError). No
-    // zlib stream inflates to more than MAX_INFLATE_RATIO times its length, so a size the rest
-    // of the pack cannot hold is refused here.
+    // of a corrupt pack could ask for gigabytes (or more than a Buffer can be, a RangeError).
     const room = pack.file.dataEnd - this.dataOffset;
-    if (this.header.size > room * MAX_INFLATE_RATIO + 64) {
+    if (beyondInflateRatio(this.header.size, room)) {
       throw new CorruptError('odb', `${pack.file.path}: entry at offset ${offset} declares ${this.header.size} bytes, more than the ${room} bytes left in the pack can hold`);
     }
     if (this.header.size >= buffer.constants.MAX_LENGTH) {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { CorruptError } from '../core/errors.js';
 import { objectHeader, sha1 } from '../core/hash.js';
 import { OID_BYTES, toHex } from '../core/oid.js';
-import { deflate, Inflater } from '../core/zlib.js';
+import { beyondInflateRatio, deflate, Inflater } from '../core/zlib.js';
 import { typeCode, typeName, type RawObject, type ObjectTypeCode } from '../object/type.js';
 
 const MAX_HEADER = 32;
@@ -96,8 +96,7 @@ export class LooseObjects {
     const f = this.readFile(oid, off);
     if (!f) return null;
     const h = this.parseHeader(f.raw, f.file);
-    // A header may declare any size; the stream cannot inflate beyond ~1032x its length.
-    if (h.size > f.raw.length * 1032 + 64) {
+    if (beyondInflateRatio(h.size, f.raw.length)) {
       throw new CorruptError('odb', `${f.file}: header declares ${h.size} bytes, more than its ${f.raw.length} compressed bytes can hold`);
     }
     const total = h.headerLength + h.size;

@@ -13,7 +13,7 @@
 import buffer from 'node:buffer';
 import { CorruptError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
-import { Inflater, deflateBound } from '../../core/zlib.js';
+import { beyondInflateRatio, Inflater, deflateBound } from '../../core/zlib.js';
 import { OBJ_BLOB, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, type ObjectTypeCode } from '../../object/type.js';
 import type { ObjectStore, StoredPack } from '../../odb/object-store.js';
 import { DeltaBaseCache, RECYCLE } from '../../odb/delta-base-cache.js';
@@ -172,9 +172,9 @@ export class BlobReader {
       if (!h.parse(this.chunk, pos, this.chunkEnd - this.chunkStart, cur, 'odb', pack.path)) return null;
       const dataOffset = cur + h.dataPos - pos;
       // The header's size is allocated below before inflating: one the rest of the pack cannot
-      // inflate to (deflate's best ratio is about 1032:1), or past Buffer's limit, is corrupt or
-      // too large, and the object database says which (it was a RangeError here).
-      if (h.size > (pack.dataEnd - dataOffset) * 1032 + 64 || h.size >= buffer.constants.MAX_LENGTH) return null;
+      // inflate to, or past Buffer's limit, is corrupt or too large, and the object database
+      // says which (it was a RangeError here).
+      if (beyondInflateRatio(h.size, pack.dataEnd - dataOffset) || h.size >= buffer.constants.MAX_LENGTH) return null;
       if (h.type < 5) {
         type = h.type as ObjectTypeCode;
         if (type !== want) return null;
