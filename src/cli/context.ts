@@ -14,7 +14,7 @@ export class CommandContext {
     if (!this.repo) {
       const env = this.gitDir ? { ...this.env, GIT_DIR: path.resolve(this.cwd, this.gitDir) } : this.env;
       const loc = discover(this.cwd, env);
-      this.repo = new Repository(loc.gitDir, loc.workTree);
+      this.repo = new Repository(loc.gitDir, loc.workTree, { commonDir: loc.commonDir });
     }
     return this.repo;
   }

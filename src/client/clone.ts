@@ -252,7 +252,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         }
         // As under git clone: GIT_DIR set, and its output shown even when the clone is quiet.
         const hookLog = options.hookOutput ?? ((text: string) => { process.stderr.write(text); });
-        hookStatus = await postCheckout({ gitDir, workTree, config, env, gitDirEnv: gitDir, log: hookLog }, ZERO_HEX, headState.oid);
+        hookStatus = await postCheckout({ commonDir: gitDir, workTree, config, env, gitDirEnv: gitDir, log: hookLog }, ZERO_HEX, headState.oid);
       }
       options.signal?.removeEventListener('abort', onAbort);
       return { gitDir, workTree, head: headState, refs: written, objects, hookStatus };

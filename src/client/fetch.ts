@@ -149,7 +149,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     // and the tips among `oids` here without their history: to be fetched again, not claimed as
     // common.
     const roundStart = (oids: readonly string[]): RoundStart => {
-      const shallows = readShallow(repo.gitDir);
+      const shallows = readShallow(repo.commonDir);
       const shallowSet = new Set(shallows);
       return { shallows, shallowSet, incomplete: incompleteTips(repo, refStore, oids, shallowSet) };
     };
@@ -175,9 +175,9 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       });
       stored.push(result.pack);
       objects += result.pack.objects;
-      updateShallow(repo.gitDir, result.shallows, result.unshallows);
+      updateShallow(repo.commonDir, result.shallows, result.unshallows);
       const assigned = assignRoots(repo, refStore, roots, sought.map((t) => t.remote.oid), shallowSet);
-      if (options.updateShallow) updateShallow(repo.gitDir, assigned.reached, []);
+      if (options.updateShallow) updateShallow(repo.commonDir, assigned.reached, []);
       else for (const t of sought) if (assigned.needy.has(t.remote.oid)) t.rejectedShallow = true;
       await s.close(s.version === 2);
     };
@@ -205,7 +205,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     }
     if (options.signal?.aborted) throw interrupted();
 
-    const shallowSet = new Set(readShallow(repo.gitDir));
+    const shallowSet = new Set(readShallow(repo.commonDir));
     // The report: ref lines, and warnings where git prints them among the lines.
     const entries: (RefLine | string)[] = options.prune ? prune(refStore, refs, specs, targets) : [];
     let rejected = 0;

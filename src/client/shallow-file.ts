@@ -1,4 +1,4 @@
-// Writing `<gitDir>/shallow` (repository/shallow-file.ts reads it): one hex id per line, sorted as
+// Writing `<commonDir>/shallow` (repository/shallow-file.ts reads it): one hex id per line, sorted as
 // git writes them, through shallow.lock and a rename.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,12 +16,12 @@ export function boundaryHere(odb: ObjectStore, boundary: readonly string[]): str
 }
 
 /** Applies a shallow update: adds `add`, removes `remove`; deletes the file when nothing is left. */
-export function updateShallow(gitDir: string, add: readonly string[], remove: readonly string[]): void {
+export function updateShallow(commonDir: string, add: readonly string[], remove: readonly string[]): void {
   if (add.length === 0 && remove.length === 0) return;
-  const set = new Set(readShallow(gitDir));
+  const set = new Set(readShallow(commonDir));
   for (const id of add) set.add(id);
   for (const id of remove) set.delete(id);
-  const file = path.join(gitDir, 'shallow');
+  const file = path.join(commonDir, 'shallow');
   if (set.size === 0) {
     fs.rmSync(file, { force: true });
     return;

@@ -1,12 +1,14 @@
-// A repository's configuration: `<gitDir>/config` with its `include.path` files expanded in
+// A repository's configuration: `<commonDir>/config` (the git directory's own in an ordinary
+// repository, the shared one's in a linked work tree) with its `include.path` files expanded in
 // place, optionally preceded by the system and global files. Reading looks at all of them (the
-// last value wins); writing touches only `<gitDir>/config`.
+// last value wins); writing touches only that one `config` file.
 //
 // Edits are applied to the in-memory text at once (so `get` sees them) and remembered; `save`
 // takes `config.lock`, re-reads the file, replays the edits on what is there now, and renames the
 // lock over the file, so a concurrent writer's changes are kept rather than overwritten.
 import fs from 'node:fs';
 import path from 'node:path';
+import { commonDirFrom } from '../core/common-dir.js';
 import { GitError } from '../core/errors.js';
 import { LockFile } from '../core/lock-file.js';
 import { commandLineEntries } from './command-line.js';
@@ -49,7 +51,7 @@ type Read = { path: string };
 type Loader<T> = Generator<Read, T, Buffer | null>;
 
 export class Config {
-  /** `<gitDir>/config`, the file `save` writes. */
+  /** `<commonDir>/config`, the file `save` writes. */
   readonly path: string;
   private localText: string;
   private entries: ConfigEntry[] = [];
@@ -84,12 +86,15 @@ export class Config {
         if (data) outer.push(...yield* expand(data.toString('latin1'), file, 0, env));
       }
     }
-    const file = path.join(gitDir, 'config');
+    // A linked work tree's git directory has no config of its own: git reads the common one's.
+    const commondir = yield { path: path.join(gitDir, 'commondir') };
+    const file = path.join(commonDirFrom(gitDir, commondir && commondir.toString('utf8'), env), 'config');
     const data = yield { path: file };
     const commandLine = opts.global ? commandLineEntries(env) : [];
     const config = new Config(file, data ? data.toString('latin1') : '', outer, commandLine, env);
     const local = yield* expand(config.localText, file, 0, env);
-    // extensions.worktreeConfig: $GIT_DIR/config.worktree comes after the repository's config.
+    // extensions.worktreeConfig: $GIT_DIR/config.worktree (the work tree's own, not the common
+    // directory's) comes after the repository's config.
     const worktreeConfig = local.filter((e) => e.section === 'extensions' && e.subsection === null && e.key === 'worktreeconfig').at(-1);
     if (worktreeConfig && (worktreeConfig.value === null || parseBool(worktreeConfig.value) === true)) {
       const wtFile = path.join(gitDir, 'config.worktree');
@@ -153,7 +158,7 @@ export class Config {
     this.edit({ op: 'unset', section, subsection, key });
   }
 
-  /** Writes pending edits to `<gitDir>/config` through `config.lock`; nothing to do if none. */
+  /** Writes pending edits to `<commonDir>/config` through `config.lock`; nothing to do if none. */
   save(): void {
     if (this.pending.length === 0) return;
     const lock = LockFile.acquire(this.path, `config file ${this.path}`, 'config');

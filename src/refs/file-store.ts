@@ -1,11 +1,13 @@
 // FileRefStore, store.ts's RefStore kept as git's "files" backend keeps refs: loose files under
-// the git directory take precedence over packed-refs; symbolic refs are followed at most five
+// the git directory (in a linked work tree: HEAD and the other per-work-tree refs under its own,
+// the rest and packed-refs under the common one, core/common-dir.ts) take precedence over packed-refs; symbolic refs are followed at most five
 // reads deep; every write goes through a `.lock` file taken with O_EXCL and renamed into place,
 // and checks the expected old value while holding that lock. Reflogs go to logs/ as
 // core.logAllRefUpdates says.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Config } from '../config/index.js';
+import { commonDirOf, isPerWorktreeRef } from '../core/common-dir.js';
 import { CorruptError, GitError, NotFoundError } from '../core/errors.js';
 import { isHexOid, ZERO_HEX } from '../core/oid.js';
 import { checkRefFormat, checkRefPath } from './check-ref-format.js';
@@ -34,6 +36,8 @@ export interface FileRefStoreOptions {
 
 export class FileRefStore implements RefStore {
   readonly gitDir: string;
+  /** Where the shared refs and packed-refs are: what gitDir's `commondir` file names, else gitDir. */
+  readonly commonDir: string;
   private readonly packed: PackedRefsCache;
   private readonly logMode: LogAllRefUpdates;
   private readonly ident: () => string;
@@ -41,7 +45,10 @@ export class FileRefStore implements RefStore {
 
   constructor(gitDir: string, opts: FileRefStoreOptions = {}) {
     this.gitDir = gitDir;
-    this.packed = new PackedRefsCache(path.join(gitDir, 'packed-refs'));
+    // Never $GIT_COMMON_DIR: git's files backend reads the `commondir` file alone
+    // (files_ref_store_init calls get_common_dir_noenv), though objects and config honour it.
+    this.commonDir = commonDirOf(gitDir, {});
+    this.packed = new PackedRefsCache(path.join(this.commonDir, 'packed-refs'));
     this.logMode = opts.logAllRefUpdates ?? false;
     this.ident = opts.ident ?? (() => committerIdent());
     this.warn = opts.warn ?? (() => {});
@@ -81,7 +88,7 @@ export class FileRefStore implements RefStore {
 
   head(): HeadState {
     const raw = this.readUnchecked('HEAD');
-    if (!raw) throw new NotFoundError('refs', `${path.join(this.gitDir, 'HEAD')} does not exist`);
+    if (!raw) throw new NotFoundError('refs', `${path.join(this.refDir('HEAD'), 'HEAD')} does not exist`);
     if (raw.type === 'direct') return { symref: null, oid: raw.oid };
     return { symref: raw.target, oid: this.follow('HEAD', SYMREF_MAXDEPTH)?.oid ?? null };
   }
@@ -98,7 +105,7 @@ export class FileRefStore implements RefStore {
       if (!'refs/'.startsWith(prefix)) return [];
       prefix = 'refs/';
     }
-    const loose = listLooseRefNames(this.gitDir, prefix.slice(0, prefix.lastIndexOf('/') + 1))
+    const loose = listLooseRefNames((dir) => this.refDir(dir), prefix.slice(0, prefix.lastIndexOf('/') + 1))
       .filter((n) => n.startsWith(prefix));
     const packed = this.packed.get().refs.filter((r) => r.name.startsWith(prefix));
     const out: RefEntry[] = [];
@@ -135,7 +142,7 @@ export class FileRefStore implements RefStore {
     const reason = checkRefPath(target);
     if (reason !== null) throw new GitError('refs', 'invalid-ref', `refusing to point '${name}' at '${target}': it ${reason}`);
     this.makeRoomFor(name);
-    const lock = LockFile.acquire(path.join(this.gitDir, name), `ref '${name}'`);
+    const lock = LockFile.acquire(path.join(this.refDir(name), name), `ref '${name}'`);
     try {
       let old: string | null = null;
       try {
@@ -145,8 +152,8 @@ export class FileRefStore implements RefStore {
       }
       lock.write(`ref: ${target}\n`);
       const resolved = opts.reflogMessage === undefined ? null : this.follow(target, SYMREF_MAXDEPTH);
-      if (resolved && shouldLog(this.gitDir, name, this.logMode)) {
-        appendReflog(this.gitDir, name, old ?? ZERO_HEX, resolved.oid, this.ident(), opts.reflogMessage!);
+      if (resolved && shouldLog(this.refDir(name), name, this.logMode)) {
+        appendReflog(this.refDir(name), name, old ?? ZERO_HEX, resolved.oid, this.ident(), opts.reflogMessage!);
       }
       lock.commit();
     } finally {
@@ -194,7 +201,7 @@ export class FileRefStore implements RefStore {
   }
 
   private readUnchecked(name: string): RawRef | null {
-    const loose = readLooseRef(this.gitDir, name);
+    const loose = readLooseRef(this.refDir(name), name);
     if (loose) return loose;
     return packedValue(this.packed.get(), name);
   }
@@ -206,7 +213,7 @@ export class FileRefStore implements RefStore {
       const raw = this.readUnchecked(current);
       if (!raw) return null;
       if (raw.type === 'direct') return { oid: raw.oid, chain };
-      current = symrefTarget(this.gitDir, current, raw.target);
+      current = symrefTarget(this.refDir(current), current, raw.target);
       chain.push(current);
     }
     throw new GitError('refs', 'symref-loop', `too many levels of symbolic refs: ${chain.join(' -> ')}`);
@@ -220,7 +227,7 @@ export class FileRefStore implements RefStore {
     }
     let raw: RawRef | null;
     try {
-      raw = readLooseRef(this.gitDir, name);
+      raw = readLooseRef(this.refDir(name), name);
     } catch (e) {
       if (!(e instanceof CorruptError)) throw e;
       if (includeBroken) return { name, oid: ZERO_HEX };
@@ -235,7 +242,7 @@ export class FileRefStore implements RefStore {
     }
     // Dangling or broken symbolic refs are left out without a word, as git does.
     try {
-      const target = symrefTarget(this.gitDir, name, raw.target);
+      const target = symrefTarget(this.refDir(name), name, raw.target);
       const resolved = this.follow(target, SYMREF_MAXDEPTH - 1);
       if (!resolved || resolved.oid === ZERO_HEX) return null;
       return { name, oid: resolved.oid, symref: resolved.chain[resolved.chain.length - 1]! };
@@ -247,6 +254,15 @@ export class FileRefStore implements RefStore {
 
   // The steps of a write, for FileRefTransaction; not part of RefStore.
 
+  /**
+   * The directory ref `name` (or a directory of refs, ending in '/') and its reflog, logs/<name>,
+   * are under: the git directory for a per-work-tree ref, the common one for the rest (the same
+   * directory outside linked work trees), as git's files_ref_path and files_reflog_path.
+   */
+  refDir(name: string): string {
+    return isPerWorktreeRef(name) ? this.gitDir : this.commonDir;
+  }
+
   /** Where a write to `name` lands: the end of its symbolic ref chain, which may not exist yet. */
   derefForWrite(name: string): { target: string; via: string[] } {
     const via: string[] = [];
@@ -255,7 +271,7 @@ export class FileRefStore implements RefStore {
       const raw = this.readUnchecked(current);
       if (!raw || raw.type === 'direct') return { target: current, via };
       via.push(current);
-      current = symrefTarget(this.gitDir, current, raw.target);
+      current = symrefTarget(this.refDir(current), current, raw.target);
     }
     throw new GitError('refs', 'symref-loop', `too many levels of symbolic refs: ${[...via, current].join(' -> ')}`);
   }
@@ -281,7 +297,7 @@ export class FileRefStore implements RefStore {
       const prefix = parts.slice(0, i).join('/');
       if (packed.byName.has(prefix)) throw conflict(prefix);
       try {
-        if (!fs.lstatSync(path.join(this.gitDir, prefix)).isDirectory()) throw conflict(prefix);
+        if (!fs.lstatSync(path.join(this.refDir(prefix), prefix)).isDirectory()) throw conflict(prefix);
       } catch (e) {
         if (e instanceof GitError) throw e;
         if (!isMissing(e)) throw e;
@@ -290,7 +306,7 @@ export class FileRefStore implements RefStore {
     }
     const below = packed.refs.find((r) => r.name.startsWith(name + '/'));
     if (below) throw conflict(below.name);
-    const dir = path.join(this.gitDir, name);
+    const dir = path.join(this.refDir(name), name);
     let isDir = false;
     try {
       isDir = fs.lstatSync(dir).isDirectory();
@@ -298,7 +314,7 @@ export class FileRefStore implements RefStore {
       if (!isMissing(e)) throw e;
     }
     if (!isDir) return;
-    const inside = listLooseRefNames(this.gitDir, name + '/');
+    const inside = listLooseRefNames((d) => this.refDir(d), name + '/');
     if (inside.length > 0) throw conflict(inside[0]!);
     removeEmptyDirs(dir, () => conflict(`${name}/...`));
   }
@@ -310,14 +326,14 @@ export class FileRefStore implements RefStore {
     // split_head_update).
     if (!names.includes('HEAD')) {
       try {
-        const head = readLooseRef(this.gitDir, 'HEAD');
+        const head = readLooseRef(this.refDir('HEAD'), 'HEAD');
         if (head?.type === 'symbolic' && head.target === target) names.push('HEAD');
       } catch (e) {
         if (!(e instanceof CorruptError)) throw e;
       }
     }
     for (const n of names) {
-      if (shouldLog(this.gitDir, n, this.logMode)) appendReflog(this.gitDir, n, oldOid, newOid, this.ident(), message);
+      if (shouldLog(this.refDir(n), n, this.logMode)) appendReflog(this.refDir(n), n, oldOid, newOid, this.ident(), message);
     }
   }
 

@@ -133,13 +133,14 @@ export class FileRefTransaction implements RefTransaction {
         if (p.error) continue;
         try {
           if (p.update.newOid === null) {
+            const dir = store.refDir(p.target);
             if (p.exists) {
-              fs.rmSync(path.join(store.gitDir, p.target), { force: true });
-              fs.rmSync(path.join(store.gitDir, 'logs', p.target), { force: true });
+              fs.rmSync(path.join(dir, p.target), { force: true });
+              fs.rmSync(path.join(dir, 'logs', p.target), { force: true });
             }
             p.lock!.rollback();
-            removeEmptyParents(store.gitDir, p.target);
-            removeEmptyParents(path.join(store.gitDir, 'logs'), p.target);
+            removeEmptyParents(dir, p.target);
+            removeEmptyParents(path.join(dir, 'logs'), p.target);
           } else {
             store.log(p.target, p.via, p.current ?? ZERO_HEX, p.update.newOid, p.update.message ?? '');
             p.lock!.commit();
@@ -174,7 +175,7 @@ export class FileRefTransaction implements RefTransaction {
       }
       store.makeRoomFor(target);
     }
-    p.lock = LockFile.acquire(path.join(store.gitDir, target), `ref '${target}'`);
+    p.lock = LockFile.acquire(path.join(store.refDir(target), target), `ref '${target}'`);
     p.current = store.currentValue(target);
     checkOld(target, p.current, p.update.oldOid);
     p.exists = p.current !== null || (newOid === null && store.readRaw(target) !== null);

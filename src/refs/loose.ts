@@ -1,7 +1,9 @@
-// Loose refs: one file per ref under the git directory, holding "<hex>\n" or "ref: <target>\n"
-// (refs/files-backend.c: files_read_raw_ref, parse_loose_ref_contents, loose_fill_ref_dir).
+// Loose refs: one file per ref under the git directory or the common one (FileRefStore.refDir),
+// holding "<hex>\n" or "ref: <target>\n" (refs/files-backend.c: files_read_raw_ref,
+// parse_loose_ref_contents, loose_fill_ref_dir).
 import fs from 'node:fs';
 import path from 'node:path';
+import { PER_WORKTREE_REF_DIRS } from '../core/common-dir.js';
 import { CorruptError } from '../core/errors.js';
 import { isHexOid } from '../core/oid.js';
 import { checkRefFormat } from './check-ref-format.js';
@@ -55,13 +57,19 @@ export function readLooseRef(gitDir: string, name: string): RawRef | null {
 /**
  * Names of the loose refs under `dir` (e.g. `refs/` or `refs/heads/`), sorted. Like git, skips
  * entries starting with '.' and names ending in `.lock`; a symlink counts when it leads to a file.
+ * `rootOf` gives the directory each ref directory is under (FileRefStore.refDir): in a linked
+ * work tree the per-work-tree ones are in its git directory, the rest in the common one.
  */
-export function listLooseRefNames(gitDir: string, dir: string): string[] {
+export function listLooseRefNames(rootOf: (dir: string) => string, dir: string): string[] {
   const names: string[] = [];
+  const walked = new Set<string>();
   const walk = (rel: string) => {
+    if (walked.has(rel)) return;
+    walked.add(rel);
+    const root = rootOf(rel);
     let entries: fs.Dirent[];
     try {
-      entries = fs.readdirSync(path.join(gitDir, rel), { withFileTypes: true });
+      entries = fs.readdirSync(path.join(root, rel), { withFileTypes: true });
     } catch (e) {
       if (isMissing(e)) return;
       throw e;
@@ -70,10 +78,15 @@ export function listLooseRefNames(gitDir: string, dir: string): string[] {
       if (d.name.startsWith('.') || d.name.endsWith('.lock')) continue;
       const name = rel + d.name;
       if (d.isDirectory()) walk(name + '/');
-      else if (d.isFile() || (d.isSymbolicLink() && isFileBehindLink(path.join(gitDir, name)))) names.push(name);
+      else if (d.isFile() || (d.isSymbolicLink() && isFileBehindLink(path.join(root, name)))) names.push(name);
     }
   };
   walk(dir);
+  // The common directory's refs/ does not list a linked work tree's own ref directories (git's
+  // add_per_worktree_entries_to_dir): walk those below `dir` that live elsewhere.
+  for (const d of PER_WORKTREE_REF_DIRS) {
+    if (d.startsWith(dir) && rootOf(d) !== rootOf(dir)) walk(d);
+  }
   return names.sort(compareRefNames);
 }
 

@@ -1,19 +1,28 @@
 // Finding the repository the way git's setup does: $GIT_DIR if set; otherwise from the start
 // directory upward, a `.git` directory or `gitdir:` file, or the directory itself when it is bare.
+// A linked work tree's `.git` file names `<common>/worktrees/<id>`, whose `commondir` file leads
+// to the shared directory (core/common-dir.ts).
 import fs from 'node:fs';
 import path from 'node:path';
+import { commonDirOf } from '../core/common-dir.js';
 import { GitError } from '../core/errors.js';
 
 export interface Location {
   gitDir: string;
+  /** Where objects, refs and config are: gitDir, or in a linked work tree the shared directory. */
+  commonDir: string;
   workTree: string | null;
 }
 
-/** git's is_git_directory: HEAD that looks like a ref or an id, objects/ and refs/. */
-export function isGitDirectory(dir: string): boolean {
+/**
+ * git's is_git_directory: HEAD that looks like a ref or an id, and objects/ and refs/ under the
+ * common directory (a linked work tree's git directory has HEAD but neither of the others).
+ */
+export function isGitDirectory(dir: string, env: NodeJS.ProcessEnv = {}): boolean {
   try {
-    if (!fs.statSync(path.join(dir, 'objects')).isDirectory()) return false;
-    if (!fs.statSync(path.join(dir, 'refs')).isDirectory()) return false;
+    const common = commonDirOf(dir, env);
+    if (!fs.statSync(path.join(common, 'objects')).isDirectory()) return false;
+    if (!fs.statSync(path.join(common, 'refs')).isDirectory()) return false;
     const head = fs.readFileSync(path.join(dir, 'HEAD'), 'utf8');
     return head.startsWith('ref: refs/') || /^[0-9a-f]{40}\s*$/.test(head);
   } catch {
@@ -39,41 +48,31 @@ export function readGitFile(file: string): string | null {
 }
 
 export function discover(start: string, env: NodeJS.ProcessEnv = process.env): Location {
+  // $GIT_COMMON_DIR, when set, is the common directory whatever the git directory says.
+  const commonEnv = env.GIT_COMMON_DIR ? { GIT_COMMON_DIR: path.resolve(start, env.GIT_COMMON_DIR) } : {};
   if (env.GIT_DIR) {
     const gitDir = path.resolve(start, env.GIT_DIR);
-    refuseLinkedWorkTree(gitDir, gitDir);
-    if (!isGitDirectory(gitDir)) throw new GitError('core', 'not-a-repository', `not a git repository: '${env.GIT_DIR}'`);
+    if (!isGitDirectory(gitDir, commonEnv)) throw new GitError('core', 'not-a-repository', `not a git repository: '${env.GIT_DIR}'`);
+    const commonDir = commonDirOf(gitDir, commonEnv);
     const wt = env.GIT_WORK_TREE ? path.resolve(start, env.GIT_WORK_TREE) : null;
-    return { gitDir, workTree: wt ?? (isBare(gitDir) ? null : start) };
+    return { gitDir, commonDir, workTree: wt ?? (isBare(commonDir) ? null : start) };
   }
   let dir = path.resolve(start);
   for (;;) {
     const dotGit = path.join(dir, '.git');
     let st: fs.Stats | null = null;
     try { st = fs.statSync(dotGit); } catch { /* not here */ }
-    if (st?.isDirectory() && isGitDirectory(dotGit)) return { gitDir: dotGit, workTree: dir };
+    if (st?.isDirectory() && isGitDirectory(dotGit, commonEnv)) return { gitDir: dotGit, commonDir: commonDirOf(dotGit, commonEnv), workTree: dir };
     if (st?.isFile()) {
       const target = readGitFile(dotGit);
-      if (target && isGitDirectory(target)) return { gitDir: target, workTree: dir };
-      if (target) refuseLinkedWorkTree(target, dir);
+      if (target && isGitDirectory(target, commonEnv)) return { gitDir: target, commonDir: commonDirOf(target, commonEnv), workTree: dir };
     }
-    if (isGitDirectory(dir)) return { gitDir: dir, workTree: null };
+    if (isGitDirectory(dir, commonEnv)) return { gitDir: dir, commonDir: commonDirOf(dir, commonEnv), workTree: null };
     const up = path.dirname(dir);
     if (up === dir) break;
     dir = up;
   }
   throw new GitError('core', 'not-a-repository', 'not a git repository (or any of the parent directories): .git');
-}
-
-/**
- * A linked work tree's git directory (`git worktree add`) keeps HEAD and the index and names the
- * shared one in `commondir`; tsgit reads one directory for everything, so it says so rather than
- * "not a git repository".
- */
-function refuseLinkedWorkTree(gitDir: string, where: string): void {
-  if (fs.existsSync(path.join(gitDir, 'commondir'))) {
-    throw new GitError('core', 'unsupported', `'${where}' is a linked work tree (git worktree, ${gitDir}); tsgit does not support linked work trees`);
-  }
 }
 
 function isBare(gitDir: string): boolean {

@@ -1,6 +1,6 @@
 // Hook scripts as git finds and runs them (githooks(5), hook.c find_hook, run-command.c): the
 // script is `<hooksDir>/<name>`, the hooks directory being core.hooksPath (relative to where hooks
-// run) or `$GIT_DIR/hooks`, and it runs only when it is an executable file; one that is there but
+// run) or `$GIT_COMMON_DIR/hooks` (shared by all work trees), and it runs only when it is an executable file; one that is there but
 // not executable is passed over with git's hint. receive-pack's hooks, push's pre-push and
 // checkout's and clone's post-checkout run through here.
 import { spawn } from 'node:child_process';
@@ -9,10 +9,11 @@ import path from 'node:path';
 import type { Config } from '../config/index.js';
 
 export interface ScriptHookSettings {
-  gitDir: string;
+  /** The repository's common directory (Repository.commonDir), whose hooks/ is the default. */
+  commonDir: string;
   /** Where hooks run: the work tree, or the git directory of a bare repository. */
   cwd: string;
-  /** core.hooksPath, or null for <gitDir>/hooks. */
+  /** core.hooksPath, or null for <commonDir>/hooks. */
   hooksPath: string | null;
   env: NodeJS.ProcessEnv;
   /**
@@ -23,14 +24,14 @@ export interface ScriptHookSettings {
 }
 
 /** The settings of a hook that a repository's own command runs (pre-push, post-checkout). */
-export function commandHookSettings(gitDir: string, workTree: string | null, config: Config, env: NodeJS.ProcessEnv,
+export function commandHookSettings(commonDir: string, workTree: string | null, config: Config, env: NodeJS.ProcessEnv,
   gitDirEnv: string | null = null): ScriptHookSettings {
-  return { gitDir, cwd: workTree ?? gitDir, hooksPath: config.get('core', null, 'hookspath') ?? null, env, gitDirEnv };
+  return { commonDir, cwd: workTree ?? commonDir, hooksPath: config.get('core', null, 'hookspath') ?? null, env, gitDirEnv };
 }
 
 /** The executable script for `name`, or null; a present but not executable one is reported, as git's advice does. */
 export function findHook(settings: ScriptHookSettings, name: string, warn: (text: string) => void): string | null {
-  const dir = settings.hooksPath !== null ? path.resolve(settings.cwd, settings.hooksPath) : path.join(settings.gitDir, 'hooks');
+  const dir = settings.hooksPath !== null ? path.resolve(settings.cwd, settings.hooksPath) : path.join(settings.commonDir, 'hooks');
   const file = path.join(dir, name);
   try {
     fs.accessSync(file, fs.constants.X_OK);

@@ -2,6 +2,7 @@
 // (delta bases, pack windows, packed-refs, and what the layers above derive from it: `derived`),
 // so nothing is a module-level global.
 import path from 'node:path';
+import { commonDirOf } from '../core/common-dir.js';
 import { Derived } from '../core/derived.js';
 import { fromHex } from '../core/oid.js';
 import { Config } from '../config/index.js';
@@ -16,6 +17,8 @@ import { readShallow } from './shallow-file.js';
 export interface RepositoryOptions {
   /** Bytes of inflated delta bases to keep (git: core.deltaBaseCacheLimit, 96 MiB). */
   deltaBaseCacheLimit?: number;
+  /** The common directory, as discovery found it; by default what gitDir's `commondir` file names. */
+  commonDir?: string;
 }
 
 export class Repository {
@@ -27,13 +30,22 @@ export class Repository {
 
   /** What core.repositoryformatversion and extensions.* say (checked when it opens). */
   readonly format: RepositoryFormat;
+  /**
+   * Where what the work trees share lives: objects, refs other than HEAD and the per-work-tree
+   * ones, packed-refs, config, hooks, info/, shallow, modules/, worktrees/. gitDir itself in an
+   * ordinary repository; in a linked work tree (`git worktree add`) gitDir is
+   * `<commonDir>/worktrees/<id>` and holds only HEAD, the index and the per-work-tree refs.
+   * $GIT_COMMON_DIR, when discovery honoured it, counts for all but refs, as in git (FileRefStore).
+   */
+  readonly commonDir: string;
 
   private readonly objectsDir: string;
   private readonly deltaBaseCacheLimit: number | undefined;
 
   constructor(readonly gitDir: string, readonly workTree: string | null, options: RepositoryOptions = {}) {
-    this.format = checkRepositoryFormat(this.config, gitDir);
-    this.objectsDir = process.env.GIT_OBJECT_DIRECTORY ?? path.join(gitDir, 'objects');
+    this.commonDir = options.commonDir ?? commonDirOf(gitDir, {});
+    this.format = checkRepositoryFormat(this.config, this.commonDir);
+    this.objectsDir = process.env.GIT_OBJECT_DIRECTORY ?? path.join(this.commonDir, 'objects');
     this.deltaBaseCacheLimit = options.deltaBaseCacheLimit;
   }
 
@@ -47,7 +59,7 @@ export class Repository {
 
   static discover(cwd: string, env: NodeJS.ProcessEnv = process.env): Repository {
     const loc = discover(cwd, env);
-    return new Repository(loc.gitDir, loc.workTree);
+    return new Repository(loc.gitDir, loc.workTree, { commonDir: loc.commonDir });
   }
 
   /** The refs to read; a write through them logs only to reflogs that exist already. */
@@ -68,9 +80,9 @@ export class Repository {
     return this._config ??= Config.loadSync(this.gitDir);
   }
 
-  /** The commits listed in $GIT_DIR/shallow (a shallow clone's boundary), as raw ids. */
+  /** The commits listed in $GIT_COMMON_DIR/shallow (a shallow clone's boundary), as raw ids. */
   shallowCommits(): Uint8Array[] {
-    return readShallow(this.gitDir).map((hex) => fromHex(hex)!);
+    return readShallow(this.commonDir).map((hex) => fromHex(hex)!);
   }
 
   /** Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository. */

@@ -140,7 +140,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     } finally {
       trees.close();
     }
-    const settings = readCheckoutSettings(config, repo.gitDir, env, root);
+    const settings = readCheckoutSettings(config, repo.commonDir, env, root);
     const conversions = planConversions(plan, repo.odb, settings, drivers);
 
     if (!force) {

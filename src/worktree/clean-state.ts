@@ -38,7 +38,7 @@ export async function workTreeState(repo: Repository, headCommit: Uint8Array | n
   if (!repo.workTree) throw new Error('workTreeState needs a work tree');
   const root = path.resolve(repo.workTree);
   const config = options.config ?? Config.loadSync(repo.gitDir, { global: true, env });
-  const settings = readCheckoutSettings(config, repo.gitDir, env);
+  const settings = readCheckoutSettings(config, repo.commonDir, env);
   const odb = repo.odb;
   const index = readIndexFile(indexPath(repo.gitDir, env));
   const entries = index?.entries ?? [];

@@ -7,7 +7,8 @@ import type { Config } from '../config/index.js';
 import { commandHookSettings, findHook, runHookScript } from '../repository/hook-script.js';
 
 export interface PostCheckout {
-  gitDir: string;
+  /** The common directory, where hooks/ is. */
+  commonDir: string;
   workTree: string;
   config: Config;
   env: NodeJS.ProcessEnv;
@@ -18,7 +19,7 @@ export interface PostCheckout {
 
 /** Runs the hook if there is one; its exit status, 0 when there is none. */
 export async function postCheckout(o: PostCheckout, oldHex: string, newHex: string): Promise<number> {
-  const settings = commandHookSettings(o.gitDir, o.workTree, o.config, o.env, o.gitDirEnv);
+  const settings = commandHookSettings(o.commonDir, o.workTree, o.config, o.env, o.gitDirEnv);
   const file = findHook(settings, 'post-checkout', o.log);
   if (!file) return 0;
   const decoder = new TextDecoder();

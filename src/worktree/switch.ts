@@ -70,7 +70,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
   if (!repo.workTree) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
   const root = path.resolve(repo.workTree);
   const config = options.config ?? Config.loadSync(repo.gitDir, { global: true, env });
-  const settings = readCheckoutSettings(config, repo.gitDir, env, root);
+  const settings = readCheckoutSettings(config, repo.commonDir, env, root);
   const odb = repo.odb;
   const revs = repo.revs();
 

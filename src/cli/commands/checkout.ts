@@ -8,6 +8,7 @@ import { Config } from '../../config/index.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
+import { checkedOutElsewhere } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
@@ -20,10 +21,11 @@ import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
   summary: 'Write the work tree and index of a branch or commit',
-  synopsis: ['[-q] [-f] [--[no-]progress] [<branch> | <commit>]'],
+  synopsis: ['[-q] [-f] [--[no-]progress] [--ignore-other-worktrees] [<branch> | <commit>]'],
   options: [
     ['-q, --quiet', 'suppress progress reporting'],
     ['-f, --force', 'force checkout (throw away local modifications)'],
+    ['--ignore-other-worktrees', 'do not check if another worktree is holding the given ref'],
     ['--[no-]progress', 'force progress reporting'],
   ],
 };
@@ -32,7 +34,7 @@ export const help: CommandHelp = {
 const REFUSALS = new Set(['local-changes', 'untracked-in-the-way', 'not-empty', 'unsafe-path']);
 
 export default async function checkout(ctx: CommandContext, args: string[]): Promise<number> {
-  let quiet = false, force = false, progressFlag: boolean | undefined;
+  let quiet = false, force = false, ignoreOtherWorktrees = false, progressFlag: boolean | undefined;
   const rest: string[] = [];
   let options = true;
   for (const a of args) {
@@ -40,6 +42,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     else if (options && (a === '-f' || a === '--force')) force = true;
     else if (options && a === '--progress') progressFlag = true;
     else if (options && a === '--no-progress') progressFlag = false;
+    else if (options && a === '--ignore-other-worktrees') ignoreOtherWorktrees = true;
     else if (options && a === '--') options = false;
     else if (options && a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
     else rest.push(a);
@@ -80,6 +83,12 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
       branch = `refs/heads/${spec}`;
       commit = revs.peel(fromHex(ref.oid)!, OBJ_COMMIT, spec);
     }
+  }
+
+  // One branch, one work tree: another one's HEAD would go stale under it (git's die_if_checked_out).
+  if (local && branch && !ignoreOtherWorktrees) {
+    const at = checkedOutElsewhere(repo.commonDir, repo.gitDir, branch);
+    if (at !== null) throw fatal(`'${spec}' is already checked out at '${at}'`);
   }
 
   const show = progressFlag ?? progressWanted({ quiet });
@@ -140,7 +149,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     if (!quiet && spec !== 'HEAD') say(`HEAD is now at ${newHex.slice(0, 7)} ${subject(repo.odb.mustRead(commit).data)}`);
   }
   const hook = await postCheckout({
-    gitDir: repo.gitDir, workTree: repo.workTree, config: Config.loadSync(repo.gitDir, { global: true, env: ctx.env }), env, gitDirEnv: null,
+    commonDir: repo.commonDir, workTree: repo.workTree, config: Config.loadSync(repo.gitDir, { global: true, env: ctx.env }), env, gitDirEnv: null,
     log: (text) => writeAll(2, Buffer.from(text, 'utf8')),
   }, head.oid ?? ZERO_HEX, newHex);
   return hook === 0 ? 0 : 1;

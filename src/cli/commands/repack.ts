@@ -4,6 +4,8 @@
 // pack.writeBitmaps) says otherwise. Incremental repacking (no -a) is not supported.
 import { UsageError } from '../../core/errors.js';
 import { repack } from '../../packing/repack/index.js';
+import { PER_WORKTREE_REF_DIRS } from '../../core/common-dir.js';
+import { otherWorktreeRefs } from '../../repository/linked-worktrees.js';
 import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { progressIf, progressWanted } from '../progress.js';
@@ -50,8 +52,18 @@ export default async function repackCommand(ctx: CommandContext, args: string[])
   bitmap ??= config.getBool('repack', null, 'writebitmaps') ?? config.getBool('pack', null, 'writebitmaps') ?? repo.workTree === null;
   const showProgress = progressWanted({ quiet, progress });
   const threads = config.getInt('pack', null, 'threads') || undefined;
+  // Every work tree's HEAD, own refs and reflogs keep their objects, wherever this runs (git
+  // keeps the other work trees' HEADs and reflogs; their own refs are kept too, to lose nothing).
+  const others = otherWorktreeRefs(repo.commonDir, repo.gitDir);
+  const extraTips: string[] = [];
+  for (const refs of others) {
+    const head = refs.resolve('HEAD');
+    if (head) extraTips.push(head.oid);
+    for (const dir of PER_WORKTREE_REF_DIRS) extraTips.push(...refs.list(dir).map((r) => r.oid));
+  }
   const result = await repack(repo.odb, repo.refs, {
-    reflogsOf: repo.gitDir,
+    reflogsOf: [repo.gitDir, ...others.map((refs) => refs.gitDir)],
+    extraTips,
     deleteRedundant: del,
     bitmap,
     bitmapHashCache: config.getBool('pack', null, 'writebitmaphashcache') ?? true,

@@ -2,6 +2,7 @@
 // commits in git's date order, then (with --objects) tags, trees and blobs with their paths.
 import { UsageError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
+import { otherWorktreeRefs } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
 import { boundReadsForWalk, COMMIT_WALK_WINDOW_BYTES, ObjectWalk, WALK_WINDOW_BYTES, type CommitWorkerStart } from '../../walk/object-walk.js';
 import { TreeReadAhead } from '../../walk/tree-read-ahead.js';
@@ -163,7 +164,10 @@ function parseCount(v: string | undefined, opt: string): number {
   return Number(v);
 }
 
-/** --all: every ref, then HEAD (git's order); --branches and --tags: those namespaces. */
+/**
+ * --all: every ref, then HEAD, then the other work trees' HEADs (git's order); --branches and
+ * --tags: those namespaces.
+ */
 function addRefs(repo: Repository, walk: ObjectWalk, which: string, exclude: boolean, tips: BitmapTip[]): void {
   const prefix = which === '--branches' ? 'refs/heads/' : which === '--tags' ? 'refs/tags/' : 'refs/';
   const add = (hex: string, name: string) => {
@@ -173,7 +177,9 @@ function addRefs(repo: Repository, walk: ObjectWalk, which: string, exclude: boo
   };
   for (const ref of repo.refs.list(prefix)) add(ref.oid, ref.name);
   if (which === '--all') {
-    const head = repo.refs.resolve('HEAD');
-    if (head) add(head.oid, 'HEAD');
+    for (const refs of [repo.refs, ...otherWorktreeRefs(repo.commonDir, repo.gitDir)]) {
+      const head = refs.resolve('HEAD');
+      if (head) add(head.oid, 'HEAD');
+    }
   }
 }

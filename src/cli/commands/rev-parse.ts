@@ -1,5 +1,6 @@
 // tsgit rev-parse: object names to ids (with ^, ~, ^{type}, :path, A..B, ^A), plus the repository
-// queries scripts use most (--git-dir, --show-toplevel, --is-bare-repository, --verify, -q).
+// queries scripts use most (--git-dir, --git-common-dir, --show-toplevel, --is-bare-repository,
+// --verify, -q).
 import path from 'node:path';
 import { toHex } from '../../core/oid.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -8,12 +9,13 @@ import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
   summary: 'Pick out and massage parameters',
-  synopsis: ['[--verify] [-q | --quiet] <rev>...', '(--git-dir | --absolute-git-dir | --show-toplevel | --is-bare-repository | --is-inside-work-tree)'],
+  synopsis: ['[--verify] [-q | --quiet] <rev>...', '(--git-dir | --absolute-git-dir | --git-common-dir | --show-toplevel | --is-bare-repository | --is-inside-work-tree)'],
   options: [
     ['--verify', 'verify that exactly one parameter is given and is a usable object name'],
     ['-q, --quiet', 'with --verify, exit 1 quietly when it is not'],
     ['--git-dir', 'show $GIT_DIR if defined, else the path to the .git directory'],
     ['--absolute-git-dir', 'like --git-dir, but absolute'],
+    ['--git-common-dir', 'show $GIT_COMMON_DIR if defined, else $GIT_DIR'],
     ['--show-toplevel', 'show the absolute path of the top of the work tree'],
     ['--is-bare-repository', '"true" when the repository is bare'],
     ['--is-inside-work-tree', '"true" inside a work tree'],
@@ -32,6 +34,7 @@ export default function revParse(ctx: CommandContext, args: string[]): number {
       const rel = path.relative(ctx.cwd, repo.gitDir);
       out.text(`${rel === '.git' ? '.git' : rel === '' ? '.' : repo.gitDir}\n`);
     } else if (a === '--absolute-git-dir') out.text(`${ctx.repository().gitDir}\n`);
+    else if (a === '--git-common-dir') out.text(`${commonDirShown(ctx)}\n`);
     else if (a === '--show-toplevel') {
       const wt = ctx.repository().workTree;
       if (!wt) throw fatal('this operation must be run in a work tree');
@@ -67,4 +70,20 @@ export default function revParse(ctx: CommandContext, args: string[]): number {
   }
   out.flush();
   return 0;
+}
+
+/**
+ * --git-common-dir as git prints it: relative to where the command runs when git holds the
+ * directory as a relative path (the `.git` of the work tree it found, or a relative $GIT_DIR),
+ * else absolute, as it holds a linked work tree's common directory (read from `commondir`
+ * joined to the absolute git directory).
+ */
+function commonDirShown(ctx: CommandContext): string {
+  const repo = ctx.repository();
+  const relative = () => path.relative(ctx.cwd, repo.commonDir) || '.';
+  if (repo.commonDir !== repo.gitDir) return repo.commonDir;
+  const given = ctx.gitDir ?? ctx.env.GIT_DIR;
+  if (given) return path.isAbsolute(given) ? repo.commonDir : relative();
+  if (repo.workTree && repo.gitDir === path.join(repo.workTree, '.git')) return relative();
+  return repo.gitDir === ctx.cwd ? '.' : repo.commonDir;
 }

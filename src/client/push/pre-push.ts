@@ -18,7 +18,7 @@ const UNLISTED = new Set(['non-fast-forward', 'stale', 'up-to-date']);
 /** Runs the hook if there is one; false when it refused the push. */
 export async function prePush(repo: Repository, config: Config, env: NodeJS.ProcessEnv, remoteName: string, url: string,
   refs: readonly PushRef[], out: (text: string) => void, log: (text: string) => void): Promise<boolean> {
-  const settings = commandHookSettings(repo.gitDir, repo.workTree, config, env);
+  const settings = commandHookSettings(repo.commonDir, repo.workTree, config, env);
   const file = findHook(settings, 'pre-push', log);
   if (!file) return true;
   const stdin = refs.filter((r) => !UNLISTED.has(r.status))

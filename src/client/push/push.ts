@@ -161,7 +161,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
       onTotal: options.progress ? log : undefined,
       onRemote: options.onRemote,
       signal: options.signal,
-      shallows: readShallow(repo.gitDir),
+      shallows: readShallow(repo.commonDir),
     });
     await conn.close();
     if (sent.report?.unpackError) log(`error: unpack failed: ${sent.report.unpackError}\n`);

@@ -47,8 +47,9 @@ export class Superproject {
     return new Superproject(repo, repo.workTree, config, entries, gitmodules, env);
   }
 
-  get gitDir(): string {
-    return this.repo.gitDir;
+  /** The superproject's common directory, whose modules/ holds the submodules' repositories. */
+  get commonDir(): string {
+    return this.repo.commonDir;
   }
 
   /**
@@ -116,9 +117,9 @@ export class Superproject {
     return relativeUrl(base, url);
   }
 
-  /** Where a submodule's repository lives: `<git dir>/modules/<name>`. */
+  /** Where a submodule's repository lives: `<common dir>/modules/<name>`, shared by all work trees. */
   moduleGitDir(name: string): string {
-    return path.join(this.gitDir, 'modules', name);
+    return path.join(this.commonDir, 'modules', name);
   }
 }
 

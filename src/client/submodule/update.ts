@@ -240,7 +240,7 @@ async function cloneSubmodule(sp: Superproject, p: Planned, env: NodeJS.ProcessE
   say: (text: string) => void): Promise<void> {
   const target = path.join(sp.workTree, p.sub.path);
   validateSubmodulePath(sp.workTree, p.sub.path);
-  const modules = path.join(sp.gitDir, 'modules');
+  const modules = path.join(sp.commonDir, 'modules');
   const gitDir = sp.moduleGitDir(p.sub.name);
   validateSubmoduleGitDir(modules, p.sub.name);
   const notEmpty = () => new GitError('client', 'not-empty', `directory not empty: '${target}'`);

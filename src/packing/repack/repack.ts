@@ -12,6 +12,7 @@ import { buildPackBitmap } from '../bitmap/build.js';
 import { writeBitmapFile } from '../../pack/bitmap/write.js';
 import { PackIndex } from '../../pack/idx/read.js';
 import { PackFile } from '../../pack/pack-file.js';
+import { fromHex } from '../../core/oid.js';
 import type { Progress } from '../../core/progress.js';
 import { enumerateForRepack, type RepackObjects } from './enumerate.js';
 import { installPack, writeTempPack } from './install.js';
@@ -19,8 +20,10 @@ import { reflogTips } from './reflog-tips.js';
 import { listPacks, removePackedLoose, removePacks } from './prune.js';
 
 export interface RepackOptions {
-  /** Keep what the reflogs of this $GIT_DIR name reachable too (git's repack does). */
-  reflogsOf?: string;
+  /** Keep what the reflogs of these git directories (every work tree's) name reachable too (git's repack does). */
+  reflogsOf?: readonly string[];
+  /** Keep these (hex ids: other work trees' HEADs and own refs) and what they reach too. */
+  extraTips?: readonly string[];
   /** -d: remove the packs and loose objects the new pack makes redundant. */
   deleteRedundant?: boolean;
   /** -b: write a reachability bitmap. */
@@ -62,7 +65,8 @@ export async function repack(odb: ObjectDatabase, refs: RefStore, options: Repac
     : undefined;
 
   const meter = options.progress?.('Enumerating objects', 0);
-  const tips = options.reflogsOf ? reflogTips(options.reflogsOf, id => odb.has(id)) : [];
+  const tips = (options.reflogsOf ?? []).flatMap(dir => reflogTips(dir, id => odb.has(id)));
+  for (const hex of options.extraTips ?? []) tips.push(fromHex(hex)!);
   const found = enumerateForRepack(odb, refs, tips, skip, n => meter?.update(n));
   meter?.stop();
   const result: RepackResult = {

@@ -38,16 +38,17 @@ function needsGc(objectsDir: string, s: AutoGcSettings): boolean {
 }
 
 /** Starts the background repack if one is due and none is running; returns whether it started. */
-export function startAutoGc(gitDir: string, objectsDir: string, s: AutoGcSettings, env: NodeJS.ProcessEnv): boolean {
+export function startAutoGc(commonDir: string, objectsDir: string, s: AutoGcSettings, env: NodeJS.ProcessEnv): boolean {
   if (!needsGc(objectsDir, s)) return false;
-  const pidFile = path.join(gitDir, 'gc.pid');
+  // gc.pid is in the common directory, one lock for all work trees, as git's gc takes it.
+  const pidFile = path.join(commonDir, 'gc.pid');
   if (!takeGcLock(pidFile)) return false;
-  const repack = [...TSGIT_EXECUTABLE.args, '--git-dir', gitDir, 'repack', '-adq', s.writeBitmaps ? '--write-bitmap-index' : '--no-write-bitmap-index'];
+  const repack = [...TSGIT_EXECUTABLE.args, '--git-dir', commonDir, 'repack', '-adq', s.writeBitmaps ? '--write-bitmap-index' : '--no-write-bitmap-index'];
   // The wrapper waits for the repack and then gives the lock back, whatever happened.
   const script = `"$0" "$@"; rm -f ${shellQuote(pidFile)}`;
   try {
     const child = spawn(SHELL, ['-c', script, TSGIT_EXECUTABLE.command, ...repack], {
-      detached: true, stdio: 'ignore', env: { ...env, GIT_DIR: gitDir },
+      detached: true, stdio: 'ignore', env: { ...env, GIT_DIR: commonDir },
     });
     child.unref();
     fs.writeFileSync(pidFile, `${child.pid ?? process.pid} ${os.hostname()}`);

@@ -28,7 +28,7 @@ import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
 import { connectedThroughBases, missingObjects } from './connectivity.js';
-import { linkedWorktrees, type LinkedWorktree } from './linked-worktrees.js';
+import { linkedWorktrees, type LinkedWorktree } from '../../repository/linked-worktrees.js';
 import { updateWorktree } from './update-instead.js';
 import { nonCommitOnBranch, refusal, updatesWorkTree } from './update-rules.js';
 import { hookStdin, pushOptionEnv, type HookContext, type HookName, type ReceiveHooks } from './hooks.js';
@@ -173,7 +173,7 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
     s.stopKeepAlive();
   }
   // Nothing may be deleted from a precious-objects repository, which is what the repack would do.
-  if (policy.autoGc && !unpackError && !repo.format.preciousObjects) startAutoGc(repo.gitDir, repo.odb.objectsDir, policy, env);
+  if (policy.autoGc && !unpackError && !repo.format.preciousObjects) startAutoGc(repo.commonDir, repo.odb.objectsDir, policy, env);
   if (s.sideband) out.write(FLUSH_PKT);
   await out.drain();
   return { unpackError, commands: commands.map(({ oldOid, newOid, name, error }) => ({ oldOid, newOid, name, error })) };
@@ -215,7 +215,7 @@ class PushSession {
     this.reportStatus = hasCapability(caps, 'report-status') || hasCapability(caps, 'report-status-v2');
     // githooks(5): the hooks of a push always run in $GIT_DIR, work tree or not (git's receive-pack
     // has entered the repository's git directory), and see GIT_DIR=. there.
-    this.hookSettings = { gitDir: repo.gitDir, cwd: repo.gitDir, hooksPath: policy.hooksPath, env, gitDirEnv: '.' };
+    this.hookSettings = { commonDir: repo.commonDir, cwd: repo.gitDir, hooksPath: policy.hooksPath, env, gitDirEnv: '.' };
   }
 
   /** Text for the client: side-band 2 (the client shows "remote: ..."), else the server's stderr. */
@@ -425,7 +425,7 @@ class PushSession {
     const deleting = isDeletion(c);
     const odb = this.repo.odb;
     if (!this.linkedTrees) {
-      const all = linkedWorktrees(this.repo.gitDir);
+      const all = linkedWorktrees(this.repo.commonDir);
       this.linkedTrees = { all, branches: new Set(all.flatMap((w) => (w.branch ? [w.branch] : []))) };
     }
     const linked = this.linkedTrees.all;

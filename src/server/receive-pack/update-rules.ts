@@ -15,7 +15,7 @@ export interface UpdateContext {
   readonly workTree: string | null;
   /** The ref HEAD names. */
   readonly headName: string | null;
-  /** The branches linked work trees have checked out (linked-worktrees.ts). */
+  /** The branches linked work trees have checked out (repository/linked-worktrees.ts). */
   readonly linkedBranches: ReadonlySet<string>;
   readonly odb: ObjectStore;
   error(text: string): void;

@@ -39,15 +39,16 @@ function truthy(v: string | undefined): boolean {
 }
 
 /**
- * $GIT_DIR/info/attributes as git names it: relative to the top of the work tree when the
- * repository is its .git (git works from there), else as the git directory was found.
+ * info/attributes (in the common directory: all work trees share it) as git names it: relative
+ * to the top of the work tree when the repository is its .git (git works from there), else as
+ * the directory was found.
  */
-function infoAttributesName(gitDir: string, workTree: string | null): string {
-  if (workTree && path.resolve(gitDir) === path.resolve(workTree, '.git')) return '.git/info/attributes';
-  return path.join(gitDir, 'info', 'attributes');
+function infoAttributesName(commonDir: string, workTree: string | null): string {
+  if (workTree && path.resolve(commonDir) === path.resolve(workTree, '.git')) return '.git/info/attributes';
+  return path.join(commonDir, 'info', 'attributes');
 }
 
-export function readCheckoutSettings(config: Config, gitDir: string, env: NodeJS.ProcessEnv = process.env,
+export function readCheckoutSettings(config: Config, commonDir: string, env: NodeJS.ProcessEnv = process.env,
   workTree: string | null = null): CheckoutSettings {
   const attributesFile = config.get('core', null, 'attributesfile');
   let globalFile: string | null;
@@ -62,10 +63,10 @@ export function readCheckoutSettings(config: Config, gitDir: string, env: NodeJS
     eol: parseCoreEol(config.get('core', null, 'eol')),
     symlinks: config.getBool('core', null, 'symlinks') ?? true,
     ignoreCase: config.getBool('core', null, 'ignorecase') ?? false,
-    infoAttributes: readIfExists(path.join(gitDir, 'info', 'attributes')),
+    infoAttributes: readIfExists(path.join(commonDir, 'info', 'attributes')),
     globalAttributes: globalFile ? readIfExists(globalFile) : null,
     systemAttributes: truthy(env.GIT_ATTR_NOSYSTEM) ? null : readIfExists('/etc/gitattributes'),
     globalAttributesName: globalFile,
-    infoAttributesName: infoAttributesName(gitDir, workTree),
+    infoAttributesName: infoAttributesName(commonDir, workTree),
   };
 }

@@ -1,0 +1,78 @@
+// A repository's linked work trees (`git worktree add`) and the branches they have checked out,
+// which git protects as it protects the main work tree's: find_shared_symref looks at the HEAD
+// of every work tree, so a push to a branch another work tree has checked out meets
+// receive.denyCurrentBranch (and its deletion receive.denyDeleteCurrent), and checkout refuses
+// it; repack keeps what their HEADs, own refs and reflogs reach. Each linked work tree keeps its
+// HEAD in $GIT_COMMON_DIR/worktrees/<id>/HEAD (a detached one names no branch), its index
+// beside it, and in `gitdir` the path of the `.git` file at its top.
+import fs from 'node:fs';
+import path from 'node:path';
+import { FileRefStore } from '../refs/index.js';
+
+export interface LinkedWorktree {
+  /** $GIT_COMMON_DIR/worktrees/<id>, its git directory. */
+  gitDir: string;
+  /** Its top directory, or null when `gitdir` cannot be read. */
+  path: string | null;
+  /** The branch its HEAD names, or null when detached. */
+  branch: string | null;
+}
+
+/** The linked work trees of the repository whose common directory is `commonDir`, by id. */
+export function linkedWorktrees(commonDir: string): LinkedWorktree[] {
+  const out: LinkedWorktree[] = [];
+  let ids: string[];
+  try {
+    ids = fs.readdirSync(path.join(commonDir, 'worktrees'));
+  } catch {
+    return out;
+  }
+  for (const id of ids.sort()) {
+    const dir = path.join(commonDir, 'worktrees', id);
+    if (!fs.existsSync(path.join(dir, 'HEAD'))) continue;
+    let top: string | null = null;
+    try {
+      const file = fs.readFileSync(path.join(dir, 'gitdir'), 'utf8').replace(/\n$/, '');
+      top = path.resolve(dir, file.endsWith('/.git') ? file.slice(0, -5) : file);
+    } catch {
+      // a work tree whose gitdir is gone still holds its branch
+    }
+    out.push({ gitDir: dir, path: top, branch: headBranch(dir) });
+  }
+  return out;
+}
+
+/**
+ * The refs as each other work tree sees them (its HEAD, its refs/worktree/, refs/bisect/ and
+ * refs/rewritten/), the main one's included when `gitDir` is a linked one: what git's --all and
+ * repack look at beyond the current work tree's (revision.c other_head_refs).
+ */
+export function otherWorktreeRefs(commonDir: string, gitDir: string): FileRefStore[] {
+  const self = path.resolve(gitDir);
+  return [commonDir, ...linkedWorktrees(commonDir).map((w) => w.gitDir)]
+    .filter((dir) => path.resolve(dir) !== self)
+    .map((dir) => new FileRefStore(dir));
+}
+
+/**
+ * The top of another work tree that has `branch` checked out, as git's die_if_checked_out finds
+ * it (the main work tree first, then the linked ones; not the one of `gitDir`); null if none.
+ * A main work tree is recognised by its common directory being its `.git`, as git's
+ * get_main_worktree strips "/.git"; a bare repository's HEAD checks nothing out.
+ */
+export function checkedOutElsewhere(commonDir: string, gitDir: string, branch: string): string | null {
+  const self = path.resolve(gitDir);
+  if (path.resolve(commonDir) !== self && path.basename(commonDir) === '.git' && headBranch(commonDir) === branch) {
+    return path.dirname(path.resolve(commonDir));
+  }
+  const other = linkedWorktrees(commonDir).find((w) => path.resolve(w.gitDir) !== self && w.branch === branch);
+  return other ? other.path ?? other.gitDir : null;
+}
+
+function headBranch(dir: string): string | null {
+  try {
+    return /^ref: (refs\/\S+)\s*$/.exec(fs.readFileSync(path.join(dir, 'HEAD'), 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
