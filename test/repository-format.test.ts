@@ -1,7 +1,8 @@
 // The repository format, against git: a version git does not read, extensions it does not know
 // (or knows only under version 1) are refused with git's own fatal message before anything is
 // read; a SHA-256 repository, which git reads and tsgit does not, is refused with a clear one
-// rather than misread; worktreeConfig's config.worktree is read; preciousObjects stops
+// rather than misread; worktreeConfig's config.worktree is read (a linked work tree's own, too);
+// preciousObjects stops
 // `repack -d`, as in git.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -82,12 +83,28 @@ test('preciousObjects: repack -d refuses to delete packs, as git does', () => {
   assert.match(r.stderr, /cannot delete packs in a precious-objects repo/);
 });
 
-test('a linked work tree is refused by name, not as "not a git repository"', () => {
+test('worktreeConfig in a linked work tree: its own config.worktree, not the main work tree\'s', () => {
   const main = path.join(root, 'linked-main');
   makeRepo(2, { at: main });
   const linked = path.join(root, 'linked');
   git(main, ['worktree', 'add', '-q', linked]);
-  const r = tsgit(linked, ['rev-list', '--all']);
-  assert.equal(r.status, 128);
-  assert.match(r.stderr.toString(), /^fatal: '.*linked' is a linked work tree \(git worktree, .*\); tsgit does not support linked work trees\n$/);
+  const shared = path.join(root, 'linked-shared'), own = path.join(root, 'linked-own');
+  makeRepo(2, { at: shared });
+  makeRepo(3, { at: own });
+  git(own, ['branch', 'only-in-own']);
+  git(main, ['config', 'core.repositoryformatversion', '1']);
+  git(main, ['config', 'extensions.worktreeConfig', 'true']);
+  // Each work tree's config.worktree: the main one's is in the common directory, which the
+  // linked one must not read as its own.
+  git(main, ['config', '--worktree', 'remote.origin.url', shared]);
+  git(linked, ['config', '--worktree', 'remote.origin.url', own]);
+  assert.ok(fs.existsSync(path.join(main, '.git', 'config.worktree')));
+  assert.ok(fs.existsSync(path.join(main, '.git', 'worktrees', 'linked', 'config.worktree')));
+  for (const [dir, wanted] of [[linked, /only-in-own/], [main, /refs\/heads\/main/]] as const) {
+    const theirs = git(dir, ['ls-remote', 'origin']);
+    assert.match(theirs, wanted);
+    const ours = tsgit(dir, ['ls-remote', 'origin']);
+    assert.equal(ours.status, 0, ours.stderr.toString());
+    assert.equal(ours.stdout.toString(), theirs);
+  }
 });
