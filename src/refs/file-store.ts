@@ -1,9 +1,9 @@
 // FileRefStore, store.ts's RefStore kept as git's "files" backend keeps refs: loose files under
 // the git directory (in a linked work tree: HEAD and the other per-work-tree refs under its own,
 // the rest and packed-refs under the common one, core/common-dir.ts) take precedence over
-// packed-refs; symbolic refs are followed at most five reads deep; every write goes through a `.lock` file taken with O_EXCL and renamed into place,
-// and checks the expected old value while holding that lock. Reflogs go to logs/ as
-// core.logAllRefUpdates says.
+// packed-refs; symbolic refs are followed at most five reads deep; every write goes through a
+// `.lock` file taken with O_EXCL and renamed into place, and checks the expected old value while
+// holding that lock. Reflogs go to logs/ as core.logAllRefUpdates says.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Config } from '../config/index.js';
