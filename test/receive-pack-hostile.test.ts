@@ -14,7 +14,7 @@ import { Repository } from '../src/repository/repository.js';
 import { receivePack, type ReceivePackRequest, type ReceivePackResult } from '../src/server/receive-pack/index.js';
 import { git, gitBuf, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { makeDelta, objectId, type RawEntry } from './pack-builder.js';
-import { commits, push, quarantines, refsOf, workRepo } from './push-helpers.js';
+import { commits, push, quarantines, refsOf, Twins, workRepo } from './push-helpers.js';
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 
@@ -340,6 +340,15 @@ describe('hostile pushes to tsgit receive-pack', () => {
     assert.equal(git(server, ['rev-parse', 'main']).trim(), tip);
     assert.deepEqual(quarantines(server), [gits]);
     fs.rmdirSync(path.join(objects, gits));
+  });
+
+  test('a ref name too long for a file name is rejected alone, as git rejects it', () => {
+    // Found by fuzzing revision names: lstat's ENAMETOOLONG was not "no such file" to the ref
+    // store, so this push ended receive-pack with a fatal error, the other ref not updated.
+    const twins = new Twins(fs.mkdtempSync(path.join(root, 'long-')), server);
+    const r = twins.push(work, ['<url>', `HEAD:refs/heads/${'x'.repeat(300)}`, 'HEAD:refs/heads/short']);
+    assert.match(r.porcelain, /\*\tHEAD:refs\/heads\/short\t\[new branch\]/);
+    assert.match(r.porcelain, /!\tHEAD:refs\/heads\/x{300}\t\[remote rejected\] \(failed to update ref\)/);
   });
 
   test('a push certificate is refused', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { CorruptError, GitError } from '../src/core/errors.js';
 import { ZERO_HEX } from '../src/core/oid.js';
 import { FileRefStore, type RefEntry } from '../src/refs/index.js';
-import { GIT_ENV, git, makeRepo, rmrf } from './helpers.js';
+import { GIT_ENV, git, makeRepo, rmrf, tsgit } from './helpers.js';
 
 const IDENT = 'C O Mitter <committer@example.com> 1700000000 +0000';
 
@@ -426,6 +426,24 @@ test('names that are not valid refs never become paths', () => {
     fs.writeFileSync(path.join(gitDir, 'refs/heads/evil'), 'ref: refs/heads/../../config\n');
     assert.throws(() => store.resolve('refs/heads/evil'), CorruptError);
     assert.throws(() => store.update('refs/heads/evil', oid), CorruptError);
+  } finally {
+    rmrf(dir);
+  }
+});
+
+test('a name too long for a file name is no ref, and updating it fails at its lock, as in git', () => {
+  // Found by fuzzing revision names: lstat's ENAMETOOLONG escaped the ref store as a Node error.
+  const dir = makeRepo(2);
+  try {
+    const store = new FileRefStore(path.join(dir, '.git'));
+    const long = 'x'.repeat(300);
+    assert.equal(store.resolve(`refs/heads/${long}`), null);
+    assert.throws(() => store.update(`refs/heads/${long}`, git(dir, ['rev-parse', 'HEAD']).trim()),
+      (e: unknown) => e instanceof GitError && /cannot lock ref/.test(e.message));
+    for (const rev of [long, `refs/heads/${long}`]) {
+      const ours = tsgit(dir, ['rev-parse', '--verify', '-q', rev]), theirs = spawnSync('git', ['rev-parse', '--verify', '-q', rev], { cwd: dir, env: GIT_ENV });
+      assert.deepEqual([ours.status, ours.stdout.toString(), ours.stderr.toString()], [theirs.status, '', ''], rev);
+    }
   } finally {
     rmrf(dir);
   }

@@ -113,7 +113,12 @@ export function removeEmptyParents(root: string, name: string): void {
   }
 }
 
+/**
+ * Whether a file system error means there is no file at the path. ENAMETOOLONG too: ref names have
+ * no length limit, and a revision is tried as refs/<word>, refs/heads/<word>..., so a 300-character
+ * word names a ref that cannot exist (git's ref lookup finds none; an update fails at its lock).
+ */
 export function isMissing(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG';
 }
