@@ -17,6 +17,40 @@ export interface RefResolver {
 /** git's ref search order for a short name (refs.c ref_rev_parse_rules). */
 const RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
 
+/** One suffix of a revision: ^{<type>} (peel ''), ^<n>, or ~<n>. */
+type Suffix = { peel: string } | { parent: number } | { ancestor: number };
+
+/**
+ * Splits the ^, ^<n>, ~<n> and ^{...} suffixes off `spec`, scanning from the right as git's
+ * get_oid_1 and peel_onion do; the suffixes come back in the order they apply. Linear: the regular
+ * expression this replaces, a lazy base before a repeated suffix group, backtracked quadratically
+ * (4 s for 30,000 carets, a minute at the 128 KiB an argument can be), and its '.' did not match
+ * a newline, so a name with one threw a TypeError.
+ */
+function splitSuffixes(spec: string): { base: string; suffixes: Suffix[] } {
+  const suffixes: Suffix[] = [];
+  let end = spec.length;
+  for (;;) {
+    if (spec[end - 1] === '}') {
+      // The nearest ^{ to the left, with no } in between.
+      const open = end >= 3 ? spec.lastIndexOf('^{', end - 3) : -1;
+      const type = open < 0 ? '}' : spec.slice(open + 2, end - 1);
+      if (type.includes('}')) break;
+      suffixes.push({ peel: type });
+      end = open;
+      continue;
+    }
+    let digits = end;
+    while (digits > 0 && spec.charCodeAt(digits - 1) >= 0x30 && spec.charCodeAt(digits - 1) <= 0x39) digits--;
+    const op = spec[digits - 1];
+    if (op !== '^' && op !== '~') break;
+    const n = digits === end ? 1 : Number(spec.slice(digits, end));
+    suffixes.push(op === '^' ? { parent: n } : { ancestor: n });
+    end = digits - 1;
+  }
+  return { base: spec.slice(0, end), suffixes: suffixes.reverse() };
+}
+
 export class RevResolver {
   constructor(private readonly odb: ObjectStore, private readonly refs: RefResolver) {}
 
@@ -34,19 +68,14 @@ export class RevResolver {
       if (!tree) return null;
       return this.lookupPath(this.peel(tree, OBJ_TREE, spec), spec.slice(colon + 1), spec);
     }
-    // Split off ^ and ~ suffixes from the right.
-    const m = /^(.*?)((?:\^\{[^}]*\}|\^[0-9]*|~[0-9]*)*)$/.exec(spec)!;
-    let base = m[1]!;
-    const suffixes = m[2]!;
-    if (base === '@' || base === '') base = base === '@' ? 'HEAD' : base;
+    const { base: named, suffixes } = splitSuffixes(spec);
+    const base = named === '@' ? 'HEAD' : named;
     if (!base) return null;
     let id = this.resolveBase(base);
     if (!id) return null;
-    const re = /\^\{([^}]*)\}|\^([0-9]*)|~([0-9]*)/g;
-    let s: RegExpExecArray | null;
-    while ((s = re.exec(suffixes))) {
-      if (s[1] !== undefined) {
-        const want = s[1];
+    for (const s of suffixes) {
+      if ('peel' in s) {
+        const want = s.peel;
         if (want === '') id = this.peelTags(id);
         else if (want === 'object') { /* any object */ }
         else {
@@ -54,8 +83,8 @@ export class RevResolver {
           if (!t) throw new GitError('walk', 'bad-revision', `invalid object type in '${spec}'`);
           id = this.peel(id, t, spec);
         }
-      } else if (s[2] !== undefined) {
-        const n = s[2] === '' ? 1 : Number(s[2]);
+      } else if ('parent' in s) {
+        const n = s.parent;
         const commit = this.peel(id, OBJ_COMMIT, spec);
         if (n === 0) { id = commit; continue; }
         const parents = this.parents(commit);
@@ -63,9 +92,8 @@ export class RevResolver {
         if (!p) return null;
         id = p;
       } else {
-        const n = s[3] === '' ? 1 : Number(s[3]);
         let c = this.peel(id, OBJ_COMMIT, spec);
-        for (let k = 0; k < n; k++) {
+        for (let k = 0; k < s.ancestor; k++) {
           const p = this.parents(c)[0];
           if (!p) return null;
           c = p;
