@@ -351,3 +351,37 @@ test('initialConfigText is byte for byte what git init writes', () => {
     }
   }
 });
+
+test('edits keep config.worktree (extensions.worktreeConfig) over the repository\'s config, as git reads them', () => {
+  const dir = tmpDir();
+  try {
+    git(dir, ['init', '-q', 'repo']);
+    const repo = path.join(dir, 'repo');
+    const gitDir = path.join(repo, '.git');
+    git(repo, ['config', 'user.name', 'from the repository']);
+    git(repo, ['config', 'extensions.worktreeConfig', 'true']);
+    git(repo, ['config', '--worktree', 'user.name', 'from config.worktree']);
+    /** What git reads in the repository now: `git config -l` and `--get user.name`. */
+    const expect = (c: Config, what: string) => {
+      assert.equal(c.get('user', null, 'name'), git(repo, ['config', '--get', 'user.name']).trim(), what);
+      const r = gitConfig(['-l', '-z'], repo);
+      const items = r.out.toString('utf8').split('\0').slice(0, -1);
+      assert.deepEqual(ourList(c), items.map((i) => [i.slice(0, i.indexOf('\n')), i.slice(i.indexOf('\n') + 1)]), what);
+    };
+    const c = Config.loadSync(gitDir);
+    c.set('user', null, 'email', 'set@example.com');
+    assert.equal(c.get('user', null, 'name'), 'from config.worktree');
+    c.save();
+    expect(c, 'after set and save');
+    // Turned off, then on again by an edit: git reads config.worktree only while it is on.
+    c.set('extensions', null, 'worktreeConfig', 'false');
+    c.save();
+    expect(c, 'extension off');
+    const fresh = Config.loadSync(gitDir);
+    fresh.set('extensions', null, 'worktreeConfig', 'true');
+    fresh.save();
+    expect(fresh, 'extension turned on by an edit');
+  } finally {
+    rmrf(dir);
+  }
+});

@@ -1,7 +1,8 @@
 // A repository's configuration: `<commonDir>/config` (the git directory's own in an ordinary
 // repository, the shared one's in a linked work tree) with its `include.path` files expanded in
-// place, optionally preceded by the system and global files. Reading looks at all of them (the
-// last value wins); writing touches only that one `config` file.
+// place, optionally preceded by the system and global files, and followed (extensions.worktreeConfig)
+// by the work tree's `$GIT_DIR/config.worktree`. Reading looks at all of them (the last value wins);
+// writing touches only that one `config` file.
 //
 // Edits are applied to the in-memory text at once (so `get` sees them) and remembered; `save`
 // takes `config.lock`, re-reads the file, replays the edits on what is there now, and renames the
@@ -56,9 +57,13 @@ export class Config {
   private localText: string;
   private entries: ConfigEntry[] = [];
   private pending: ConfigEdit[] = [];
+  /** `worktreeFile`'s entries, once read (only while extensions.worktreeConfig is on). */
+  private worktree: ConfigEntry[] | null = null;
 
   private constructor(file: string, localText: string, private readonly outer: ConfigEntry[],
-    private readonly commandLine: ConfigEntry[], private readonly env: NodeJS.ProcessEnv) {
+    private readonly commandLine: ConfigEntry[], private readonly env: NodeJS.ProcessEnv,
+    /** `$GIT_DIR/config.worktree`: the work tree's own, not the common directory's. */
+    private readonly worktreeFile: string) {
     this.path = file;
     this.localText = localText;
   }
@@ -91,18 +96,25 @@ export class Config {
     const file = path.join(commonDirFrom(gitDir, commondir && commondir.toString('utf8'), env), 'config');
     const data = yield { path: file };
     const commandLine = opts.global ? commandLineEntries(env) : [];
-    const config = new Config(file, data ? data.toString('latin1') : '', outer, commandLine, env);
+    const config = new Config(file, data ? data.toString('latin1') : '', outer, commandLine, env, path.join(gitDir, 'config.worktree'));
     const local = yield* expand(config.localText, file, 0, env);
-    // extensions.worktreeConfig: $GIT_DIR/config.worktree (the work tree's own, not the common
-    // directory's) comes after the repository's config.
-    const worktreeConfig = local.filter((e) => e.section === 'extensions' && e.subsection === null && e.key === 'worktreeconfig').at(-1);
-    if (worktreeConfig && (worktreeConfig.value === null || parseBool(worktreeConfig.value) === true)) {
-      const wtFile = path.join(gitDir, 'config.worktree');
-      const wtData = yield { path: wtFile };
-      if (wtData) local.push(...yield* expand(wtData.toString('latin1'), wtFile, 0, env));
-    }
-    config.entries = [...outer, ...local, ...commandLine];
+    if (worktreeConfigOn(local)) config.worktree = yield* fileEntries(config.worktreeFile, env);
+    config.entries = config.combine(local);
     return config;
+  }
+
+  /**
+   * All entries in git's order: the outer files, the repository's (`local`), config.worktree
+   * after it while `local` turns extensions.worktreeConfig on, then the command line's. Every
+   * rebuild goes through here, so that an edit of the repository's file keeps config.worktree's
+   * values and their precedence (and one turning the extension on reads the file).
+   */
+  private combine(local: ConfigEntry[]): ConfigEntry[] {
+    if (worktreeConfigOn(local)) {
+      this.worktree ??= runSync(fileEntries(this.worktreeFile, this.env));
+      local = [...local, ...this.worktree];
+    }
+    return [...this.outer, ...local, ...this.commandLine];
   }
 
   /** Every variable in file order, as `git config -l` lists them. */
@@ -195,7 +207,7 @@ export class Config {
   }
 
   private reload(): void {
-    this.entries = [...this.outer, ...runSync(expand(this.localText, this.path, 0, this.env)), ...this.commandLine];
+    this.entries = this.combine(runSync(expand(this.localText, this.path, 0, this.env)));
   }
 
   private matching(section: string, subsection: string | null, key: string): ConfigEntry[] {
@@ -212,6 +224,18 @@ export class Config {
 function displayName(e: ConfigEntry): string {
   if (e.subsection !== null) return `${e.section}.${e.subsection}.${e.key}`;
   return e.section === '' ? e.key : `${e.section}.${e.key}`;
+}
+
+/** extensions.worktreeConfig as the repository's config (`local`) last sets it. */
+function worktreeConfigOn(local: readonly ConfigEntry[]): boolean {
+  const e = local.filter((x) => x.section === 'extensions' && x.subsection === null && x.key === 'worktreeconfig').at(-1);
+  return e !== undefined && (e.value === null || parseBool(e.value) === true);
+}
+
+/** A file's entries, includes expanded; none when it does not exist. */
+function* fileEntries(file: string, env: NodeJS.ProcessEnv): Loader<ConfigEntry[]> {
+  const data = yield { path: file };
+  return data ? yield* expand(data.toString('latin1'), file, 0, env) : [];
 }
 
 /** The entries of one file's text, with each `include.path` replaced in place by its file's. */
