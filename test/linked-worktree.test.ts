@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Repository } from '../src/index.js';
-import { git, GIT_ENV, makeRepo, rmrf, tmpDir, tsgit } from './helpers.js';
+import { git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT, tsgit } from './helpers.js';
 
 describe('linked work trees', () => {
   let root: string, main: string, linked: string, detached: string, common: string;
@@ -194,6 +194,15 @@ describe('linked work trees', () => {
     git(linked, ['fetch', '-q', 'origin']);
     assert.equal(read(path.join(linkedDir, 'FETCH_HEAD')), fetchHead);
     assert.equal(fs.existsSync(path.join(common, 'FETCH_HEAD')), false);
+  });
+
+  test('upload-pack opens a work tree named by its top, through its .git gitfile, as git\'s enter_repo', () => {
+    const uploadPack = `${process.execPath} ${TSGIT} upload-pack`;
+    for (const url of [linked, detached, main, linkedDir, path.join(linked, '.git')]) {
+      const ours = spawnSync('git', ['ls-remote', `--upload-pack=${uploadPack}`, url], { cwd: root, env: GIT_ENV, encoding: 'utf8' });
+      assert.equal(ours.status, 0, `${url}: ${ours.stderr}`);
+      assert.equal(ours.stdout, git(root, ['ls-remote', url]), url);
+    }
   });
 
   test('repack -ad in a linked work tree keeps what only another work tree\'s HEAD reaches', () => {
