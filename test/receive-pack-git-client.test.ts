@@ -230,6 +230,23 @@ describe('pushing into a non-bare repository, side by side with git receive-pack
     for (const dir of [t.ts, t.git]) git(path.join(dir, 'linked-wt'), ['checkout', '-q', '--detach']);
     assert.match(both(t, ['<url>', 'side']).porcelain, /^ \trefs\/heads\/side:refs\/heads\/side\t/m);
   });
+
+  test('pushed to a linked work tree, the main work tree\'s branch is protected as well as the linked one\'s', () => {
+    const t = targets('into-linked', [['worktree', 'add', '-q', 'linked-wt', 'side']]);
+    // The url is the linked work tree's top: receive-pack runs in <common>/worktrees/linked-wt.
+    const linked = { ...t, ts: path.join(t.ts, 'linked-wt'), git: path.join(t.git, 'linked-wt') };
+    const pushed = commits(t.work, 1, 'to-main');
+    const before = git(t.ts, ['rev-parse', 'main']);
+    for (const spec of [`${pushed}:main`, `${pushed}:side`, ':main']) {
+      const r = both(linked, ['<url>', spec]);
+      assert.equal(r.status, 1, spec);
+      assert.match(r.porcelain, /^!\t[^\t]*\t\[remote rejected\] \(branch is currently checked out\)$/m, spec);
+      assert.match(r.stderr, /remote: error: refusing to update checked out branch: refs\/heads\/(main|side)/, spec);
+    }
+    assert.equal(git(t.ts, ['rev-parse', 'main']), before);
+    // A branch no work tree has checked out is taken.
+    assert.match(both(linked, ['<url>', `${pushed}:refs/heads/other`]).porcelain, /\[new branch\]/);
+  });
 });
 
 /** The loose objects of a repository, as xx/yyyy names. */

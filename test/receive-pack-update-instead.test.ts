@@ -214,4 +214,20 @@ describe('receive.denyCurrentBranch=updateInstead, side by side with git receive
     assert.ok(ours.files.includes('new/deep/x.txt - new file\n'));
     assert.deepEqual(mainTree(), main, 'the main work tree is not touched');
   });
+
+  test('pushed to a linked work tree, the main work tree\'s branch updates the main work tree', () => {
+    const t = targets('main-from-linked', [['worktree', 'add', '-q', 'linked-wt', 'side']]);
+    const wt = (dir: string) => path.join(dir, 'linked-wt');
+    const linkedBefore = snapshot(wt(t.ts));
+    const pushed = change(t.work);
+    const r = both({ ...t, ts: wt(t.ts), git: wt(t.git) }, ['<url>', 'main']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(head(t.ts), pushed);
+    const mainTree = (dir: string) => { const m = snapshot(dir); return { ...m, files: m.files.filter((f) => !f.startsWith('linked-wt/')) }; };
+    const ours = mainTree(t.ts);
+    assert.deepEqual(ours, mainTree(t.git));
+    assert.equal(ours.status, '?? linked-wt/\n', 'clean, but for the linked work tree inside it');
+    assert.ok(ours.files.includes('new/deep/x.txt - new file\n'));
+    assert.deepEqual(snapshot(wt(t.ts)), linkedBefore, 'the linked work tree is not touched');
+  });
 });

@@ -69,7 +69,8 @@ export function checkedOutElsewhere(commonDir: string, gitDir: string, branch: s
   return other ? other.path ?? other.gitDir : null;
 }
 
-function headBranch(dir: string): string | null {
+/** The branch the HEAD in git directory `dir` names; null when detached or unreadable. */
+export function headBranch(dir: string): string | null {
   try {
     return /^ref: (refs\/\S+)\s*$/.exec(fs.readFileSync(path.join(dir, 'HEAD'), 'utf8'))?.[1] ?? null;
   } catch {

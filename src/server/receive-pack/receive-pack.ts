@@ -28,7 +28,7 @@ import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
 import { connectedThroughBases, missingObjects } from './connectivity.js';
-import { linkedWorktrees, type LinkedWorktree } from '../../repository/linked-worktrees.js';
+import { headBranch, linkedWorktrees, type LinkedWorktree } from '../../repository/linked-worktrees.js';
 import { updateWorktree } from './update-instead.js';
 import { nonCommitOnBranch, refusal, updatesWorkTree } from './update-rules.js';
 import { hookStdin, pushOptionEnv, type HookContext, type HookName, type ReceiveHooks } from './hooks.js';
@@ -106,6 +106,10 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
   const config = Config.loadSync(repo.gitDir, { global: true, env });
   const workTree = repo.workTree ?? inferWorkTree(repo.gitDir, config);
   const policy = readReceivePolicy(config, repo.gitDir, workTree === null);
+  // Run in a linked work tree's git directory, the main work tree is still there, and git's
+  // find_shared_symref protects its branch too: get_main_worktree finds it from the common
+  // directory, bare as the repository is.
+  const mainWorkTree = path.resolve(repo.gitDir) === path.resolve(repo.commonDir) ? workTree : inferWorkTree(repo.commonDir, config);
   const refs = repo.openRefs(env);
   const out = new Response(req.output);
   const version = protocolVersion(req.protocol);
@@ -129,7 +133,7 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
   const caps = request.capabilities;
   const format = findCapability(caps, 'object-format')?.value ?? 'sha1';
   if (format !== 'sha1') throw new GitError('server', 'unsupported', `unsupported object format '${format}'`);
-  const s = new PushSession(repo, refs, policy, out, caps, workTree, req, env, request.shallows);
+  const s = new PushSession(repo, refs, policy, out, caps, mainWorkTree, req, env, request.shallows);
   const pushOptions = s.usePushOptions ? await readPushOptions(input, limits.request ?? DEFAULT_REQUEST_LIMITS) : [];
   const commands: Command[] = request.commands.map((c) => ({ ...c, error: null, skipUpdate: false, didNotExist: false }));
   let unpackError: string | null = null;
@@ -198,14 +202,17 @@ class PushSession {
   private keepAlive: NodeJS.Timeout | null = null;
   private lastWrite = Date.now();
   private readonly hookSettings: ScriptHookSettings;
-  /** The linked work trees, read once per push as git's execute_commands reads them (get_worktrees). */
-  private linkedTrees: { all: LinkedWorktree[]; branches: ReadonlySet<string> } | null = null;
+  /**
+   * The work trees with a branch checked out, read once per push as git's execute_commands reads
+   * them (get_worktrees): the main one first (unless bare), then the linked ones.
+   */
+  private worktrees: { all: LinkedWorktree[]; branches: ReadonlySet<string> } | null = null;
 
   /** The pusher's shallow commits that this repository lacks (git's "theirs" in prepare_shallow_info). */
   readonly newShallow: readonly string[];
 
   constructor(readonly repo: Repository, readonly refs: RefStore, readonly policy: ReceivePackPolicy, readonly out: Response,
-    caps: readonly Capability[], readonly workTree: string | null, readonly req: ReceivePackRequest, env: NodeJS.ProcessEnv,
+    caps: readonly Capability[], readonly mainWorkTree: string | null, readonly req: ReceivePackRequest, env: NodeJS.ProcessEnv,
     shallows: readonly string[]) {
     this.newShallow = shallows.filter((oid) => !repo.odb.has(fromHex(oid)!));
     this.sideband = hasCapability(caps, 'side-band-64k');
@@ -424,13 +431,18 @@ class PushSession {
     const name = c.name;
     const deleting = isDeletion(c);
     const odb = this.repo.odb;
-    if (!this.linkedTrees) {
-      const all = linkedWorktrees(this.repo.commonDir);
-      this.linkedTrees = { all, branches: new Set(all.flatMap((w) => (w.branch ? [w.branch] : []))) };
+    if (!this.worktrees) {
+      const { commonDir, gitDir } = this.repo;
+      // The main work tree's HEAD is ours unless we are a linked work tree's git directory.
+      const mainBranch = path.resolve(gitDir) === path.resolve(commonDir) ? headName : headBranch(commonDir);
+      const all = [
+        ...(this.mainWorkTree === null ? [] : [{ gitDir: commonDir, path: this.mainWorkTree, branch: mainBranch }]),
+        ...linkedWorktrees(commonDir),
+      ];
+      this.worktrees = { all, branches: new Set(all.flatMap((w) => (w.branch ? [w.branch] : []))) };
     }
-    const linked = this.linkedTrees.all;
     const rules = {
-      policy: this.policy, workTree: this.workTree, headName, odb, linkedBranches: this.linkedTrees.branches,
+      policy: this.policy, headName, odb, checkedOut: this.worktrees.branches,
       error: (text: string) => this.error(text), warning: (text: string) => this.warning(text),
     };
     const refused = refusal(rules, c);
@@ -443,9 +455,7 @@ class PushSession {
     }
     if (updatesWorkTree(rules, c)) {
       // The main work tree first, as git's find_shared_symref looks.
-      const { gitDir, path: top } = this.workTree !== null && headName === name
-        ? { gitDir: this.repo.gitDir, path: this.workTree }
-        : linked.find((w) => w.branch === name)!;
+      const { gitDir, path: top } = this.worktrees.all.find((w) => w.branch === name)!;
       if (top === null) return 'denyCurrentBranch = updateInstead needs a worktree';
       const failed = await updateWorktree({
         repo: this.repo, env: this.hookSettings.env,

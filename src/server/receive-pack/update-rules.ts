@@ -11,22 +11,23 @@ import type { ReceivePackPolicy } from './policy.js';
 
 export interface UpdateContext {
   readonly policy: ReceivePackPolicy;
-  /** null for a bare repository. */
-  readonly workTree: string | null;
-  /** The ref HEAD names. */
+  /** The ref HEAD names (protected from deletion even in a bare repository, as git's). */
   readonly headName: string | null;
-  /** The branches linked work trees have checked out (repository/linked-worktrees.ts). */
-  readonly linkedBranches: ReadonlySet<string>;
+  /**
+   * The branches work trees have checked out: the main one's unless the repository is bare, and
+   * every linked one's (repository/linked-worktrees.ts), whichever git directory receives.
+   */
+  readonly checkedOut: ReadonlySet<string>;
   readonly odb: ObjectStore;
   error(text: string): void;
   warning(text: string): void;
 }
 
-type CheckedOutContext = Pick<UpdateContext, 'workTree' | 'headName' | 'linkedBranches'>;
+type CheckedOutContext = Pick<UpdateContext, 'checkedOut'>;
 
 /** Whether a work tree, the main one or a linked one, has branch `name` checked out. */
 function checkedOut(ctx: CheckedOutContext, name: string): boolean {
-  return (ctx.workTree !== null && ctx.headName === name) || ctx.linkedBranches.has(name);
+  return ctx.checkedOut.has(name);
 }
 
 /** Whether `c` updates a branch a work tree has checked out under receive.denyCurrentBranch=updateInstead. */
@@ -68,7 +69,7 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
       ctx.error(`denying ref deletion for ${name}`);
       return 'deletion prohibited';
     }
-    if (ctx.headName === name || ctx.linkedBranches.has(name)) {
+    if (ctx.headName === name || checkedOut(ctx, name)) {
       switch (policy.denyDeleteCurrent) {
         case 'ignore': break;
         case 'warn': ctx.warning('deleting the current branch'); break;
