@@ -1,9 +1,11 @@
-// tsgit ls-tree [-r] [-t] [-d] [-z] [--name-only] [--full-name] [--full-tree] <tree-ish> [<path>...]:
-// git's listing, with its path quoting. As git's (and /bin/ls), paths are relative to the current
-// directory below the top of the work tree, which with no path is the one listed, and names are
-// printed relative to it (`../x` included) unless --full-name; --full-tree makes it the top.
+// tsgit ls-tree [-r] [-t] [-d] [-z] [-l | --name-only | --object-only | --format=<format>]
+// [--abbrev[=<n>]] [--full-name] [--full-tree] <tree-ish> [--] [<path>...]: git's listing, with its
+// path quoting, option conflicts and messages. As git's (and /bin/ls), paths are relative to the
+// current directory below the top of the work tree, which with no path is the one listed, and names
+// are printed relative to it (`../x` included) unless --full-name; --full-tree makes it the top.
 // Paths match literally (no wildcards), as git's ls-tree does: an entry is listed when it is a
-// path given, lies below one, or is a directory above one (which ls-tree then goes into).
+// path given, lies below one, or is a directory above one (which ls-tree then goes into). Of git's
+// pathspec magic only :(top) (:/) and :(literal) are taken, as git's ls-tree takes them.
 import path from 'node:path';
 import fs from 'node:fs';
 import { UsageError } from '../../core/errors.js';
@@ -12,13 +14,23 @@ import { formatMode, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE } from '../../object/type.js';
 import type { ObjectStore } from '../../odb/object-store.js';
 import { fatal, type CommandContext } from '../context.js';
-import { Output } from '../output.js';
+import { Output, writeAll } from '../output.js';
 import { quoteCStyle } from '../quote.js';
-import type { CommandHelp } from '../help.js';
+import { formatHelp, type CommandHelp } from '../help.js';
+import { abbrevLength } from '../../client/fetch-report.js';
+
+type Mode = 'default' | 'long' | 'name-only' | 'name-status' | 'object-only';
 
 interface Options {
-  recursive: boolean; showTrees: boolean; onlyTrees: boolean; nameOnly: boolean; nul: boolean; quotePath: boolean;
+  recursive: boolean; showTrees: boolean; onlyTrees: boolean; nul: boolean; quotePath: boolean;
   fullName: boolean; fullTree: boolean;
+  mode: Mode;
+  /** --format's text as bytes (null: none, or one of the built-in formats, which `mode` stands for). */
+  format: Buffer | null;
+  /** Object names: 40 hex digits (0), or git's unique abbreviation of at least this many. */
+  abbrev: (oid: Uint8Array, off: number) => string;
+  /** Blob sizes, for -l and %(objectsize). */
+  odb: ObjectStore | null;
   /** The paths, from the top of the work tree, as latin1 strings (one char a byte, as tree names). */
   specs: string[];
   /** The current directory below the top ('' or ending in '/'), which printed names are relative to; '' for none. */
@@ -27,54 +39,221 @@ interface Options {
 
 export const help: CommandHelp = {
   summary: 'List the contents of a tree object',
-  synopsis: ['[-r] [-t] [-d] [-z] [--name-only] [--full-name] [--full-tree] <tree-ish> [<path>...]'],
+  synopsis: ['[<options>] <tree-ish> [<path>...]'],
   options: [
     ['-d', 'only show trees'],
     ['-r', 'recurse into subtrees'],
     ['-t', 'show trees when recursing'],
     ['-z', 'terminate entries with NUL byte'],
+    ['-l, --long', 'include object size'],
     ['--name-only', 'list only filenames'],
     ['--name-status', 'list only filenames'],
+    ['--object-only', 'list only objects'],
     ['--full-name', 'use full path names'],
     ['--full-tree', 'list entire tree; not just current directory (implies --full-name)'],
+    ['--format <format>', 'format to use for the output'],
+    ['--abbrev[=<n>]', 'use <n> digits to display object names'],
   ],
 };
 
+/** The modes git's cmdmode options set, and the long name git's conflict message gives each. */
+const MODES: Record<string, [Mode, string]> = {
+  '-l': ['long', '--long'], '--long': ['long', '--long'], '--name-only': ['name-only', '--name-only'],
+  '--name-status': ['name-status', '--name-status'], '--object-only': ['object-only', '--object-only'],
+};
+
+/** ls-tree.c's built-in formats: --format with one of these is that mode (with -z, unquoted names). */
+const BUILTIN_FORMATS: Record<string, Mode> = {
+  '%(objectmode) %(objecttype) %(objectname)%x09%(path)': 'default',
+  '%(objectmode) %(objecttype) %(objectname) %(objectsize:padded)%x09%(path)': 'long',
+  '%(path)': 'name-only',
+  '%(objectname)': 'object-only',
+};
+
+/** An error parse-options reports alone (no usage after it), exit 129. */
+function optionError(message: string): number {
+  writeAll(2, Buffer.from(`error: ${message}\n`));
+  return 129;
+}
+
 export default function lsTree(ctx: CommandContext, args: string[]): number {
-  const opts: Options = {
-    recursive: false, showTrees: false, onlyTrees: false, nameOnly: false, nul: false, quotePath: true,
-    fullName: false, fullTree: false, specs: [], chomp: '',
-  };
+  let recursive = false, showTrees = false, onlyTrees = false, nul = false, fullName = false, fullTree = false;
+  let mode: [Mode, string] | null = null;
+  let format: string | null = null;
+  /** -1: core.abbrev (git's DEFAULT_ABBREV); 0: full names. */
+  let abbrev = 0;
   const rest: string[] = [];
-  for (const a of args) {
-    if (a === '-r') opts.recursive = true;
-    else if (a === '-t') opts.showTrees = true;
-    else if (a === '-d') opts.onlyTrees = true;
-    else if (a === '-z') opts.nul = true;
-    else if (a === '--name-only' || a === '--name-status') opts.nameOnly = true;
-    else if (a === '--full-name') opts.fullName = true;
-    else if (a === '--full-tree') opts.fullTree = true;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+  // parse-options: options anywhere, bundled switches (-rt), `--` ending them.
+  const words: string[] = [];
+  const afterDashDash: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') { afterDashDash.push(...args.slice(i + 1)); break; }
+    if (/^-[rtdzl]{2,}$/.test(a)) words.push(...[...a.slice(1)].map((c) => `-${c}`));
+    else if (a === '--format') {
+      if (i + 1 >= args.length) return optionError("option `format' requires a value");
+      words.push(`--format=${args[++i]!}`);
+    } else words.push(a);
+  }
+  for (const a of words) {
+    if (a === '-r') recursive = true;
+    else if (a === '-t') showTrees = true;
+    else if (a === '-d') onlyTrees = true;
+    else if (a === '-z') nul = true;
+    else if (MODES[a]) {
+      const [m, long] = MODES[a];
+      if (mode && mode[0] !== m) {
+        const name = a.startsWith('--') ? `option \`${a.slice(2)}'` : `switch \`${a.slice(1)}'`;
+        return optionError(`${name} is incompatible with ${mode[1]}`);
+      }
+      mode = [m, long];
+    } else if (a === '--full-name') fullName = true;
+    else if (a === '--full-tree') fullTree = true;
+    else if (a.startsWith('--format=')) format = a.slice('--format='.length);
+    else if (a === '--abbrev') abbrev = -1;
+    else if (a === '--no-abbrev') abbrev = 0;
+    else if (a.startsWith('--abbrev=')) {
+      const v = a.slice('--abbrev='.length);
+      if (!/^[ \t\n\v\f\r]*[+-]?[0-9]+$/.test(v)) return optionError("option `abbrev' expects a numerical value");
+      const n = Number.parseInt(v.trim(), 10);
+      abbrev = n !== 0 && n < MINIMUM_ABBREV ? MINIMUM_ABBREV : Math.min(n, 40);
+    } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
     else rest.push(a);
   }
+  rest.push(...afterDashDash);
+  if (format !== null && mode) {
+    writeAll(2, Buffer.from(`fatal: --format can't be combined with other format-altering options\n\n${formatHelp('ls-tree', help)}\n`));
+    return 129;
+  }
   if (rest.length < 1) throw new UsageError('');
+  const repo = ctx.repository();
+  const opts: Options = {
+    recursive, showTrees, onlyTrees, nul, quotePath: true, fullName, fullTree,
+    mode: mode?.[0] === 'name-status' ? 'name-only' : mode?.[0] ?? 'default',
+    format: null, abbrev: (oid, off) => toHex(oid, off), odb: repo.odb, specs: [], chomp: '',
+  };
+  if (format !== null) {
+    const builtin = BUILTIN_FORMATS[format];
+    if (builtin) opts.mode = builtin;
+    else opts.format = Buffer.from(format, 'utf8');
+  }
   // -d -r shows the trees it goes into, as git's (-d alone shows only the trees of one level).
   if (opts.onlyTrees && opts.recursive) opts.showTrees = true;
-  const repo = ctx.repository();
   const prefix = opts.fullTree ? '' : cwdPrefix(ctx.cwd, repo.workTree);
   opts.chomp = opts.fullName ? '' : prefix;
-  const paths = rest.slice(1);
-  // git's PATHSPEC_PREFER_CWD: no path is the current directory.
-  opts.specs = paths.length === 0 ? (prefix ? [prefix] : []) : paths.map((p) => specFor(p, prefix, repo.workTree ?? repo.gitDir));
-  opts.quotePath = repo.config.getBool('core', null, 'quotepath') ?? true;
   const revs = repo.revs();
   const id = revs.tryResolve(rest[0]!);
   if (!id) throw fatal(`Not a valid object name ${rest[0]}`);
+  const paths = rest.slice(1);
+  if (paths.some((p) => p === '')) throw fatal('empty string is not a valid pathspec. please use . instead if you meant to match all paths');
+  // git's PATHSPEC_PREFER_CWD: no path is the current directory.
+  opts.specs = paths.length === 0 ? (prefix ? [prefix] : []) : paths.map((p) => pathspec(p, prefix, repo.workTree ?? repo.gitDir));
+  opts.quotePath = repo.config.getBool('core', null, 'quotepath') ?? true;
+  if (abbrev !== 0) opts.abbrev = abbreviator(repo.odb, abbrev === -1 ? defaultAbbrev(repo.config.get('core', null, 'abbrev'), repo.odb) : abbrev);
   const tree = revs.peel(id, OBJ_TREE, rest[0]!);
   const out = new Output();
   list(repo.odb, tree, '', opts, out);
   out.flush();
   return 0;
+}
+
+/** git's MINIMUM_ABBREV. */
+const MINIMUM_ABBREV = 4;
+
+/** core.abbrev as git reads it: auto (unset), a length from 4 to 40, or a false boolean for full names. */
+function defaultAbbrev(value: string | undefined, odb: ObjectStore): number {
+  if (value !== undefined && value.toLowerCase() !== 'auto') {
+    if (/^(no|false|off)$/i.test(value) || value === '0') return 40;
+    const n = Number(value);
+    if (Number.isInteger(n) && n >= MINIMUM_ABBREV && n <= 40) return n;
+  }
+  return abbrevLength(odb.packedObjectCount());
+}
+
+/**
+ * git's find_unique_abbrev: at least `min` hex digits, and one more than the longest prefix (under
+ * 32 digits) the name shares with any other object in the repository (it need not exist itself).
+ */
+function abbreviator(odb: ObjectStore, min: number): (oid: Uint8Array, off: number) => string {
+  if (min >= 40) return (oid, off) => toHex(oid, off);
+  let ids: string[] | null = null;
+  return (oid, off) => {
+    const hex = toHex(oid, off);
+    if (!ids) {
+      const all: string[] = [];
+      odb.forEachId((buf, o) => { all.push(toHex(buf, o)); });
+      ids = all.sort();
+    }
+    let lo = 0, hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ids[mid]! < hex) lo = mid + 1; else hi = mid;
+    }
+    let len = min;
+    const common = (other: string | undefined): void => {
+      if (other === undefined || other === hex) return;
+      let i = 0;
+      while (i < 40 && other[i] === hex[i]) i++;
+      // extend_abbrev_len's bound (GIT_MAX_RAWSZ, 32): a longer shared prefix lengthens nothing.
+      if (i < 32 && i + 1 > len) len = i + 1;
+    };
+    common(ids[lo - 1]);
+    common(ids[lo]);
+    if (ids[lo] === hex) common(ids[lo + 1]);
+    return hex.slice(0, Math.min(len, 40));
+  };
+}
+
+/** pathspec.c's magic: the long form's names and the short form's mnemonics, in git's table order. */
+const MAGIC = ['top', 'literal', 'glob', 'icase', 'exclude', 'attr'] as const;
+type Magic = typeof MAGIC[number];
+/** ctype.c's GIT_PATHSPEC_MAGIC characters (the short form reads these, `^` too). */
+const SHORT_MAGIC = '!"#%&\',-/:;<=>@_`~';
+
+/**
+ * One path as git's parse_pathspec reads it for ls-tree: `:(top)`/`:/` from the top as given,
+ * `:(literal)` (paths match literally anyway), any other magic refused as git refuses it.
+ */
+function pathspec(elem: string, prefix: string, top: string): string {
+  const magic = new Set<Magic>();
+  let body = elem;
+  if (elem.startsWith(':') && elem[1] === '(') {
+    let pos = 2;
+    while (pos < elem.length && elem[pos] !== ')') {
+      let len = 0;
+      while (pos + len < elem.length && elem[pos + len] !== ',' && elem[pos + len] !== ')') len++;
+      const next = elem[pos + len] === ',' ? pos + len + 1 : pos + len;
+      const word = elem.slice(pos, pos + len);
+      pos = next;
+      if (!len || word.startsWith('prefix:')) continue;
+      if (word.startsWith('attr:')) { magic.add('attr'); continue; }
+      if (!(MAGIC as readonly string[]).includes(word)) throw fatal(`Invalid pathspec magic '${word}' in '${elem}'`);
+      magic.add(word as Magic);
+    }
+    if (elem[pos] !== ')') throw fatal(`Missing ')' at the end of pathspec magic in '${elem}'`);
+    body = elem.slice(pos + 1);
+  } else if (elem.startsWith(':')) {
+    let pos = 1;
+    for (; pos < elem.length && elem[pos] !== ':'; pos++) {
+      const ch = elem[pos]!;
+      if (ch === '^') { magic.add('exclude'); continue; }
+      if (!SHORT_MAGIC.includes(ch)) break;
+      if (ch === '/') magic.add('top');
+      else if (ch === '!') magic.add('exclude');
+      else throw fatal(`Unimplemented pathspec magic '${ch}' in '${elem}'`);
+    }
+    if (elem[pos] === ':') pos++;
+    body = elem.slice(pos);
+  }
+  if (magic.has('literal') && magic.has('glob')) throw fatal(`${elem}: 'literal' and 'glob' are incompatible`);
+  // :(top) takes the path as it is: no prefix, nothing resolved (`..` then matches nothing).
+  const spec = magic.has('top') ? Buffer.from(body, 'utf8').toString('latin1') : specFor(body, prefix, top, elem);
+  const refused = MAGIC.filter((m) => m !== 'top' && m !== 'literal' && magic.has(m));
+  if (refused.length) {
+    const names = refused.map((m) => (m === 'exclude' ? `'exclude' (mnemonic: '!')` : `'${m}'`)).join(', ');
+    throw fatal(`${elem}: pathspec magic not supported by this command: ${names}`);
+  }
+  return spec;
 }
 
 /** git's prefix: where the command runs below the top of the work tree, '' or ending in '/'. */
@@ -97,11 +276,11 @@ function realpath(p: string): string {
  * git's prefix_path: `arg` from the top (an absolute one must lie in the work tree), `.` and `..`
  * resolved, repeated slashes made one; a trailing slash stays (it asks for a directory's entries).
  */
-function specFor(arg: string, prefix: string, top: string): string {
+function specFor(arg: string, prefix: string, top: string, elem: string): string {
   let p = Buffer.from(arg, 'utf8').toString('latin1');
   if (path.isAbsolute(arg)) {
     const rel = path.relative(realpath(top), path.resolve(arg));
-    if (rel.startsWith('..') || path.isAbsolute(rel)) throw outside(arg, top);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) throw outside(elem, arg, top);
     p = Buffer.from(rel.split(path.sep).join('/') + (rel && arg.endsWith('/') ? '/' : ''), 'utf8').toString('latin1');
   } else {
     p = prefix + p;
@@ -113,7 +292,7 @@ function specFor(arg: string, prefix: string, top: string): string {
     const last = i === parts.length - 1;
     if (part === '' || part === '.') continue;
     if (part === '..') {
-      if (out.length === 0) throw outside(arg, top);
+      if (out.length === 0) throw outside(elem, arg, top);
       out.pop();
     } else {
       out.push(last ? part : `${part}/`);
@@ -122,8 +301,8 @@ function specFor(arg: string, prefix: string, top: string): string {
   return out.join('');
 }
 
-function outside(arg: string, top: string): Error {
-  return fatal(`${arg}: '${arg}' is outside repository at '${realpath(top)}'`);
+function outside(elem: string, arg: string, top: string): Error {
+  return fatal(`${elem}: '${arg}' is outside repository at '${realpath(top)}'`);
 }
 
 /**
@@ -182,12 +361,33 @@ function list(odb: ObjectStore, tree: Uint8Array, dir: string, opts: Options, ou
     const recurse = isTree && goesInto(full, opts);
     const show = isTree ? !recurse || opts.showTrees : isGitlink || !opts.onlyTrees;
     if (show) {
-      if (!opts.nameOnly) {
-        const type = isTree ? 'tree' : isGitlink ? 'commit' : 'blob';
-        out.ascii(`${formatMode(cur.mode)} ${type} ${toHex(data, cur.oidOffset)}\t`);
-      }
       const name = Buffer.from(relativeName(full, opts.chomp), 'latin1');
-      out.bytes(opts.nul ? name : quoteCStyle(name, opts.quotePath));
+      const oidHex = (): string => opts.abbrev(data, cur.oidOffset);
+      const type = isTree ? 'tree' : isGitlink ? 'commit' : 'blob';
+      const size = (padded: boolean): string => {
+        let text = '-';
+        if (!isTree && !isGitlink) text = String(opts.odb?.info(data, cur.oidOffset)?.size ?? 'BAD');
+        return padded ? text.padStart(7) : text;
+      };
+      if (opts.format) {
+        out.bytes(expand(opts.format, (atom) => {
+          switch (atom) {
+            case '(objectmode)': return formatMode(cur.mode);
+            case '(objecttype)': return type;
+            case '(objectname)': return oidHex();
+            case '(objectsize:padded)': return size(true);
+            case '(objectsize)': return size(false);
+            case '(path)': return quoteCStyle(name, opts.quotePath);
+            default: return null;
+          }
+        }));
+      } else if (opts.mode === 'object-only') {
+        out.ascii(oidHex());
+      } else {
+        if (opts.mode === 'default') out.ascii(`${formatMode(cur.mode)} ${type} ${oidHex()}\t`);
+        else if (opts.mode === 'long') out.ascii(`${formatMode(cur.mode)} ${type} ${oidHex()} ${size(true)}\t`);
+        out.bytes(opts.nul ? name : quoteCStyle(name, opts.quotePath));
+      }
       out.byte(opts.nul ? 0 : 0x0a);
     }
     if (recurse) {
@@ -195,4 +395,39 @@ function list(odb: ObjectStore, tree: Uint8Array, dir: string, opts: Options, ou
       list(odb, child, `${full}/`, opts, out);
     }
   }
+}
+
+/**
+ * git's strbuf_expand with ls-tree's expand_show_tree: `%%`, `%n`, `%xNN`, and `%(atom)`, which
+ * `atom` expands (null: not one). A bad element is fatal, worded as git's.
+ */
+function expand(format: Buffer, atom: (name: string) => string | Uint8Array | null): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let i = 0;
+  while (i < format.length) {
+    const pct = format.indexOf(0x25, i);
+    if (pct < 0) { parts.push(format.subarray(i)); break; }
+    parts.push(format.subarray(i, pct));
+    const start = pct + 1;
+    const c = format[start];
+    if (c === 0x25) { parts.push(Buffer.from('%')); i = start + 1; continue; }
+    if (c === 0x6e) { parts.push(Buffer.from('\n')); i = start + 1; continue; }
+    if (c === 0x78) {
+      const hex = format.subarray(start + 1, start + 3).toString('latin1');
+      if (/^[0-9a-fA-F]{2}$/.test(hex)) { parts.push(Buffer.from([Number.parseInt(hex, 16)])); i = start + 3; continue; }
+    }
+    // The element as git's die() prints it: the rest of the format (up to a NUL byte).
+    const rest = format.subarray(start);
+    const nul = rest.indexOf(0);
+    const element = (nul < 0 ? rest : rest.subarray(0, nul)).toString('utf8');
+    if (c !== 0x28) throw fatal(`bad ls-tree format: element '${element}' does not start with '('`);
+    const end = format.indexOf(0x29, start + 1);
+    if (end < 0) throw fatal(`bad ls-tree format: element '${element}' does not end in ')'`);
+    const name = format.subarray(start, end + 1).toString('utf8');
+    const value = atom(name);
+    if (value === null) throw fatal(`bad ls-tree format: %${name}`);
+    parts.push(typeof value === 'string' ? Buffer.from(value, 'latin1') : value);
+    i = end + 1;
+  }
+  return Buffer.concat(parts);
 }
