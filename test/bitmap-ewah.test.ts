@@ -8,18 +8,7 @@ import { Bitset } from '../src/pack/bitmap/bitset.js';
 import { EwahBitmap, encodeEwah, encodeEwahXor, ewahWordCount } from '../src/pack/bitmap/ewah.js';
 import { nextCommitGap, selectBitmapCommits } from '../src/packing/bitmap/select.js';
 import { packNameHash, packNameHashOf } from '../src/pack/name-hash.js';
-
-/** A deterministic generator, so a failure reproduces. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { seededRandom } from './helpers.js';
 
 /** Bits with long zero runs, long one runs and scattered literals, up to `n` bits. */
 function randomSet(rand: () => number, n: number): Set<number> {
@@ -46,7 +35,7 @@ function sorted(s: Iterable<number>): number[] {
 }
 
 test('Bitset operations agree with a plain Set', () => {
-  const rand = rng(1);
+  const rand = seededRandom(1);
   for (let round = 0; round < 30; round++) {
     const n = 1 + Math.floor(rand() * 3000);
     const a = randomSet(rand, n), b = randomSet(rand, Math.floor(rand() * 3000));
@@ -70,7 +59,7 @@ test('Bitset operations agree with a plain Set', () => {
 });
 
 test('EWAH round trips: decode(encode(x)) = x, XOR forms decode to a ^ b, word counts match', () => {
-  const rand = rng(2);
+  const rand = seededRandom(2);
   for (let round = 0; round < 60; round++) {
     const n = 1 + Math.floor(rand() * 5000);
     const a = bitsetOf(randomSet(rand, n)), b = bitsetOf(randomSet(rand, n));

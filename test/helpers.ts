@@ -121,3 +121,15 @@ export function postService(base: string, repoPath: string, service: 'upload-pac
   headers: Record<string, string> = {}): Promise<HttpReply> {
   return httpRequest(base, 'POST', `${repoPath}/git-${service}`, body, { 'Content-Type': `application/x-git-${service}-request`, ...headers });
 }
+
+/** A deterministic generator (mulberry32) of floats in [0, 1), so that a failure reproduces. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -32,7 +32,7 @@ import {
   PacketReader, parseFetchArgs, parseLsRefsArgs, readCommandRequest, readHaves, readPushOptions, readPushRequest,
   readUploadRequest,
 } from '../src/protocol/index.js';
-import { git, gitBuf, pktBytes, rmrf, tmpDir } from './helpers.js';
+import { git, gitBuf, pktBytes, rmrf, seededRandom, tmpDir } from './helpers.js';
 import { writePack, type RawEntry } from './pack-builder.js';
 
 const SEED = 0x5eed22;
@@ -40,17 +40,6 @@ const SEED = 0x5eed22;
 const CASE_MS = 2000;
 /** No case's input is more than a few KiB: no reader of one should ask for more than this. */
 const ALLOC_LIMIT = 64 << 20;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rng = () => number;
 const int = (r: Rng, n: number) => Math.floor(r() * n);
@@ -291,7 +280,7 @@ describe('pack entry headers through the object database', () => {
   }
 
   test('rewritten sizes, types and delta bases (pack and .idx rebuilt)', async () => {
-    const r = mulberry32(SEED);
+    const r = seededRandom(SEED);
     for (let n = 0; n < 250; n++) {
       clearPacks();
       const { es, touched } = mutateEntries(r);
@@ -301,7 +290,7 @@ describe('pack entry headers through the object database', () => {
   });
 
   test('header bytes mutated in place (git\'s .idx kept)', async () => {
-    const r = mulberry32(SEED + 1);
+    const r = seededRandom(SEED + 1);
     for (let n = 0; n < 250; n++) {
       clearPacks();
       const i = int(r, entries.length), e = entries[i]!;
@@ -345,7 +334,7 @@ describe('index-pack of mutated packs', () => {
   }
 
   test('every case indexes the pack whole or fails with a GitError, leaving no file behind', async () => {
-    const r = mulberry32(SEED + 2);
+    const r = seededRandom(SEED + 2);
     const objectsDir = path.join(work, 'ip', 'objects'), packDir = path.join(objectsDir, 'pack');
     const inPlace = path.join(work, 'ip', 'in-place'), scratch = path.join(work, 'ip', 'scratch');
     for (const d of [packDir, inPlace, scratch]) fs.mkdirSync(d, { recursive: true });
@@ -392,7 +381,7 @@ async function fuzz(what: string, seeds: readonly Buffer[], cases: number, seed:
   fn: (input: Buffer) => unknown): Promise<void> {
   assert.ok(seeds.length > 0, `${what}: no seeds`);
   for (const s of seeds) assert.ok(await hostile(`${what} seed`, s, () => fn(Buffer.from(s))), `${what}: a seed is refused`);
-  const r = mulberry32(seed);
+  const r = seededRandom(seed);
   for (let n = 0; n < cases; n++) {
     const input = mutate(pick(r, seeds), r, dict);
     await hostile(`${what} case ${n}`, input, () => fn(input));
@@ -437,7 +426,7 @@ const PROTOCOL_DICT = [' ', '\n', '\0', '=', 'HEAD', 'refs/heads/', '^{}', H, Z,
 
 async function fuzzProtocol(what: string, seeds: readonly Line[][], cases: number, seed: number, read: (s: PacketReader) => Promise<unknown>): Promise<void> {
   for (const s of seeds) assert.ok(await hostile(`${what} seed`, frame(s), () => read(new PacketReader([frame(s)]))), `${what}: a seed is refused`);
-  const r = mulberry32(seed);
+  const r = seededRandom(seed);
   for (let n = 0; n < cases; n++) {
     const lines = [...pick(r, seeds)];
     let input: Buffer;
@@ -505,7 +494,7 @@ describe('.idx and .bitmap readers', () => {
     fs.writeFileSync(path.join(work, 'v1.pack'), packBytes);
     git(work, ['index-pack', '--index-version=1', '-o', v1, path.join(work, 'v1.pack')]);
     const ids = oids.map(o => Buffer.from(o, 'hex'));
-    const r = mulberry32(SEED + 30);
+    const r = seededRandom(SEED + 30);
     await fuzz('PackIndex', [idxBytes, fs.readFileSync(v1)], 300, SEED + 31, [], b => {
       const ix = new PackIndex(trailerFixed(b, r), 'hostile.idx');
       for (const o of ids) ix.find(o);
@@ -515,7 +504,7 @@ describe('.idx and .bitmap readers', () => {
   });
 
   test('.bitmap', async () => {
-    const r = mulberry32(SEED + 32);
+    const r = seededRandom(SEED + 32);
     for (const [k, { bitmap, idx }] of bitmaps.entries()) {
       const index = new PackIndex(idx, 'hostile.idx');
       const order = PackOrder.fromOffsets(index);
