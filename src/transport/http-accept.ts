@@ -23,6 +23,13 @@ export function createHttpServer(listener: http.RequestListener, options: HttpAc
     // the idle timeout instead.
     requestTimeout: 0,
   }, listener);
+  // A client may end its side once its request is sent (`printf ... | nc -N`, a proxy that
+  // half-closes) and still read the answer, as Apache and http-backend give it. Node's default
+  // (httpAllowHalfOpen false, undocumented) aborts every request not yet answered at the client's
+  // FIN, and ours are all answered later, by a worker: the client got nothing at all. Allowed, the
+  // answers still due are written and the connection ends after the last; a request cut short by
+  // the FIN is still a parse error (400), and an idle kept-alive connection is still ended.
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout * 1000;
   return server;
 }

@@ -1,0 +1,69 @@
+// `tsgit serve`'s smart-HTTP front end against raw-socket clients that HTTP client libraries would
+// never be: the bytes are written exactly as given, the server's whole answer read until it closes.
+// Each test starts the server it uses and stops it.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import path from 'node:path';
+import { git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
+import { ensureStopped, fetchBody, startServe, type Served } from './serve-process.js';
+import { runAsync } from './transport-servers.js';
+
+let work: string;
+let root: string;
+let head: string;
+
+before(() => {
+  work = tmpDir('tsgit-serve-hostile-');
+  root = path.join(work, 'root');
+  head = git(makeRepo(3, { bare: true, at: path.join(root, 'small.git') }), ['rev-parse', 'main']).trim();
+});
+
+after(() => rmrf(work));
+
+/** Writes `bytes`, then (with `halfClose`) ends our side, and collects the answer until the server closes. */
+function exchange(port: number, bytes: Buffer, halfClose: boolean, ms = 10_000): Promise<string> {
+  return new Promise(resolve => {
+    const socket = net.connect(port, '127.0.0.1');
+    let reply = '';
+    socket.on('data', (d: Buffer) => { reply += d.toString('latin1'); });
+    socket.on('error', () => undefined);
+    const timer = setTimeout(() => socket.destroy(), ms);
+    socket.on('close', () => { clearTimeout(timer); resolve(reply); });
+    socket.once('connect', () => (halfClose ? socket.end(bytes) : socket.write(bytes)));
+  });
+}
+
+test('a client that half-closes after its requests still gets every answer', { timeout: 60_000 }, async () => {
+  let s: Served | null = null;
+  try {
+    s = await startServe(root, work, ['--timeout', '5', '--init-timeout', '5']);
+    const get = Buffer.from('GET /small.git/info/refs?service=git-upload-pack HTTP/1.1\r\nHost: x\r\n\r\n');
+    const body = fetchBody(head);
+    const post = Buffer.concat([Buffer.from('POST /small.git/git-upload-pack HTTP/1.1\r\nHost: x\r\n'
+      + `Content-Type: application/x-git-upload-pack-request\r\nContent-Length: ${body.length}\r\n\r\n`), body]);
+
+    const advertised = await exchange(s.httpPort, get, true);
+    assert.match(advertised, /^HTTP\/1\.1 200 /);
+    assert.ok(advertised.includes(`${head} HEAD\0`), advertised);
+
+    const fetched = await exchange(s.httpPort, post, true);
+    assert.match(fetched, /^HTTP\/1\.1 200 /);
+    assert.ok(fetched.includes('PACK'), fetched.slice(0, 200));
+
+    // Pipelined, then the FIN: both answered, in order, and the connection ends after the last.
+    const both = await exchange(s.httpPort, Buffer.concat([get, post]), true);
+    assert.equal([...both.matchAll(/HTTP\/1\.1 200 /g)].length, 2, both.slice(0, 300));
+    assert.ok(both.indexOf('PACK') > both.indexOf(`${head} HEAD\0`));
+
+    // A FIN that cuts a request short is still an error, at once.
+    const cut = await exchange(s.httpPort, post.subarray(0, post.length - 5), true);
+    assert.match(cut, /^HTTP\/1\.1 400 /);
+
+    const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/small.git`], work, GIT_ENV);
+    assert.equal(ls.status, 0, ls.stderr);
+    assert.equal(s.stderr(), '');
+  } finally {
+    await ensureStopped(s);
+  }
+});
