@@ -5,7 +5,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';
-import { git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
+import zlib from 'node:zlib';
+import { git, GIT_ENV, makeRepo, pktBytes, rmrf, tmpDir } from './helpers.js';
 import { ensureStopped, fetchBody, startServe, type Served } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
 
@@ -17,6 +18,8 @@ before(() => {
   work = tmpDir('tsgit-serve-hostile-');
   root = path.join(work, 'root');
   head = git(makeRepo(3, { bare: true, at: path.join(root, 'small.git') }), ['rev-parse', 'main']).trim();
+  git(root, ['clone', '-q', '--bare', 'small.git', 'push.git']);
+  git(path.join(root, 'push.git'), ['config', 'http.receivepack', 'true']);
 });
 
 after(() => rmrf(work));
@@ -63,6 +66,32 @@ test('a client that half-closes after its requests still gets every answer', { t
     const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/small.git`], work, GIT_ENV);
     assert.equal(ls.status, 0, ls.stderr);
     assert.equal(s.stderr(), '');
+  } finally {
+    await ensureStopped(s);
+  }
+});
+
+test('a push whose gzip body is corrupt or cut short is answered 400, as a fetch\'s is', { timeout: 60_000 }, async () => {
+  let s: Served | null = null;
+  try {
+    s = await startServe(root, work, ['--timeout', '5', '--init-timeout', '5']);
+    const commands = Buffer.concat([pktBytes(`${'0'.repeat(40)} ${head} refs/heads/new\0report-status\n`), Buffer.from('0000')]);
+    const gz = zlib.gzipSync(commands);
+    const bodies = {
+      'not gzip': Buffer.alloc(100, 0x1f),
+      'cut short': gz.subarray(0, 20),
+      'corrupt': Buffer.concat([gz.subarray(0, 10), Buffer.alloc(gz.length - 10, 0xaa)]),
+    };
+    for (const [what, body] of Object.entries(bodies)) {
+      const reply = await exchange(s.httpPort, Buffer.concat([Buffer.from('POST /push.git/git-receive-pack HTTP/1.1\r\nHost: x\r\n'
+        + 'Content-Type: application/x-git-receive-pack-request\r\nContent-Encoding: gzip\r\n'
+        + `Content-Length: ${body.length}\r\n\r\n`), body]), false);
+      assert.match(reply, /^HTTP\/1\.1 400 /, `${what}: ${JSON.stringify(reply)}`);
+      assert.match(reply, /bad request body/, what);
+    }
+    assert.equal(git(path.join(root, 'push.git'), ['for-each-ref', '--format=%(refname)']).trim(), 'refs/heads/main');
+    const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/push.git`], work, GIT_ENV);
+    assert.equal(ls.status, 0, ls.stderr);
   } finally {
     await ensureStopped(s);
   }

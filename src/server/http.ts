@@ -222,6 +222,7 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
     const reservation = pool.reserve();
     if (!reservation) return busy(res, record, 'the server is busy: too many requests are waiting');
     let job: ServiceJob | null;
+    let badBody: (() => string | null) | undefined;
     if (r.phase === 'advertise') {
       job = pool.run(request, { kind: 'body', body: Buffer.alloc(0) }, reservation);
     } else if (r.service.bufferInput) {
@@ -242,10 +243,10 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
       job = pool.run(request, { kind: 'body', body: body.body }, reservation, authorizeUpdate);
     } else {
       job = pool.run(request, { kind: 'stream' }, reservation, authorizeUpdate);
-      if (job) streamBody(req, res, job, encoding.gzip);
+      if (job) badBody = streamBody(req, res, job, encoding.gzip);
     }
     if (!job) return busy(res, record, 'the server is busy: too many requests are waiting');
-    await relay(req, res, job, record, r.phase === 'advertise' && record.protocol !== 2 ? formatServiceHeader(wire) : null, wire);
+    await relay(req, res, job, record, r.phase === 'advertise' && record.protocol !== 2 ? formatServiceHeader(wire) : null, wire, badBody);
   }
 
   /**
@@ -264,8 +265,12 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
     };
   }
 
-  /** A streamed body goes to the worker as it comes, paced by the worker's pipe. */
-  function streamBody(req: IncomingMessage, res: ServerResponse, job: ServiceJob, gzip: boolean): void {
+  /**
+   * A streamed body goes to the worker as it comes, paced by the worker's pipe. Returns why the
+   * body could not be read when it was the body's fault (not gzip after all, a gzip stream cut
+   * short), not the client's going.
+   */
+  function streamBody(req: IncomingMessage, res: ServerResponse, job: ServiceJob, gzip: boolean): () => string | null {
     const stdin = job.stdin;
     stdin.on('error', () => undefined);
     const body = bodyStream(req, gzip);
@@ -277,9 +282,17 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
     });
     body.on('end', () => stdin.end());
     // Cut short, or not gzip after all: the worker would take what came as the whole push.
+    let failure: string | null = null;
     req.on('error', () => job.stop());
-    body.on('error', () => job.stop());
+    if (gzip) {
+      // The client is still there, and is told (relay), as readBody's 400 tells a buffered one.
+      body.on('error', (e: Error) => {
+        failure = `bad request body: ${e.message}`;
+        job.stop();
+      });
+    }
     res.once('close', () => { if (!req.complete) job.stop(); });
+    return () => failure;
   }
 
   /**
@@ -288,7 +301,7 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
    * start when a worker has the request: queued time is nobody's idle time.
    */
   function relay(req: IncomingMessage, res: ServerResponse, job: ServiceJob, record: Mutable<AccessRecord>,
-    preamble: Buffer | null, wire: string): Promise<void> {
+    preamble: Buffer | null, wire: string, badBody?: () => string | null): Promise<void> {
     const kind = job.request.advertiseRefs ? 'advertisement' : 'result';
     const conn = options.connectionOf?.(req);
     let evicted = false;
@@ -343,6 +356,14 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
         }
         // Answered already: refused while queued to make room for another address.
         if (evicted) return resolve();
+        // Stopped for a body that could not be read: not the client's going (that was 'gone' and
+        // no answer at all), a 400 as for a buffered body, unless the answer had begun.
+        const bad = badBody?.() ?? null;
+        if (bad !== null && !res.headersSent) {
+          closeAfterResponse(req);
+          refuse(res, record, 400, bad, { Connection: 'close' });
+          return resolve();
+        }
         record.outcome = idled ? 'timeout' : job.outcome;
         if (idled) record.reason = `the client took nothing for ${timeouts.idle} seconds`;
         record.counts = job.exit?.counts ?? null;
