@@ -96,3 +96,30 @@ test('a push whose gzip body is corrupt or cut short is answered 400, as a fetch
     await ensureStopped(s);
   }
 });
+
+test('a push body that stalls before any answer gets 408 at the idle timeout, and its worker is freed', { timeout: 60_000 }, async () => {
+  let s: Served | null = null;
+  try {
+    s = await startServe(root, work, ['--timeout', '2', '--init-timeout', '2', '--workers', '1']);
+    const commands = Buffer.concat([pktBytes(`${'0'.repeat(40)} ${head} refs/heads/new\0report-status\n`), Buffer.from('0000')]);
+    const head_ = 'POST /push.git/git-receive-pack HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-git-receive-pack-request\r\n';
+    const stalls = {
+      'Content-Length past what is sent': Buffer.from(`${head_}Content-Length: ${commands.length + 1000}\r\n\r\n${commands.toString('latin1')}`, 'latin1'),
+      'chunked, no last chunk': Buffer.from(`${head_}Transfer-Encoding: chunked\r\n\r\n${commands.length.toString(16)}\r\n${commands.toString('latin1')}\r\n`, 'latin1'),
+      'headers only': Buffer.from(`${head_}Content-Length: 100\r\n\r\n`),
+    };
+    for (const [what, bytes] of Object.entries(stalls)) {
+      const t0 = Date.now();
+      const reply = await exchange(s.httpPort, bytes, false);
+      assert.match(reply, /^HTTP\/1\.1 408 [^]*request body stalled/, `${what}: ${JSON.stringify(reply)}`);
+      assert.ok(Date.now() - t0 < 6000, `${what}: closed after ${Date.now() - t0} ms`);
+    }
+    const lines = s.access().filter(l => l.repository === 'push.git');
+    assert.deepEqual(lines.map(l => `${l.status} ${l.outcome}`), ['408 timeout', '408 timeout', '408 timeout']);
+    // The one worker is free again.
+    const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/push.git`], work, GIT_ENV);
+    assert.equal(ls.status, 0, ls.stderr);
+  } finally {
+    await ensureStopped(s);
+  }
+});

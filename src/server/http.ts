@@ -334,7 +334,10 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
         if (timeouts.idle > 0) {
           res.setTimeout(timeouts.idle * 1000, () => {
             idled = true;
-            res.destroy();
+            // A streamed body that stalls before any answer: the client is told (408, below,
+            // once the worker is gone), as a buffered body past its time is (http-body.ts).
+            if (!res.headersSent && !req.complete) job.stop();
+            else res.destroy();
           });
         }
       };
@@ -362,6 +365,12 @@ export function createGitHttpHandler(options: HttpHandlerOptions): GitHttpHandle
         if (bad !== null && !res.headersSent) {
           closeAfterResponse(req);
           refuse(res, record, 400, bad, { Connection: 'close' });
+          return resolve();
+        }
+        if (idled && !res.headersSent && !res.destroyed) {
+          closeAfterResponse(req);
+          refuse(res, record, 408, `request body stalled: nothing from the client for ${timeouts.idle} seconds`, { Connection: 'close' });
+          record.outcome = 'timeout';
           return resolve();
         }
         record.outcome = idled ? 'timeout' : job.outcome;
