@@ -123,3 +123,16 @@ test('a push body that stalls before any answer gets 408 at the idle timeout, an
     await ensureStopped(s);
   }
 });
+
+test('CONNECT is answered 405, not dropped without a word', { timeout: 30_000 }, async () => {
+  let s: Served | null = null;
+  try {
+    s = await startServe(root, work);
+    const reply = await exchange(s.httpPort, Buffer.from('CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n'), false);
+    assert.match(reply, /^HTTP\/1\.1 405 [^]*\r\nConnection: close\r\n[^]*method not allowed\n$/);
+    const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/small.git`], work, GIT_ENV);
+    assert.equal(ls.status, 0, ls.stderr);
+  } finally {
+    await ensureStopped(s);
+  }
+});

@@ -5,6 +5,7 @@
 // one by the idle timeout). Node checks its timeouts on an interval, here at most a second, so a
 // short timeout is kept to within a second.
 import http from 'node:http';
+import type net from 'node:net';
 import { lingeringClose } from './listen.js';
 
 export interface HttpAcceptOptions {
@@ -30,6 +31,15 @@ export function createHttpServer(listener: http.RequestListener, options: HttpAc
   // answers still due are written and the connection ends after the last; a request cut short by
   // the FIN is still a parse error (400), and an idle kept-alive connection is still ended.
   (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // CONNECT (a proxy tunnel) is no request a git server takes; Node, with no 'connect' listener,
+  // drops the connection without a word. Answered as any other method the handler does not take.
+  server.on('connect', (_req: http.IncomingMessage, socket: net.Socket) => {
+    socket.on('error', () => undefined);
+    const body = 'method not allowed\n';
+    socket.write('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, POST\r\nContent-Type: text/plain; charset=utf-8\r\n'
+      + `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    lingeringClose(socket);
+  });
   if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout * 1000;
   return server;
 }
