@@ -24,6 +24,15 @@ before(() => {
 
 after(() => rmrf(work));
 
+/** A receive-pack request's commands: create refs/heads/new at main. */
+const pushCommands = (): Buffer => Buffer.concat([pktBytes(`${'0'.repeat(40)} ${head} refs/heads/new\0report-status\n`), Buffer.from('0000')]);
+
+/** After the hostile requests, git's own client is still served. */
+async function assertStillServes(s: Served, repo: string): Promise<void> {
+  const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/${repo}`], work, GIT_ENV);
+  assert.equal(ls.status, 0, ls.stderr);
+}
+
 /** Writes `bytes`, then (with `halfClose`) ends our side, and collects the answer until the server closes. */
 function exchange(port: number, bytes: Buffer, halfClose: boolean, ms = 10_000): Promise<string> {
   return new Promise(resolve => {
@@ -63,8 +72,7 @@ test('a client that half-closes after its requests still gets every answer', { t
     const cut = await exchange(s.httpPort, post.subarray(0, post.length - 5), true);
     assert.match(cut, /^HTTP\/1\.1 400 /);
 
-    const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/small.git`], work, GIT_ENV);
-    assert.equal(ls.status, 0, ls.stderr);
+    await assertStillServes(s, 'small.git');
     assert.equal(s.stderr(), '');
   } finally {
     await ensureStopped(s);
@@ -75,7 +83,7 @@ test('a push whose gzip body is corrupt or cut short is answered 400, as a fetch
   let s: Served | null = null;
   try {
     s = await startServe(root, work, ['--timeout', '5', '--init-timeout', '5']);
-    const commands = Buffer.concat([pktBytes(`${'0'.repeat(40)} ${head} refs/heads/new\0report-status\n`), Buffer.from('0000')]);
+    const commands = pushCommands();
     const gz = zlib.gzipSync(commands);
     const bodies = {
       'not gzip': Buffer.alloc(100, 0x1f),
@@ -90,8 +98,7 @@ test('a push whose gzip body is corrupt or cut short is answered 400, as a fetch
       assert.match(reply, /bad request body/, what);
     }
     assert.equal(git(path.join(root, 'push.git'), ['for-each-ref', '--format=%(refname)']).trim(), 'refs/heads/main');
-    const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/push.git`], work, GIT_ENV);
-    assert.equal(ls.status, 0, ls.stderr);
+    await assertStillServes(s, 'push.git');
   } finally {
     await ensureStopped(s);
   }
@@ -101,7 +108,7 @@ test('a push body that stalls before any answer gets 408 at the idle timeout, an
   let s: Served | null = null;
   try {
     s = await startServe(root, work, ['--timeout', '2', '--init-timeout', '2', '--workers', '1']);
-    const commands = Buffer.concat([pktBytes(`${'0'.repeat(40)} ${head} refs/heads/new\0report-status\n`), Buffer.from('0000')]);
+    const commands = pushCommands();
     const head_ = 'POST /push.git/git-receive-pack HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-git-receive-pack-request\r\n';
     const stalls = {
       'Content-Length past what is sent': Buffer.from(`${head_}Content-Length: ${commands.length + 1000}\r\n\r\n${commands.toString('latin1')}`, 'latin1'),
@@ -117,8 +124,7 @@ test('a push body that stalls before any answer gets 408 at the idle timeout, an
     const lines = s.access().filter(l => l.repository === 'push.git');
     assert.deepEqual(lines.map(l => `${l.status} ${l.outcome}`), ['408 timeout', '408 timeout', '408 timeout']);
     // The one worker is free again.
-    const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/push.git`], work, GIT_ENV);
-    assert.equal(ls.status, 0, ls.stderr);
+    await assertStillServes(s, 'push.git');
   } finally {
     await ensureStopped(s);
   }
@@ -130,8 +136,7 @@ test('CONNECT is answered 405, not dropped without a word', { timeout: 30_000 },
     s = await startServe(root, work);
     const reply = await exchange(s.httpPort, Buffer.from('CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n'), false);
     assert.match(reply, /^HTTP\/1\.1 405 [^]*\r\nConnection: close\r\n[^]*method not allowed\n$/);
-    const ls = await runAsync('git', ['ls-remote', `${s.httpUrl}/small.git`], work, GIT_ENV);
-    assert.equal(ls.status, 0, ls.stderr);
+    await assertStillServes(s, 'small.git');
   } finally {
     await ensureStopped(s);
   }

@@ -1,6 +1,7 @@
-// `<commonDir>/shallow` (one file for all work trees): the commits whose parents this repository does not have (its shallow
-// boundary), one hex id per line. Its one reader: the server's walks take the ids as bytes
-// (Repository.shallowCommits), fetch, clone and push as hex (client/shallow-file.ts writes it).
+// `<commonDir>/shallow` (one file for all work trees): the commits whose parents this repository
+// does not have (its shallow boundary), one hex id per line. Its one reader: the server's walks
+// take the ids as bytes (Repository.shallowCommits), fetch, clone and push as hex
+// (client/shallow-file.ts writes it).
 import fs from 'node:fs';
 import path from 'node:path';
 import { CorruptError } from '../core/errors.js';

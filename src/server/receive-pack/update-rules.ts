@@ -23,16 +23,9 @@ export interface UpdateContext {
   warning(text: string): void;
 }
 
-type CheckedOutContext = Pick<UpdateContext, 'checkedOut'>;
-
-/** Whether a work tree, the main one or a linked one, has branch `name` checked out. */
-function checkedOut(ctx: CheckedOutContext, name: string): boolean {
-  return ctx.checkedOut.has(name);
-}
-
 /** Whether `c` updates a branch a work tree has checked out under receive.denyCurrentBranch=updateInstead. */
-export function updatesWorkTree(ctx: CheckedOutContext & Pick<UpdateContext, 'policy'>, c: PushCommand): boolean {
-  return ctx.policy.denyCurrentBranch === 'updateInstead' && checkedOut(ctx, c.name);
+export function updatesWorkTree(ctx: Pick<UpdateContext, 'policy' | 'checkedOut'>, c: PushCommand): boolean {
+  return ctx.policy.denyCurrentBranch === 'updateInstead' && ctx.checkedOut.has(c.name);
 }
 
 /** Why `c` may not be made, or null. */
@@ -46,7 +39,7 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
   }
   // A deletion of the checked-out branch meets this rule first, as in git: with the default
   // receive.denyCurrentBranch it is refused here whatever receive.denyDeleteCurrent says.
-  if (checkedOut(ctx, name)) {
+  if (ctx.checkedOut.has(name)) {
     switch (policy.denyCurrentBranch) {
       case 'ignore': break;
       case 'warn': ctx.warning('updating the current branch'); break;
@@ -69,7 +62,7 @@ export function refusal(ctx: UpdateContext, c: PushCommand): string | null {
       ctx.error(`denying ref deletion for ${name}`);
       return 'deletion prohibited';
     }
-    if (ctx.headName === name || checkedOut(ctx, name)) {
+    if (ctx.headName === name || ctx.checkedOut.has(name)) {
       switch (policy.denyDeleteCurrent) {
         case 'ignore': break;
         case 'warn': ctx.warning('deleting the current branch'); break;
