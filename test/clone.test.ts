@@ -124,10 +124,11 @@ for (const version of [0, 2] as const) {
 describe('clone options', () => {
   const file = () => servers.transports.find((x) => x.name === 'file')!;
 
-  test('--single-branch, --shallow-since, --no-tags, -n, -o, --mirror, -c and an empty repository match git', async () => {
+  test('--single-branch, --shallow-since, --shallow-exclude, --no-tags, -n, -o, --mirror, -c and an empty repository match git', async () => {
     const cases: { label: string; args: string[]; repo?: string; bare?: boolean }[] = [
       { label: 'single-branch', args: ['--single-branch'] },
       { label: 'shallow-since', args: ['--shallow-since=2023-11-15 01:30:00 +0000'] },
+      { label: 'shallow-exclude', args: ['--shallow-exclude=v1', '--shallow-exclude', 'side'] },
       { label: 'single-branch-tag', args: ['--single-branch', '-b', 'v1'] },
       { label: 'no-tags', args: ['--no-tags'] },
       { label: 'no-checkout', args: ['-n'] },

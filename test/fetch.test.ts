@@ -11,7 +11,7 @@ import path from 'node:path';
 import { TsgitSession } from './cli-batch.js';
 import { git, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import {
-  addCommits, clientEnv, makeServerRepo, rewriteTip, runAsync, startServers, type ProtocolVersion, type TransportUnderTest,
+  addCommits, clientEnv, makeServerRepo, rewriteTip, runAsync, startServers, T0, type ProtocolVersion, type TransportUnderTest,
 } from './transport-servers.js';
 
 let root: string;
@@ -137,7 +137,14 @@ for (const version of [0, 2] as const) {
         // Over HTTP v0 git fetches through its remote-curl helper process and does not see the
         // commits it just received when following tags; tsgit follows them as git does over every
         // other transport. Leave tags out of that one comparison.
-        await shallow.fetch(['--depth', '4', ...(name === 'http-backend' && version === 0 ? ['--no-tags'] : [])]);
+        const tags = name === 'http-backend' && version === 0 ? ['--no-tags'] : [];
+        await shallow.fetch(['--depth', '4', ...tags]);
+        // The other ways to move the boundary: relative to it, by date, by refs, and away.
+        await shallow.fetch(['--deepen', '1', ...tags]);
+        await shallow.fetch(['--shallow-exclude', 'v1', '--shallow-exclude', 'side', ...tags]);
+        await shallow.fetch(['--shallow-since', `@${T0 + 2 * 3600}`, ...tags]);
+        await shallow.fetch(['--unshallow', ...tags]);
+        // (Last: a later git fetch here follows tags that the other clone does not have.)
         await gitUsesIt(shallow.ours, shallow.env);
         shallow.cleanup();
       });

@@ -254,7 +254,8 @@ export async function startCuttingProxy(targetPort: number, limit: number, mode:
   };
 }
 
-const T0 = 1700000000;
+/** The first commit time of the test repositories (their commits follow at known offsets). */
+export const T0 = 1700000000;
 
 function fastImport(dir: string, lines: string[], force = false): void {
   git(dir, ['fast-import', '--quiet', ...(force ? ['--force'] : [])], lines.join('\n') + '\n');

@@ -48,6 +48,8 @@ export interface CloneOptions {
   readonly depth?: number;
   /** Unix seconds. */
   readonly shallowSince?: number;
+  /** Remote refs (or ids) whose history the clone leaves out (--shallow-exclude). */
+  readonly shallowExclude?: readonly string[];
   readonly filter?: FilterSpec;
   readonly noCheckout?: boolean;
   /**
@@ -118,7 +120,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   const bare = mirror || (options.bare ?? false);
   const origin = options.origin ?? 'origin';
   if (checkRefFormat(`refs/remotes/${origin}/test`) !== null) throw new GitError('client', 'bad-remote', `'${origin}' is not a valid remote name`);
-  const deepen = deepens({ depth: options.depth, deepenSince: options.shallowSince });
+  const deepen = deepens({ depth: options.depth, deepenSince: options.shallowSince, deepenNot: options.shallowExclude });
   const singleBranch = options.singleBranch ?? deepen;
   const log = options.log ?? (() => {});
   const remoteUrl = parseRemoteUrl(url, cwd);
@@ -198,6 +200,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         const filtered = options.filter ?? null;
         const fetched = await fetchPack(session, {
           wants, negotiator: null, depth: options.depth, deepenSince: options.shallowSince, filter: filtered,
+          ...(options.shallowExclude?.length ? { deepenNot: options.shallowExclude } : {}),
           includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
           onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
           // A pack that stops at a shallow boundary (ours or the server's) is not closed under its references.

@@ -30,6 +30,10 @@ export interface FetchPackOptions<T> {
   readonly shallows?: readonly string[];
   readonly depth?: number;
   readonly deepenSince?: number;
+  /** Refs whose history the deepened history stops at (--shallow-exclude). */
+  readonly deepenNot?: readonly string[];
+  /** `depth` counts from this repository's shallow boundary, not from the tips (--deepen). */
+  readonly deepenRelative?: boolean;
   readonly filter?: FilterSpec | null;
   readonly includeTag?: boolean;
   readonly thinPack?: boolean;
@@ -71,9 +75,9 @@ function haveLine(oid: string): Buffer {
   return pktLine(`have ${oid}\n`);
 }
 
-/** Whether a fetch changes the shallow boundary (--depth, --shallow-since): git's args->deepen. */
-export function deepens(options: { readonly depth?: number; readonly deepenSince?: number }): boolean {
-  return (options.depth ?? 0) > 0 || options.deepenSince !== undefined;
+/** Whether a fetch changes the shallow boundary (--depth, --shallow-since, --shallow-exclude): git's args->deepen. */
+export function deepens(options: { readonly depth?: number; readonly deepenSince?: number; readonly deepenNot?: readonly string[] }): boolean {
+  return (options.depth ?? 0) > 0 || options.deepenSince !== undefined || (options.deepenNot?.length ?? 0) > 0;
 }
 
 export async function fetchPack<T>(session: RemoteSession, options: FetchPackOptions<T>): Promise<FetchPackResult<T>> {
@@ -122,6 +126,7 @@ async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>):
       thinPack: options.thinPack, noProgress: options.noProgress, includeTag: options.includeTag, ofsDelta: true,
       shallows: [...(options.shallows ?? [])], depth: options.depth,
       ...(options.deepenSince !== undefined ? { deepenSince: options.deepenSince } : {}),
+      deepenNot: [...(options.deepenNot ?? [])], deepenRelative: options.deepenRelative ?? false,
       filter, wants: [...options.wants], haves: [...common, ...haves], done,
     });
     const reader = await conn.send(formatCommandRequest('fetch', session.requestCapabilities(), args));
@@ -152,8 +157,15 @@ async function fetchV0<T>(session: RemoteSession, options: FetchPackOptions<T>, 
   const multiAck = session.has('multi_ack_detailed') ? 2 : session.has('multi_ack') ? 1 : 0;
   const noDone = multiAck === 2 && session.has('no-done');
   const sideband = session.has('side-band-64k') ? 'side-band-64k' : session.has('side-band') ? 'side-band' : null;
+  // git's do_fetch_pack, in its order.
   if (options.deepenSince !== undefined && !session.has('deepen-since')) {
     throw new GitError('client', 'unsupported', `${conn.name}: Server does not support --shallow-since`);
+  }
+  if (options.deepenNot?.length && !session.has('deepen-not')) {
+    throw new GitError('client', 'unsupported', `${conn.name}: Server does not support --shallow-exclude`);
+  }
+  if (options.deepenRelative && !session.has('deepen-relative')) {
+    throw new GitError('client', 'unsupported', `${conn.name}: Server does not support --deepen`);
   }
   const caps: Capability[] = [];
   if (multiAck === 2) caps.push({ name: 'multi_ack_detailed' });
@@ -165,11 +177,13 @@ async function fetchV0<T>(session: RemoteSession, options: FetchPackOptions<T>, 
   if (options.includeTag && session.has('include-tag')) caps.push({ name: 'include-tag' });
   if (session.has('ofs-delta')) caps.push({ name: 'ofs-delta' });
   if (options.deepenSince !== undefined) caps.push({ name: 'deepen-since' });
+  if (options.deepenNot?.length) caps.push({ name: 'deepen-not' });
+  if (options.deepenRelative) caps.push({ name: 'deepen-relative' });
   if (session.has('agent')) caps.push({ name: 'agent', value: AGENT });
   if (filter) caps.push({ name: 'filter' });
   const state = formatUploadRequest({
     wants: [...options.wants], capabilities: caps, shallows: [...(options.shallows ?? [])], depth: options.depth ?? 0,
-    deepenSince: options.deepenSince ?? null, filter,
+    deepenSince: options.deepenSince ?? null, deepenNot: [...(options.deepenNot ?? [])], filter,
   });
 
   let shallows: string[] = [];

@@ -12,12 +12,12 @@ import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
-import { parseFilterSpec } from '../protocol/index.js';
+import { INFINITE_DEPTH, parseFilterSpec } from '../protocol/index.js';
 import type { RefStore } from '../refs/index.js';
 import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
-import { deepens, fetchPack } from './fetch-pack.js';
+import { deepens, fetchPack, type FetchPackOptions } from './fetch-pack.js';
 import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { peeledValue } from './peel.js';
@@ -36,6 +36,14 @@ export interface FetchOptions {
   /** Refspecs from the command line; default: remote.<name>.fetch. */
   readonly refspecs?: readonly string[];
   readonly depth?: number;
+  /** Deepen by `depth` commits from the current shallow boundary instead of from the tips (--deepen). */
+  readonly deepenRelative?: boolean;
+  /** Make a shallow repository complete (--unshallow); not with `depth`. */
+  readonly unshallow?: boolean;
+  /** Deepen or shorten history to the commits since this time, in seconds (--shallow-since). */
+  readonly deepenSince?: number;
+  /** Deepen or shorten history to exclude what these remote refs reach (--shallow-exclude). */
+  readonly deepenNot?: readonly string[];
   /**
    * From a shallow remote, take refs whose history stops at boundary commits that are not ours,
    * adding those to .git/shallow (git's --update-shallow); otherwise such refs are rejected.
@@ -96,6 +104,23 @@ interface Target extends MappedRef {
   rejectedShallow?: boolean;
 }
 
+/** What --depth, --deepen, --unshallow, --shallow-since and --shallow-exclude ask of the server, checked as git's fetch checks them. */
+function historyShape(repo: Repository, o: FetchOptions): Pick<FetchPackOptions<unknown>, 'depth' | 'deepenRelative' | 'deepenSince' | 'deepenNot'> {
+  let depth = o.depth;
+  if (o.deepenRelative && depth === undefined) throw new GitError('client', 'invalid-argument', 'deepenRelative needs a depth');
+  if (o.unshallow) {
+    if (depth !== undefined) throw new GitError('client', 'usage', "options '--depth' and '--unshallow' cannot be used together");
+    if (readShallow(repo.commonDir).length === 0) throw new GitError('client', 'usage', '--unshallow on a complete repository does not make sense');
+    depth = INFINITE_DEPTH;
+  }
+  return {
+    ...(depth !== undefined ? { depth } : {}),
+    ...(o.deepenRelative ? { deepenRelative: true } : {}),
+    ...(o.deepenSince !== undefined ? { deepenSince: o.deepenSince } : {}),
+    ...(o.deepenNot?.length ? { deepenNot: o.deepenNot } : {}),
+  };
+}
+
 function interrupted(): GitError {
   return new GitError('client', 'interrupted', 'fetch interrupted');
 }
@@ -119,7 +144,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const tagSpec = tagMode === 'all' ? parseRefspec('refs/tags/*:refs/tags/*') : null;
   const follow = tagMode === 'auto' && specs.some((s) => !s.negative && s.dst !== '');
   const filter = remote.promisor && remote.partialCloneFilter ? parseFilterSpec(remote.partialCloneFilter) : null;
-  const deepen = deepens(options);
+  const history = historyShape(repo, options);
+  const deepen = deepens(history);
   const connectOptions = {
     ...connectOptionsFromConfig(config, env), ...(remote.uploadPack ? { uploadPack: remote.uploadPack } : {}), ...options.transport,
   };
@@ -160,7 +186,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       for (const r of refs) if (r.oid !== null && !incomplete.has(r.oid) && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
       for (const r of refStore.list()) negotiator.addTip(r.oid);
       const result = await fetchPack(s, {
-        wants, negotiator, shallows, ...(withDepth ? { depth: options.depth } : {}), filter,
+        wants, negotiator, shallows, ...(withDepth ? history : {}), filter,
         includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
         warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack, serverBoundary) => {

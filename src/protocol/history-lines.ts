@@ -5,6 +5,9 @@ import { CorruptError } from '../core/errors.js';
 import { parseFilterSpec, type FilterSpec } from './filter-spec.js';
 import { limitError, parseDecimal, parseName, parseOid, type RequestLimits } from './text.js';
 
+/** git's INFINITE_DEPTH: the `deepen` of `fetch --unshallow`, all of history. */
+export const INFINITE_DEPTH = 0x7fffffff;
+
 export interface HistoryRequest {
   readonly shallows: string[];
   /** deepen <depth>; 0 when not asked. */

@@ -16,6 +16,7 @@ export * from './capabilities.js';
 export * from './v0.js';
 export * from './v2.js';
 export type { HistoryRequest } from './history-lines.js';
+export { INFINITE_DEPTH } from './history-lines.js';
 export * from './push.js';
 export * from './filter-spec.js';
 export * from './sideband.js';

@@ -10,12 +10,10 @@
 // go past them, and v2 tells every client about those the wants reach (send_shallow_info's
 // deepen(INFINITE_DEPTH)), so that a clone of a shallow clone is shallow at the same place.
 import { GitError } from '../core/errors.js';
+import { INFINITE_DEPTH } from '../protocol/index.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { allRefs } from './refs.js';
 import { CLIENT_SHALLOW, clientError, NOT_SHALLOW, SHALLOW, type Session } from './session.js';
-
-/** git's INFINITE_DEPTH: `fetch --unshallow` asks for this depth. */
-export const INFINITE_DEPTH = 0x7fffffff;
 
 export interface ShallowRequest {
   readonly shallows: readonly string[];

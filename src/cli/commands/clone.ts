@@ -1,5 +1,5 @@
 // tsgit clone [--bare] [--mirror] [-b <branch>] [--[no-]single-branch] [--no-tags] [--depth <n>]
-//             [--shallow-since <date>] [--filter <spec>] [-n | --no-checkout] [-o <name>]
+//             [--shallow-since <date>] [--shallow-exclude <ref>...] [--filter <spec>] [-n | --no-checkout] [-o <name>]
 //             [-c <name>=<value>] [--recurse-submodules[=<pathspec>]] [--[no-]shallow-submodules]
 //             [-j <n>] [-u <upload-pack>] [-q] [--progress] <repository> [<directory>]
 // Messages and progress go to stderr as git prints them; SIGINT, SIGTERM and SIGHUP stop the
@@ -32,6 +32,7 @@ export const help: CommandHelp = {
     ['-u, --upload-pack <path>', 'path to git-upload-pack on the remote'],
     ['--depth <depth>', 'create a shallow clone of that depth'],
     ['--shallow-since <time>', 'create a shallow clone since a specific time'],
+    ['--shallow-exclude <revision>', 'deepen history of shallow clone, excluding rev'],
     ['--[no-]single-branch', 'clone only one branch, HEAD or --branch'],
     ['--no-tags', "don't clone any tags, and make later fetches not to follow them"],
     ['--filter <args>', 'object filtering'],
@@ -49,6 +50,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   let since: string | undefined, filter: string | undefined;
   const settings: string[] = [];
   const recurse: string[] = [];
+  const exclude: string[] = [];
   let shallowSubmodules = false;
   let jobs: number | undefined;
   const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value, inline) => {
@@ -71,6 +73,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       case '--no-single-branch': singleBranch = false; break;
       case '--no-tags': noTags = true; break;
       case '--shallow-since': since = value(); break;
+      case '--shallow-exclude': exclude.push(value()); break;
       case '--filter': filter = value(); break;
       case '--no-filter': filter = undefined; break;
       case '-n': case '--no-checkout': noCheckout = true; break;
@@ -87,6 +90,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
     const options: CloneOptions = {
       cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, depth,
       ...(since !== undefined ? { shallowSince: parseApproxDate(since) } : {}),
+      ...(exclude.length ? { shallowExclude: exclude } : {}),
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
       noCheckout, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),

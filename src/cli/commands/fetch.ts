@@ -1,9 +1,12 @@
-// tsgit fetch [-q] [-v] [--progress] [--depth <n>] [--update-shallow] [--prune] [--tags | --no-tags]
-//             [-f] [-u <upload-pack>] [<remote> [<refspec>...]]
+// tsgit fetch [-q] [-v] [--progress] [--depth <n> | --deepen <n> | --unshallow] [--shallow-since <date>]
+//             [--shallow-exclude <ref>...] [--update-shallow] [--prune] [--tags | --no-tags] [-f]
+//             [-u <upload-pack>] [<remote> [<refspec>...]]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0). SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
+import { parseApproxDate } from '../../client/date.js';
 import { fetch } from '../../client/fetch.js';
+import { GitError, UsageError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
 import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
 import { collectGarbage } from '../memory.js';
@@ -22,15 +25,30 @@ export const help: CommandHelp = {
     ['-n, --no-tags', 'do not fetch all tags'],
     ['-f, --force', 'force overwrite of local reference'],
     ['--depth <depth>', 'deepen history of shallow clone'],
+    ['--deepen <n>', 'deepen history of shallow clone'],
+    ['--shallow-since <time>', 'deepen history of shallow repository based on time'],
+    ['--shallow-exclude <revision>', 'deepen history of shallow clone, excluding rev'],
+    ['--unshallow', 'convert to a complete repository'],
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
     ['-u, --upload-pack <path>', 'path to upload pack on remote end'],
   ],
 };
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  let prune = false, tags = false, noTags = false, force = false, updateShallow = false;
-  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name) => {
+  let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false;
+  let deepen: number | undefined, since: string | undefined;
+  const exclude: string[] = [];
+  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value) => {
     switch (name) {
+      case '--deepen': {
+        const text = value();
+        if (!/^-?[0-9]+$/.test(text)) throw new UsageError(`option \`deepen' expects a numerical value`);
+        deepen = Number(text);
+        break;
+      }
+      case '--unshallow': unshallow = true; break;
+      case '--shallow-since': since = value(); break;
+      case '--shallow-exclude': exclude.push(value()); break;
       case '-v': case '--verbose': break;
       case '-p': case '--prune': prune = true; break;
       case '--no-prune': prune = false; break;
@@ -43,10 +61,15 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     }
     return true;
   });
+  // git's fetch: a relative depth is given as --deepen, and refuses --depth beside it.
+  if (deepen !== undefined && deepen < 0) throw new GitError('cli', 'usage', 'negative depth in --deepen is not supported');
+  if (deepen && depth !== undefined) throw new GitError('cli', 'usage', "options '--deepen' and '--depth' cannot be used together");
   const repo = ctx.repository();
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const result = await fetch(repo, {
-      cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), depth, updateShallow, prune, tags, noTags, force,
+      cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), updateShallow, prune, tags, noTags, force,
+      ...(deepen ? { depth: deepen, deepenRelative: true } : depth !== undefined ? { depth } : {}), unshallow,
+      ...(since !== undefined ? { deepenSince: parseApproxDate(since) } : {}), deepenNot: exclude,
       progress: progressIf(run.showProgress), report: !quiet,
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: run.stderr, onPackStored: collectGarbage, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),
