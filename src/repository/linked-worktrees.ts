@@ -1,5 +1,5 @@
-// A repository's linked work trees (`git worktree add`) and the branches they have checked out,
-// which git protects as it protects the main work tree's: find_shared_symref looks at the HEAD
+// A repository's work trees, the main one and those linked (`git worktree add`), and the
+// branches they have checked out, which git protects alike: find_shared_symref looks at the HEAD
 // of every work tree, so a push to a branch another work tree has checked out meets
 // receive.denyCurrentBranch (and its deletion receive.denyDeleteCurrent), and checkout refuses
 // it; repack keeps what their HEADs, own refs and reflogs reach. Each linked work tree keeps its
@@ -8,19 +8,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { FileRefStore } from '../refs/index.js';
+import { readLooseRef } from '../refs/loose.js';
 
-export interface LinkedWorktree {
-  /** $GIT_COMMON_DIR/worktrees/<id>, its git directory. */
+export interface Worktree {
+  /** Its git directory: the common directory for the main one, else $GIT_COMMON_DIR/worktrees/<id>. */
   gitDir: string;
-  /** Its top directory, or null when `gitdir` cannot be read. */
+  /** Its top directory, or null when a linked one's `gitdir` cannot be read. */
   path: string | null;
   /** The branch its HEAD names, or null when detached. */
   branch: string | null;
 }
 
+/**
+ * Every work tree of the repository whose common directory is `commonDir`, as git's get_worktrees
+ * lists them: the main one first, its top at `mainPath` (left out when null: a bare repository's
+ * HEAD checks nothing out), then the linked ones by id. Callers differ only in how they find the
+ * main one's top: checkout from where the common directory is, receive-pack from the config.
+ */
+export function allWorktrees(commonDir: string, mainPath: string | null): Worktree[] {
+  const main = mainPath === null ? [] : [{ gitDir: commonDir, path: mainPath, branch: headBranch(commonDir) }];
+  return [...main, ...linkedWorktrees(commonDir)];
+}
+
 /** The linked work trees of the repository whose common directory is `commonDir`, by id. */
-export function linkedWorktrees(commonDir: string): LinkedWorktree[] {
-  const out: LinkedWorktree[] = [];
+function linkedWorktrees(commonDir: string): Worktree[] {
+  const out: Worktree[] = [];
   let ids: string[];
   try {
     ids = fs.readdirSync(path.join(commonDir, 'worktrees'));
@@ -62,17 +74,19 @@ export function otherWorktreeRefs(commonDir: string, gitDir: string): FileRefSto
  */
 export function checkedOutElsewhere(commonDir: string, gitDir: string, branch: string): string | null {
   const self = path.resolve(gitDir);
-  if (path.resolve(commonDir) !== self && path.basename(commonDir) === '.git' && headBranch(commonDir) === branch) {
-    return path.dirname(path.resolve(commonDir));
-  }
-  const other = linkedWorktrees(commonDir).find((w) => path.resolve(w.gitDir) !== self && w.branch === branch);
+  const main = path.basename(commonDir) === '.git' ? path.dirname(path.resolve(commonDir)) : null;
+  const other = allWorktrees(commonDir, main).find((w) => path.resolve(w.gitDir) !== self && w.branch === branch);
   return other ? other.path ?? other.gitDir : null;
 }
 
-/** The branch the HEAD in git directory `dir` names; null when detached or unreadable. */
-export function headBranch(dir: string): string | null {
+/**
+ * The branch the HEAD in git directory `dir` names, read as the ref store reads a HEAD (a symlink
+ * into refs/ included); null when detached or unreadable.
+ */
+function headBranch(dir: string): string | null {
   try {
-    return /^ref: (refs\/\S+)\s*$/.exec(fs.readFileSync(path.join(dir, 'HEAD'), 'utf8'))?.[1] ?? null;
+    const head = readLooseRef(dir, 'HEAD');
+    return head?.type === 'symbolic' ? head.target : null;
   } catch {
     return null;
   }

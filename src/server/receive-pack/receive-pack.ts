@@ -28,7 +28,7 @@ import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
 import { connectedThroughBases, missingObjects } from './connectivity.js';
-import { headBranch, linkedWorktrees, type LinkedWorktree } from '../../repository/linked-worktrees.js';
+import { allWorktrees, type Worktree } from '../../repository/linked-worktrees.js';
 import { updateWorktree } from './update-instead.js';
 import { nonCommitOnBranch, refusal, updatesWorkTree } from './update-rules.js';
 import { hookStdin, pushOptionEnv, type HookContext, type HookName, type ReceiveHooks } from './hooks.js';
@@ -206,7 +206,7 @@ class PushSession {
    * The work trees with a branch checked out, read once per push as git's execute_commands reads
    * them (get_worktrees): the main one first (unless bare), then the linked ones.
    */
-  private worktrees: { all: LinkedWorktree[]; branches: ReadonlySet<string> } | null = null;
+  private worktrees: { all: Worktree[]; branches: ReadonlySet<string> } | null = null;
 
   /** The pusher's shallow commits that this repository lacks (git's "theirs" in prepare_shallow_info). */
   readonly newShallow: readonly string[];
@@ -432,13 +432,7 @@ class PushSession {
     const deleting = isDeletion(c);
     const odb = this.repo.odb;
     if (!this.worktrees) {
-      const { commonDir, gitDir } = this.repo;
-      // The main work tree's HEAD is ours unless we are a linked work tree's git directory.
-      const mainBranch = path.resolve(gitDir) === path.resolve(commonDir) ? headName : headBranch(commonDir);
-      const all = [
-        ...(this.mainWorkTree === null ? [] : [{ gitDir: commonDir, path: this.mainWorkTree, branch: mainBranch }]),
-        ...linkedWorktrees(commonDir),
-      ];
+      const all = allWorktrees(this.repo.commonDir, this.mainWorkTree);
       this.worktrees = { all, branches: new Set(all.flatMap((w) => (w.branch ? [w.branch] : []))) };
     }
     const rules = {
