@@ -3,7 +3,6 @@
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
 import { Repository } from '../repository/repository.js';
-import { discover } from '../repository/discover.js';
 
 export class CommandContext {
   private repo: Repository | null = null;
@@ -13,8 +12,7 @@ export class CommandContext {
   repository(): Repository {
     if (!this.repo) {
       const env = this.gitDir ? { ...this.env, GIT_DIR: path.resolve(this.cwd, this.gitDir) } : this.env;
-      const loc = discover(this.cwd, env);
-      this.repo = new Repository(loc.gitDir, loc.workTree, { commonDir: loc.commonDir });
+      this.repo = Repository.discover(this.cwd, env);
     }
     return this.repo;
   }

@@ -9,7 +9,7 @@
 // lock over the file, so a concurrent writer's changes are kept rather than overwritten.
 import fs from 'node:fs';
 import path from 'node:path';
-import { commonDirFrom } from '../core/common-dir.js';
+import { commonDirFrom, namedCommonDirFrom } from '../core/common-dir.js';
 import { GitError } from '../core/errors.js';
 import { LockFile } from '../core/lock-file.js';
 import { commandLineEntries } from './command-line.js';
@@ -38,6 +38,8 @@ export interface ConfigLoadOptions {
   global?: boolean;
   /** Environment to take those variables and $HOME from; process.env by default. */
   env?: NodeJS.ProcessEnv;
+  /** What gitDir's `commondir` file names (else gitDir), when the repository has read it. */
+  namedCommonDir?: string;
 }
 
 const MAX_INCLUDE_DEPTH = 10;
@@ -92,8 +94,12 @@ export class Config {
       }
     }
     // A linked work tree's git directory has no config of its own: git reads the common one's.
-    const commondir = yield { path: path.join(gitDir, 'commondir') };
-    const file = path.join(commonDirFrom(gitDir, commondir && commondir.toString('utf8'), env), 'config');
+    let named = opts.namedCommonDir;
+    if (named === undefined) {
+      const commondir = yield { path: path.join(gitDir, 'commondir') };
+      named = namedCommonDirFrom(gitDir, commondir && commondir.toString('utf8'));
+    }
+    const file = path.join(commonDirFrom(named, env), 'config');
     const data = yield { path: file };
     const commandLine = opts.global ? commandLineEntries(env) : [];
     const config = new Config(file, data ? data.toString('latin1') : '', outer, commandLine, env, path.join(gitDir, 'config.worktree'));

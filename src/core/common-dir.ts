@@ -7,19 +7,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * git's get_common_dir: $GIT_COMMON_DIR when set, else the path in `<gitDir>/commondir` (relative
- * to gitDir unless absolute) given as `commondirText` (null when there is no such file), else gitDir.
+ * git's get_common_dir_noenv, from the text of `<gitDir>/commondir` (null when there is no such
+ * file): the directory it names, relative to gitDir unless absolute; else gitDir.
  */
-export function commonDirFrom(gitDir: string, commondirText: string | null, env: NodeJS.ProcessEnv = process.env): string {
-  if (env.GIT_COMMON_DIR) return path.resolve(env.GIT_COMMON_DIR);
+export function namedCommonDirFrom(gitDir: string, commondirText: string | null): string {
   if (commondirText === null) return gitDir;
   // git strips the trailing newline (and other trailing blanks) of the file's one line.
   const named = commondirText.replace(/\s+$/, '');
   return named === '' ? gitDir : path.resolve(gitDir, named);
 }
 
-/** The common directory of the repository whose git directory is `gitDir`, reading its `commondir`. */
-export function commonDirOf(gitDir: string, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The common directory `<gitDir>/commondir` names, else gitDir: read once as a repository opens,
+ * and handed to its refs (which take it as it is) and config (which let $GIT_COMMON_DIR override it).
+ */
+export function readNamedCommonDir(gitDir: string): string {
   let text: string | null = null;
   try {
     text = fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8');
@@ -27,7 +29,12 @@ export function commonDirOf(gitDir: string, env: NodeJS.ProcessEnv = process.env
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
   }
-  return commonDirFrom(gitDir, text, env);
+  return namedCommonDirFrom(gitDir, text);
+}
+
+/** git's get_common_dir: $GIT_COMMON_DIR when set, else the directory the commondir file names. */
+export function commonDirFrom(namedCommonDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  return env.GIT_COMMON_DIR ? path.resolve(env.GIT_COMMON_DIR) : namedCommonDir;
 }
 
 /**

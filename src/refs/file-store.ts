@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Config } from '../config/index.js';
-import { commonDirOf, isPerWorktreeRef } from '../core/common-dir.js';
+import { isPerWorktreeRef, readNamedCommonDir } from '../core/common-dir.js';
 import { CorruptError, GitError, NotFoundError } from '../core/errors.js';
 import { isHexOid, ZERO_HEX } from '../core/oid.js';
 import { checkRefFormat, checkRefPath } from './check-ref-format.js';
@@ -28,6 +28,8 @@ const SYMREF_MAXDEPTH = 5;
 export interface FileRefStoreOptions {
   /** core.logAllRefUpdates; by default only refs whose reflog already exists are logged. */
   logAllRefUpdates?: LogAllRefUpdates;
+  /** What gitDir's `commondir` file names (else gitDir), when the repository has read it. */
+  namedCommonDir?: string;
   /** "Name <email> <seconds> <tz>" for reflog entries. */
   ident?: () => string;
   /** Receives git's warnings ("ignoring broken ref ...") when list() skips a ref. */
@@ -47,7 +49,7 @@ export class FileRefStore implements RefStore {
     this.gitDir = gitDir;
     // Never $GIT_COMMON_DIR: git's files backend reads the `commondir` file alone
     // (files_ref_store_init calls get_common_dir_noenv), though objects and config honour it.
-    this.commonDir = commonDirOf(gitDir, {});
+    this.commonDir = opts.namedCommonDir ?? readNamedCommonDir(gitDir);
     this.packed = new PackedRefsCache(path.join(this.commonDir, 'packed-refs'));
     this.logMode = opts.logAllRefUpdates ?? false;
     this.ident = opts.ident ?? (() => committerIdent());
@@ -60,7 +62,7 @@ export class FileRefStore implements RefStore {
    */
   static open(gitDir: string, opts: FileRefStoreOptions & { env?: NodeJS.ProcessEnv; config?: Config } = {}): FileRefStore {
     const env = opts.env ?? process.env;
-    const config = opts.config ?? Config.loadSync(gitDir, { global: true, env });
+    const config = opts.config ?? Config.loadSync(gitDir, { global: true, env, namedCommonDir: opts.namedCommonDir });
     const setting = config.get('core', null, 'logallrefupdates');
     const logAllRefUpdates: LogAllRefUpdates = setting === undefined
       ? !(config.getBool('core', null, 'bare') ?? false)

@@ -4,13 +4,15 @@
 // to the shared directory (core/common-dir.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { commonDirOf } from '../core/common-dir.js';
+import { commonDirFrom, readNamedCommonDir } from '../core/common-dir.js';
 import { GitError } from '../core/errors.js';
 
 export interface Location {
   gitDir: string;
   /** Where objects, refs and config are: gitDir, or in a linked work tree the shared directory. */
   commonDir: string;
+  /** What gitDir's `commondir` file names, else gitDir: commonDir but for $GIT_COMMON_DIR. */
+  namedCommonDir: string;
   workTree: string | null;
 }
 
@@ -19,14 +21,21 @@ export interface Location {
  * common directory (a linked work tree's git directory has HEAD but neither of the others).
  */
 export function isGitDirectory(dir: string, env: NodeJS.ProcessEnv = {}): boolean {
+  return gitDirectoryAt(dir, null, env) !== null;
+}
+
+/** `dir` as a Location when it is a git directory (isGitDirectory), its `commondir` file read once; else null. */
+function gitDirectoryAt(dir: string, workTree: string | null, env: NodeJS.ProcessEnv): Location | null {
   try {
-    const common = commonDirOf(dir, env);
-    if (!fs.statSync(path.join(common, 'objects')).isDirectory()) return false;
-    if (!fs.statSync(path.join(common, 'refs')).isDirectory()) return false;
+    const namedCommonDir = readNamedCommonDir(dir);
+    const commonDir = commonDirFrom(namedCommonDir, env);
+    if (!fs.statSync(path.join(commonDir, 'objects')).isDirectory()) return null;
+    if (!fs.statSync(path.join(commonDir, 'refs')).isDirectory()) return null;
     const head = fs.readFileSync(path.join(dir, 'HEAD'), 'utf8');
-    return head.startsWith('ref: refs/') || /^[0-9a-f]{40}\s*$/.test(head);
+    if (!head.startsWith('ref: refs/') && !/^[0-9a-f]{40}\s*$/.test(head)) return null;
+    return { gitDir: dir, commonDir, namedCommonDir, workTree };
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -51,28 +60,33 @@ export function discover(start: string, env: NodeJS.ProcessEnv = process.env): L
   // $GIT_COMMON_DIR, when set, is the common directory whatever the git directory says.
   const commonEnv = env.GIT_COMMON_DIR ? { GIT_COMMON_DIR: path.resolve(start, env.GIT_COMMON_DIR) } : {};
   if (env.GIT_DIR) {
-    const gitDir = path.resolve(start, env.GIT_DIR);
-    if (!isGitDirectory(gitDir, commonEnv)) throw new GitError('core', 'not-a-repository', `not a git repository: '${env.GIT_DIR}'`);
-    const commonDir = commonDirOf(gitDir, commonEnv);
+    const found = gitDirectoryAt(path.resolve(start, env.GIT_DIR), null, commonEnv);
+    if (!found) throw new GitError('core', 'not-a-repository', `not a git repository: '${env.GIT_DIR}'`);
     const wt = env.GIT_WORK_TREE ? path.resolve(start, env.GIT_WORK_TREE) : null;
-    return { gitDir, commonDir, workTree: wt ?? (isBare(commonDir) ? null : start) };
+    return { ...found, workTree: wt ?? (isBare(found.commonDir) ? null : start) };
   }
   let dir = path.resolve(start);
   for (;;) {
     const dotGit = path.join(dir, '.git');
     let st: fs.Stats | null = null;
     try { st = fs.statSync(dotGit); } catch { /* not here */ }
-    if (st?.isDirectory() && isGitDirectory(dotGit, commonEnv)) return { gitDir: dotGit, commonDir: commonDirOf(dotGit, commonEnv), workTree: dir };
-    if (st?.isFile()) {
-      const target = readGitFile(dotGit);
-      if (target && isGitDirectory(target, commonEnv)) return { gitDir: target, commonDir: commonDirOf(target, commonEnv), workTree: dir };
-    }
-    if (isGitDirectory(dir, commonEnv)) return { gitDir: dir, commonDir: commonDirOf(dir, commonEnv), workTree: null };
+    const found = st?.isDirectory() ? gitDirectoryAt(dotGit, dir, commonEnv)
+      : st?.isFile() ? gitFileAt(dotGit, dir, commonEnv)
+      : null;
+    if (found) return found;
+    const bare = gitDirectoryAt(dir, null, commonEnv);
+    if (bare) return bare;
     const up = path.dirname(dir);
     if (up === dir) break;
     dir = up;
   }
   throw new GitError('core', 'not-a-repository', 'not a git repository (or any of the parent directories): .git');
+}
+
+/** The git directory the gitfile `file` names, as a Location when it is one. */
+function gitFileAt(file: string, workTree: string, env: NodeJS.ProcessEnv): Location | null {
+  const target = readGitFile(file);
+  return target === null ? null : gitDirectoryAt(target, workTree, env);
 }
 
 function isBare(gitDir: string): boolean {

@@ -2,7 +2,7 @@
 // (delta bases, pack windows, packed-refs, and what the layers above derive from it: `derived`),
 // so nothing is a module-level global.
 import path from 'node:path';
-import { commonDirOf } from '../core/common-dir.js';
+import { readNamedCommonDir } from '../core/common-dir.js';
 import { Derived } from '../core/derived.js';
 import { fromHex } from '../core/oid.js';
 import { Config } from '../config/index.js';
@@ -19,6 +19,8 @@ export interface RepositoryOptions {
   deltaBaseCacheLimit?: number;
   /** The common directory, as discovery found it; by default what gitDir's `commondir` file names. */
   commonDir?: string;
+  /** What gitDir's `commondir` file names (else gitDir), when discovery has read it. */
+  namedCommonDir?: string;
 }
 
 export class Repository {
@@ -38,12 +40,18 @@ export class Repository {
    * $GIT_COMMON_DIR, when discovery honoured it, counts for all but refs, as in git (FileRefStore).
    */
   readonly commonDir: string;
+  /**
+   * What gitDir's `commondir` file names, else gitDir: the file read once, for the refs (which
+   * ignore $GIT_COMMON_DIR, as git's files backend does) and the config (which honours it).
+   */
+  private readonly namedCommonDir: string;
 
   private readonly objectsDir: string;
   private readonly deltaBaseCacheLimit: number | undefined;
 
   constructor(readonly gitDir: string, readonly workTree: string | null, options: RepositoryOptions = {}) {
-    this.commonDir = options.commonDir ?? commonDirOf(gitDir, {});
+    this.namedCommonDir = options.namedCommonDir ?? readNamedCommonDir(gitDir);
+    this.commonDir = options.commonDir ?? this.namedCommonDir;
     this.format = checkRepositoryFormat(this.config, this.commonDir);
     this.objectsDir = process.env.GIT_OBJECT_DIRECTORY ?? path.join(this.commonDir, 'objects');
     this.deltaBaseCacheLimit = options.deltaBaseCacheLimit;
@@ -59,12 +67,12 @@ export class Repository {
 
   static discover(cwd: string, env: NodeJS.ProcessEnv = process.env): Repository {
     const loc = discover(cwd, env);
-    return new Repository(loc.gitDir, loc.workTree, { commonDir: loc.commonDir });
+    return new Repository(loc.gitDir, loc.workTree, loc);
   }
 
   /** The refs to read; a write through them logs only to reflogs that exist already. */
   get refs(): RefStore {
-    return this._refs ??= new FileRefStore(this.gitDir);
+    return this._refs ??= new FileRefStore(this.gitDir, { namedCommonDir: this.namedCommonDir });
   }
 
   /**
@@ -73,11 +81,11 @@ export class Repository {
    * signed by user.name/email or `env`'s committer.
    */
   openRefs(env: NodeJS.ProcessEnv = process.env, config?: Config): RefStore {
-    return FileRefStore.open(this.gitDir, { env, config });
+    return FileRefStore.open(this.gitDir, { env, config, namedCommonDir: this.namedCommonDir });
   }
 
   get config(): Config {
-    return this._config ??= Config.loadSync(this.gitDir);
+    return this._config ??= Config.loadSync(this.gitDir, { namedCommonDir: this.namedCommonDir });
   }
 
   /** The commits listed in $GIT_COMMON_DIR/shallow (a shallow clone's boundary), as raw ids. */
