@@ -61,7 +61,7 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   const opened = openBitmap(s.repo);
   if (!opened) return null;
   const { walk: bitmaps, layout } = opened;
-  s.refs.derived.of(FETCHES, () => ({ count: 0 })).count++;
+  const repeat = answeredBefore(s);
   const wants = req.wants.map(i => s.oid(i));
   const haves = req.haves.map(i => s.oid(i));
   const found = bitmaps.reachableIfCovered(wants, haves);
@@ -72,7 +72,7 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   const filtering = req.filter !== null;
   const extras: { oid: Uint8Array; type: number }[] = [...result.extra];
   if (filtering) dropBlobs(result, extras, wants);
-  if (req.includeTag) addTags(s, result, extras);
+  if (req.includeTag) addTags(s, result, extras, repeat);
   const reuse = s.policy.allowPackReuse ? PackReuse.select(layout, result.positions, { ofsDelta: opts.ofsDelta }) : null;
   const rest = reuse && reuse.count > 0 ? reuse.rest(result.positions) : result.positions;
   // A partial clone may lack the blobs of commits it has, so they are no base for it there.
@@ -80,7 +80,7 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
     found.excluded?.has(pos) === true && !(filtering && pack.bitmap.typeBitmaps.blobs.has(pos));
   const receiverHas = (file: PackFile, indexPos: number): boolean =>
     file.path === pack.file.path && hasPosition(pack.order.position(indexPos));
-  const contents = restContents(s, pack, layout, rest, extras, receiverHas);
+  const contents = restContents(s, pack, layout, rest, extras, receiverHas, repeat);
   const positions = contents.stored?.positions;
   if (found.excluded && pack.bitmap.hasHashCache && positions) {
     contents.similarHad = idx => (positions[idx]! < 0 ? [] : nearbyVersions(pack.bitmap, positions[idx]!, hasPosition));
@@ -182,16 +182,22 @@ function tagIds(s: Session): TagIds {
 /** The fetches a snapshot has answered from the bitmap in this process (a serving worker keeps it). */
 const FETCHES = new DerivedKey<{ count: number }>('bitmap fetches');
 
+/** Counts a fetch the snapshot answers from the bitmap: whether it has answered one before. */
+function answeredBefore(s: Session): boolean {
+  return s.refs.derived.of(FETCHES, () => ({ count: 0 })).count++ > 0;
+}
+
 /**
  * Whether to check the objects sent against the tag refs' ids rather than place every tag ref in
  * the pack: a fresh process (upload-pack over ssh) pays each lookup in the .idx at its coldest,
  * some 5 us for the 2,600 tag and peeled ids of 1,700 tag refs (before V8 optimizes the search),
  * while an id turned to hex and looked up in a Map costs less than a lookup; past as many objects as
  * tag refs, the positions are cheaper. So are they once placed: a snapshot that answers a second
- * fetch keeps them (the ids cost a warm worker ~1 ms of every small fetch, the placing ~2 ms once).
+ * fetch keeps them (the ids cost a warm worker ~1 ms of every small fetch, the placing ~2 ms once):
+ * `repeat` says this fetch is not the snapshot's first (answeredBefore).
  */
-function fewerObjectsThanTags(s: Session, objects: number, pack: BitmappedPack): boolean {
-  if (s.refs.derived.get(SNAPSHOT_TAGS)?.pack === pack || s.refs.derived.get(FETCHES)!.count > 1) return false;
+function fewerObjectsThanTags(s: Session, objects: number, pack: BitmappedPack, repeat: boolean): boolean {
+  if (repeat || s.refs.derived.get(SNAPSHOT_TAGS)?.pack === pack) return false;
   return objects < tagIds(s).count;
 }
 
@@ -221,12 +227,12 @@ function tagsIn(s: Session, pack: BitmappedPack): SnapshotTags {
  * include-tag: every annotated tag (and the tags it points through) whose peeled object is sent,
  * as pack-objects' add_ref_tag does.
  */
-function addTags(s: Session, result: BitmapObjects, extras: { oid: Uint8Array; type: number }[]): void {
+function addTags(s: Session, result: BitmapObjects, extras: { oid: Uint8Array; type: number }[], repeat: boolean): void {
   const { pack, positions } = result;
   const extraIds = new Set(extras.map(e => Buffer.from(e.oid).toString('hex')));
   const sent = (pos: number, hex: string): boolean => (pos >= 0 ? positions.has(pos) : extraIds.has(hex));
   const added = new Set<string>();
-  const tags = tagChecks(s, result, extraIds, added);
+  const tags = tagChecks(s, result, extraIds, added, repeat);
   for (const ref of s.refs.refs) {
     if (ref.peeled === undefined || !ref.name.startsWith('refs/tags/') || !tags.peeledSent(ref)) continue;
     for (let hex = ref.oid, at = tags.position(ref); !sent(at, hex);) {
@@ -258,9 +264,10 @@ interface TagChecks {
  * peeled object is a tag only in a hand-made packed-refs, where it may be one that an earlier ref
  * added (`added`): git's add_ref_tag sees it sent then, and so do both checks.
  */
-function tagChecks(s: Session, result: BitmapObjects, extraIds: ReadonlySet<string>, added: ReadonlySet<string>): TagChecks {
+function tagChecks(s: Session, result: BitmapObjects, extraIds: ReadonlySet<string>, added: ReadonlySet<string>,
+  repeat: boolean): TagChecks {
   const { pack, positions } = result;
-  if (!fewerObjectsThanTags(s, positions.count() + extraIds.size, pack)) {
+  if (!fewerObjectsThanTags(s, positions.count() + extraIds.size, pack, repeat)) {
     const { byRef } = tagsIn(s, pack);
     return {
       peeledSent: ref => {
@@ -291,7 +298,8 @@ function tagChecks(s: Session, result: BitmapObjects, extraIds: ReadonlySet<stri
  * pack; put in git's write order, with each one's pack position known.
  */
 function restContents(s: Session, pack: BitmappedPack, layout: PackLayout, rest: Bitset,
-  extras: readonly { oid: Uint8Array; type: number }[], receiverHasStored: (file: PackFile, indexPos: number) => boolean): PackContents {
+  extras: readonly { oid: Uint8Array; type: number }[], receiverHasStored: (file: PackFile, indexPos: number) => boolean,
+  repeat: boolean): PackContents {
   const n = rest.count() + extras.length;
   const ids = new OidMap(n);
   if (n === 0) return { ids, order: new Int32Array(0) };
@@ -323,15 +331,15 @@ function restContents(s: Session, pack: BitmappedPack, layout: PackLayout, rest:
     positions[idx] = -1;
     objects[k++] = idx;
   }
-  const tagged = taggedObjects(s, pack, ids, positions);
+  const tagged = taggedObjects(s, pack, ids, positions, repeat);
   const { order, restFrom } = writeOrder(objects.subarray(0, k), idx => types[idx]!, idx => tagged.has(idx));
   return { ids, order, storageOrderFrom: restFrom, stored: { layout, positions }, receiverHasStored };
 }
 
 /** Indices in `ids` of objects a tag ref names or peels to (they lead git's write order). */
-function taggedObjects(s: Session, pack: BitmappedPack, ids: OidMap, positions: Int32Array): Set<number> {
+function taggedObjects(s: Session, pack: BitmappedPack, ids: OidMap, positions: Int32Array, repeat: boolean): Set<number> {
   const out = new Set<number>();
-  if (fewerObjectsThanTags(s, ids.size, pack)) {
+  if (fewerObjectsThanTags(s, ids.size, pack, repeat)) {
     const { named } = tagIds(s);
     for (let idx = 0; idx < ids.size; idx++) if (named.has(toHex(ids.keys, idx * OID_BYTES))) out.add(idx);
     return out;
