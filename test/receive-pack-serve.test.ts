@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { git, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { assertFsck, commits, push, workRepo } from './push-helpers.js';
-import { startServe } from './serve-process.js';
+import { withServe } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
 
 describe('what a push leaves for fetches', () => {
@@ -22,8 +22,7 @@ describe('what a push leaves for fetches', () => {
   after(() => rmrf(root));
 
   test('a clone from tsgit serve sees the pushed commit at once, loose or packed', async () => {
-    const serve = await startServe(path.join(root, 'srv'), root, ['--workers', '1']);
-    try {
+    await withServe(path.join(root, 'srv'), root, ['--workers', '1'], async (serve) => {
       const clone = async (name: string) => {
         const r = await runAsync('git', ['clone', '-q', '--bare', `${serve.httpUrl}/repo.git`, path.join(root, name)], root, GIT_ENV);
         assert.equal(r.status, 0, r.stderr);
@@ -37,9 +36,7 @@ describe('what a push leaves for fetches', () => {
       assert.equal(push(work, server, ['<url>', 'main'], true).status, 0);
       assert.equal(await clone('c2'), git(work, ['rev-parse', 'HEAD']).trim());
       assertFsck(path.join(root, 'c2'));
-    } finally {
-      await serve.stop();
-    }
+    });
   });
 
   test('gc --auto: past gc.autoPackLimit the packs are repacked into one, and clones keep working', async () => {

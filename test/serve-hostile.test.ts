@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { git, GIT_ENV, makeRepo, pktBytes, rmrf, tmpDir } from './helpers.js';
-import { ensureStopped, fetchBody, startServe, type Served } from './serve-process.js';
+import { fetchBody, withServe, type Served } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
 
 let work: string;
@@ -47,9 +47,7 @@ function exchange(port: number, bytes: Buffer, halfClose: boolean, ms = 10_000):
 }
 
 test('a client that half-closes after its requests still gets every answer', { timeout: 60_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--timeout', '5', '--init-timeout', '5']);
+  await withServe(root, work, ['--timeout', '5', '--init-timeout', '5'], async (s) => {
     const get = Buffer.from('GET /small.git/info/refs?service=git-upload-pack HTTP/1.1\r\nHost: x\r\n\r\n');
     const body = fetchBody(head);
     const post = Buffer.concat([Buffer.from('POST /small.git/git-upload-pack HTTP/1.1\r\nHost: x\r\n'
@@ -74,15 +72,11 @@ test('a client that half-closes after its requests still gets every answer', { t
 
     await assertStillServes(s, 'small.git');
     assert.equal(s.stderr(), '');
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('a push whose gzip body is corrupt or cut short is answered 400, as a fetch\'s is', { timeout: 60_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--timeout', '5', '--init-timeout', '5']);
+  await withServe(root, work, ['--timeout', '5', '--init-timeout', '5'], async (s) => {
     const commands = pushCommands();
     const gz = zlib.gzipSync(commands);
     const bodies = {
@@ -99,15 +93,11 @@ test('a push whose gzip body is corrupt or cut short is answered 400, as a fetch
     }
     assert.equal(git(path.join(root, 'push.git'), ['for-each-ref', '--format=%(refname)']).trim(), 'refs/heads/main');
     await assertStillServes(s, 'push.git');
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('a push body that stalls before any answer gets 408 at the idle timeout, and its worker is freed', { timeout: 60_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--timeout', '2', '--init-timeout', '2', '--workers', '1']);
+  await withServe(root, work, ['--timeout', '2', '--init-timeout', '2', '--workers', '1'], async (s) => {
     const commands = pushCommands();
     const head_ = 'POST /push.git/git-receive-pack HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-git-receive-pack-request\r\n';
     const stalls = {
@@ -125,19 +115,13 @@ test('a push body that stalls before any answer gets 408 at the idle timeout, an
     assert.deepEqual(lines.map(l => `${l.status} ${l.outcome}`), ['408 timeout', '408 timeout', '408 timeout']);
     // The one worker is free again.
     await assertStillServes(s, 'push.git');
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('CONNECT is answered 405, not dropped without a word', { timeout: 30_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work);
+  await withServe(root, work, [], async (s) => {
     const reply = await exchange(s.httpPort, Buffer.from('CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n'), false);
     assert.match(reply, /^HTTP\/1\.1 405 [^]*\r\nConnection: close\r\n[^]*method not allowed\n$/);
     await assertStillServes(s, 'small.git');
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });

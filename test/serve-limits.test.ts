@@ -13,9 +13,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { git, GIT_ENV, makeRepo, pktBytes, rmrf, tmpDir, TSGIT } from './helpers.js';
-import {
-  ensureStopped, fetchBody, fetchOverGit, makeBigRepo, postUploadPack, sleep, startServe, waitFor, type Served,
-} from './serve-process.js';
+import { fetchBody, fetchOverGit, makeBigRepo, postUploadPack, sleep, waitFor, withServe } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
 import { createGitHttpHandler, createUploadPackHandler } from '../src/index.js';
 import { createDaemon } from '../src/server/daemon.js';
@@ -69,9 +67,7 @@ function rawHttp(port: number, write: (s: net.Socket) => void, ms = 10_000): Pro
 }
 
 test('past the queue\'s bound: ERR and 503 with Retry-After at once; a client gone while queued is dropped', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--workers', '1', '--max-queue', '2']);
+  await withServe(root, work, ['--workers', '1', '--max-queue', '2'], async (s) => {
     // The one worker is held by a client that does not read.
     const holder = await fetchOverGit(s.gitPort, 'big.git', 64 * 1024);
     await waitFor('the worker to be held', () => holder.received() >= 64 * 1024);
@@ -97,18 +93,14 @@ test('past the queue\'s bound: ERR and 503 with Retry-After at once; a client go
     assert.match(queued.data(), /^[0-9a-f]{4}[0-9a-f]{40} HEAD\0/);
     queued.socket.end(Buffer.from('0000'));
     await queued.closed;
-    await waitFor('every line', () => s!.access().length >= 5);
+    await waitFor('every line', () => s.access().length >= 5);
     const outcomes = s.access().map(l => `${l.transport} ${l.repository} ${l.outcome}`).sort();
     assert.deepEqual(outcomes, ['git big.git gone', 'git small.git busy', 'git small.git gone', 'git small.git ok', 'http-get small.git busy']);
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('queued time counts against no idle timeout; a request\'s total time is bounded', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--workers', '1', '--timeout', '3', '--max-request-time', '6']);
+  await withServe(root, work, ['--workers', '1', '--timeout', '3', '--max-request-time', '6'], async (s) => {
     // Holds the one worker for 6 s, never idle for 3: it reads 256 KiB every 250 ms.
     const slow = await fetchOverGit(s.gitPort, 'big.git', 32 * 1024);
     const trickle = setInterval(() => slow.allow(256 * 1024), 250);
@@ -135,18 +127,14 @@ test('queued time counts against no idle timeout; a request\'s total time is bou
     assert.ok(cut.time >= 5500 && cut.time < 10_000, cut.raw);
     assert.ok(lines.filter(l => l.repository === 'small.git').every(l => l.outcome === 'ok'), lines.map(l => l.raw).join('\n'));
     assert.ok(lines.some(l => l.repository === 'small.git' && l.wait > 3000), 'a request waited past the idle timeout');
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('a client that stops reading is cut off after --timeout, over both transports', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--timeout', '2']);
+  await withServe(root, work, ['--timeout', '2'], async (s) => {
     const stalled = [await fetchOverGit(s.gitPort, 'big.git', 64 * 1024), await postUploadPack(s.httpUrl + '/big.git', fetchBody(bigHead), 64 * 1024)];
     const t0 = Date.now();
-    await waitFor('both to be cut off', () => s!.access().filter(l => l.repository === 'big.git').length === 2, 20_000);
+    await waitFor('both to be cut off', () => s.access().filter(l => l.repository === 'big.git').length === 2, 20_000);
     assert.ok(Date.now() - t0 < 10_000, `cut after ${Date.now() - t0} ms`);
     for (const c of stalled) {
       c.resume();
@@ -155,15 +143,11 @@ test('a client that stops reading is cut off after --timeout, over both transpor
     const lines = s.access().filter(l => l.repository === 'big.git');
     assert.deepEqual(lines.map(l => `${l.transport} ${l.outcome}`).sort(), ['git timeout', 'http-post timeout'], lines.map(l => l.raw).join('\n'));
     assert.ok(lines.every(l => /took nothing for 2 seconds/.test(l.reason ?? '')), lines.map(l => l.raw).join('\n'));
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('a slowloris is cut off at the init timeout: HTTP headers, an HTTP body, a git:// request line', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--init-timeout', '2']);
+  await withServe(root, work, ['--init-timeout', '2'], async (s) => {
     const dribble = (text: string) => (socket: net.Socket) => {
       let i = 0;
       const t = setInterval(() => {
@@ -188,15 +172,11 @@ test('a slowloris is cut off at the init timeout: HTTP headers, an HTTP body, a 
     assert.match(headers.reply, /^HTTP\/1\.1 408/);
     assert.match(body.reply, /^HTTP\/1\.1 408 [^]*request body not received within 2 seconds/);
     assert.match(line.reply, /^[0-9a-f]{4}ERR no request within 2 seconds$/);
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('an oversized garbage POST is refused and its connection closed at once', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--max-request-buffer', '1m']);
+  await withServe(root, work, ['--max-request-buffer', '1m'], async (s) => {
     const garbage = crypto.randomBytes(8 * 1024 * 1024);
     const head = 'POST /small.git/git-upload-pack HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-git-upload-pack-request\r\n';
     const declared = await rawHttp(s.httpPort, socket => {
@@ -219,15 +199,11 @@ test('an oversized garbage POST is refused and its connection closed at once', {
     // Within the bound, garbage is the service's to refuse: an ERR line.
     const small = await postUploadPack(s.httpUrl + '/small.git', crypto.randomBytes(1000), Infinity, true);
     assert.match((await small.done).data.toString('latin1'), /^[0-9a-f]{4}ERR /);
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('--max-connections: a newcomer from a quieter address takes the place of the busiest address\'s newest', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--max-connections', '2']);
+  await withServe(root, work, ['--max-connections', '2'], async (s) => {
     // Two connections from 127.0.0.1 that have not said what they want.
     const first = await gitConnection(s.gitPort, null);
     const second = await gitConnection(s.gitPort, null);
@@ -241,9 +217,7 @@ test('--max-connections: a newcomer from a quieter address takes the place of th
     assert.match(other.data(), /^[0-9a-f]{4}[0-9a-f]{40} HEAD\0/, 'another address is served');
     assert.ok(!first.socket.destroyed, 'the older connection is kept');
     for (const c of [first, other]) c.socket.destroy();
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('startup problems are one fatal line: a port in use, a missing root', { timeout: 120_000 }, async () => {

@@ -10,8 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { git, GIT_ENV, makeRepo, rmrf, tmpDir } from './helpers.js';
 import {
-  ensureStopped, fetchBody, fetchOverGit, makeBigRepo, postUploadPack, rssOf, sleep, startServe, treeRss, waitFor, workersOf,
-  type AccessLine, type Served,
+  fetchBody, fetchOverGit, makeBigRepo, postUploadPack, rssOf, sleep, treeRss, waitFor, withServe, workersOf, type AccessLine,
 } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
 import { Repository } from '../src/repository/repository.js';
@@ -56,9 +55,7 @@ function assertFifo(lines: AccessLine[], slack = 30): void {
 }
 
 test('32 concurrent clones over smart HTTP and 32 over git:// are all served, in arrival order, and pass fsck', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work);
+  await withServe(root, work, [], async (s) => {
     for (const [kind, url] of [['http', s.httpUrl], ['git', s.gitUrl]] as const) {
       const dirs = Array.from({ length: 32 }, (_, i) => path.join(work, `clone-${kind}-${i}`));
       await Promise.all(dirs.map(d => clone(`${url}/small.git`, d)));
@@ -77,22 +74,18 @@ test('32 concurrent clones over smart HTTP and 32 over git:// are all served, in
     assertFifo(lines);
     const { code } = await s.stop();
     assert.equal(code, 0);
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('a client that stops reading mid-pack costs the server no more memory while it waits', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work);
+  await withServe(root, work, [], async (s) => {
     const pid = s.pid;
     // The pack holds the blobs' bytes as they are: incompressible.
     const size = 48 * 1024 * 1024;
     // Settled: the workers have opened the repositories they were told to.
     await sleep(1000);
-    for (const open of [() => postUploadPack(s!.httpUrl + '/big.git', fetchBody(bigHead), 512 * 1024),
-      () => fetchOverGit(s!.gitPort, 'big.git', 512 * 1024)]) {
+    for (const open of [() => postUploadPack(s.httpUrl + '/big.git', fetchBody(bigHead), 512 * 1024),
+      () => fetchOverGit(s.gitPort, 'big.git', 512 * 1024)]) {
       const before = rssOf(pid);
       const reader = await open();
       await waitFor('the first half MiB', () => reader.received() >= 512 * 1024);
@@ -122,21 +115,17 @@ test('a client that stops reading mid-pack costs the server no more memory while
       assert.ok(complete, 'the answer ends once the client reads again');
       assert.ok(bytes > size, `${bytes} bytes, for a blob of ${size}`);
     }
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('a worker killed mid-request: its client gets an error, the others are served, the worker is replaced', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--verbose']);
+  await withServe(root, work, ['--verbose'], async (s) => {
     const victim = await postUploadPack(s.httpUrl + '/big.git', fetchBody(bigHead), 256 * 1024);
     await waitFor('the victim to be served', () => victim.received() >= 256 * 1024);
     const m = [...s.stderr().matchAll(/worker (\d+) serving upload-pack (\S+)/g)].filter(x => x[2]!.endsWith('big.git')).pop();
     assert.ok(m, `the server says which worker serves the victim:\n${s.stderr()}`);
     const pid = Number(m[1]);
-    const others = Array.from({ length: 6 }, (_, i) => clone(`${i % 2 ? s!.gitUrl : s!.httpUrl}/small.git`, path.join(work, `other-${i}`)));
+    const others = Array.from({ length: 6 }, (_, i) => clone(`${i % 2 ? s.gitUrl : s.httpUrl}/small.git`, path.join(work, `other-${i}`)));
     process.kill(pid, 'SIGKILL');
     victim.resume();
     const cut = await victim.done;
@@ -146,16 +135,14 @@ test('a worker killed mid-request: its client gets an error, the others are serv
       git(path.join(work, `other-${i}`), ['fsck', '--full']);
       rmrf(path.join(work, `other-${i}`));
     }
-    await waitFor('a successor', () => workersOf(s!.pid).length === 2 && !workersOf(s!.pid).includes(pid));
+    await waitFor('a successor', () => workersOf(s.pid).length === 2 && !workersOf(s.pid).includes(pid));
     await clone(`${s.httpUrl}/small.git`, path.join(work, 'after-kill'));
     rmrf(path.join(work, 'after-kill'));
     assert.match(s.stderr(), new RegExp(`worker ${pid} exited unexpectedly`));
     const killed = s.access().filter(l => l.outcome === 'killed');
     assert.equal(killed.length, 1, s.access().map(l => l.raw).join('\n'));
     assert.equal(killed[0]!.repository, 'big.git');
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('repacks (git repack -adb) and ref updates during a stream of fetches: every fetch is whole', { timeout: 120_000 }, async () => {
@@ -163,9 +150,7 @@ test('repacks (git repack -adb) and ref updates during a stream of fetches: ever
   git(served, ['repack', '-adbq']);
   const editor = path.join(work, 'moving-editor');
   git(work, ['clone', '-q', served, editor]);
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work);
+  await withServe(root, work, [], async (s) => {
     const clones = [path.join(work, 'moving-http'), path.join(work, 'moving-git')];
     await clone(`${s.httpUrl}/moving.git`, clones[0]!);
     await clone(`${s.gitUrl}/moving.git`, clones[1]!);
@@ -196,9 +181,7 @@ test('repacks (git repack -adb) and ref updates during a stream of fetches: ever
       git(dir, ['fsck', '--full']);
     }
     assert.deepEqual(s.access().filter(l => l.outcome !== 'ok').map(l => l.raw), []);
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 /**
@@ -252,40 +235,36 @@ function refused(port: number): Promise<boolean> {
 }
 
 test('SIGTERM during a clone: no new connections, the clone completes, then exit 0', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  let p: Awaited<ReturnType<typeof holdingProxy>> | null = null;
-  try {
-    s = await startServe(root, work);
-    const proxy = p = await holdingProxy(s.httpPort, 1024 * 1024);
-    const dir = path.join(work, 'sigterm-clone');
-    const cloning = runAsync('git', ['clone', '-q', '--bare', `http://127.0.0.1:${p.port}/big.git`, dir], work, GIT_ENV);
-    await waitFor('the clone to be mid-pack', () => proxy.held());
-    s.proc.kill('SIGTERM');
-    for (let i = 0; i < 40 && !(await refused(s.httpPort) && await refused(s.gitPort)); i++) await sleep(50);
-    assert.ok(await refused(s.httpPort), 'no new HTTP connections once draining');
-    assert.ok(await refused(s.gitPort), 'no new git:// connections once draining');
-    assert.equal(s.proc.exitCode, null, 'still running: a clone is in flight');
-    await sleep(300);
-    proxy.release();
-    const r = await cloning;
-    const cloned = Date.now();
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(git(dir, ['rev-parse', 'main']).trim(), bigHead);
-    git(dir, ['fsck', '--full']);
-    const { code } = await s.exited;
-    assert.equal(code, 0);
-    assert.ok(Date.now() - cloned < 10_000, `exited ${Date.now() - cloned} ms after the clone was done: it drained, and did not wait out its grace period`);
-    assert.deepEqual(workersOf(s.pid), []);
-  } finally {
-    await p?.stop();
-    await ensureStopped(s);
-  }
+  await withServe(root, work, [], async (s) => {
+    const proxy = await holdingProxy(s.httpPort, 1024 * 1024);
+    try {
+      const dir = path.join(work, 'sigterm-clone');
+      const cloning = runAsync('git', ['clone', '-q', '--bare', `http://127.0.0.1:${proxy.port}/big.git`, dir], work, GIT_ENV);
+      await waitFor('the clone to be mid-pack', () => proxy.held());
+      s.proc.kill('SIGTERM');
+      for (let i = 0; i < 40 && !(await refused(s.httpPort) && await refused(s.gitPort)); i++) await sleep(50);
+      assert.ok(await refused(s.httpPort), 'no new HTTP connections once draining');
+      assert.ok(await refused(s.gitPort), 'no new git:// connections once draining');
+      assert.equal(s.proc.exitCode, null, 'still running: a clone is in flight');
+      await sleep(300);
+      proxy.release();
+      const r = await cloning;
+      const cloned = Date.now();
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(git(dir, ['rev-parse', 'main']).trim(), bigHead);
+      git(dir, ['fsck', '--full']);
+      const { code } = await s.exited;
+      assert.equal(code, 0);
+      assert.ok(Date.now() - cloned < 10_000, `exited ${Date.now() - cloned} ms after the clone was done: it drained, and did not wait out its grace period`);
+      assert.deepEqual(workersOf(s.pid), []);
+    } finally {
+      await proxy.stop();
+    }
+  });
 });
 
 test('SIGINT drains within a few seconds, cutting a client that does not read', { timeout: 120_000 }, async () => {
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work);
+  await withServe(root, work, [], async (s) => {
     const stalled = await postUploadPack(s.httpUrl + '/big.git', fetchBody(bigHead), 128 * 1024);
     await waitFor('the stalled client to be served', () => stalled.received() >= 128 * 1024);
     const t0 = Date.now();
@@ -294,9 +273,7 @@ test('SIGINT drains within a few seconds, cutting a client that does not read', 
     assert.ok(Date.now() - t0 < 6000, `took ${Date.now() - t0} ms`);
     stalled.resume();
     assert.equal((await stalled.done).complete, false);
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('upload-pack gives a receiver that takes nothing more at most a step: one 24 MiB object, a bitmapped pack', { timeout: 120_000 }, async () => {

@@ -89,9 +89,22 @@ export async function startServe(root: string, work: string, args: string[] = []
   };
 }
 
+/**
+ * Runs `body` against a `tsgit serve` started as startServe starts it, and makes sure the server is
+ * gone when `body` returns or throws (`body` may stop it itself, to see how it exits).
+ */
+export async function withServe<T>(root: string, work: string, args: string[], body: (s: Served) => Promise<T>): Promise<T> {
+  const s = await startServe(root, work, args);
+  try {
+    return await body(s);
+  } finally {
+    await ensureStopped(s);
+  }
+}
+
 /** Makes sure a server a test started is gone, whatever happened in the test. */
-export async function ensureStopped(s: Served | null): Promise<void> {
-  if (!s || s.proc.exitCode !== null || s.proc.signalCode !== null) return;
+async function ensureStopped(s: Served): Promise<void> {
+  if (s.proc.exitCode !== null || s.proc.signalCode !== null) return;
   s.proc.kill('SIGKILL');
   await s.exited;
   // Its workers end when their stdin does; a busy one may need a moment.

@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, GIT_ENV, makeRepo, pktBytes, rmrf, tmpDir, TSGIT } from './helpers.js';
-import { ensureStopped, makeBigRepo, sleep, startServe, waitFor, type Served } from './serve-process.js';
+import { makeBigRepo, sleep, waitFor, withServe, type Served } from './serve-process.js';
 import { runAsync } from './transport-servers.js';
 
 let work: string;
@@ -49,9 +49,7 @@ function served(s: Served, repo: string): number {
 
 test('git clones through tsgit upload-pack relayed to tsgit serve, over v2 and v0: the server answers, fsck clean', { timeout: 60_000 }, async () => {
   const socket = path.join(work, 'serve.sock');
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--socket', socket]);
+  await withServe(root, work, ['--socket', socket], async (s) => {
     assert.equal(fs.statSync(socket).mode & 0o777, 0o600, 'only the owner may connect');
     for (const version of [2, 0]) {
       const dir = path.join(work, `relayed-v${version}`);
@@ -67,9 +65,7 @@ test('git clones through tsgit upload-pack relayed to tsgit serve, over v2 and v
     const { code } = await s.stop();
     assert.equal(code, 0);
     assert.ok(!fs.existsSync(socket), 'the socket is removed when the server stops');
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('with nothing listening at TSGIT_SERVE_SOCKET, or a stale socket there, tsgit upload-pack serves the clone itself; serve replaces the stale socket', { timeout: 60_000 }, async () => {
@@ -88,9 +84,7 @@ test('with nothing listening at TSGIT_SERVE_SOCKET, or a stale socket there, tsg
   assert.equal(r.status, 0, r.stderr);
   rmrf(dir);
 
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--socket', stale]);
+  await withServe(root, work, ['--socket', stale], async (s) => {
     r = await cloneVia(stale, small, dir);
     assert.equal(r.status, 0, r.stderr);
     assert.ok(served(s, 'small.git') > 0, 'the new server answered');
@@ -102,17 +96,13 @@ test('with nothing listening at TSGIT_SERVE_SOCKET, or a stale socket there, tsg
     r = await cloneVia(stale, small, dir);
     assert.equal(r.status, 0, r.stderr);
     rmrf(dir);
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });
 
 test('a repository outside the root is refused by the server and served by the command itself; serve refuses a socket path that is not a socket', { timeout: 60_000 }, async () => {
   const outside = makeRepo(2, { bare: true, at: path.join(work, 'outside.git') });
   const socket = path.join(work, 'refuse.sock');
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--socket', socket]);
+  await withServe(root, work, ['--socket', socket], async (s) => {
     const dir = path.join(work, 'outside-clone');
     const r = await cloneVia(socket, outside, dir);
     assert.equal(r.status, 0, r.stderr);
@@ -122,9 +112,7 @@ test('a repository outside the root is refused by the server and served by the c
       `the server refused it: ${lines.map(l => l.raw).join('\n')}`);
     assert.ok(!lines.some(l => l.outcome === 'ok'), 'and served nothing');
     rmrf(dir);
-  } finally {
-    await ensureStopped(s);
-  }
+  });
   const file = path.join(work, 'a-file');
   fs.writeFileSync(file, 'keep me');
   const r = spawnSync(process.execPath, [TSGIT, 'serve', '--port', '0', '--no-git-daemon', '--socket', file, root], { env: GIT_ENV, timeout: 20_000 });
@@ -143,9 +131,7 @@ function relayedFetch(socket: string, repo: string) {
 
 test('past capacity over the relay socket: eight clones with one worker, a client killed mid-pack, a slow reader; all the others are served', { timeout: 120_000 }, async () => {
   const socket = path.join(work, 'load.sock');
-  let s: Served | null = null;
-  try {
-    s = await startServe(root, work, ['--socket', socket, '--workers', '1']);
+  await withServe(root, work, ['--socket', socket, '--workers', '1'], async (s) => {
     const dirs = Array.from({ length: 8 }, (_, i) => path.join(work, `burst-${i}`));
     const results = await Promise.all(dirs.map(d => cloneVia(socket, small, d)));
     for (const [i, r] of results.entries()) {
@@ -170,8 +156,8 @@ test('past capacity over the relay socket: eight clones with one worker, a clien
     const r = await cloneVia(socket, small, path.join(work, 'after-kill'));
     assert.equal(r.status, 0, r.stderr);
     // It failed once in a full run (session 9) and never alone: say what the log held if it does again.
-    await waitFor('the killed client\'s request to be logged', () => s!.access().some(l => l.raw.includes(' big.git ') && l.outcome !== 'ok'))
-      .catch((e: Error) => { throw new Error(`${e.message}; access log:\n${s!.access().map(l => l.raw).join('\n')}\nstderr:\n${s!.stderr()}`); });
+    await waitFor('the killed client\'s request to be logged', () => s.access().some(l => l.raw.includes(' big.git ') && l.outcome !== 'ok'))
+      .catch((e: Error) => { throw new Error(`${e.message}; access log:\n${s.access().map(l => l.raw).join('\n')}\nstderr:\n${s.stderr()}`); });
 
     // A reader that stops for a second twice still gets the whole pack, which git can index.
     const slow = relayedFetch(socket, big);
@@ -196,7 +182,5 @@ test('past capacity over the relay socket: eight clones with one worker, a clien
     assert.ok(paused === 2, 'the reader paused');
     await sleep(50);
     assert.equal((await s.stop()).code, 0);
-  } finally {
-    await ensureStopped(s);
-  }
+  });
 });

@@ -5,33 +5,11 @@
 // same command gets from git-core's own upload-pack on the same repository.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, GIT_ENV, pkt, rmrf, tmpDir, TSGIT } from './helpers.js';
-
-/** `tsgit serve` in its own process (git's clients are run synchronously here), on free ports. */
-export async function startServe(root: string, extra: string[] = []): Promise<{ httpUrl: string; gitUrl: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [TSGIT, 'serve', '--port', '0', '--git-port', '0', '--export-all', ...extra, root],
-    { env: GIT_ENV, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const urls = await new Promise<{ httpUrl: string; gitUrl: string }>((resolve, reject) => {
-    child.on('exit', code => reject(new Error(`tsgit serve exited with ${code}: ${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const http = /smart HTTP: (\S+)\//.exec(out), gitd = /git:\/\/: +(\S+)\//.exec(out);
-      if (http && gitd) resolve({ httpUrl: http[1]!, gitUrl: gitd[1]! });
-    });
-  });
-  return {
-    ...urls,
-    stop: () => new Promise(resolve => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
-  };
-}
+import { startServe, type Served } from './serve-process.js';
 
 const DAY = 86400;
 const T0 = 1700000000;
@@ -110,13 +88,13 @@ interface Transport {
 
 let work: string;
 let root: string;
-let server: Awaited<ReturnType<typeof startServe>>;
+let server: Served;
 
 before(async () => {
   work = tmpDir('tsgit-serve-clients-');
   root = path.join(work, 'root');
   fs.mkdirSync(root);
-  server = await startServe(root);
+  server = await startServe(root, work);
 });
 
 after(async () => {
