@@ -496,10 +496,7 @@ export class ObjectDatabase implements ObjectStore {
     const collect = (db: ObjectDatabase) => {
       for (const p of db.packs) sources.push({ buf: p.index.buf, at: i => p.index.oidAt(i), count: p.index.count });
       const loose = db.loose.allIds();
-      if (loose.length) {
-        const all = Buffer.concat(loose);
-        sources.push({ buf: all, at: i => i * OID_BYTES, count: loose.length });
-      }
+      if (loose.length) sources.push({ buf: loose, at: i => i * OID_BYTES, count: loose.length / OID_BYTES });
       for (const a of db.alternates) collect(a);
     };
     collect(this);
@@ -521,6 +518,17 @@ export class ObjectDatabase implements ObjectStore {
       fn(bestBuf!, bestOff);
       lastBuf = bestBuf; lastOff = bestOff;
     }
+  }
+
+  /**
+   * Calls `fn` with each id in this database and its alternates whose first `digits` hex digits (2
+   * or more) are those of the id at `key`: in each pack's index by binary search, and among the
+   * loose ids of the one fan-out directory. An id stored in two places comes twice.
+   */
+  forEachIdWithPrefix(key: Uint8Array, keyOff: number, digits: number, fn: (buf: Uint8Array, off: number) => void): void {
+    for (const p of this.packs) p.index.forEachWithPrefix(key, keyOff, digits, fn);
+    this.loose.forEachWithPrefix(key, keyOff, digits, fn);
+    for (const a of this.alternates) a.forEachIdWithPrefix(key, keyOff, digits, fn);
   }
 
   /** Writes a loose object; returns its id. */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { CorruptError } from '../core/errors.js';
 import { objectHeader, sha1 } from '../core/hash.js';
 import { OID_BYTES, toHex } from '../core/oid.js';
+import { forEachSharingPrefix } from '../core/oid-prefix.js';
 import { beyondInflateRatio, deflate, Inflater } from '../core/zlib.js';
 import { typeCode, typeName, type RawObject, type ObjectTypeCode } from '../object/type.js';
 
@@ -20,6 +21,8 @@ export interface LooseHeader {
 export class LooseObjects {
   /** Per fan-out directory, the names present (lazily listed, as git's loose-object cache). */
   private listed: (Set<string> | undefined)[] = new Array(256);
+  /** Per fan-out directory, its ids in sorted order, made from `listed` when first searched. */
+  private sorted: (Buffer | undefined)[] = new Array(256);
 
   constructor(readonly dir: string, private readonly inflater: Inflater) {}
 
@@ -38,6 +41,7 @@ export class LooseObjects {
   /** Forgets the directory listings, after objects were written by someone else. */
   refresh(): void {
     this.listed = new Array(256);
+    this.sorted = new Array(256);
   }
 
   private list(first: number): Set<string> {
@@ -49,18 +53,35 @@ export class LooseObjects {
     }
   }
 
-  /** All loose ids, sorted. */
-  allIds(): Buffer[] {
-    const out: Buffer[] = [];
-    for (let i = 0; i < 256; i++) {
-      const set = this.listed[i] ?? (this.listed[i] = this.list(i));
-      const prefix = i.toString(16).padStart(2, '0');
-      for (const name of [...set].sort()) {
-        const id = Buffer.from(prefix + name, 'hex');
-        if (id.length === OID_BYTES) out.push(id);
-      }
+  /** All loose ids, sorted, 20 bytes each. */
+  allIds(): Buffer {
+    return Buffer.concat(Array.from({ length: 256 }, (_, i) => this.sortedIds(i)));
+  }
+
+  /**
+   * Calls `fn` with each loose id whose first `digits` hex digits (2 or more: one fan-out
+   * directory holds them all) are those of the id at `key`, in sorted order.
+   */
+  forEachWithPrefix(key: Uint8Array, keyOff: number, digits: number, fn: (buf: Uint8Array, off: number) => void): void {
+    const ids = this.sortedIds(key[keyOff]!), count = ids.length / OID_BYTES;
+    forEachSharingPrefix(ids, (i) => i * OID_BYTES, 0, count, count, key, keyOff, digits, fn);
+  }
+
+  /** The ids in fan-out directory `first`, sorted, 20 bytes each (names that are not hex left out). */
+  private sortedIds(first: number): Buffer {
+    let ids = this.sorted[first];
+    if (ids) return ids;
+    const set = this.listed[first] ?? (this.listed[first] = this.list(first));
+    const names = [...set].sort();
+    ids = Buffer.alloc(names.length * OID_BYTES);
+    let n = 0;
+    for (const name of names) {
+      ids[n * OID_BYTES] = first;
+      if (ids.write(name, n * OID_BYTES + 1, OID_BYTES - 1, 'hex') === OID_BYTES - 1) n++;
     }
-    return out;
+    ids = ids.subarray(0, n * OID_BYTES);
+    this.sorted[first] = ids;
+    return ids;
   }
 
   private readFile(oid: Uint8Array, off: number): { file: string; raw: Buffer } | null {

@@ -57,6 +57,11 @@ export interface ObjectStore {
   info(oid: Uint8Array, off?: number): ObjectInfo | null;
   /** Every object id once, in sorted order; the id is valid only during the call. */
   forEachId(fn: (buf: Uint8Array, off: number) => void): void;
+  /**
+   * Every stored id whose first `digits` hex digits (2 or more) are those of the id at `key`, each
+   * as many times as it is stored, found by search: what short names and abbreviations are made of.
+   */
+  forEachIdWithPrefix(key: Uint8Array, keyOff: number, digits: number, fn: (buf: Uint8Array, off: number) => void): void;
   /** Objects in all packs (duplicates counted each time): what abbreviations are sized by. */
   packedObjectCount(): number;
 

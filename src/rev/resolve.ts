@@ -2,7 +2,7 @@
 // full and abbreviated ids, ref names with git's search order, `@`, and the suffixes ^, ^N, ~N,
 // ^{}, ^{type} and <rev>:<path>.
 import { NotFoundError, GitError } from '../core/errors.js';
-import { fromHex, OID_BYTES, toHex } from '../core/oid.js';
+import { fromHex, OID_BYTES, OID_HEX, oidEquals, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { parseTag } from '../object/tag.js';
 import { TreeCursor } from '../object/tree.js';
@@ -117,18 +117,15 @@ export class RevResolver {
 
   /** Unique object whose hex id starts with `prefix`; ambiguous prefixes are an error, as in git. */
   private abbreviated(prefix: string): Uint8Array | null {
-    let found: string | null = null;
+    const key = Buffer.from(prefix.padEnd(OID_HEX, '0'), 'hex');
+    let found: Uint8Array | null = null;
     let ambiguous = false;
-    this.odb.forEachId((buf, off) => {
-      if (ambiguous) return;
-      const hex = toHex(buf, off);
-      if (hex.startsWith(prefix)) {
-        if (found && found !== hex) ambiguous = true;
-        found = hex;
-      }
+    this.odb.forEachIdWithPrefix(key, 0, prefix.length, (buf, off) => {
+      if (!found) found = new Uint8Array(buf.subarray(off, off + OID_BYTES));
+      else if (!oidEquals(found, 0, buf, off)) ambiguous = true;
     });
     if (ambiguous) throw new GitError('walk', 'ambiguous', `short object ID ${prefix} is ambiguous`);
-    return found ? fromHex(found) : null;
+    return found;
   }
 
   private parents(commit: Uint8Array): Uint8Array[] {

@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
 import { compareOid, OID_BYTES } from '../../core/oid.js';
+import { forEachSharingPrefix } from '../../core/oid-prefix.js';
 import { readExactly } from '../../core/read-exactly.js';
 
 const V2_MAGIC = 0xff744f63;
@@ -388,6 +389,16 @@ export class PackIndex {
   /** Binary search for the id among positions [lo, hi). */
   private binarySearch(oid: Uint8Array, oidOffset: number, lo: number, hi: number): number {
     return searchIds(this.buf, this.oidBase, this.oidStride, oid, oidOffset, lo, hi);
+  }
+
+  /**
+   * Calls `fn` with each id whose first `digits` hex digits (2 or more: its fan-out bucket is the
+   * key's) are those of the id at `key`, in sorted order (core/oid-prefix.ts).
+   */
+  forEachWithPrefix(key: Uint8Array, keyOff: number, digits: number, fn: (buf: Uint8Array, off: number) => void): void {
+    const first = key[keyOff]!;
+    const lo = first === 0 ? 0 : this.fanout[first - 1]!;
+    forEachSharingPrefix(this.buf, (i) => this.oidAt(i), lo, this.fanout[first]!, this.count, key, keyOff, digits, fn);
   }
 
   /** Offset in `buf` of the i-th id (its 20 bytes are read by then). */
