@@ -76,6 +76,10 @@ test('every short name resolves as git cat-file --batch-check resolves it: the o
   } finally {
     repo.close();
   }
+  // And through the command, line for line.
+  const ours = tsgit(dir, ['cat-file', '--batch-check'], names.join('\n') + '\n');
+  assert.equal(ours.status, 0, ours.stderr.toString());
+  assert.equal(ours.stdout.toString(), expected.join('\n'));
 });
 
 test('rev-parse of an ambiguous short name fails with git\'s error; of a unique one, prints the id', () => {

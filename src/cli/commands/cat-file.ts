@@ -1,6 +1,6 @@
 // tsgit cat-file: -t, -s, -e, -p, <type> <object>, and the batch modes (--batch, --batch-check,
 // with an optional format, --batch-all-objects, --buffer), printing exactly what git prints.
-import { UsageError } from '../../core/errors.js';
+import { GitError, UsageError } from '../../core/errors.js';
 import { fromHex, OID_BYTES, toHex } from '../../core/oid.js';
 import { formatMode, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE, typeCode, typeName } from '../../object/type.js';
@@ -61,10 +61,11 @@ export default function catFile(ctx: CommandContext, args: string[]): number {
           const m = /^(\S*)\s*(.*)$/.exec(line)!;
           name = m[1]!; restText = m[2]!;
         }
-        let id: Uint8Array | null = null;
-        try { id = revs.tryResolve(name); } catch { id = null; }
+        // git's batch: a short name that several objects share is "ambiguous", not "missing".
+        let id: Uint8Array | null = null, ambiguous = false;
+        try { id = revs.tryResolve(name); } catch (e) { ambiguous = e instanceof GitError && e.code === 'ambiguous'; }
         if (!id || !odb.has(id)) {
-          out.text(`${name} missing\n`);
+          out.text(`${name} ${ambiguous ? 'ambiguous' : 'missing'}\n`);
         } else {
           batchOne(odb, out, fmt, batch.contents, id, toHex(id), restText);
         }
