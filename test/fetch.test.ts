@@ -170,6 +170,8 @@ describe('fetch details', () => {
       gitIn(server, ['tag', '-f', 'extra', 'main']);
       assert.match(await pair.fetch(['--tags'], 1), /would clobber existing tag/);
       await pair.fetch(['--tags', '--force']);
+      // A CI runner's checkout (actions/checkout's command line): one commit of one branch.
+      await pair.fetch(['--no-tags', '--prune', '--no-recurse-submodules', '--depth=1', 'origin', '+refs/heads/main*:refs/remotes/origin/main*']);
       await gitUsesIt(pair.ours, pair.env);
       pair.cleanup();
     }

@@ -29,6 +29,7 @@ export const help: CommandHelp = {
     ['--shallow-since <time>', 'deepen history of shallow repository based on time'],
     ['--shallow-exclude <revision>', 'deepen history of shallow clone, excluding rev'],
     ['--unshallow', 'convert to a complete repository'],
+    ['--no-recurse-submodules', 'do not fetch in submodules (tsgit never does)'],
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
     ['-u, --upload-pack <path>', 'path to upload pack on remote end'],
   ],
@@ -38,8 +39,13 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false;
   let deepen: number | undefined, since: string | undefined;
   const exclude: string[] = [];
-  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value) => {
+  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value, inline) => {
     switch (name) {
+      // CI checkouts pass --no-recurse-submodules; fetching inside submodules is not done.
+      case '--no-recurse-submodules': break;
+      case '--recurse-submodules':
+        if (inline !== 'no') throw new GitError('cli', 'unsupported', `tsgit fetch does not fetch in submodules (--recurse-submodules${inline === undefined ? '' : `=${inline}`}); run 'tsgit submodule update' after it`);
+        break;
       case '--deepen': {
         const text = value();
         if (!/^-?[0-9]+$/.test(text)) throw new UsageError(`option \`deepen' expects a numerical value`);
