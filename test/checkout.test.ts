@@ -5,6 +5,7 @@
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fromHex } from '../src/core/oid.js';
@@ -296,7 +297,8 @@ test('checkout <branch> moves HEAD to the branch; <commit> detaches; a remote br
   wt = cloneNoCheckout(src);
   r = tsgit(wt, ['checkout', 'other']);
   assert.equal(r.status, 0, r.stderr.toString());
-  assert.match(r.stderr.toString(), /branch 'other' set up to track 'origin\/other'\.\nSwitched to a new branch 'other'/);
+  assert.equal(r.stdout.toString(), "branch 'other' set up to track 'origin/other'.\n");
+  assert.equal(r.stderr.toString(), "Switched to a new branch 'other'\n");
   assert.equal(git(wt, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/other');
   assert.equal(git(wt, ['config', 'branch.other.merge']).trim(), 'refs/heads/other');
   assert.equal(git(wt, ['status', '--porcelain']), '');
@@ -304,6 +306,48 @@ test('checkout <branch> moves HEAD to the branch; <commit> detaches; a remote br
   r = tsgit(wt, ['checkout', 'no-such-thing']);
   assert.equal(r.status, 1);
   assert.match(r.stderr.toString(), /^error: pathspec 'no-such-thing' did not match/);
+});
+
+test('checkout -b and -B create, reset and track branches as git does, and refuse what git refuses', () => {
+  const src = repoWith(MIXED);
+  git(src, ['fast-import', '--quiet'], fastImport('refs/heads/main', [{ path: 'later.txt', mode: '100644', data: 'later\n' }], 'refs/heads/main^0'));
+  git(src, ['branch', 'side', 'main~1']);
+  const ours = cloneNoCheckout(src), theirs = cloneNoCheckout(src);
+  // A CI checkout's first checkout (actions/checkout: -B of the fetched branch into a work tree
+  // without an index), then the common forms, then the refusals.
+  const steps: string[][] = [
+    ['checkout', '--progress', '--force', '-B', 'main', 'refs/remotes/origin/main'],
+    ['checkout', '-b', 'topic'],
+    ['checkout', '-b', 'older', 'HEAD~1'],
+    ['checkout', '-B', 'topic', 'main'],
+    ['checkout', '-B', 'topic', 'HEAD~1'],
+    ['checkout', '-B', 'mine', 'origin/side'],
+    ['checkout', '-q', '-b', 'quiet', 'origin/main'],
+    ['checkout', '-b', 'topic'],
+    ['checkout', '-b', 'a..b'],
+    ['checkout', '-b', 'x', 'main', 'extra'],
+    ['checkout', '-b'],
+  ];
+  for (const args of steps) {
+    const mine = tsgit(ours, args);
+    const gits = spawnSync('git', args, { cwd: theirs, env: GIT_ENV, encoding: 'utf8' });
+    const what = args.join(' ');
+    assert.equal(mine.status, gits.status, `${what}: ${mine.stderr}`);
+    if (gits.status !== 129) {
+      assert.equal(mine.stderr.toString(), gits.stderr, what);
+      // git also says how the branch stands against its upstream there; tsgit does not.
+      assert.equal(mine.stdout.toString(), gits.stdout.replace(/^Your branch .*\n(  \(use .*\n)?/m, ''), what);
+    }
+    for (const probe of [['for-each-ref', '--format=%(refname) %(objectname)'], ['symbolic-ref', '-q', 'HEAD'], ['config', '--local', '--get-regexp', '^branch\\.'],
+      ['reflog', 'show', '--format=%H %gs', 'HEAD'], ['status', '--porcelain']]) {
+      assert.equal(spawnSync('git', probe, { cwd: ours, env: GIT_ENV, encoding: 'utf8' }).stdout,
+        spawnSync('git', probe, { cwd: theirs, env: GIT_ENV, encoding: 'utf8' }).stdout, `${what}: git ${probe.join(' ')}`);
+    }
+  }
+  for (const branch of ['main', 'topic', 'older', 'mine']) {
+    const log = ['reflog', 'show', '--format=%H %gs', `refs/heads/${branch}`];
+    assert.equal(git(ours, log), git(theirs, log), `reflog of ${branch}`);
+  }
 });
 
 test('switching commits updates, adds and removes files, keeps untracked ones, and refuses to lose changes', () => {

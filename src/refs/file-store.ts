@@ -321,8 +321,11 @@ export class FileRefStore implements RefStore {
     removeEmptyDirs(dir, () => conflict(`${name}/...`));
   }
 
-  /** Appends the reflog entries an update of `target` (reached through `via`) gets. */
-  log(target: string, via: string[], oldOid: string, newOid: string, message: string): void {
+  /**
+   * Appends the reflog entries an update of `target` (reached through `via`) gets; of an update
+   * that leaves `target` as it was, only HEAD's.
+   */
+  log(target: string, via: string[], oldOid: string, newOid: string, message: string, unchanged = false): void {
     const names = [target, ...via];
     // Moving the branch HEAD is on moves HEAD too, so HEAD's reflog hears of it (git's
     // split_head_update).
@@ -335,6 +338,7 @@ export class FileRefStore implements RefStore {
       }
     }
     for (const n of names) {
+      if (unchanged && n !== 'HEAD') continue;
       if (shouldLog(this.refDir(n), n, this.logMode)) appendReflog(this.refDir(n), n, oldOid, newOid, this.ident(), message);
     }
   }

@@ -44,6 +44,8 @@ interface Prepared {
   via: string[];
   lock: LockFile | null;
   current: string | null;
+  /** Whether the ref file is itself symbolic (a noDeref update replaces it even with the same value). */
+  symbolic: boolean;
   /** Whether there is a ref to delete: a value, or (noDeref) a symbolic ref that leads nowhere. */
   exists: boolean;
   error: GitError | null;
@@ -88,7 +90,7 @@ export class FileRefTransaction implements RefTransaction {
   private run(atomic: boolean): Prepared[] {
     const store = this.store;
     const prepared: Prepared[] = this.updates.map((update, index) => ({
-      update, index, target: update.name, via: [], lock: null, current: null, exists: false, error: null,
+      update, index, target: update.name, via: [], lock: null, current: null, symbolic: false, exists: false, error: null,
     }));
     const order = [...prepared].sort((a, b) => (a.update.name < b.update.name ? -1 : a.update.name > b.update.name ? 1 : a.index - b.index));
     const fail = (p: Prepared, e: unknown): void => {
@@ -142,8 +144,11 @@ export class FileRefTransaction implements RefTransaction {
             removeEmptyParents(dir, p.target);
             removeEmptyParents(path.join(dir, 'logs'), p.target);
           } else {
-            store.log(p.target, p.via, p.current ?? ZERO_HEX, p.update.newOid, p.update.message ?? '');
-            p.lock!.commit();
+            // A ref already at the value is not written (a packed ref stays packed) nor logged, as
+            // in git; HEAD's entry for it is still written (git's split_head_update logs it apart).
+            const unchanged = p.current === p.update.newOid && !p.symbolic;
+            store.log(p.target, p.via, p.current ?? ZERO_HEX, p.update.newOid, p.update.message ?? '', unchanged);
+            if (unchanged) p.lock!.rollback(); else p.lock!.commit();
           }
           p.lock = null;
         } catch (e) {
@@ -176,8 +181,10 @@ export class FileRefTransaction implements RefTransaction {
       store.makeRoomFor(target);
     }
     p.lock = LockFile.acquire(path.join(store.refDir(target), target), `ref '${target}'`);
+    const raw = store.readRaw(target);
+    p.symbolic = raw?.type === 'symbolic';
     p.current = store.currentValue(target);
     checkOld(target, p.current, p.update.oldOid);
-    p.exists = p.current !== null || (newOid === null && store.readRaw(target) !== null);
+    p.exists = p.current !== null || (newOid === null && raw !== null);
   }
 }

@@ -1,7 +1,9 @@
-// tsgit checkout [-q] [-f] [--[no-]progress] [<branch>|<commit>]: fills a work tree that has not
-// been written yet (no index, as after `clone -n`) from HEAD or the named commit, or switches an
-// existing work tree to another commit, refusing to lose local changes unless -f. A branch name
-// also points HEAD at the branch; any other commit detaches HEAD.
+// tsgit checkout [-q] [-f] [--[no-]progress] [(-b|-B) <new-branch>] [<branch>|<commit>]: fills a
+// work tree that has not been written yet (no index, as after `clone -n`) from HEAD or the named
+// commit, or switches an existing work tree to another commit, refusing to lose local changes
+// unless -f. A branch name also points HEAD at the branch; any other commit detaches HEAD. -b
+// creates a branch at the commit first (-B resets one that exists), tracking it when the commit
+// was named by a remote-tracking branch, as git's branch.autoSetupMerge does by default.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Config } from '../../config/index.js';
@@ -15,14 +17,18 @@ import { checkRefFormat } from '../../refs/index.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
 import { fatal, type CommandContext } from '../context.js';
+import { parseOptions } from '../parse-options.js';
 import { progressIf, progressWanted } from '../progress.js';
 import { writeAll } from '../output.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
   summary: 'Write the work tree and index of a branch or commit',
-  synopsis: ['[-q] [-f] [--[no-]progress] [--ignore-other-worktrees] [<branch> | <commit>]'],
+  synopsis: ['[-q] [-f] [--[no-]progress] [--ignore-other-worktrees] [<branch> | <commit>]',
+    '[-q] [-f] [--[no-]progress] (-b | -B) <new-branch> [<start-point>]'],
   options: [
+    ['-b <branch>', 'create and checkout a new branch'],
+    ['-B <branch>', 'create/reset and checkout a branch'],
     ['-q, --quiet', 'suppress progress reporting'],
     ['-f, --force', 'force checkout (throw away local modifications)'],
     ['--ignore-other-worktrees', 'do not check if another worktree is holding the given ref'],
@@ -35,33 +41,51 @@ const REFUSALS = new Set(['local-changes', 'untracked-in-the-way', 'not-empty', 
 
 export default async function checkout(ctx: CommandContext, args: string[]): Promise<number> {
   let quiet = false, force = false, ignoreOtherWorktrees = false, progressFlag: boolean | undefined;
-  const rest: string[] = [];
-  let options = true;
-  for (const a of args) {
-    if (options && (a === '-q' || a === '--quiet')) quiet = true;
-    else if (options && (a === '-f' || a === '--force')) force = true;
-    else if (options && a === '--progress') progressFlag = true;
-    else if (options && a === '--no-progress') progressFlag = false;
-    else if (options && a === '--ignore-other-worktrees') ignoreOtherWorktrees = true;
-    else if (options && a === '--') options = false;
-    else if (options && a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
-    else rest.push(a);
-  }
+  let create = null as { name: string; reset: boolean } | null;
+  const rest = parseOptions(args, (name, value) => {
+    switch (name) {
+      case '-q': case '--quiet': quiet = true; break;
+      case '-f': case '--force': force = true; break;
+      case '--progress': progressFlag = true; break;
+      case '--no-progress': progressFlag = false; break;
+      case '--ignore-other-worktrees': ignoreOtherWorktrees = true; break;
+      case '-b': case '-B': create = { name: value(), reset: name === '-B' }; break;
+      default: return false;
+    }
+    return true;
+  }, { missingValue: (name) => `switch \`${name.slice(1)}' requires a value` });
+  const newBranch = create;
+  if (newBranch && rest.length > 1) throw fatal(`Cannot update paths and switch to branch '${newBranch.name}' at the same time.`);
   if (rest.length > 1) throw new UsageError(`checking out paths is not supported`);
   const repo = ctx.repository();
   if (!repo.workTree) throw fatal('this operation must be run in a work tree');
   const refs = repo.openRefs(ctx.env);
   const head = refs.head();
 
-  // What to check out: a local branch by name, else any revision naming a commit, else (git's
-  // DWIM) a new branch from the one remote-tracking branch of that name.
+  // What to check out: with -b/-B, a new branch at the start point; else a local branch by name,
+  // else any revision naming a commit, else (git's DWIM) a new branch from the one
+  // remote-tracking branch of that name.
   const spec = rest[0] ?? 'HEAD';
   const revs = repo.revs();
   let branch: string | null = null;
+  // A branch this checkout creates or resets, and what its reflog says it came from.
+  let creating: { reset: boolean; from: string } | null = null;
   let tracking: { remote: string; ref: string } | null = null;
   let commit: Uint8Array;
-  const local = spec !== 'HEAD' ? repo.resolveRef(`refs/heads/${spec}`) : null;
-  if (local) {
+  const local = !newBranch && spec !== 'HEAD' ? repo.resolveRef(`refs/heads/${spec}`) : null;
+  if (newBranch) {
+    const name = newBranch.name;
+    if (name === 'HEAD' || name.startsWith('-') || checkRefFormat(`refs/heads/${name}`) !== null) throw fatal(`'${name}' is not a valid branch name`);
+    branch = `refs/heads/${name}`;
+    const exists = repo.resolveRef(branch) !== null;
+    if (exists && !newBranch.reset) throw fatal(`a branch named '${name}' already exists`);
+    const id = revs.tryResolve(spec);
+    if (!id) throw fatal(`'${spec}' is not a commit and a branch '${name}' cannot be created from it`);
+    commit = revs.peel(id, OBJ_COMMIT, spec);
+    creating = { reset: exists, from: spec };
+    const named = spec === 'HEAD' ? null : namedRef(repo, spec);
+    if (named?.startsWith('refs/remotes/')) tracking = { remote: named.split('/')[2]!, ref: named };
+  } else if (local) {
     branch = `refs/heads/${spec}`;
     commit = revs.peel(fromHex(local)!, OBJ_COMMIT, spec);
   } else {
@@ -82,11 +106,12 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
       tracking = { remote: ref.name.split('/')[2]!, ref: ref.name };
       branch = `refs/heads/${spec}`;
       commit = revs.peel(fromHex(ref.oid)!, OBJ_COMMIT, spec);
+      creating = { reset: false, from: ref.name.slice('refs/remotes/'.length) };
     }
   }
 
   // One branch, one work tree: another one's HEAD would go stale under it (git's die_if_checked_out).
-  if (local && branch && !ignoreOtherWorktrees) {
+  if ((local || creating?.reset) && branch && !ignoreOtherWorktrees) {
     const at = checkedOutElsewhere(repo.commonDir, repo.gitDir, branch);
     if (at !== null) throw fatal(`'${spec}' is already checked out at '${at}'`);
   }
@@ -125,24 +150,34 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   }
   for (const m of messages) say(m);
 
-  // Move HEAD: a branch makes it symbolic, anything else detaches it.
+  // Move HEAD: a branch makes it symbolic, anything else detaches it. A branch -b, -B or DWIM makes
+  // is written first, with its tracking configuration.
   const newHex = toHex(commit);
   const from = head.symref?.replace(/^refs\/heads\//, '') ?? head.oid ?? 'HEAD';
   const message = `checkout: moving from ${from} to ${branch ? branch.replace(/^refs\/heads\//, '') : spec}`;
-  if (tracking && branch) {
+  if (creating && branch) {
     const name = branch.slice('refs/heads/'.length);
-    refs.update(branch, newHex, { oldOid: null, reflogMessage: `branch: Created from ${tracking.ref.slice('refs/remotes/'.length)}` });
-    const config = repo.config;
-    config.set('branch', name, 'remote', tracking.remote);
-    config.set('branch', name, 'merge', branch);
-    config.save();
-    if (!quiet) say(`branch '${name}' set up to track '${tracking.ref.slice('refs/remotes/'.length)}'.`);
+    refs.update(branch, newHex, {
+      ...(creating.reset ? {} : { oldOid: null }),
+      reflogMessage: creating.reset ? `branch: Reset to ${creating.from}` : `branch: Created from ${creating.from}`,
+    });
+    if (tracking) {
+      const config = repo.config;
+      config.set('branch', name, 'remote', tracking.remote);
+      config.set('branch', name, 'merge', `refs/heads/${tracking.ref.slice(`refs/remotes/${tracking.remote}/`.length)}`);
+      config.save();
+      // git prints this one on stdout.
+      if (!quiet) writeAll(1, Buffer.from(`branch '${name}' set up to track '${tracking.ref.slice('refs/remotes/'.length)}'.\n`, 'utf8'));
+    }
   }
   if (branch) {
-    if (head.symref !== branch) refs.setSymbolic('HEAD', branch, { reflogMessage: message });
-    if (!quiet && spec !== 'HEAD') {
+    // git writes HEAD again (and its reflog) when -B resets the branch it is on.
+    if (head.symref !== branch || creating) refs.setSymbolic('HEAD', branch, { reflogMessage: message });
+    if (!quiet && (spec !== 'HEAD' || creating)) {
       const name = branch.slice('refs/heads/'.length);
-      say(tracking ? `Switched to a new branch '${name}'` : head.symref === branch ? `Already on '${name}'` : `Switched to branch '${name}'`);
+      say(creating?.reset ? (head.symref === branch ? `Reset branch '${name}'` : `Switched to and reset branch '${name}'`)
+        : creating ? `Switched to a new branch '${name}'`
+          : head.symref === branch ? `Already on '${name}'` : `Switched to branch '${name}'`);
     }
   } else {
     if (head.symref !== null || head.oid !== newHex) refs.update('HEAD', newHex, { noDeref: true, reflogMessage: message });
