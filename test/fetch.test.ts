@@ -160,6 +160,7 @@ describe('fetch details', () => {
       makeServerRepo(server);
       const pair = await Pair.clone(t, version, `details-v${version}.git`, `details-${version}`);
       await pair.fetch(['origin', 'side']);
+      assert.match(await pair.fetch(['-v']), / = \[up to date\] +main +-> origin\/main\n/);
       await pair.fetch(['origin', 'main:refs/heads/copy']);
       await pair.fetch(['origin', 'refs/tags/v1:refs/tags/renamed']);
       gitIn(server, ['tag', 'extra', 'main~2']);

@@ -69,6 +69,8 @@ export interface FetchOptions {
   readonly log?: (message: string) => void;
   /** Show the ref report (git's default; off with -q). */
   readonly report?: boolean;
+  /** Show refs that were already up to date in the report too (-v). */
+  readonly verbose?: boolean;
   /** Start of reflog messages (git's GIT_REFLOG_ACTION, "fetch <args>"). */
   readonly reflogAction?: string;
   /** Runs once index-pack has stored each pack, as CloneOptions.onPackStored. */
@@ -267,7 +269,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
 
     // Up-to-date refs are not shown; with -q only the rejected ones are.
     const report = options.report ?? true;
-    const text = formatReport(shown, entries.filter((e) => typeof e === 'string' || (report ? e.code !== '=' : e.code === '!')), abbrev);
+    const text = formatReport(shown, entries.filter((e) => typeof e === 'string' || (report ? options.verbose || e.code !== '=' : e.code === '!')), abbrev);
     if (text !== '') log(text);
     return { lines: entries.filter((e) => typeof e !== 'string'), rejected, objects };
   } catch (e) {

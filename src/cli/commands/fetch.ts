@@ -36,7 +36,7 @@ export const help: CommandHelp = {
 };
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false;
+  let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
   let deepen: number | undefined, since: string | undefined;
   const exclude: string[] = [];
   const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value, inline) => {
@@ -55,7 +55,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       case '--unshallow': unshallow = true; break;
       case '--shallow-since': since = value(); break;
       case '--shallow-exclude': exclude.push(value()); break;
-      case '-v': case '--verbose': break;
+      case '-v': case '--verbose': verbose = true; break;
       case '-p': case '--prune': prune = true; break;
       case '--no-prune': prune = false; break;
       case '-t': case '--tags': tags = true; break;
@@ -76,7 +76,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), updateShallow, prune, tags, noTags, force,
       ...(deepen ? { depth: deepen, deepenRelative: true } : depth !== undefined ? { depth } : {}), unshallow,
       ...(since !== undefined ? { deepenSince: parseApproxDate(since) } : {}), deepenNot: exclude,
-      progress: progressIf(run.showProgress), report: !quiet,
+      progress: progressIf(run.showProgress), report: !quiet, verbose,
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: run.stderr, onPackStored: collectGarbage, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),
       transport: uploadPack !== undefined ? { uploadPack } : {},
