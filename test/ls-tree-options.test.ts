@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
+import { git, GIT_ENV, rmrf, tmpDir, tsgit } from './helpers.js';
 import { sameAsSpawned, tsgitBatch, type BatchCommand } from './cli-batch.js';
 
 describe('ls-tree output options and pathspec magic', () => {
@@ -92,6 +92,14 @@ describe('ls-tree output options and pathspec magic', () => {
       compareAll([['', ['--abbrev', '-r', 'HEAD', 'sub']], ['sub', ['--abbrev', '-l', 'HEAD']], ['', ['-r', 'HEAD', 'sub']]]);
     }
     git(repo, ['config', '--unset', 'core.abbrev']);
+    // From -c and from the global file too, as git reads them.
+    const global = path.join(root, 'global-config');
+    fs.writeFileSync(global, '[core]\n\tabbrev = 6\n\tquotepath = false\n');
+    for (const [args, env] of [[['-c', 'core.abbrev=5', '-c', 'core.quotepath=false'], GIT_ENV], [[], { ...GIT_ENV, GIT_CONFIG_GLOBAL: global }]] as const) {
+      const line = [...args, 'ls-tree', '--abbrev', 'HEAD'];
+      const theirs = spawnSync('git', line, { cwd: repo, env });
+      assert.equal(tsgit(repo, line, undefined, env).stdout.toString('latin1'), theirs.stdout.toString('latin1'), line.join(' '));
+    }
   });
 
   test('--format: its atoms and escapes, its built-in forms under -z, and its errors', () => {
