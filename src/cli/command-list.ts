@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   fetch: () => import('./commands/fetch.js'),
   help: () => import('./commands/help.js'),
   'index-pack': () => import('./commands/index-pack.js'),
+  init: () => import('./commands/init.js'),
   'ls-remote': () => import('./commands/ls-remote.js'),
   'ls-tree': () => import('./commands/ls-tree.js'),
   push: () => import('./commands/push.js'),
