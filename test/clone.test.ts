@@ -11,7 +11,7 @@ import path from 'node:path';
 import { RemoteSession } from '../src/client/session.js';
 import { parseRemoteUrl } from '../src/transport/url.js';
 import { TsgitSession } from './cli-batch.js';
-import { rmrf, tmpDir, TSGIT } from './helpers.js';
+import { GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { clientEnv, makeServerRepo, runAsync, startServers, type ProtocolVersion, type TransportUnderTest } from './transport-servers.js';
 
 let root: string;
@@ -147,6 +147,52 @@ describe('clone options', () => {
         if (c.label === 'no-checkout') assert.deepEqual(fs.readdirSync(ours), ['.git']);
         rmrf(ours);
         rmrf(theirs);
+      }
+    }
+  });
+
+  test('--reference borrows a local repository\'s objects and fetches only the rest, over every transport; --dissociate copies them in', async () => {
+    // The reference lacks main's last two commits and the tags.
+    const ref = path.join(scratch, 'reference.git');
+    gitIn(scratch, ['clone', '-q', '--bare', '--no-tags', path.join(root, 'repo.git'), ref], GIT_ENV);
+    gitIn(ref, ['update-ref', 'refs/heads/main', 'main~2'], GIT_ENV);
+    gitIn(ref, ['repack', '-adq'], GIT_ENV);
+    gitIn(ref, ['prune', '--expire=now'], GIT_ENV);
+    // Objects of its own, packed or (git unpacks a small fetch over HTTP) loose.
+    const own = (dir: string) => {
+      const counts = gitIn(dir, ['count-objects', '-v'], GIT_ENV);
+      return String(Number(/^count: (\d+)/m.exec(counts)![1]) + Number(/^in-pack: (\d+)/m.exec(counts)![1]));
+    };
+    for (const t of servers.transports) {
+      for (const version of [0, 2] as const) {
+        const { env, ours, theirs } = await cloneBoth(t, version, 'repo.git', ['--reference', ref], 'reference');
+        const what = `${t.name} v${version}`;
+        assert.equal(fs.readFileSync(path.join(ours, '.git/objects/info/alternates'), 'utf8'), `${ref}/objects\n`, what);
+        assert.deepEqual(describeClone(ours, env, false), describeClone(theirs, env, false), what);
+        // No more than git fetches (its haves are the reference's tips alone; ours walk on from them).
+        assert.ok(Number(own(ours)) > 0 && Number(own(ours)) <= Number(own(theirs)), `${what}: objects fetched (ours ${own(ours)}, git's ${own(theirs)})`);
+        gitIn(ours, ['fsck', '--full'], GIT_ENV);
+        rmrf(ours);
+        rmrf(theirs);
+      }
+    }
+    const t = file();
+    const env = clientEnv(scratch, 2);
+    const { ours, theirs } = await cloneBoth(t, 2, 'repo.git', ['--reference', ref, '--dissociate'], 'dissociate');
+    assert.ok(!fs.existsSync(path.join(ours, '.git/objects/info/alternates')));
+    assert.deepEqual(describeClone(ours, env, false), describeClone(theirs, env, false));
+    gitIn(ours, ['fsck', '--full'], GIT_ENV);
+    // A repository that is not there: fatal for --reference (and nothing left), noted for --reference-if-able.
+    const nowhere = path.join(scratch, 'nowhere');
+    const why = `reference repository '${nowhere}' is not a local repository.\n`;
+    for (const [option, status, message] of [['--reference', 128, `fatal: ${why}`], ['--reference-if-able', 0, `info: Could not add alternate for '${nowhere}': ${why}`]] as const) {
+      for (const [cmd, pre] of [['git', []], [process.execPath, [TSGIT]]] as const) {
+        const dir = path.join(scratch, `no-reference-${cmd === 'git' ? 'git' : 'tsgit'}`);
+        const r = run(cmd, [...pre, 'clone', '-q', option, nowhere, ...t.args, t.url('repo.git'), dir], scratch, env);
+        assert.equal(r.status, status, `${cmd} ${option}: ${r.stderr}`);
+        assert.equal(r.stderr, message, `${cmd} ${option}`);
+        assert.equal(fs.existsSync(dir), status === 0);
+        rmrf(dir);
       }
     }
   });

@@ -19,6 +19,8 @@ import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { checkoutTree } from '../worktree/checkout.js';
 import { postCheckout } from '../worktree/post-checkout.js';
 import { deepens, fetchPack } from './fetch-pack.js';
+import { ConsecutiveNegotiator } from './negotiator.js';
+import { addReferences, dissociate, referenceTips, type Reference } from './reference.js';
 import { guessDirectory } from './guess-directory.js';
 import { initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
@@ -50,6 +52,10 @@ export interface CloneOptions {
   readonly shallowSince?: number;
   /** Remote refs (or ids) whose history the clone leaves out (--shallow-exclude). */
   readonly shallowExclude?: readonly string[];
+  /** Local repositories whose objects the clone borrows (--reference, --reference-if-able). */
+  readonly references?: readonly Reference[];
+  /** Copy the borrowed objects in once the clone has them (--dissociate). */
+  readonly dissociate?: boolean;
   readonly filter?: FilterSpec;
   readonly noCheckout?: boolean;
   /**
@@ -189,17 +195,24 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       config.save();
     }
 
+    const borrowed = addReferences(gitDir, cwd, options.references ?? [], log);
     const repository = new Repository(gitDir, workTree);
     const fsck = receivedFsck(config, gitDir, options.strict);
     const refStore = repository.openRefs(env);
     try {
       const reflogMessage = `clone: from ${storedUrl}`;
       let objects = 0;
-      const wants = [...new Set(plan.mapped.map((m) => m.remote.oid))];
+      // What a reference repository holds is not asked for, and its refs are offered as haves.
+      const wants = [...new Set(plan.mapped.map((m) => m.remote.oid))].filter((oid) => borrowed.length === 0 || !repository.odb.has(fromHex(oid)!));
+      let negotiator: ConsecutiveNegotiator | null = null;
+      if (borrowed.length > 0) {
+        negotiator = new ConsecutiveNegotiator(repository.odb);
+        for (const tip of referenceTips(borrowed)) negotiator.addTip(tip);
+      }
       if (wants.length > 0) {
         const filtered = options.filter ?? null;
         const fetched = await fetchPack(session, {
-          wants, negotiator: null, depth: options.depth, deepenSince: options.shallowSince, filter: filtered,
+          wants, negotiator, depth: options.depth, deepenSince: options.shallowSince, filter: filtered,
           ...(options.shallowExclude?.length ? { deepenNot: options.shallowExclude } : {}),
           includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
           onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
@@ -231,6 +244,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       });
       stored?.unlock();
       if (options.signal?.aborted) throw interrupted();
+      if (options.dissociate && borrowed.length > 0) await dissociate(repository, refStore);
 
       // From here on the repository is complete; like git, a failed checkout leaves it in place.
       junk.keep();

@@ -1,11 +1,13 @@
 // tsgit clone [--bare] [--mirror] [-b <branch>] [--[no-]single-branch] [--no-tags] [--depth <n>]
 //             [--shallow-since <date>] [--shallow-exclude <ref>...] [--filter <spec>] [-n | --no-checkout] [-o <name>]
 //             [-c <name>=<value>] [--recurse-submodules[=<pathspec>]] [--[no-]shallow-submodules]
-//             [-j <n>] [-u <upload-pack>] [-q] [--progress] <repository> [<directory>]
+//             [-j <n>] [--reference[-if-able] <repo>] [--dissociate] [-u <upload-pack>] [-q] [--progress]
+//             <repository> [<directory>]
 // Messages and progress go to stderr as git prints them; SIGINT, SIGTERM and SIGHUP stop the
 // clone and remove what it created. With --recurse-submodules the exit status is the submodule
 // update's when that fails (the superproject stays, as with git).
 import { clone, type CloneOptions } from '../../client/clone.js';
+import type { Reference } from '../../client/reference.js';
 import { cloneRecursive } from '../../client/submodule/clone-recursive.js';
 import { parseConfigSetting } from '../../config/command-line.js';
 import { parseApproxDate } from '../../client/date.js';
@@ -40,6 +42,9 @@ export const help: CommandHelp = {
     ['--shallow-submodules', 'any cloned submodules will be shallow'],
     ['-j, --jobs <n>', 'number of submodules cloned in parallel'],
     ['-c, --config <key=value>', 'set config inside the new repository'],
+    ['--reference <repo>', 'reference repository'],
+    ['--reference-if-able <repo>', 'reference repository'],
+    ['--dissociate', 'use --reference only while cloning'],
   ],
 };
 
@@ -51,6 +56,8 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   const settings: string[] = [];
   const recurse: string[] = [];
   const exclude: string[] = [];
+  const references: Reference[] = [];
+  let dissociate = false;
   let shallowSubmodules = false;
   let jobs: number | undefined;
   const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value, inline) => {
@@ -74,6 +81,9 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       case '--no-tags': noTags = true; break;
       case '--shallow-since': since = value(); break;
       case '--shallow-exclude': exclude.push(value()); break;
+      case '--reference': references.push({ path: value(), required: true }); break;
+      case '--reference-if-able': references.push({ path: value(), required: false }); break;
+      case '--dissociate': dissociate = true; break;
       case '--filter': filter = value(); break;
       case '--no-filter': filter = undefined; break;
       case '-n': case '--no-checkout': noCheckout = true; break;
@@ -91,10 +101,11 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, depth,
       ...(since !== undefined ? { shallowSince: parseApproxDate(since) } : {}),
       ...(exclude.length ? { shallowExclude: exclude } : {}),
+      ...(references.length ? { references } : {}), dissociate,
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
       noCheckout, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
-      log: (message) => { if (!quiet || /^(warning|error):/.test(message)) run.stderr(message); },
+      log: (message) => { if (!quiet || /^(warning|error|info):/.test(message)) run.stderr(message); },
       checkoutOutput: (message) => { run.stderr(message); },
       onPackStored: collectGarbage,
       signal: run.signal,
