@@ -40,18 +40,23 @@ test('init prints, creates and refuses what git init does', () => {
     { args: ['init', '-b', 'x..y', 'bad'], dir: 'bad' },
     { args: ['init', 'one', 'two'], dir: 'one' },
     { args: ['init', '../up'], dir: 'up', cwd: 'deep/er' },
+    { args: ['init', 'a-file'], dir: 'a-file' },
   ];
-  for (const side of ['git', 'tsgit'] as const) fs.mkdirSync(path.join(root, side, 'deep', 'er'), { recursive: true });
+  for (const side of ['git', 'tsgit'] as const) {
+    fs.mkdirSync(path.join(root, side, 'deep', 'er'), { recursive: true });
+    fs.writeFileSync(path.join(root, side, 'a-file'), '');
+  }
   for (const c of cases) {
     const run = (side: 'git' | 'tsgit') => {
       const cwd = path.join(root, side, c.cwd ?? '');
       const r = side === 'git' ? spawnSync('git', c.args, { cwd, env: c.env ?? GIT_ENV }) : tsgit(cwd, c.args, undefined, c.env ?? GIT_ENV);
       const where = path.join(root, side, path.dirname(c.cwd ?? 'x'), c.dir);
+      const isDir = fs.existsSync(where) && fs.statSync(where).isDirectory();
       return {
         status: r.status,
         stdout: r.stdout.toString().replaceAll(path.join(root, side), '<root>'),
         stderr: r.status === 129 ? r.stderr.toString().split('\n')[0] : r.stderr.toString(),
-        layout: fs.existsSync(where) ? layout(where) : [],
+        layout: isDir ? layout(where) : [],
       };
     };
     const theirs = run('git'), ours = run('tsgit');

@@ -62,6 +62,7 @@ export default async function init(ctx: CommandContext, args: string[]): Promise
     const configured = config.get('init', null, 'defaultbranch');
     const initial = branch ?? (configured || 'master');
     if (checkRefFormat(`refs/heads/${initial}`) !== null) throw fatal(`invalid initial branch name: '${initial}'`);
+    makeDirectory(top, rest[0] ?? '.');
     if (branch === undefined && !configured) err(DEFAULT_BRANCH_ADVICE);
     fs.mkdirSync(gitDir, { recursive: true });
     initRepository(gitDir, { bare, initialBranch: initial });
@@ -71,4 +72,16 @@ export default async function init(ctx: CommandContext, args: string[]): Promise
     writeAll(1, Buffer.from(text, 'utf8'));
   }
   return 0;
+}
+
+/** The directory to make the repository in, made as `mkdir -p` would; a failure is git's message. */
+function makeDirectory(dir: string, given: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    if (fs.statSync(dir).isDirectory()) return;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw fatal(`cannot mkdir ${given}: ${code === 'EACCES' ? 'Permission denied' : code === 'ENOTDIR' ? 'Not a directory' : code === 'EEXIST' ? 'File exists' : (e as Error).message}`);
+  }
+  throw fatal(`cannot mkdir ${given}: File exists`);
 }
