@@ -67,8 +67,6 @@ interface Frame {
 
 /** Deltas resolved between looks at the clock when working to a deadline. */
 const CLOCK_EVERY = 64;
-/** Free buffers kept for reuse, in bytes, at least (more when the thread may hold more bases). */
-const POOL_MIN = 1 << 20;
 
 export class Resolver {
   table!: ObjectTable;
@@ -104,8 +102,8 @@ export class Resolver {
 
   /** `onProgress` runs on this thread every few dozen deltas (the calling thread draws progress). */
   constructor(s: ResolveShared, private readonly onProgress?: () => void) {
-    // The bases held are bounded by the cache limit, and the pool only keeps what they give back.
-    this.pool = new BufferPool(Math.max(POOL_MIN, s.cacheLimit));
+    // The pool's slabs grow to what the bases held (bounded by the cache limit) take at most.
+    this.pool = new BufferPool();
     this.attach(s);
     this.checker = s.strict ? new ObjectChecker(s.strict, s.name, s.connectivity ? this.index : null, this.table) : null;
   }
