@@ -226,6 +226,22 @@ describe('index-pack on packs made by git', () => {
     assert.equal(fs.readdirSync(path.join(mine, 'objects', 'pack')).length, before.length + 2 + 2);
   });
 
+  it('runs afterFirstPass once, between the passes', async () => {
+    // The CLI runs a full collection there (cli/memory.ts): what the first pass held is garbage
+    // outside the heap by then, and the second pass has not yet asked for memory of its own.
+    const events: string[] = [];
+    const progress = (title: string) => {
+      events.push(`${title} started`);
+      return { update: () => {}, stop: () => { events.push(`${title} done`); } };
+    };
+    await indexPack(null, packs.ofs!, {
+      indexPath: path.join(work, 'hook.idx'), threads: 2, progress,
+      afterFirstPass: () => { events.push('afterFirstPass'); },
+    });
+    assert.deepEqual(events, ['Indexing objects started', 'Indexing objects done', 'afterFirstPass',
+      'Resolving deltas started', 'Resolving deltas done']);
+  });
+
   it('indexes a stream that arrives in small pieces', async () => {
     const data = fs.readFileSync(packs.ref!);
     async function* pieces() {

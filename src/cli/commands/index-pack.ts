@@ -9,6 +9,7 @@ import { GitError, UsageError } from '../../core/errors.js';
 import type { Repository } from '../../repository/repository.js';
 import { indexPack, verifyPack } from '../../packing/index-pack/index.js';
 import { fatal, type CommandContext } from '../context.js';
+import { collectGarbage } from '../memory.js';
 import { writeAll } from '../output.js';
 import { progressIf, progressWanted } from '../progress.js';
 import { printPackStats } from './verify-pack.js';
@@ -130,6 +131,7 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
     gitmodules: checkGitmodulesBlob,
     connectivity: strict,
     progress: progressIf(showProgress || showResolving), receivingProgress: showProgress, progressTitle: title,
+    afterFirstPass: collectGarbage,
   });
   if (!stdin) {
     writeAll(1, Buffer.from(`${result.packHash}\n`));

@@ -102,6 +102,14 @@ export interface PassOptions {
   receivingProgress?: boolean;
   /** Stops delta resolution promptly (the CLI's SIGINT); the passes then throw. */
   signal?: AbortSignal;
+  /**
+   * Runs once between the passes, when what the first pass held has just become garbage (its
+   * input window and ring, the links' scratch: 6 MiB on an 80k-commit history) and before the
+   * second pass needs memory of its own. Those buffers live outside V8's heap, which only a full
+   * collection frees, and the heap itself is too small to start one: the CLI runs one here
+   * (cli/memory.ts). Process-wide, so the library leaves it to the caller.
+   */
+  afterFirstPass?: () => void;
 }
 
 export interface PassResult {
@@ -253,6 +261,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
 
   // Pass 2.
   const links = linkDeltas(table, parsedCount, parser, !!options.strict);
+  options.afterFirstPass?.();
   // --strict checks references in an id index: every object resolved so far goes in now (the
   // first pass's index is kept if it is big enough), each delta when resolved.
   let idSlots = SharedIdIndex.allocate(connectivity ? parsedCount + parser.refCount : 0);
