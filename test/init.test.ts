@@ -74,10 +74,15 @@ test('a repository tsgit init made takes a CI runner\'s fetch and checkout, and 
   const src = makeRepo(6, { at: path.join(root, 'src') });
   const dir = path.join(root, 'ci');
   const head = git(src, ['rev-parse', 'HEAD']).trim();
-  for (const args of [['init', '-q', dir], ['-C', dir, 'fetch', '--no-tags', '--prune', '--no-recurse-submodules', '--depth=1', src, `+${head}:refs/remotes/origin/main`],
+  for (const args of [['init', '-q', dir], ['-C', dir, 'checkout', '-b', 'unborn'], ['-C', dir, 'fetch', '--no-tags', '--prune', '--no-recurse-submodules', '--depth=1', src, `+${head}:refs/remotes/origin/main`],
     ['-C', dir, 'checkout', '--progress', '--force', '-B', 'main', 'refs/remotes/origin/main']]) {
     const r = tsgit(root, args);
     assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    // Before any commit, -b just renames the branch HEAD is born on, as git does.
+    if (args[2] === 'checkout' && args[3] === '-b') {
+      assert.equal(r.stderr.toString(), "Switched to a new branch 'unborn'\n");
+      assert.equal(fs.readFileSync(path.join(dir, '.git', 'HEAD'), 'utf8'), 'ref: refs/heads/unborn\n');
+    }
   }
   assert.equal(git(dir, ['rev-parse', 'HEAD']).trim(), head);
   assert.equal(git(dir, ['status', '--porcelain']), '');

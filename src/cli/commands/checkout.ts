@@ -77,6 +77,12 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     const name = newBranch.name;
     if (name === 'HEAD' || name.startsWith('-') || checkRefFormat(`refs/heads/${name}`) !== null) throw fatal(`'${name}' is not a valid branch name`);
     branch = `refs/heads/${name}`;
+    if (spec === 'HEAD' && head.oid === null) {
+      // A repository without commits (`init`, then `checkout -b main`): HEAD is renamed, as in git.
+      refs.setSymbolic('HEAD', branch);
+      if (!quiet) say(`Switched to a new branch '${name}'`);
+      return 0;
+    }
     const exists = repo.resolveRef(branch) !== null;
     if (exists && !newBranch.reset) throw fatal(`a branch named '${name}' already exists`);
     const id = revs.tryResolve(spec);
