@@ -119,7 +119,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // One branch, one work tree: another one's HEAD would go stale under it (git's die_if_checked_out).
   if ((local || creating?.reset) && branch && !ignoreOtherWorktrees) {
     const at = checkedOutElsewhere(repo.commonDir, repo.gitDir, branch);
-    if (at !== null) throw fatal(`'${spec}' is already checked out at '${at}'`);
+    if (at !== null) throw fatal(`'${branch.slice('refs/heads/'.length)}' is already checked out at '${at}'`);
   }
 
   const show = progressFlag ?? progressWanted({ quiet });
