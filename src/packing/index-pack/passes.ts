@@ -358,6 +358,20 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     outsideReferences = checkConnectivity(lists, table, index, options.lookup ?? null, name);
   }
   const reader = new Resolver({ ...shared, table: table.shared(), count });
+  // The checks below read many objects: the reader (its file and its cache of bases) stays open
+  // until they are done. Reopened and closed for every object, it cost a collision check of
+  // history against itself an open, a close and a whole delta chain per object.
+  try {
+    const read = (i: number): Buffer => reader.objectData(i);
+    if (options.strict && options.gitmodules) {
+      checkGitmodules(lists, { table, sorted, count, objectData: read, lookup: options.lookup ?? null, name, connectivity },
+        options.strict, options.gitmodules);
+    }
+    if (options.lookup) checkCollisions(table, parsedCount, options.lookup, name, read);
+  } finally {
+    reader.close();
+  }
+  // Callers ask for an object now and then: nothing stays open between their calls.
   const objectData = (i: number): Buffer => {
     try {
       return reader.objectData(i);
@@ -365,11 +379,6 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
       reader.close();
     }
   };
-  if (options.strict && options.gitmodules) {
-    checkGitmodules(lists, { table, sorted, count, objectData, lookup: options.lookup ?? null, name, connectivity },
-      options.strict, options.gitmodules);
-  }
-  if (options.lookup) checkCollisions(table, parsedCount, options.lookup, name, objectData);
   return {
     table, count, appended, deltas, streamed: streamed?.resolved ?? 0, packHash, entriesEnd, sorted, trailing,
     outsideReferences, objectData,
