@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { addConfigParameter } from '../config/command-line.js';
 import { GitError, UsageError } from '../core/errors.js';
+import { isDirectory } from '../core/is-directory.js';
 import type { CommandModule } from './command-list.js';
 import { CommandContext } from './context.js';
 import { formatHelp } from './help.js';
@@ -91,14 +92,6 @@ export async function dispatch(argv: string[], commands: CommandSource, cwd = pr
     return fatalExit((e instanceof Error ? e.message : String(e)).split('\n')[0]!);
   } finally {
     ctx.close();
-  }
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
+import { isDirectory } from '../core/is-directory.js';
 import { repack } from '../packing/repack/index.js';
 import { FileRefStore, type RefStore } from '../refs/index.js';
 import { readGitFile } from '../repository/discover.js';
@@ -51,14 +52,6 @@ function referenceGitDir(at: string): string | null {
   const linked = readGitFile(real) ?? readGitFile(path.join(real, '.git'));
   const dir = linked ?? (isDirectory(path.join(real, '.git', 'objects')) ? path.join(real, '.git') : real);
   return isDirectory(path.join(dir, 'objects')) ? dir : null;
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** Every ref tip of the borrowed repositories (git's alternate refs), as hex ids. */
