@@ -22,7 +22,7 @@ import { deepens, fetchPack } from './fetch-pack.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { addReferences, dissociate, referenceTips, type Reference } from './reference.js';
 import { guessDirectory } from './guess-directory.js';
-import { initRepository } from './init-repository.js';
+import { configuredInitialBranch, DEFAULT_INITIAL_BRANCH, initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
 import { missingBlobs } from './missing-blobs.js';
 import { peeledValue } from './peel.js';
@@ -155,7 +155,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     // One configuration for the whole clone: the global files, then the new repository's own
     // (save() re-reads the file initRepository wrote, replays the edits on it, and reloads).
     const config = Config.loadSync(gitDir, { global: true, env });
-    const initialBranch = config.get('init', null, 'defaultbranch') || 'master';
+    const initialBranch = configuredInitialBranch(config) ?? DEFAULT_INITIAL_BRANCH;
     initRepository(gitDir, { bare, initialBranch });
     if (separate) fs.writeFileSync(path.join(target, '.git'), `gitdir: ${separate}\n`);
     for (const { section, subsection, key, value } of options.config ?? []) config.add(section, subsection, key, value ?? 'true');

@@ -4,7 +4,7 @@
 // initial branch is -b's, else init.defaultBranch, else 'master' with git's advice about it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { initRepository } from '../../client/init-repository.js';
+import { configuredInitialBranch, DEFAULT_INITIAL_BRANCH, initRepository } from '../../client/init-repository.js';
 import { Config } from '../../config/index.js';
 import { UsageError } from '../../core/errors.js';
 import { checkRefFormat } from '../../refs/index.js';
@@ -59,12 +59,11 @@ export default async function init(ctx: CommandContext, args: string[]): Promise
     if (branch !== undefined) err(`warning: re-init: ignored --initial-branch=${branch}\n`);
   } else {
     const config = Config.loadSync(gitDir, { global: true, env: ctx.env });
-    const configured = config.get('init', null, 'defaultbranch');
-    const initial = branch ?? (configured || 'master');
+    const configured = configuredInitialBranch(config);
+    const initial = branch ?? configured ?? DEFAULT_INITIAL_BRANCH;
     if (checkRefFormat(`refs/heads/${initial}`) !== null) throw fatal(`invalid initial branch name: '${initial}'`);
     makeDirectory(top, rest[0] ?? '.');
-    if (branch === undefined && !configured) err(DEFAULT_BRANCH_ADVICE);
-    fs.mkdirSync(gitDir, { recursive: true });
+    if (branch === undefined && configured === null) err(DEFAULT_BRANCH_ADVICE);
     initRepository(gitDir, { bare, initialBranch: initial });
   }
   if (!quiet) {
@@ -74,14 +73,15 @@ export default async function init(ctx: CommandContext, args: string[]): Promise
   return 0;
 }
 
-/** The directory to make the repository in, made as `mkdir -p` would; a failure is git's message. */
+/**
+ * The directory to make the repository in, made as `mkdir -p` would (a file in the way is EEXIST);
+ * a failure is git's message.
+ */
 function makeDirectory(dir: string, given: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
-    if (fs.statSync(dir).isDirectory()) return;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw fatal(`cannot mkdir ${given}: ${code === 'EACCES' ? 'Permission denied' : code === 'ENOTDIR' ? 'Not a directory' : code === 'EEXIST' ? 'File exists' : (e as Error).message}`);
   }
-  throw fatal(`cannot mkdir ${given}: File exists`);
 }
