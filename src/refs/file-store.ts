@@ -278,9 +278,11 @@ export class FileRefStore implements RefStore {
     throw new GitError('refs', 'symref-loop', `too many levels of symbolic refs: ${[...via, current].join(' -> ')}`);
   }
 
-  /** The id `name` holds now (a symbolic ref's target's), null if none; throws if broken. */
-  currentValue(name: string): string | null {
-    const raw = this.readUnchecked(name);
+  /**
+   * The id `name` holds now (a symbolic ref's target's), null if none; throws if broken. `raw`:
+   * the ref as just read, when the caller has read it.
+   */
+  currentValue(name: string, raw: RawRef | null = this.readUnchecked(name)): string | null {
     if (!raw) return null;
     if (raw.type === 'direct') return raw.oid;
     return this.follow(name, SYMREF_MAXDEPTH)?.oid ?? null;

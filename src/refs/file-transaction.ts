@@ -183,7 +183,7 @@ export class FileRefTransaction implements RefTransaction {
     p.lock = LockFile.acquire(path.join(store.refDir(target), target), `ref '${target}'`);
     const raw = store.readRaw(target);
     p.symbolic = raw?.type === 'symbolic';
-    p.current = store.currentValue(target);
+    p.current = store.currentValue(target, raw);
     checkOld(target, p.current, p.update.oldOid);
     p.exists = p.current !== null || (newOid === null && raw !== null);
   }
