@@ -84,6 +84,15 @@ export class Repository {
     return FileRefStore.open(this.gitDir, { env, config, namedCommonDir: this.namedCommonDir });
   }
 
+  /**
+   * The configuration git reads here: the system and global files, the repository's (with
+   * config.worktree) and the command line's (`-c`, $GIT_CONFIG_PARAMETERS in `env`), read anew.
+   * `config` is the repository's file alone, the one edits go to.
+   */
+  loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+    return Config.loadSync(this.gitDir, { global: true, env, namedCommonDir: this.namedCommonDir });
+  }
+
   get config(): Config {
     return this._config ??= Config.loadSync(this.gitDir, { namedCommonDir: this.namedCommonDir });
   }

@@ -4,7 +4,6 @@
 //   object-info) -> send-pack.ts (enumerate.ts, then packing/write streaming into side-band) -> out.
 // A client error is answered with an ERR line (band 3 once the pack has started) and ends the
 // request; the caller decides what ending means (exit status, closing a socket).
-import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { formatErr, PacketReader } from '../protocol/index.js';
 import type { Repository } from '../repository/repository.js';
@@ -49,7 +48,7 @@ export function protocolVersion(value: string | undefined): 0 | 1 | 2 {
 }
 
 export async function uploadPack(repo: Repository, req: UploadPackRequest): Promise<void> {
-  const config = Config.loadSync(repo.gitDir, { global: true });
+  const config = repo.loadConfig();
   const limits = req.limits ?? DEFAULT_SERVICE_LIMITS;
   const options: UploadPackOptions = {
     statelessRpc: req.statelessRpc ?? false,

@@ -107,7 +107,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
   if (!target) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
   const root = path.resolve(target);
   const force = options.force ?? false;
-  const config = options.config ?? Config.loadSync(repo.gitDir, { global: true, env });
+  const config = options.config ?? repo.loadConfig(env);
 
   const treeId = repo.revs().peel(commitOrTreeId, OBJ_TREE, toHex(commitOrTreeId));
   // Writer threads start once the plan shows the checkout is big enough, and boot while it goes on.

@@ -37,7 +37,7 @@ export async function workTreeState(repo: Repository, headCommit: Uint8Array | n
   const env = options.env ?? process.env;
   if (!repo.workTree) throw new Error('workTreeState needs a work tree');
   const root = path.resolve(repo.workTree);
-  const config = options.config ?? Config.loadSync(repo.gitDir, { global: true, env });
+  const config = options.config ?? repo.loadConfig(env);
   const settings = readCheckoutSettings(config, repo.commonDir, env);
   const odb = repo.odb;
   const index = readIndexFile(indexPath(repo.gitDir, env));

@@ -18,7 +18,6 @@
 // starts empty after those removals (checkout/directories.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { oidEquals, toHex } from '../core/oid.js';
 import { MODE_GITLINK } from '../object/tree.js';
@@ -69,7 +68,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
   const force = options.force ?? false;
   if (!repo.workTree) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
   const root = path.resolve(repo.workTree);
-  const config = options.config ?? Config.loadSync(repo.gitDir, { global: true, env });
+  const config = options.config ?? repo.loadConfig(env);
   const settings = readCheckoutSettings(config, repo.commonDir, env, root);
   const odb = repo.odb;
   const revs = repo.revs();

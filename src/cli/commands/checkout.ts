@@ -6,7 +6,6 @@
 // was named by a remote-tracking branch, as git's branch.autoSetupMerge does by default.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Config } from '../../config/index.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
@@ -190,7 +189,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     if (!quiet && spec !== 'HEAD') say(`HEAD is now at ${newHex.slice(0, 7)} ${subject(repo.odb.mustRead(commit).data)}`);
   }
   const hook = await postCheckout({
-    commonDir: repo.commonDir, workTree: repo.workTree, config: Config.loadSync(repo.gitDir, { global: true, env: ctx.env }), env, gitDirEnv: null,
+    commonDir: repo.commonDir, workTree: repo.workTree, config: repo.loadConfig(ctx.env), env, gitDirEnv: null,
     log: (text) => writeAll(2, Buffer.from(text, 'utf8')),
   }, head.oid ?? ZERO_HEX, newHex);
   return hook === 0 ? 0 : 1;

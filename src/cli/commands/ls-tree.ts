@@ -6,7 +6,6 @@
 // Paths match literally (no wildcards), as git's ls-tree does: an entry is listed when it is a
 // path given, lies below one, or is a directory above one (which ls-tree then goes into). Of git's
 // pathspec magic only :(top) (:/) and :(literal) are taken, as git's ls-tree takes them.
-import { Config } from '../../config/index.js';
 import { UsageError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { formatMode, TreeCursor } from '../../object/tree.js';
@@ -149,7 +148,7 @@ export default function lsTree(ctx: CommandContext, args: string[]): number {
   // git's PATHSPEC_PREFER_CWD: no path is the current directory.
   opts.specs = paths.length === 0 ? (prefix ? [prefix] : []) : paths.map((p) => pathspec(p, prefix, repo.workTree ?? repo.gitDir));
   // Read as git reads them: the repository's config, the global and system files, and -c.
-  const config = Config.loadSync(repo.gitDir, { global: true, env: ctx.env });
+  const config = repo.loadConfig(ctx.env);
   opts.quotePath = config.getBool('core', null, 'quotepath') ?? true;
   if (abbrev !== 0) opts.abbrev = abbreviator(repo.odb, abbrev === -1 ? defaultAbbrev(config.get('core', null, 'abbrev'), repo.odb) : abbrev);
   const tree = revs.peel(id, OBJ_TREE, rest[0]!);

@@ -41,7 +41,7 @@ export class Superproject {
   /** `warn` gets git's warnings about `.gitmodules` (without "warning: "). */
   static open(repo: Repository, env: NodeJS.ProcessEnv, warn: (message: string) => void): Superproject {
     if (!repo.workTree) throw new GitError('client', 'bare', 'this operation must be run in a work tree');
-    const config = Config.loadSync(repo.gitDir, { global: true, env });
+    const config = repo.loadConfig(env);
     const entries = readIndexFile(indexPath(repo.gitDir, env))?.entries ?? [];
     const gitmodules = readGitmodules(repo, repo.workTree, entries, warn);
     return new Superproject(repo, repo.workTree, config, entries, gitmodules, env);

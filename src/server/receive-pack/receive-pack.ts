@@ -103,7 +103,7 @@ const KEEPALIVE = Buffer.from('0005\x01', 'latin1');
 
 export async function receivePack(repo: Repository, req: ReceivePackRequest): Promise<ReceivePackResult> {
   const env = req.env ?? process.env;
-  const config = Config.loadSync(repo.gitDir, { global: true, env });
+  const config = repo.loadConfig(env);
   const workTree = repo.workTree ?? inferWorkTree(repo.gitDir, config);
   const policy = readReceivePolicy(config, repo.gitDir, workTree === null);
   // Run in a linked work tree's git directory, the main work tree is still there, and git's
