@@ -1,8 +1,8 @@
 // Hook scripts as git finds and runs them (githooks(5), hook.c find_hook, run-command.c): the
 // script is `<hooksDir>/<name>`, the hooks directory being core.hooksPath (relative to where hooks
 // run) or `$GIT_COMMON_DIR/hooks` (shared by all work trees), and it runs only when it is an
-// executable file; one that is there but not executable is passed over with git's hint. receive-pack's hooks, push's pre-push and
-// checkout's and clone's post-checkout run through here.
+// executable file; one that is there but not executable is passed over with git's hint.
+// receive-pack's hooks, push's pre-push and checkout's and clone's post-checkout run through here.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

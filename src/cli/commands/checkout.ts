@@ -118,7 +118,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // One branch, one work tree: another one's HEAD would go stale under it (git's die_if_checked_out).
   if ((local || creating?.reset) && branch && !ignoreOtherWorktrees) {
     const at = checkedOutElsewhere(repo.commonDir, repo.gitDir, branch);
-    if (at !== null) throw fatal(`'${branch.slice('refs/heads/'.length)}' is already checked out at '${at}'`);
+    if (at !== null) throw fatal(`'${branchName(branch)}' is already checked out at '${at}'`);
   }
 
   const show = progressFlag ?? progressWanted({ quiet });
@@ -158,28 +158,30 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // Move HEAD: a branch makes it symbolic, anything else detaches it. A branch -b, -B or DWIM makes
   // is written first, with its tracking configuration.
   const newHex = toHex(commit);
-  const from = head.symref?.replace(/^refs\/heads\//, '') ?? head.oid ?? 'HEAD';
-  const message = `checkout: moving from ${from} to ${branch ? branch.replace(/^refs\/heads\//, '') : spec}`;
+  const from = head.symref ? branchName(head.symref) : head.oid ?? 'HEAD';
+  const message = `checkout: moving from ${from} to ${branch ? branchName(branch) : spec}`;
   if (creating && branch) {
-    const name = branch.slice('refs/heads/'.length);
+    const name = branchName(branch);
     refs.update(branch, newHex, {
       ...(creating.reset ? {} : { oldOid: null }),
       reflogMessage: creating.reset ? `branch: Reset to ${creating.from}` : `branch: Created from ${creating.from}`,
     });
     if (tracking) {
+      // refs/remotes/<remote>/<branch>: "<remote>/<branch>" to people, refs/heads/<branch> there.
+      const upstream = tracking.ref.slice('refs/remotes/'.length);
       const config = repo.config;
       config.set('branch', name, 'remote', tracking.remote);
-      config.set('branch', name, 'merge', `refs/heads/${tracking.ref.slice(`refs/remotes/${tracking.remote}/`.length)}`);
+      config.set('branch', name, 'merge', `refs/heads/${upstream.slice(tracking.remote.length + 1)}`);
       config.save();
       // git prints this one on stdout.
-      if (!quiet) writeAll(1, Buffer.from(`branch '${name}' set up to track '${tracking.ref.slice('refs/remotes/'.length)}'.\n`, 'utf8'));
+      if (!quiet) writeAll(1, Buffer.from(`branch '${name}' set up to track '${upstream}'.\n`, 'utf8'));
     }
   }
   if (branch) {
     // git writes HEAD again (and its reflog) when -B resets the branch it is on.
     if (head.symref !== branch || creating) refs.setSymbolic('HEAD', branch, { reflogMessage: message });
     if (!quiet && (spec !== 'HEAD' || creating)) {
-      const name = branch.slice('refs/heads/'.length);
+      const name = branchName(branch);
       say(creating?.reset ? (head.symref === branch ? `Reset branch '${name}'` : `Switched to and reset branch '${name}'`)
         : creating ? `Switched to a new branch '${name}'`
           : head.symref === branch ? `Already on '${name}'` : `Switched to branch '${name}'`);
@@ -193,6 +195,11 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     log: (text) => writeAll(2, Buffer.from(text, 'utf8')),
   }, head.oid ?? ZERO_HEX, newHex);
   return hook === 0 ? 0 : 1;
+}
+
+/** A branch's name as people use it: refs/heads/<name> without its prefix. */
+function branchName(ref: string): string {
+  return ref.replace(/^refs\/heads\//, '');
 }
 
 /** The branch or remote-tracking ref `spec` names (in full or as `<remote>/<branch>`), if any. */
