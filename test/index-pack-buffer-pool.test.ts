@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BufferPool, POOLED_MAX } from '../src/packing/index-pack/buffer-pool.js';
+import { seededRandom } from './helpers.js';
 
 /** Where a block lies: the same memory whatever view of it take() returned. */
 function place(b: Buffer): [ArrayBufferLike, number] {
@@ -26,8 +27,7 @@ describe('index-pack buffer pool', () => {
     const pool = new BufferPool();
     const out: Buffer[] = [];
     // A seeded mix of takes and gives of every class.
-    let seed = 7;
-    const next = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+    const next = seededRandom(7);
     for (let i = 0; i < 3000; i++) {
       if (out.length && next() < 0.45) pool.give(out.splice(Math.floor(next() * out.length), 1)[0]!);
       else out.push(pool.take(1 + Math.floor(2 ** (next() * 18))));
