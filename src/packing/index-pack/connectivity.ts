@@ -1,8 +1,6 @@
-// Checks against the repository after the passes. With --strict, every object a commit, tree or
-// tag of the pack points to must be in the pack or the repository, with the type the pointer
-// implies (git's fsck_walk + check_objects). And as git does for every object it receives, one
-// that the repository already has must be the very same object (git's "SHA1 COLLISION" check),
-// looked up quickly: in the packs and loose objects already known, without rescanning per miss.
+// The connectivity check after the passes (--strict): every object a commit, tree or tag of the
+// pack points to must be in the pack or the repository, with the type the pointer implies (git's
+// fsck_walk + check_objects).
 import { CorruptError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { typeName } from '../../object/type.js';
@@ -36,23 +34,4 @@ export function checkConnectivity(lists: readonly ReferenceList[], table: Object
     }
   }
   return outside;
-}
-
-/**
- * For each of the first `count` objects that the repository already has, insists that its type,
- * size and content are the same. `contentOf` reconstructs an object of the pack.
- */
-export function checkCollisions(table: ObjectTable, count: number, lookup: ObjectLookup, name: string,
-  contentOf: (i: number) => Buffer): void {
-  if (lookup.isEmpty()) return;
-  for (let i = 0; i < count; i++) {
-    const at = i * OID_BYTES;
-    if (!lookup.hasKnown(table.ids, at)) continue;
-    const theirs = lookup.read(table.ids, at);
-    if (!theirs) continue;
-    const ours = contentOf(i);
-    if (theirs.type !== table.realType[i] || !theirs.data.equals(ours)) {
-      throw new CorruptError('pack', `${name}: SHA1 COLLISION FOUND WITH ${toHex(table.ids, at)} ! (the object at offset ${table.offset[i]} differs from the repository's)`);
-    }
-  }
 }

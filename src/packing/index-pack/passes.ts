@@ -22,7 +22,8 @@ import { OBJ_BLOB, typeName } from '../../object/type.js';
 import type { Progress, ProgressMeter } from '../../core/progress.js';
 import type { ReferenceList } from './check.js';
 import { SharedIdIndex } from './id-index.js';
-import { checkCollisions, checkConnectivity, type ObjectLookup } from './connectivity.js';
+import { checkCollisions } from './collision.js';
+import { checkConnectivity, type ObjectLookup } from './connectivity.js';
 import { FirstPassRingWriter } from './first-pass-ring.js';
 import { linkDeltas } from './link.js';
 import type { PackObserver, PackSink } from './observe.js';
@@ -357,20 +358,18 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     index.rebind(table.ids);
     outsideReferences = checkConnectivity(lists, table, index, options.lookup ?? null, name);
   }
-  const reader = new Resolver({ ...shared, table: table.shared(), count });
-  // The checks below read many objects: the reader (its file and its cache of bases) stays open
-  // until they are done. Reopened and closed for every object, it cost a collision check of
-  // history against itself an open, a close and a whole delta chain per object.
+  const whole: ResolveShared = { ...shared, table: table.shared(), count };
+  const reader = new Resolver(whole);
+  // The .gitmodules blobs are few: each is rebuilt through its chain, the reader kept open for all.
   try {
-    const read = (i: number): Buffer => reader.objectData(i);
     if (options.strict && options.gitmodules) {
-      checkGitmodules(lists, { table, sorted, count, objectData: read, lookup: options.lookup ?? null, name, connectivity },
+      checkGitmodules(lists, { table, sorted, count, objectData: (i) => reader.objectData(i), lookup: options.lookup ?? null, name, connectivity },
         options.strict, options.gitmodules);
     }
-    if (options.lookup) checkCollisions(table, parsedCount, options.lookup, name, read);
   } finally {
     reader.close();
   }
+  if (options.lookup) checkCollisions({ ...whole, cacheLimit }, parsedCount, options.lookup);
   // Callers ask for an object now and then: nothing stays open between their calls.
   const objectData = (i: number): Buffer => {
     try {

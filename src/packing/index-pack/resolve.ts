@@ -100,8 +100,17 @@ export class Resolver {
   /** Set when another thread raised the abort flag (checked with each progress flush). */
   private aborted = false;
 
-  /** `onProgress` runs on this thread every few dozen deltas (the calling thread draws progress). */
-  constructor(s: ResolveShared, private readonly onProgress?: () => void) {
+  /**
+   * `onProgress` runs on this thread every few dozen deltas (the calling thread draws progress).
+   *
+   * With `visit`, the resolver walks delta trees already resolved instead of resolving them:
+   * resolveFrom() hands visit each object's content as it builds it from its base's, going into
+   * the OFS and REF children that s.pending marks. A check that needs many objects' contents
+   * after the passes (the collision check) then builds each from its base once, where rebuilding
+   * each one through its chain would cost the chain's length per object.
+   */
+  constructor(s: ResolveShared, private readonly onProgress?: () => void,
+    private readonly visit?: (object: number, content: Buffer) => void) {
     // The pool's slabs grow to what the bases held (bounded by the cache limit) take at most.
     this.pool = new BufferPool();
     this.attach(s);
@@ -168,7 +177,8 @@ export class Resolver {
 
   /**
    * Resolves every delta that descends from `root`, a non-delta or an already resolved object,
-   * which --strict checks too unless `checkRoot` is false (bases taken from the repository).
+   * which --strict checks too unless `checkRoot` is false (bases taken from the repository); or,
+   * with `visit`, visits `root` and what s.pending marks below it.
    */
   resolveFrom(root: number, checkRoot = true): void {
     this.start(root, checkRoot);
@@ -180,7 +190,7 @@ export class Resolver {
     const frame = this.frameFor(root);
     // An object the first pass checked (STREAMED) is here only for what lies below it.
     const check = this.checker && checkRoot && this.table.realType[root] !== OBJ_BLOB && this.table.state[root] !== STREAMED;
-    if (!frame && !check) return;
+    if (!frame && !check && !this.visit) return;
     // A whole object is inflated into a pooled buffer, given back when done with: every task
     // starts with one, and left to the garbage collector they would pile up (the collector runs by
     // heap size, and these live outside the heap) to tens of megabytes per thread.
@@ -191,6 +201,7 @@ export class Resolver {
     // A tree with deltas of its own keeps its layout, for them.
     const layout = check && frame && type === OBJ_TREE ? this.takeLayout() : null;
     if (check) this.checker!.check(type, data, this.table.ids, root * OID_BYTES, layout ?? undefined);
+    this.visit?.(root, data);
     if (!frame) {
       if (buf) this.pool.give(buf);
       return;
@@ -251,6 +262,10 @@ export class Resolver {
     }
     while (f.refNext < f.refEnd) {
       const c = this.refObjects[f.refNext++]!;
+      if (this.visit) {
+        if (pending[c]) return c;
+        continue;
+      }
       if (Atomics.compareExchange(this.table.state, c, 0, 1) === 0) return c;
       throw new CorruptError('pack', `${this.s.name}: REF_DELTA at offset ${this.table.offset[c]} is claimed by two bases with id ${toHex(this.table.ids, f.object * OID_BYTES)} (duplicate object in the pack?)`);
     }
@@ -264,6 +279,11 @@ export class Resolver {
    */
   private resolveDelta(child: number, parent: number, base: Buffer, baseLayout: TreeLayout | null): void {
     const t = this.table;
+    if (this.visit) {
+      this.applyChild(child, base, 0);
+      this.visit(child, this.resultData!);
+      return;
+    }
     if (t.state[child] === STREAMED) {
       this.applyChild(child, base, 0);
       return;

@@ -1,0 +1,50 @@
+// As git does for every object it receives, an object of the pack that the repository already has
+// must be the very same object (git's "SHA1 COLLISION" check). The repository's objects are
+// looked up quickly (in the packs and loose objects already known, without rescanning per miss),
+// and the pack's are built along their delta trees, each from its base's content: a fetch that
+// repeats every object the repository has costs one more resolution of the pack, not a delta
+// chain per object.
+import { CorruptError } from '../../core/errors.js';
+import { OID_BYTES, toHex } from '../../core/oid.js';
+import type { ObjectLookup } from './connectivity.js';
+import { Resolver, type ResolveShared } from './resolve.js';
+
+/**
+ * For each of the first `count` objects that the repository already has, insists that its type
+ * and content are the same. `shared` describes the whole pack, resolved, with any --fix-thin bases
+ * (from which some of the first `count` may descend).
+ */
+export function checkCollisions(shared: ResolveShared, count: number, lookup: ObjectLookup): void {
+  if (lookup.isEmpty()) return;
+  const total = shared.count;
+  // The walk goes only where s.pending marks: the objects to compare and their ancestors.
+  const marks = new SharedArrayBuffer(Math.max(total, 1));
+  const below = new Uint8Array(marks);
+  const known = new Uint8Array(count);
+  const compare = (i: number, ours: Buffer): void => {
+    if (i >= count || !known[i]) return;
+    const at = i * OID_BYTES;
+    const theirs = lookup.read(ids, at, true);
+    if (theirs && (theirs.type !== table.realType[i] || !theirs.data.equals(ours))) {
+      throw new CorruptError('pack', `${shared.name}: SHA1 COLLISION FOUND WITH ${toHex(ids, at)} ! (the object at offset ${table.offset[i]} differs from the repository's)`);
+    }
+  };
+  const reader = new Resolver({ ...shared, pending: marks, strict: null, connectivity: false }, undefined, compare);
+  const table = reader.table, ids = table.ids;
+  let any = false;
+  for (let i = 0; i < count; i++) {
+    if (!lookup.hasKnown(ids, i * OID_BYTES)) continue;
+    known[i] = 1;
+    any = true;
+    for (let j = i; !below[j]; j = table.base[j]!) {
+      below[j] = 1;
+      if (!table.isDelta(j)) break;
+    }
+  }
+  if (!any) return;
+  try {
+    for (let root = 0; root < total; root++) if (below[root] && !table.isDelta(root)) reader.resolveFrom(root);
+  } finally {
+    reader.close();
+  }
+}
