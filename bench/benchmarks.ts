@@ -189,6 +189,18 @@ export const BENCHMARKS: Benchmark[] = [
     cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'out.idx'), { force: true }),
   },
   {
+    // The same pack indexed inside the corpus's own repository, which holds every object of it:
+    // both tools compare each object with the stored one (git's collision check), as a fetch does
+    // for whatever its pack repeats of what the repository has.
+    name: 'index-pack-known',
+    issue: 'index-pack',
+    corpus: 'large',
+    cwd: '{gitDir}',
+    tsgit: ['index-pack', '-o', '{scratch}/out.idx', '{pack}'],
+    git: ['index-pack', '-o', '{scratch}/out.idx', '{pack}'],
+    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'out.idx'), { force: true }),
+  },
+  {
     // Receiving a pack into an empty repository, as clone does.
     name: 'index-pack-stdin',
     issue: 'index-pack',
