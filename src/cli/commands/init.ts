@@ -63,7 +63,8 @@ export default async function init(ctx: CommandContext, args: string[]): Promise
     const initial = branch ?? configured ?? DEFAULT_INITIAL_BRANCH;
     if (checkRefFormat(`refs/heads/${initial}`) !== null) throw fatal(`invalid initial branch name: '${initial}'`);
     makeDirectory(top, rest[0] ?? '.');
-    if (branch === undefined && configured === null) err(DEFAULT_BRANCH_ADVICE);
+    // git_default_branch_name(quiet): -q says nothing of the default either.
+    if (branch === undefined && configured === null && !quiet) err(DEFAULT_BRANCH_ADVICE);
     initRepository(gitDir, { bare, initialBranch: initial });
   }
   if (!quiet) {
