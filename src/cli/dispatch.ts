@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { addConfigParameter } from '../config/command-line.js';
-import { GitError, UsageError } from '../core/errors.js';
+import { GitError, OptionError, UsageError } from '../core/errors.js';
 import { isDirectory } from '../core/is-directory.js';
 import type { CommandModule } from './command-list.js';
 import { CommandContext } from './context.js';
@@ -84,6 +84,7 @@ export async function dispatch(argv: string[], commands: CommandSource, cwd = pr
   try {
     return await cmd.default(ctx, args);
   } catch (e) {
+    if (e instanceof OptionError) return usage(e.message);
     if (e instanceof UsageError) return usage(e.message, formatHelp(name, cmd.help));
     if (e instanceof GitError) return fatalExit(e.message);
     // Anything else is a bug or an fs error nobody translated: still one line, as git dies; the

@@ -3,34 +3,67 @@
 // starting with "-" an argument. The command says which options it has; this walk is all they share.
 import { UsageError } from '../core/errors.js';
 
+export interface ParseSettings {
+  /** The error for an option whose value is not there, for commands with messages of their own. */
+  missingValue?: (name: string) => UsageError;
+  /**
+   * False: "-abc" is one word, an unknown option, for commands whose git counterpart reads its
+   * words whole (git-submodule.sh's case statements) or that have none (serve).
+   */
+  bundles?: boolean;
+}
+
 /**
  * Hands every option in `args` to `option`, which returns false for one the command does not have
  * (an "unknown option" usage error). `name` is the option without any "=value"; `value()` takes its
  * value (the "=value", else the next word); `inline` is the "=value" alone, for an option whose
- * value is optional. `missingValue` words the usage error for an option whose value is not there,
- * for commands with messages of their own. Returns the arguments, in order.
+ * value is optional. As git's parse-options, "-abc" is the switches -a, -b and -c, unless one takes
+ * a value: that is the rest of the word ("-n5", "-rn5"), else the next word; a short option's value
+ * is never optional here (`inline` is undefined). Returns the arguments, in order.
  */
 export function parseOptions(args: readonly string[],
   option: (name: string, value: () => string, inline: string | undefined) => boolean,
-  opts: { missingValue?: (name: string) => string } = {}): string[] {
+  settings: ParseSettings = {}): string[] {
   const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
+  let i = 0;
+  const nextWord = (name: string): string => {
+    const v = args[++i];
+    if (v === undefined) throw settings.missingValue?.(name) ?? new UsageError(`option '${name}' requires a value`);
+    return v;
+  };
+  for (; i < args.length; i++) {
     const a = args[i]!;
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    const value = (): string => {
-      if (eq > 0) return a.slice(eq + 1);
-      const v = args[++i];
-      if (v === undefined) throw new UsageError(opts.missingValue?.(name) ?? `option '${name}' requires a value`);
-      return v;
-    };
-    if (name === '--') {
+    if (a === '--') {
       rest.push(...args.slice(i + 1));
       break;
     }
-    if (option(name, value, eq > 0 ? a.slice(eq + 1) : undefined)) continue;
+    if (settings.bundles !== false && /^-[^-]./s.test(a)) {
+      bundle(a, option, nextWord);
+      continue;
+    }
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    const inline = eq > 0 ? a.slice(eq + 1) : undefined;
+    if (option(name, () => inline ?? nextWord(name), inline)) continue;
     if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
     rest.push(a);
   }
   return rest;
+}
+
+/** The switches of one word "-abc", up to one that takes a value (parse-options.c's parse_short_opt in a loop). */
+function bundle(word: string, option: (name: string, value: () => string, inline: undefined) => boolean,
+  nextWord: (name: string) => string): void {
+  for (let at = 1; at < word.length; at++) {
+    const name = `-${word[at]!}`;
+    let valued = false;
+    const value = (): string => {
+      valued = true;
+      return at + 1 < word.length ? word.slice(at + 1) : nextWord(name);
+    };
+    // The whole word is named: the letters before this one may not have been meant as switches
+    // either ("-full-name" for --full-name).
+    if (!option(name, value, undefined)) throw new UsageError(`unknown option '${word}'`);
+    if (valued) return;
+  }
 }

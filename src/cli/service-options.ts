@@ -33,7 +33,7 @@ export function parseServiceOptions(args: readonly string[], own: (arg: string) 
     else if (name === '--advertise-refs' || name === '--http-backend-info-refs') advertiseRefs = true;
     else return own(name);
     return true;
-  }, { missingValue: () => badTimeout });
+  }, { missingValue: () => new UsageError(badTimeout) });
   if (rest.length > 1) throw new UsageError(usage.tooManyArguments);
   if (rest.length === 0) throw new UsageError(usage.noDirectory);
   return { statelessRpc, advertiseRefs, timeout, dir: rest[0]! };

@@ -40,6 +40,14 @@ export class UsageError extends GitError {
   }
 }
 
+/** An option's value that is wrong or missing, which git's parse-options reports alone: no usage after it. */
+export class OptionError extends UsageError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptionError';
+  }
+}
+
 /** An error as plain data, to cross a thread boundary (postMessage, or JSON in shared memory). */
 export interface ErrorData {
   message: string;

@@ -52,7 +52,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
       default: return false;
     }
     return true;
-  }, { missingValue: (name) => `switch \`${name.slice(1)}' requires a value` });
+  }, { missingValue: (name) => new UsageError(`switch \`${name.slice(1)}' requires a value`) });
   const newBranch = create;
   if (newBranch && rest.length > 1) throw fatal(`Cannot update paths and switch to branch '${newBranch.name}' at the same time.`);
   if (rest.length > 1) throw new UsageError(`checking out paths is not supported`);

@@ -6,7 +6,7 @@
 // Paths match literally (no wildcards), as git's ls-tree does: an entry is listed when it is a
 // path given, lies below one, or is a directory above one (which ls-tree then goes into). Of git's
 // pathspec magic only :(top) (:/) and :(literal) are taken, as git's ls-tree takes them.
-import { UsageError } from '../../core/errors.js';
+import { OptionError, UsageError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { formatMode, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE } from '../../object/type.js';
@@ -17,6 +17,7 @@ import { quoteCStyle } from '../quote.js';
 import { formatHelp, type CommandHelp } from '../help.js';
 import { abbreviator, defaultAbbrev, MINIMUM_ABBREV } from '../abbrev.js';
 import { cwdPrefix, interesting, pathspec, relativeName } from '../pathspec.js';
+import { parseOptions } from '../parse-options.js';
 
 type Mode = 'default' | 'long' | 'name-only' | 'name-status' | 'object-only';
 
@@ -69,57 +70,42 @@ const BUILTIN_FORMATS: Record<string, Mode> = {
   '%(objectname)': 'object-only',
 };
 
-/** An error parse-options reports alone (no usage after it), exit 129. */
-function optionError(message: string): number {
-  writeAll(2, Buffer.from(`error: ${message}\n`));
-  return 129;
+/** `--abbrev=<n>`: git's strtol_i (leading white space, a sign), at least MINIMUM_ABBREV unless 0, at most 40. */
+function abbrevLength(text: string): number {
+  if (!/^[ \t\n\v\f\r]*[+-]?[0-9]+$/.test(text)) throw new OptionError("option `abbrev' expects a numerical value");
+  const n = Number.parseInt(text.trim(), 10);
+  return n !== 0 && n < MINIMUM_ABBREV ? MINIMUM_ABBREV : Math.min(n, 40);
 }
 
 export default function lsTree(ctx: CommandContext, args: string[]): number {
   let recursive = false, showTrees = false, onlyTrees = false, nul = false, fullName = false, fullTree = false;
-  let mode: [Mode, string] | null = null;
-  let format: string | null = null;
+  let mode = null as [Mode, string] | null;
+  let format = null as string | null;
   /** -1: core.abbrev (git's DEFAULT_ABBREV); 0: full names. */
   let abbrev = 0;
-  const rest: string[] = [];
-  // parse-options: options anywhere, bundled switches (-rt), `--` ending them.
-  const words: string[] = [];
-  const afterDashDash: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') { afterDashDash.push(...args.slice(i + 1)); break; }
-    if (/^-[rtdzl]{2,}$/.test(a)) words.push(...[...a.slice(1)].map((c) => `-${c}`));
-    else if (a === '--format') {
-      if (i + 1 >= args.length) return optionError("option `format' requires a value");
-      words.push(`--format=${args[++i]!}`);
-    } else words.push(a);
-  }
-  for (const a of words) {
-    if (a === '-r') recursive = true;
-    else if (a === '-t') showTrees = true;
-    else if (a === '-d') onlyTrees = true;
-    else if (a === '-z') nul = true;
-    else if (MODES[a]) {
-      const [m, long] = MODES[a];
+  const rest = parseOptions(args, (name, value, inline) => {
+    if (name === '--format') format = value();
+    else if (name === '--abbrev' && inline !== undefined) abbrev = abbrevLength(inline);
+    // The others take no "=value": with one, they are not options of ls-tree.
+    else if (inline !== undefined) return false;
+    else if (name === '-r') recursive = true;
+    else if (name === '-t') showTrees = true;
+    else if (name === '-d') onlyTrees = true;
+    else if (name === '-z') nul = true;
+    else if (name === '--full-name') fullName = true;
+    else if (name === '--full-tree') fullTree = true;
+    else if (name === '--abbrev') abbrev = -1;
+    else if (name === '--no-abbrev') abbrev = 0;
+    else if (MODES[name]) {
+      const [m, long] = MODES[name];
       if (mode && mode[0] !== m) {
-        const name = a.startsWith('--') ? `option \`${a.slice(2)}'` : `switch \`${a.slice(1)}'`;
-        return optionError(`${name} is incompatible with ${mode[1]}`);
+        const what = name.startsWith('--') ? `option \`${name.slice(2)}'` : `switch \`${name.slice(1)}'`;
+        throw new OptionError(`${what} is incompatible with ${mode[1]}`);
       }
       mode = [m, long];
-    } else if (a === '--full-name') fullName = true;
-    else if (a === '--full-tree') fullTree = true;
-    else if (a.startsWith('--format=')) format = a.slice('--format='.length);
-    else if (a === '--abbrev') abbrev = -1;
-    else if (a === '--no-abbrev') abbrev = 0;
-    else if (a.startsWith('--abbrev=')) {
-      const v = a.slice('--abbrev='.length);
-      if (!/^[ \t\n\v\f\r]*[+-]?[0-9]+$/.test(v)) return optionError("option `abbrev' expects a numerical value");
-      const n = Number.parseInt(v.trim(), 10);
-      abbrev = n !== 0 && n < MINIMUM_ABBREV ? MINIMUM_ABBREV : Math.min(n, 40);
-    } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
-    else rest.push(a);
-  }
-  rest.push(...afterDashDash);
+    } else return false;
+    return true;
+  }, { missingValue: (name) => new OptionError(`option \`${name.slice(2)}' requires a value`) });
   if (format !== null && mode) {
     writeAll(2, Buffer.from(`fatal: --format can't be combined with other format-altering options\n\n${formatHelp('ls-tree', help)}\n`));
     return 129;

@@ -73,11 +73,7 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
       case '--progress': progress = true; break;
       case '--no-progress': progress = false; break;
       case '--receive-pack': case '--exec': receivePack = value(); break;
-      default:
-        // "-o<option>": the value written against the short option (only "--" options have a
-        // "=value" split off, so the name is the whole word).
-        if (!/^-o./.test(name)) return false;
-        pushOptions.push(name.slice(2));
+      default: return false;
     }
     return true;
   });

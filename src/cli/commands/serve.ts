@@ -99,7 +99,7 @@ export default async function serveCommand(ctx: CommandContext, args: string[]):
       default: return false;
     }
     return true;
-  }, { missingValue: (name) => `${name} needs a value` });
+  }, { missingValue: (name) => new UsageError(`${name} needs a value`), bundles: false });
   if (roots.length !== 1 || !host) throw new UsageError('');
   const root = path.resolve(ctx.cwd, roots[0]!);
   let accessFd = 2;

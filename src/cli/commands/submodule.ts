@@ -54,13 +54,14 @@ interface Parsed {
 /** Options of one subcommand: `known` lists the flags, `valued` those taking a value (`--x v` or `--x=v`). */
 function parse(args: readonly string[], known: readonly string[], valued: readonly string[]): Parsed {
   const flags = new Set<string>(), values = new Map<string, string>();
+  // Words whole, as git-submodule.sh's case statements read them: "-j2" is not "-j 2".
   const paths = parseOptions(args, (name, value, inline) => {
     if (valued.includes(name)) values.set(name, value());
     // A flag with "=value" is not one of them.
     else if (known.includes(name) && inline === undefined) flags.add(name);
     else return false;
     return true;
-  });
+  }, { bundles: false });
   return { flags, values, paths };
 }
 
