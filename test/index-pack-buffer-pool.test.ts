@@ -43,6 +43,27 @@ describe('index-pack buffer pool', () => {
     }
   });
 
+  it('merges every block given back, in any order, into whole slabs again', () => {
+    const pool = new BufferPool();
+    const out: Buffer[] = [];
+    const slabs = new Set<ArrayBufferLike>();
+    const next = seededRandom(11);
+    for (let i = 0; i < 20_000; i++) {
+      if (out.length && next() < 0.48) pool.give(out.splice(Math.floor(next() * out.length), 1)[0]!);
+      else {
+        const b = pool.take(1 + Math.floor(2 ** (next() * 16)));
+        slabs.add(b.buffer);
+        out.push(b);
+      }
+    }
+    assert.ok(slabs.size > 1 && out.length > 100, `${out.length} blocks out over ${slabs.size} slabs`);
+    while (out.length) pool.give(out.splice(Math.floor(next() * out.length), 1)[0]!);
+    // Each slab is one free block again: as many whole ones as there were, and no new one.
+    const whole = Array.from(slabs, () => pool.take(POOLED_MAX));
+    assert.ok(whole.every((b) => b.byteOffset === 0 && slabs.has(b.buffer)));
+    assert.equal(new Set(whole.map((b) => b.buffer)).size, slabs.size);
+  });
+
   it('serves a larger class from smaller blocks given back, with no new memory', () => {
     const pool = new BufferPool();
     const small = Array.from({ length: 256 }, () => pool.take(3000));

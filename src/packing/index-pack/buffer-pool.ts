@@ -20,6 +20,21 @@ export const POOLED_MAX = 1 << 20;
 const MIN_CLASS = 6;
 /** A slab is one block of the largest class. */
 const SLAB_CLASS = 20;
+/**
+ * Slabs one pool makes at most: addresses (slab index * 1 MiB + offset) stay below 2^31, where the
+ * bit operations on them are exact. A pool that is full gives buffers of their own.
+ */
+const MAX_SLABS = 1 << (31 - SLAB_CLASS);
+/** An address's offset in its slab. */
+const OFFSET_MASK = POOLED_MAX - 1;
+/** A free block's mark (see freeMark) keeps its class + 1 in these low bits. */
+const PLACE_SHIFT = 5;
+const CLASS_MASK = (1 << PLACE_SHIFT) - 1;
+
+/** The mark of the free block that is the `place`th of class `c`'s free list; never 0. */
+function freeMark(c: number, place: number): number {
+  return place * (1 << PLACE_SHIFT) + c + 1;
+}
 
 export class BufferPool {
   private readonly slabs: Buffer[] = [];
@@ -28,14 +43,16 @@ export class BufferPool {
   /** Addresses (slab index * 1 MiB + offset) of the free blocks of each class. */
   private readonly free: number[][] = Array.from({ length: SLAB_CLASS + 1 }, () => []);
   /**
-   * Per slab, per 64 bytes: 1 + the class of the free block that starts there, else 0; to find a
-   * block's buddy. (A Set of addresses reallocated its table as blocks came and went: 53 MB of
-   * tables over history's resolution, which survived into the old generation with the Set, where
-   * only a full collection frees them; index-pack peaked 15 MiB higher.)
+   * Per slab, per 64 bytes (64 KiB of marks a slab): the mark of the free block that starts there,
+   * else 0; to find a block's buddy and take it off its list without searching the list (the lists
+   * of a class can hold thousands of blocks that cannot merge). (A Set of addresses reallocated its
+   * table as blocks came and went: 53 MB of tables over history's resolution, which survived into
+   * the old generation with the Set, where only a full collection frees them; index-pack peaked
+   * 15 MiB higher.)
    */
-  private readonly freeAt: Uint8Array[] = [];
+  private readonly freeAt: Uint32Array[] = [];
 
-  /** A buffer of at least `n` bytes (a block, its length a power of two, unless over POOLED_MAX). */
+  /** A buffer of at least `n` bytes (a block, its length a power of two, unless over POOLED_MAX or the pool is full). */
   take(n: number): Buffer {
     if (n > POOLED_MAX) return Buffer.allocUnsafe(n);
     const c = n <= 1 << MIN_CLASS ? MIN_CLASS : 32 - Math.clz32(n - 1);
@@ -43,12 +60,13 @@ export class BufferPool {
     while (k <= SLAB_CLASS && this.free[k]!.length === 0) k++;
     let at: number;
     if (k > SLAB_CLASS) {
+      if (this.slabs.length === MAX_SLABS) return Buffer.allocUnsafe(n);
       k = SLAB_CLASS;
       at = this.slabs.length * POOLED_MAX;
       const slab = Buffer.allocUnsafeSlow(POOLED_MAX);
       this.slabIndex.set(slab.buffer, this.slabs.length);
       this.slabs.push(slab);
-      this.freeAt.push(new Uint8Array(POOLED_MAX >> MIN_CLASS));
+      this.freeAt.push(new Uint32Array(POOLED_MAX >> MIN_CLASS));
     } else {
       at = this.takeLowest(k);
     }
@@ -57,7 +75,7 @@ export class BufferPool {
       k--;
       this.push(k, at + (1 << k));
     }
-    const slab = this.slabs[Math.floor(at / POOLED_MAX)]!, off = at % POOLED_MAX;
+    const slab = this.slabs[at >>> SLAB_CLASS]!, off = at & OFFSET_MASK;
     return slab.subarray(off, off + (1 << c));
   }
 
@@ -71,26 +89,36 @@ export class BufferPool {
     const marks = this.freeAt[slab]!;
     for (; c < SLAB_CLASS; c++) {
       const buddy = at ^ (1 << c);
-      if (marks[(buddy % POOLED_MAX) >> MIN_CLASS] !== c + 1) break;
-      this.remove(c, this.free[c]!.indexOf(buddy));
+      const mark = marks[(buddy & OFFSET_MASK) >>> MIN_CLASS]!;
+      if ((mark & CLASS_MASK) !== c + 1) break;
+      this.remove(c, mark >>> PLACE_SHIFT);
       at = Math.min(at, buddy);
     }
     this.push(c, at);
   }
 
   private push(c: number, at: number): void {
-    this.free[c]!.push(at);
-    this.freeAt[Math.floor(at / POOLED_MAX)]![(at % POOLED_MAX) >> MIN_CLASS] = c + 1;
+    const list = this.free[c]!;
+    this.setMark(at, freeMark(c, list.length));
+    list.push(at);
   }
 
   /** Removes the `i`th free block of class `c` from its list (whose order does not matter) and returns it. */
   private remove(c: number, i: number): number {
     const list = this.free[c]!;
     const at = list[i]!;
-    list[i] = list[list.length - 1]!;
-    list.pop();
-    this.freeAt[Math.floor(at / POOLED_MAX)]![(at % POOLED_MAX) >> MIN_CLASS] = 0;
+    const last = list.pop()!;
+    if (i < list.length) {
+      list[i] = last;
+      this.setMark(last, freeMark(c, i));
+    }
+    this.setMark(at, 0);
     return at;
+  }
+
+  /** `mark`: a freeMark, or 0 for a block no longer free. */
+  private setMark(at: number, mark: number): void {
+    this.freeAt[at >>> SLAB_CLASS]![(at & OFFSET_MASK) >>> MIN_CLASS] = mark;
   }
 
   /** Removes and returns the lowest free block of class `k` (the lists are short: a few dozen). */
