@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { checkRefFormat, checkRefPath, isPlainRefName } from '../src/refs/check-ref-format.js';
-import { GIT_ENV } from './helpers.js';
+import { GIT_ENV, seededInt } from './helpers.js';
 
 const HAND_PICKED = [
   'refs/heads/main', 'refs/heads/feature/x', 'refs/tags/v1.0', 'refs/remotes/origin/HEAD', 'HEAD', 'main', 'a/b',
@@ -102,8 +102,7 @@ test('checkRefPath allows refs/... and capitalised one-level names only', () => 
 test('isPlainRefName accepts only names checkRefFormat accepts, and the usual ones', () => {
   // Random names over the characters the rules are about, plus the hand-picked and systematic ones.
   const pieces = ['a', 'Z', '0', '_', '-', '+', ',', '=', '%', '.', '..', '/', '//', '@', '{', '@{', '*', 'lock', '.lock', ' ', '~', '\x7f', 'é', '😀'];
-  let seed = 12345;
-  const next = (n: number) => { seed = (seed * 1103515245 + 12345) >>> 0; return (seed >>> 8) % n; };
+  const next = seededInt(12345);
   const names = [...HAND_PICKED, ...systematic()];
   for (let k = 0; k < 100000; k++) {
     let name = '';

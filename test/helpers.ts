@@ -133,3 +133,9 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** seededRandom's draws as whole numbers below `n`, for picking from a list. */
+export function seededInt(seed: number): (n: number) => number {
+  const random = seededRandom(seed);
+  return (n) => Math.floor(random() * n);
+}

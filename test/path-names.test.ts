@@ -7,7 +7,7 @@ import {
   componentProblem, isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap, mayNameDotFile,
   type PathProblem,
 } from '../src/object/path-names.js';
-import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
+import { GIT_ENV, git, rmrf, seededInt, tmpDir } from './helpers.js';
 
 const DOT_GIT_YES = [
   '.git', '.GIT', '.Git', '.gIT', '.git.', '.git..', '.git ', '.git . ', '.git. . .', '.GIT  ..',
@@ -203,11 +203,7 @@ test('mayNameDotFile says yes to every name a matcher accepts (the gate fsck and
     '\u200c', '\u200f', '\u202a', '\u206f', '\ufeff', '\u00e9', '\u200b'].map((p) => new TextEncoder().encode(p));
   const words = ['.git', 'git~1', 'gitmodules', '.gitmodules', 'gitmod~1', 'gi7eba~1', 'gitattributes', 'gi7d29~2', 'gitign~3',
     'gi250a~4', '.mailmap', 'mailma~1', 'maba30~1', '~1', '~12'].map((w) => new TextEncoder().encode(w));
-  let seed = 12345;
-  const random = (n: number): number => {
-    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-    return Math.floor((seed / 2 ** 32) * n);
-  };
+  const random = seededInt(12345);
   let matched = 0;
   for (let k = 0; k < 200_000; k++) {
     const parts: Uint8Array[] = [];
