@@ -21,9 +21,10 @@ interface RemoteOptions {
 /**
  * Reads clone's or fetch's command line: the options they share here, "--name=value" or
  * "--name value" for the others, which go to `own` (false: not an option of the command);
- * `inline` is the "=value" part, for options whose value is optional.
+ * `inline` is the "=value" part, for options whose value is optional. `-u` is clone's short
+ * --upload-pack; fetch's is --update-head-ok, its own.
  */
-export function parseRemoteOptions(args: readonly string[],
+export function parseRemoteOptions(command: 'clone' | 'fetch', args: readonly string[],
   own: (name: string, value: () => string, inline: string | undefined) => boolean): RemoteOptions {
   const o: RemoteOptions = { quiet: false, progress: false, rest: [] };
   o.rest = parseOptions(args, (name, value, inline) => {
@@ -38,7 +39,11 @@ export function parseRemoteOptions(args: readonly string[],
         o.depth = n;
         break;
       }
-      case '-u': case '--upload-pack': o.uploadPack = value(); break;
+      case '-u':
+        if (command !== 'clone') return own(name, value, inline);
+        o.uploadPack = value();
+        break;
+      case '--upload-pack': o.uploadPack = value(); break;
       default: return own(name, value, inline);
     }
     return true;

@@ -14,6 +14,7 @@ import { fromHex } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { INFINITE_DEPTH, parseFilterSpec } from '../protocol/index.js';
 import type { RefStore } from '../refs/index.js';
+import { checkedOutAt } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
@@ -56,6 +57,11 @@ export interface FetchOptions {
   readonly noTags?: boolean;
   /** Update even refs whose update is not a fast-forward. */
   readonly force?: boolean;
+  /**
+   * Update even a branch that a work tree has checked out (git's --update-head-ok, for pull),
+   * which is otherwise refused before anything is fetched: its work tree would no longer match.
+   */
+  readonly updateHeadOk?: boolean;
   /**
    * fsck every received object, and, unless deepening or filtering, check that everything they
    * point to is there. Default: as fetch.fsckObjects and transfer.fsckObjects say, on when
@@ -170,6 +176,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     checkRemoteRefNames(refs, remoteUrl.display);
 
     const targets = chooseTargets(refs, specs, { fromCommandLine, headOnly, tagSpec, remote, config, currentBranch });
+    if (!options.updateHeadOk) refuseCheckedOutBranches(repo, targets);
     if (follow) targets.push(...tagsToFollow(repo, refStore, refs, targets, false));
 
     let objects = 0;
@@ -256,7 +263,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
           if (seen.has(t.local)) continue;
           seen.add(t.local);
           line = updateRef(repo, refStore, t, {
-            force: options.force ?? false, currentBranch: headRef, bare: repo.workTree === null, shallow: shallowSet, action, abbrev,
+            force: options.force ?? false, shallow: shallowSet, action, abbrev,
           });
         }
         if (line.code === '!') rejected++;
@@ -373,9 +380,18 @@ function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly R
   return lines;
 }
 
+/** git's check_not_current_branch: no branch that a work tree has checked out is fetched into. */
+function refuseCheckedOutBranches(repo: Repository, targets: readonly Target[]): void {
+  for (const t of targets) {
+    if (!t.local?.startsWith('refs/heads/')) continue;
+    const at = checkedOutAt(repo.commonDir, t.local);
+    if (at !== null) throw new GitError('client', 'checked-out', `refusing to fetch into branch '${t.local}' checked out at '${at}'`);
+  }
+}
+
 /** git's update_local_ref: one ref, with the line that reports it. */
 function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
-  force: boolean; currentBranch: string | null; bare: boolean; shallow: ReadonlySet<string>; action: string; abbrev: number;
+  force: boolean; shallow: ReadonlySet<string>; action: string; abbrev: number;
 }): RefLine {
   const local = t.local!;
   const remote = t.remote.name;
@@ -384,7 +400,6 @@ function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
   const line = (code: string, summary: string, error?: string): RefLine =>
     error === undefined ? { code, summary, remote, local } : { code, summary, remote, local, error };
   if (old === newOid) return line('=', '[up to date]');
-  if (old !== null && local === o.currentBranch && !o.bare) return line('!', '[rejected]', "can't fetch into checked-out branch");
   const store = (code: string, summary: string, message: string, error?: string): RefLine => {
     try {
       refStore.update(local, newOid, { oldOid: old, reflogMessage: `${o.action}: ${message}` });

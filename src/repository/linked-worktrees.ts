@@ -67,13 +67,14 @@ export function otherWorktreeRefs(commonDir: string, gitDir: string): FileRefSto
 }
 
 /**
- * The top of another work tree that has `branch` checked out, as git's die_if_checked_out finds
- * it (the main work tree first, then the linked ones; not the one of `gitDir`); null if none.
- * A main work tree is recognised by its common directory being its `.git`, as git's
- * get_main_worktree strips "/.git"; a bare repository's HEAD checks nothing out.
+ * The top of a work tree that has `branch` checked out, as git's find_shared_symref finds it (the
+ * main work tree first, then the linked ones), leaving out the one whose git directory is
+ * `except` (checkout's own: git's die_if_checked_out); null if none. A main work tree is
+ * recognised by its common directory being its `.git`, as git's get_main_worktree strips
+ * "/.git"; a bare repository's HEAD checks nothing out.
  */
-export function checkedOutElsewhere(commonDir: string, gitDir: string, branch: string): string | null {
-  const self = path.resolve(gitDir);
+export function checkedOutAt(commonDir: string, branch: string, except: string | null = null): string | null {
+  const self = except === null ? null : path.resolve(except);
   const main = path.basename(commonDir) === '.git' ? path.dirname(path.resolve(commonDir)) : null;
   const other = allWorktrees(commonDir, main).find((w) => path.resolve(w.gitDir) !== self && w.branch === branch);
   return other ? other.path ?? other.gitDir : null;

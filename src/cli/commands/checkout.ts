@@ -9,7 +9,7 @@ import path from 'node:path';
 import { GitError, UsageError } from '../../core/errors.js';
 import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
-import { checkedOutElsewhere } from '../../repository/linked-worktrees.js';
+import { checkedOutAt } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
@@ -117,7 +117,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
 
   // One branch, one work tree: another one's HEAD would go stale under it (git's die_if_checked_out).
   if ((local || creating?.reset) && branch && !ignoreOtherWorktrees) {
-    const at = checkedOutElsewhere(repo.commonDir, repo.gitDir, branch);
+    const at = checkedOutAt(repo.commonDir, branch, repo.gitDir);
     if (at !== null) throw fatal(`'${branchName(branch)}' is already checked out at '${at}'`);
   }
 

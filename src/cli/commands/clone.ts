@@ -60,7 +60,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   let dissociate = false;
   let shallowSubmodules = false;
   let jobs: number | undefined;
-  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value, inline) => {
+  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions('clone', args, (name, value, inline) => {
     switch (name) {
       case '-c': case '--config': settings.push(value()); break;
       case '--recurse-submodules': case '--recursive': recurse.push(inline ?? '.'); break;

@@ -1,6 +1,6 @@
 // tsgit fetch [-q] [-v] [--progress] [--depth <n> | --deepen <n> | --unshallow] [--shallow-since <date>]
 //             [--shallow-exclude <ref>...] [--update-shallow] [--prune] [--tags | --no-tags] [-f]
-//             [-u <upload-pack>] [<remote> [<refspec>...]]
+//             [-u | --update-head-ok] [--upload-pack <upload-pack>] [<remote> [<refspec>...]]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0). SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
@@ -31,15 +31,17 @@ export const help: CommandHelp = {
     ['--unshallow', 'convert to a complete repository'],
     ['--no-recurse-submodules', 'do not fetch in submodules (tsgit never does)'],
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
-    ['-u, --upload-pack <path>', 'path to upload pack on remote end'],
+    ['-u, --update-head-ok', 'allow updating of HEAD ref'],
+    ['--upload-pack <path>', 'path to upload pack on remote end'],
   ],
 };
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
+  let updateHeadOk = false;
   let deepen: number | undefined, since: string | undefined;
   const exclude: string[] = [];
-  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions(args, (name, value, inline) => {
+  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions('fetch', args, (name, value, inline) => {
     switch (name) {
       // CI checkouts pass --no-recurse-submodules; fetching inside submodules is not done.
       case '--no-recurse-submodules': break;
@@ -61,6 +63,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       case '-t': case '--tags': tags = true; break;
       case '-n': case '--no-tags': noTags = true; break;
       case '-f': case '--force': force = true; break;
+      case '-u': case '--update-head-ok': updateHeadOk = true; break;
       case '--update-shallow': updateShallow = true; break;
       case '--no-update-shallow': updateShallow = false; break;
       default: return false;
@@ -73,7 +76,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   const repo = ctx.repository();
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const result = await fetch(repo, {
-      cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), updateShallow, prune, tags, noTags, force,
+      cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), updateShallow, updateHeadOk, prune, tags, noTags, force,
       ...(deepen ? { depth: deepen, deepenRelative: true } : depth !== undefined ? { depth } : {}), unshallow,
       ...(since !== undefined ? { deepenSince: parseApproxDate(since) } : {}), deepenNot: exclude,
       progress: progressIf(run.showProgress), report: !quiet, verbose,
