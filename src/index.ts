@@ -33,5 +33,6 @@ export { push, type PushOptions, type PushResult } from './client/push/push.js';
 export { type ServiceLimits, type ServeTimeouts } from './server/limits.js';
 export { type AccessRecord } from './server/access-log.js';
 export { clone, fetch, lsRemote, type CloneOptions, type FetchOptions } from './client/index.js';
+export { INFINITE_DEPTH, NO_DEEPEN, type HistoryShape } from './protocol/index.js';
 export { cloneRecursive, submoduleStatus, updateSubmodules, type SubmoduleStatusOptions, type SubmoduleUpdateOptions } from './client/index.js';
 export { checkoutTree, type CheckoutOptions } from './worktree/index.js';

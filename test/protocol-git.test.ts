@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { git, GIT_ENV, gitBuf, makeRepo, rmrf, tmpDir } from './helpers.js';
 import { capabilityValues, hasCapability, parseCapabilityList } from '../src/protocol/capabilities.js';
+import { NO_DEEPEN } from '../src/protocol/history-lines.js';
 import { FLUSH_PKT, PacketReader } from '../src/protocol/pkt-line.js';
 import { demuxSideband } from '../src/protocol/sideband.js';
 import {
@@ -111,7 +112,7 @@ test('a real v0 clone request (shallow, filtered) parses into what git asked for
   assert.ok(req);
   const tips = new Set(git(repo, ['rev-parse', 'main', 'feature', 'v1', 'light']).trim().split('\n'));
   assert.deepEqual(new Set(req.wants), tips);
-  assert.equal(req.depth, 2);
+  assert.equal(req.shape.depth, 2);
   assert.deepEqual(req.filter, { kind: 'blob:none' });
   assert.ok(hasCapability(req.capabilities, 'side-band-64k') && hasCapability(req.capabilities, 'filter'));
   assert.match(req.capabilities.find((c) => c.name === 'agent')!.value!, /^git\//);
@@ -154,7 +155,7 @@ test('a real v2 clone session: ls-refs then fetch, each parsed with its argument
   assert.equal(fetch!.command, 'fetch');
   const args = parseFetchArgs(fetch!.args, 'fetch');
   assert.ok(args.wants.includes(git(repo, ['rev-parse', 'main']).trim()));
-  assert.equal(args.depth, 1);
+  assert.equal(args.shape.depth, 1);
   assert.deepEqual(args.filter, { kind: 'blob:limit', bytes: 1024 });
   assert.ok(args.done && args.ofsDelta && args.thinPack);
   assert.equal(await readCommandRequest(reader), null, 'the session ends with a flush or EOF');
@@ -217,7 +218,7 @@ test('talking v2 to git upload-pack: ls-refs, a negotiation round, then a shallo
   const round = await readFetchResponse(reader);
   assert.deepEqual(round, { acks: [base], nak: false, ready: false, shallows: [], unshallows: [], wantedRefs: [], packfile: false });
 
-  send(formatCommandRequest('fetch', [], formatFetchArgs({ wants: [main], depth: 1, ofsDelta: true, noProgress: true, done: true })));
+  send(formatCommandRequest('fetch', [], formatFetchArgs({ wants: [main], shape: { ...NO_DEEPEN, depth: 1 }, ofsDelta: true, noProgress: true, done: true })));
   const res = await readFetchResponse(reader);
   assert.deepEqual(res.shallows, [main]);
   assert.ok(res.packfile);

@@ -5,6 +5,7 @@ import {
   capabilityValues, commandFeatures, formatCapabilityList, parseCapabilityList, parseV2Capability,
 } from '../src/protocol/capabilities.js';
 import { formatFilterSpec, parseFilterSpec } from '../src/protocol/filter-spec.js';
+import { NO_DEEPEN } from '../src/protocol/history-lines.js';
 import { DELIM_PKT, FLUSH_PKT, PacketReader, pktLine } from '../src/protocol/pkt-line.js';
 import { DEFAULT_REQUEST_LIMITS } from '../src/protocol/text.js';
 import {
@@ -82,13 +83,13 @@ test('malformed v0 advertisements are refused', async () => {
 test('v0 upload-request: client writer and server reader agree', async () => {
   const req = {
     wants: [A, B, A], capabilities: parseCapabilityList('multi_ack_detailed side-band-64k filter deepen-relative agent=tsgit/0', 't'),
-    shallows: [C], depth: 3, filter: parseFilterSpec('blob:limit=1k'),
+    shallows: [C], shape: { ...NO_DEEPEN, depth: 3 }, filter: parseFilterSpec('blob:limit=1k'),
   };
   const wire = Buffer.concat([formatUploadRequest(req), formatHaves([C, D], 'flush'), formatHaves([A], 'done')]);
   assert.match(wire.toString('latin1'), new RegExp(`^0078want ${A} multi_ack_detailed side-band-64k filter deepen-relative agent=tsgit/0\n0032want ${B}\n`));
   const r = reader(wire);
   const got = await readUploadRequest(r);
-  assert.deepEqual(got, { ...req, deepenSince: null, deepenNot: [], deepenRelative: true, filter: { kind: 'blob:limit', bytes: 1024 } });
+  assert.deepEqual(got, { ...req, shape: { ...req.shape, deepenRelative: true }, filter: { kind: 'blob:limit', bytes: 1024 } });
   assert.deepEqual(await readHaves(r), { haves: [C, D], done: false });
   assert.deepEqual(await readHaves(r), { haves: [A], done: true });
   assert.equal(await r.read(), null);
@@ -176,7 +177,7 @@ test('v2 command requests: writer and reader agree; malformed ones are refused',
 test('v2 fetch arguments: writer and reader agree; unknown or oversized ones are refused', () => {
   const req = {
     wants: [A, B], wantRefs: ['refs/heads/main'], haves: [C], done: true, thinPack: true, noProgress: true, includeTag: true,
-    ofsDelta: true, shallows: [D], depth: 0, deepenRelative: false, deepenSince: 1700000000, deepenNot: ['refs/tags/v1'],
+    ofsDelta: true, shallows: [D], shape: { depth: 0, deepenRelative: false, deepenSince: 1700000000, deepenNot: ['refs/tags/v1'] },
     filter: parseFilterSpec('tree:0'), waitForDone: true, sidebandAll: false,
   };
   const args = formatFetchArgs(req);

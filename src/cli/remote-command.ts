@@ -1,10 +1,12 @@
-// What clone and fetch share on the command line: whether to show progress, the server's progress
-// relayed to stderr, and SIGINT/SIGTERM turned into an abort that ends the command with 128 + the
-// signal's number, as git exits.
+// What clone and fetch share on the command line: the history to fetch, whether to show progress,
+// the server's progress relayed to stderr, and SIGINT/SIGTERM turned into an abort that ends the
+// command with 128 + the signal's number, as git exits.
 import os from 'node:os';
+import { parseApproxDate } from '../client/date.js';
 import { onInterrupt } from '../client/interrupt.js';
 import { formatRemoteProgress, stderrIsSmartTerminal } from '../client/remote-progress.js';
 import { UsageError } from '../core/errors.js';
+import type { HistoryShape } from '../protocol/index.js';
 import { writeAll } from './output.js';
 import { parseOptions } from './parse-options.js';
 import { progressWanted } from './progress.js';
@@ -14,6 +16,9 @@ interface RemoteOptions {
   quiet: boolean;
   progress: boolean;
   depth?: number;
+  /** --shallow-since as given: read by historyShape(), once the command runs. */
+  shallowSince?: string;
+  shallowExclude: string[];
   uploadPack?: string;
   rest: string[];
 }
@@ -26,7 +31,7 @@ interface RemoteOptions {
  */
 export function parseRemoteOptions(command: 'clone' | 'fetch', args: readonly string[],
   own: (name: string, value: () => string, inline: string | undefined) => boolean): RemoteOptions {
-  const o: RemoteOptions = { quiet: false, progress: false, rest: [] };
+  const o: RemoteOptions = { quiet: false, progress: false, shallowExclude: [], rest: [] };
   o.rest = parseOptions(args, (name, value, inline) => {
     switch (name) {
       case '-q': case '--quiet': o.quiet = true; break;
@@ -39,6 +44,8 @@ export function parseRemoteOptions(command: 'clone' | 'fetch', args: readonly st
         o.depth = n;
         break;
       }
+      case '--shallow-since': o.shallowSince = value(); break;
+      case '--shallow-exclude': o.shallowExclude.push(value()); break;
       case '-u':
         if (command !== 'clone') return own(name, value, inline);
         o.uploadPack = value();
@@ -49,6 +56,14 @@ export function parseRemoteOptions(command: 'clone' | 'fetch', args: readonly st
     return true;
   });
   return o;
+}
+
+/** The history asked for: --depth, or fetch's --deepen (`deepen`, counted from the current boundary). */
+export function historyShape(o: RemoteOptions, deepen?: number): HistoryShape {
+  return {
+    depth: deepen || (o.depth ?? 0), deepenRelative: Boolean(deepen),
+    deepenSince: o.shallowSince !== undefined ? parseApproxDate(o.shallowSince) : null, deepenNot: o.shallowExclude,
+  };
 }
 
 export interface RemoteRun {

@@ -13,12 +13,12 @@ import type { Progress } from '../core/progress.js';
 import { fromHex, ZERO_HEX } from '../core/oid.js';
 import { checkRefFormat } from '../refs/check-ref-format.js';
 import type { RefStore } from '../refs/index.js';
-import { formatFilterSpec, type FilterSpec } from '../protocol/index.js';
+import { deepens, formatFilterSpec, NO_DEEPEN, type FilterSpec, type HistoryShape } from '../protocol/index.js';
 import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { checkoutTree } from '../worktree/checkout.js';
 import { postCheckout } from '../worktree/post-checkout.js';
-import { deepens, fetchPack } from './fetch-pack.js';
+import { fetchPack } from './fetch-pack.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { addReferences, dissociate, referenceTips, type Reference } from './reference.js';
 import { guessDirectory } from './guess-directory.js';
@@ -44,14 +44,14 @@ export interface CloneOptions {
   readonly mirror?: boolean;
   /** The branch (or tag) to check out instead of the remote's HEAD. */
   readonly branch?: string;
-  /** Fetch only one branch; by default only with depth or shallowSince, as in git. */
+  /** Fetch only one branch; by default only when `shape` deepens, as in git. */
   readonly singleBranch?: boolean;
   readonly noTags?: boolean;
-  readonly depth?: number;
-  /** Unix seconds. */
-  readonly shallowSince?: number;
-  /** Remote refs (or ids) whose history the clone leaves out (--shallow-exclude). */
-  readonly shallowExclude?: readonly string[];
+  /**
+   * A shallow clone's history (--depth, --shallow-since, --shallow-exclude); default NO_DEEPEN,
+   * all of it. A clone has no boundary yet for a relative shape to count from.
+   */
+  readonly shape?: HistoryShape;
   /** Local repositories whose objects the clone borrows (--reference, --reference-if-able). */
   readonly references?: readonly Reference[];
   /** Copy the borrowed objects in once the clone has them (--dissociate). */
@@ -126,7 +126,8 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   const bare = mirror || (options.bare ?? false);
   const origin = options.origin ?? 'origin';
   if (checkRefFormat(`refs/remotes/${origin}/test`) !== null) throw new GitError('client', 'bad-remote', `'${origin}' is not a valid remote name`);
-  const deepen = deepens({ depth: options.depth, deepenSince: options.shallowSince, deepenNot: options.shallowExclude });
+  const shape = options.shape ?? NO_DEEPEN;
+  const deepen = deepens(shape);
   const singleBranch = options.singleBranch ?? deepen;
   const log = options.log ?? (() => {});
   const remoteUrl = parseRemoteUrl(url, cwd);
@@ -212,8 +213,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       if (wants.length > 0) {
         const filtered = options.filter ?? null;
         const fetched = await fetchPack(session, {
-          wants, negotiator, depth: options.depth, deepenSince: options.shallowSince, filter: filtered,
-          ...(options.shallowExclude?.length ? { deepenNot: options.shallowExclude } : {}),
+          wants, negotiator, shape, filter: filtered,
           includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
           onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
           // A pack that stops at a shallow boundary (ours or the server's) is not closed under its references.

@@ -9,8 +9,8 @@
 // multi_ack_detailed answers one batch behind; with no-done the pack follows "ready" directly.
 import { GitError } from '../core/errors.js';
 import {
-  demuxSideband, formatCommandRequest, formatFetchArgs, formatUploadRequest, pktLine, readAck, readFetchResponse,
-  readShallowUpdate, FLUSH_PKT, type Capability, type FilterSpec, type PacketReader,
+  deepens, demuxSideband, formatCommandRequest, formatFetchArgs, formatUploadRequest, pktLine, readAck, readFetchResponse,
+  readShallowUpdate, FLUSH_PKT, NO_DEEPEN, type Capability, type FilterSpec, type HistoryShape, type PacketReader,
 } from '../protocol/index.js';
 import type { ConsecutiveNegotiator } from './negotiator.js';
 import { AGENT, type RemoteSession } from './session.js';
@@ -28,12 +28,8 @@ export interface FetchPackOptions<T> {
   readonly negotiator: ConsecutiveNegotiator | null;
   /** This repository's shallow boundary (its shallow file). */
   readonly shallows?: readonly string[];
-  readonly depth?: number;
-  readonly deepenSince?: number;
-  /** Refs whose history the deepened history stops at (--shallow-exclude). */
-  readonly deepenNot?: readonly string[];
-  /** `depth` counts from this repository's shallow boundary, not from the tips (--deepen). */
-  readonly deepenRelative?: boolean;
+  /** How the fetch moves that boundary; default NO_DEEPEN. */
+  readonly shape?: HistoryShape;
   readonly filter?: FilterSpec | null;
   readonly includeTag?: boolean;
   readonly thinPack?: boolean;
@@ -75,18 +71,13 @@ function haveLine(oid: string): Buffer {
   return pktLine(`have ${oid}\n`);
 }
 
-/** Whether a fetch changes the shallow boundary (--depth, --shallow-since, --shallow-exclude): git's args->deepen. */
-export function deepens(options: { readonly depth?: number; readonly deepenSince?: number; readonly deepenNot?: readonly string[] }): boolean {
-  return (options.depth ?? 0) > 0 || options.deepenSince !== undefined || (options.deepenNot?.length ?? 0) > 0;
-}
-
 export async function fetchPack<T>(session: RemoteSession, options: FetchPackOptions<T>): Promise<FetchPackResult<T>> {
   if (options.wants.length === 0) throw new GitError('client', 'invalid-argument', 'fetch-pack needs at least one want');
-  const deepen = deepens(options);
-  if ((deepen || (options.shallows?.length ?? 0) > 0) && !supportsShallow(session)) {
+  const shape = options.shape ?? NO_DEEPEN;
+  if ((deepens(shape) || (options.shallows?.length ?? 0) > 0) && !supportsShallow(session)) {
     throw new GitError('client', 'unsupported', `${session.conn.name}: Server does not support shallow clients`);
   }
-  return session.version === 2 ? fetchV2(session, options) : fetchV0(session, options, deepen);
+  return session.version === 2 ? fetchV2(session, options, shape) : fetchV0(session, options, shape);
 }
 
 function supportsShallow(session: RemoteSession): boolean {
@@ -103,7 +94,7 @@ function checkFilter<T>(session: RemoteSession, options: FetchPackOptions<T>): F
   return options.filter;
 }
 
-async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>): Promise<FetchPackResult<T>> {
+async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>, shape: HistoryShape): Promise<FetchPackResult<T>> {
   const conn = session.conn;
   const filter = checkFilter(session, options);
   // Every commit the server acknowledged, resent in each (stateless) round, in the order learnt.
@@ -124,10 +115,7 @@ async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>):
     const done = haves.length === 0 || (seenAck && inVain >= MAX_IN_VAIN);
     const args = formatFetchArgs({
       thinPack: options.thinPack, noProgress: options.noProgress, includeTag: options.includeTag, ofsDelta: true,
-      shallows: [...(options.shallows ?? [])], depth: options.depth,
-      ...(options.deepenSince !== undefined ? { deepenSince: options.deepenSince } : {}),
-      deepenNot: [...(options.deepenNot ?? [])], deepenRelative: options.deepenRelative ?? false,
-      filter, wants: [...options.wants], haves: [...common, ...haves], done,
+      shallows: [...(options.shallows ?? [])], shape, filter, wants: [...options.wants], haves: [...common, ...haves], done,
     });
     const reader = await conn.send(formatCommandRequest('fetch', session.requestCapabilities(), args));
     const res = await readFetchResponse(reader);
@@ -137,7 +125,7 @@ async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>):
     }
     if (res.packfile) {
       // As receive_shallow_info: lines a deepen (or an unshallow) did not cause are the server's own.
-      const deepened = deepens(options) || res.unshallows.length > 0;
+      const deepened = deepens(shape) || res.unshallows.length > 0;
       const serverBoundary = deepened ? [] : res.shallows;
       const pack = await options.receivePack(demuxSideband(reader, { onProgress: options.onProgress }), serverBoundary);
       return { pack, shallows: deepened ? res.shallows : [], unshallows: res.unshallows, serverBoundary, filtered: filter !== null };
@@ -150,21 +138,22 @@ async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>):
   }
 }
 
-async function fetchV0<T>(session: RemoteSession, options: FetchPackOptions<T>, deepen: boolean): Promise<FetchPackResult<T>> {
+async function fetchV0<T>(session: RemoteSession, options: FetchPackOptions<T>, shape: HistoryShape): Promise<FetchPackResult<T>> {
   const conn = session.conn;
+  const deepen = deepens(shape);
   const stateless = conn.stateless;
   const filter = checkFilter(session, options);
   const multiAck = session.has('multi_ack_detailed') ? 2 : session.has('multi_ack') ? 1 : 0;
   const noDone = multiAck === 2 && session.has('no-done');
   const sideband = session.has('side-band-64k') ? 'side-band-64k' : session.has('side-band') ? 'side-band' : null;
   // git's do_fetch_pack, in its order.
-  if (options.deepenSince !== undefined && !session.has('deepen-since')) {
+  if (shape.deepenSince !== null && !session.has('deepen-since')) {
     throw new GitError('client', 'unsupported', `${conn.name}: Server does not support --shallow-since`);
   }
-  if (options.deepenNot?.length && !session.has('deepen-not')) {
+  if (shape.deepenNot.length && !session.has('deepen-not')) {
     throw new GitError('client', 'unsupported', `${conn.name}: Server does not support --shallow-exclude`);
   }
-  if (options.deepenRelative && !session.has('deepen-relative')) {
+  if (shape.deepenRelative && !session.has('deepen-relative')) {
     throw new GitError('client', 'unsupported', `${conn.name}: Server does not support --deepen`);
   }
   const caps: Capability[] = [];
@@ -176,14 +165,13 @@ async function fetchV0<T>(session: RemoteSession, options: FetchPackOptions<T>, 
   if (options.noProgress && session.has('no-progress')) caps.push({ name: 'no-progress' });
   if (options.includeTag && session.has('include-tag')) caps.push({ name: 'include-tag' });
   if (session.has('ofs-delta')) caps.push({ name: 'ofs-delta' });
-  if (options.deepenSince !== undefined) caps.push({ name: 'deepen-since' });
-  if (options.deepenNot?.length) caps.push({ name: 'deepen-not' });
-  if (options.deepenRelative) caps.push({ name: 'deepen-relative' });
+  if (shape.deepenSince !== null) caps.push({ name: 'deepen-since' });
+  if (shape.deepenNot.length) caps.push({ name: 'deepen-not' });
+  if (shape.deepenRelative) caps.push({ name: 'deepen-relative' });
   if (session.has('agent')) caps.push({ name: 'agent', value: AGENT });
   if (filter) caps.push({ name: 'filter' });
   const state = formatUploadRequest({
-    wants: [...options.wants], capabilities: caps, shallows: [...(options.shallows ?? [])], depth: options.depth ?? 0,
-    deepenSince: options.deepenSince ?? null, deepenNot: [...(options.deepenNot ?? [])], filter,
+    wants: [...options.wants], capabilities: caps, shallows: [...(options.shallows ?? [])], shape, filter,
   });
 
   let shallows: string[] = [];

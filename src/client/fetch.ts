@@ -12,13 +12,13 @@ import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
-import { INFINITE_DEPTH, parseFilterSpec } from '../protocol/index.js';
+import { deepens, INFINITE_DEPTH, NO_DEEPEN, parseFilterSpec, type HistoryShape } from '../protocol/index.js';
 import type { RefStore } from '../refs/index.js';
 import { checkedOutAt } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
-import { deepens, fetchPack, type FetchPackOptions } from './fetch-pack.js';
+import { fetchPack } from './fetch-pack.js';
 import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { peeledValue } from './peel.js';
@@ -36,15 +36,13 @@ export interface FetchOptions {
   readonly remote?: string;
   /** Refspecs from the command line; default: remote.<name>.fetch. */
   readonly refspecs?: readonly string[];
-  readonly depth?: number;
-  /** Deepen by `depth` commits from the current shallow boundary instead of from the tips (--deepen). */
-  readonly deepenRelative?: boolean;
-  /** Make a shallow repository complete (--unshallow); not with `depth`. */
+  /**
+   * Deepen or shorten the history (--depth, --deepen, --shallow-since, --shallow-exclude); default
+   * NO_DEEPEN. A relative shape needs a depth.
+   */
+  readonly shape?: HistoryShape;
+  /** Make a shallow repository complete (--unshallow); not with a depth. */
   readonly unshallow?: boolean;
-  /** Deepen or shorten history to the commits since this time, in seconds (--shallow-since). */
-  readonly deepenSince?: number;
-  /** Deepen or shorten history to exclude what these remote refs reach (--shallow-exclude). */
-  readonly deepenNot?: readonly string[];
   /**
    * From a shallow remote, take refs whose history stops at boundary commits that are not ours,
    * adding those to .git/shallow (git's --update-shallow); otherwise such refs are rejected.
@@ -112,21 +110,14 @@ interface Target extends MappedRef {
   rejectedShallow?: boolean;
 }
 
-/** What --depth, --deepen, --unshallow, --shallow-since and --shallow-exclude ask of the server, checked as git's fetch checks them. */
-function historyShape(repo: Repository, o: FetchOptions): Pick<FetchPackOptions<unknown>, 'depth' | 'deepenRelative' | 'deepenSince' | 'deepenNot'> {
-  let depth = o.depth;
-  if (o.deepenRelative && depth === undefined) throw new GitError('client', 'invalid-argument', 'deepenRelative needs a depth');
-  if (o.unshallow) {
-    if (depth !== undefined) throw new GitError('client', 'usage', "options '--depth' and '--unshallow' cannot be used together");
-    if (readShallow(repo.commonDir).length === 0) throw new GitError('client', 'usage', '--unshallow on a complete repository does not make sense');
-    depth = INFINITE_DEPTH;
-  }
-  return {
-    ...(depth !== undefined ? { depth } : {}),
-    ...(o.deepenRelative ? { deepenRelative: true } : {}),
-    ...(o.deepenSince !== undefined ? { deepenSince: o.deepenSince } : {}),
-    ...(o.deepenNot?.length ? { deepenNot: o.deepenNot } : {}),
-  };
+/** The shape asked of the server: `shape`, or --unshallow as a depth, checked as git's fetch checks these options. */
+function historyShape(repo: Repository, o: FetchOptions): HistoryShape {
+  const shape = o.shape ?? NO_DEEPEN;
+  if (shape.deepenRelative && shape.depth === 0) throw new GitError('client', 'invalid-argument', 'deepenRelative needs a depth');
+  if (!o.unshallow) return shape;
+  if (shape.depth !== 0) throw new GitError('client', 'usage', "options '--depth' and '--unshallow' cannot be used together");
+  if (readShallow(repo.commonDir).length === 0) throw new GitError('client', 'usage', '--unshallow on a complete repository does not make sense');
+  return { ...shape, depth: INFINITE_DEPTH };
 }
 
 function interrupted(): GitError {
@@ -152,8 +143,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const tagSpec = tagMode === 'all' ? parseRefspec('refs/tags/*:refs/tags/*') : null;
   const follow = tagMode === 'auto' && specs.some((s) => !s.negative && s.dst !== '');
   const filter = remote.promisor && remote.partialCloneFilter ? parseFilterSpec(remote.partialCloneFilter) : null;
-  const history = historyShape(repo, options);
-  const deepen = deepens(history);
+  const shape = historyShape(repo, options);
+  const deepen = deepens(shape);
   const connectOptions = {
     ...connectOptionsFromConfig(config, env), ...(remote.uploadPack ? { uploadPack: remote.uploadPack } : {}), ...options.transport,
   };
@@ -188,14 +179,14 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       const shallowSet = new Set(shallows);
       return { shallows, shallowSet, incomplete: incompleteTips(repo, refStore, oids, shallowSet) };
     };
-    const fetchRound = async (s: RemoteSession, wants: string[], withDepth: boolean, sought: readonly Target[],
+    const fetchRound = async (s: RemoteSession, wants: string[], withShape: boolean, sought: readonly Target[],
       { shallows, shallowSet, incomplete }: RoundStart): Promise<void> => {
       let roots: NewRoots = { ours: [], theirs: [], closed: true };
       const negotiator = new ConsecutiveNegotiator(repo.odb, shallowSet);
       for (const r of refs) if (r.oid !== null && !incomplete.has(r.oid) && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
       for (const r of refStore.list()) negotiator.addTip(r.oid);
       const result = await fetchPack(s, {
-        wants, negotiator, shallows, ...(withDepth ? history : {}), filter,
+        wants, negotiator, shallows, shape: withShape ? shape : NO_DEEPEN, filter,
         includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
         warn: (m) => log(`warning: ${m}\n`),
         receivePack: (pack, serverBoundary) => {

@@ -5,9 +5,8 @@
 import { CorruptError, GitError } from '../core/errors.js';
 import { ZERO_HEX } from '../core/oid.js';
 import { formatCapabilityList, hasCapability, parseCapabilityList, splitAtNul, type Capability } from './capabilities.js';
-import { formatFilterSpec } from './filter-spec.js';
 import { FLUSH_PKT, pktLine, type PacketSource } from './pkt-line.js';
-import { HistoryLines, type HistoryRequest } from './history-lines.js';
+import { formatHistoryLines, HistoryLines, type HistoryRequest } from './history-lines.js';
 import {
   at, checkName, checkOid, DEFAULT_REQUEST_LIMITS, limitError, parseName, parseOid, readRequired,
   requireLine, throwIfErr, type RequestLimits,
@@ -139,10 +138,8 @@ export async function readRefAdvertisement(source: PacketSource): Promise<RefAdv
 export interface UploadRequest extends HistoryRequest {
   /** In the client's order, duplicates kept. */
   readonly wants: string[];
-  /** What the client asked for on its first want line. */
+  /** What the client asked for on its first want line (deepen-relative among them, in v0). */
   readonly capabilities: Capability[];
-  /** In v0 this is a capability of the want line, not a line of its own. */
-  readonly deepenRelative: boolean;
 }
 
 /**
@@ -186,8 +183,8 @@ export async function readUploadRequest(source: PacketSource, limits: RequestLim
   if (hasCapability(capabilities, 'side-band') && hasCapability(capabilities, 'side-band-64k')) {
     throw new CorruptError('protocol', `${where}: client asked for both side-band and side-band-64k`);
   }
-  const deepenRelative = hasCapability(capabilities, 'deepen-relative');
-  return { wants, capabilities, ...history.finish(where), deepenRelative };
+  history.deepenRelative = hasCapability(capabilities, 'deepen-relative');
+  return { wants, capabilities, ...history.finish(where) };
 }
 
 export interface HaveRound {
@@ -238,19 +235,17 @@ export function formatErr(message: string): Buffer {
   return pktLine(`ERR ${message.replace(/\n/g, ' ')}`);
 }
 
-export type UploadRequestInput = Pick<UploadRequest, 'wants' | 'capabilities'> &
-  Partial<Omit<UploadRequest, 'wants' | 'capabilities' | 'deepenRelative'>>;
+export type UploadRequestInput = Pick<UploadRequest, 'wants' | 'capabilities'> & Partial<HistoryRequest>;
 
-/** The client's want list and its flush, in the order git's fetch-pack writes it. */
+/**
+ * The client's want list and its flush, in the order git's fetch-pack writes it. The shape's
+ * deepenRelative is not written here: it is one of the `capabilities`.
+ */
 export function formatUploadRequest(req: UploadRequestInput): Buffer {
   if (req.wants.length === 0) throw new GitError('protocol', 'invalid-argument', 'an upload-request needs at least one want');
   const caps = formatCapabilityList(req.capabilities);
   const out = req.wants.map((oid, i) => pktLine(`want ${checkOid(oid, 'want')}${i === 0 && caps ? ` ${caps}` : ''}\n`));
-  for (const oid of req.shallows ?? []) out.push(formatShallow(oid));
-  if (req.depth) out.push(pktLine(`deepen ${req.depth}\n`));
-  if (req.deepenSince) out.push(pktLine(`deepen-since ${req.deepenSince}\n`));
-  for (const ref of req.deepenNot ?? []) out.push(pktLine(`deepen-not ${checkName(ref, 'deepen-not ref')}\n`));
-  if (req.filter) out.push(pktLine(`filter ${formatFilterSpec(req.filter)}\n`));
+  for (const line of formatHistoryLines(req, false)) out.push(pktLine(`${line}\n`));
   out.push(FLUSH_PKT);
   return Buffer.concat(out);
 }

@@ -5,9 +5,8 @@
 //   client: read capabilities -> send ls-refs -> read refs -> send fetch rounds -> read sections
 import { CorruptError, GitError } from '../core/errors.js';
 import { formatV2Capability, parseV2Capability, type Capability } from './capabilities.js';
-import { formatFilterSpec } from './filter-spec.js';
 import { DELIM_PKT, FLUSH_PKT, pktLine, type PacketSource } from './pkt-line.js';
-import { HistoryLines, type HistoryRequest } from './history-lines.js';
+import { formatHistoryLines, HistoryLines, type HistoryRequest } from './history-lines.js';
 import {
   at, checkName, checkOid, DEFAULT_REQUEST_LIMITS, limitError, parseName, parseOid, readRequired,
   requireLine, throwIfErr, type RequestLimits,
@@ -180,14 +179,13 @@ export interface FetchRequest extends HistoryRequest {
   readonly noProgress: boolean;
   readonly includeTag: boolean;
   readonly ofsDelta: boolean;
-  readonly deepenRelative: boolean;
   readonly waitForDone: boolean;
   readonly sidebandAll: boolean;
 }
 
 const FLAGS = {
   'thin-pack': 'thinPack', 'no-progress': 'noProgress', 'include-tag': 'includeTag', 'ofs-delta': 'ofsDelta',
-  'deepen-relative': 'deepenRelative', 'wait-for-done': 'waitForDone', 'sideband-all': 'sidebandAll', done: 'done',
+  'wait-for-done': 'waitForDone', 'sideband-all': 'sidebandAll', done: 'done',
 } as const;
 type Flag = (typeof FLAGS)[keyof typeof FLAGS];
 
@@ -196,13 +194,17 @@ export function parseFetchArgs(args: readonly string[], where: string, limits: R
   const wants: string[] = [], wantRefs: string[] = [], haves: string[] = [];
   const history = new HistoryLines(limits);
   const flags: Record<Flag, boolean> = {
-    thinPack: false, noProgress: false, includeTag: false, ofsDelta: false,
-    deepenRelative: false, waitForDone: false, sidebandAll: false, done: false,
+    thinPack: false, noProgress: false, includeTag: false, ofsDelta: false, waitForDone: false, sidebandAll: false, done: false,
   };
   let packfileUris = false;
   for (const line of args) {
     const [name, value] = splitArg(line);
     if (value === null) {
+      // The one history line without a value, kept with the others.
+      if (name === 'deepen-relative') {
+        history.deepenRelative = true;
+        continue;
+      }
       if (!Object.hasOwn(FLAGS, name)) throw unexpected(where, 'fetch', line);
       flags[FLAGS[name as keyof typeof FLAGS]] = true;
       continue;
@@ -242,12 +244,7 @@ export function formatFetchArgs(req: FetchRequestInput): string[] {
   if (req.includeTag) args.push('include-tag');
   if (req.ofsDelta) args.push('ofs-delta');
   if (req.sidebandAll) args.push('sideband-all');
-  for (const oid of req.shallows ?? []) args.push(`shallow ${checkOid(oid, 'shallow')}`);
-  if (req.depth) args.push(`deepen ${req.depth}`);
-  if (req.deepenSince) args.push(`deepen-since ${req.deepenSince}`);
-  for (const ref of req.deepenNot ?? []) args.push(`deepen-not ${checkName(ref, 'deepen-not ref')}`);
-  if (req.deepenRelative) args.push('deepen-relative');
-  if (req.filter) args.push(`filter ${formatFilterSpec(req.filter)}`);
+  args.push(...formatHistoryLines(req, true));
   for (const oid of req.wants ?? []) args.push(`want ${checkOid(oid, 'want')}`);
   for (const ref of req.wantRefs ?? []) args.push(`want-ref ${checkName(ref, 'want-ref')}`);
   if (req.waitForDone) args.push('wait-for-done');

@@ -10,18 +10,12 @@
 // go past them, and v2 tells every client about those the wants reach (send_shallow_info's
 // deepen(INFINITE_DEPTH)), so that a clone of a shallow clone is shallow at the same place.
 import { GitError } from '../core/errors.js';
-import { INFINITE_DEPTH } from '../protocol/index.js';
+import { deepens, INFINITE_DEPTH, type HistoryRequest } from '../protocol/index.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { allRefs } from './refs.js';
 import { CLIENT_SHALLOW, clientError, NOT_SHALLOW, SHALLOW, type Session } from './session.js';
 
-export interface ShallowRequest {
-  readonly shallows: readonly string[];
-  readonly depth: number;
-  readonly deepenSince: number | null;
-  readonly deepenNot: readonly string[];
-  readonly deepenRelative: boolean;
-}
+export type ShallowRequest = Pick<HistoryRequest, 'shallows' | 'shape'>;
 
 export interface ShallowOutcome {
   /** A deepen was asked: the shallow/unshallow lines go out (v0 then flushes). */
@@ -35,7 +29,7 @@ export interface ShallowOutcome {
 }
 
 export function wantsShallowInfo(req: ShallowRequest): boolean {
-  return req.depth > 0 || req.deepenSince !== null || req.deepenNot.length > 0 || req.shallows.length > 0;
+  return deepens(req.shape) || req.shallows.length > 0;
 }
 
 /**
@@ -76,18 +70,19 @@ export function processShallow(s: Session, wants: readonly number[], req: Shallo
       boundary.push(c);
     }
   };
-  if (req.depth > 0) {
+  const shape = req.shape;
+  if (shape.depth > 0) {
     out.deepened = true;
-    if (req.depth === INFINITE_DEPTH && s.shallowHere.length === 0) {
+    if (shape.depth === INFINITE_DEPTH && s.shallowHere.length === 0) {
       for (const c of clientShallows) s.mark(c, NOT_SHALLOW);
-    } else if (req.deepenRelative) {
-      send(shallowCommits(s, reachableFromRefs(s, clientShallows), req.depth + 1));
+    } else if (shape.deepenRelative) {
+      send(shallowCommits(s, reachableFromRefs(s, clientShallows), shape.depth + 1));
     } else {
-      send(shallowCommits(s, wants, req.depth));
+      send(shallowCommits(s, wants, shape.depth));
     }
-  } else if (req.deepenSince !== null || req.deepenNot.length > 0) {
+  } else if (shape.deepenSince !== null || shape.deepenNot.length > 0) {
     out.deepened = true;
-    send(shallowByRevList(s, wants, req.deepenSince, req.deepenNot));
+    send(shallowByRevList(s, wants, shape.deepenSince, shape.deepenNot));
   } else if (options.ownBoundary && s.shallowHere.length > 0) {
     // The client's own boundary counts as shallow here too (git registers it first).
     for (const c of clientShallows) s.cutParents(c);

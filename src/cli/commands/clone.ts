@@ -10,12 +10,11 @@ import { clone, type CloneOptions } from '../../client/clone.js';
 import type { Reference } from '../../client/reference.js';
 import { cloneRecursive } from '../../client/submodule/clone-recursive.js';
 import { parseConfigSetting } from '../../config/command-line.js';
-import { parseApproxDate } from '../../client/date.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { parseFilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
-import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
+import { historyShape, parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
 import { collectGarbage } from '../memory.js';
 import type { CommandHelp } from '../help.js';
 import { progressIf } from '../progress.js';
@@ -52,15 +51,14 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   let bare = false, mirror = false, noTags = false, noCheckout = false;
   let singleBranch: boolean | undefined;
   let branch: string | undefined, origin: string | undefined;
-  let since: string | undefined, filter: string | undefined;
+  let filter: string | undefined;
   const settings: string[] = [];
   const recurse: string[] = [];
-  const exclude: string[] = [];
   const references: Reference[] = [];
   let dissociate = false;
   let shallowSubmodules = false;
   let jobs: number | undefined;
-  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions('clone', args, (name, value, inline) => {
+  const remote = parseRemoteOptions('clone', args, (name, value, inline) => {
     switch (name) {
       case '-c': case '--config': settings.push(value()); break;
       case '--recurse-submodules': case '--recursive': recurse.push(inline ?? '.'); break;
@@ -79,8 +77,6 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       case '--single-branch': singleBranch = true; break;
       case '--no-single-branch': singleBranch = false; break;
       case '--no-tags': noTags = true; break;
-      case '--shallow-since': since = value(); break;
-      case '--shallow-exclude': exclude.push(value()); break;
       case '--reference': references.push({ path: value(), required: true }); break;
       case '--reference-if-able': references.push({ path: value(), required: false }); break;
       case '--dissociate': dissociate = true; break;
@@ -92,15 +88,14 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
     }
     return true;
   });
+  const { quiet, progress, uploadPack, rest } = remote;
   if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.`);
   if (rest.length > 2) throw new UsageError(`Too many arguments.`);
   if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');
   const config = settings.map(parseConfigSetting);
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const options: CloneOptions = {
-      cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, depth,
-      ...(since !== undefined ? { shallowSince: parseApproxDate(since) } : {}),
-      ...(exclude.length ? { shallowExclude: exclude } : {}),
+      cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, shape: historyShape(remote),
       ...(references.length ? { references } : {}), dissociate,
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
       noCheckout, origin, progress: progressIf(run.showProgress),

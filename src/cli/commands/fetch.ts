@@ -4,11 +4,10 @@
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0). SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
-import { parseApproxDate } from '../../client/date.js';
 import { fetch } from '../../client/fetch.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
-import { parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
+import { historyShape, parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
 import { collectGarbage } from '../memory.js';
 import type { CommandHelp } from '../help.js';
 import { progressIf } from '../progress.js';
@@ -39,9 +38,8 @@ export const help: CommandHelp = {
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
   let updateHeadOk = false;
-  let deepen: number | undefined, since: string | undefined;
-  const exclude: string[] = [];
-  const { quiet, progress, depth, uploadPack, rest } = parseRemoteOptions('fetch', args, (name, value, inline) => {
+  let deepen: number | undefined;
+  const remote = parseRemoteOptions('fetch', args, (name, value, inline) => {
     switch (name) {
       // CI checkouts pass --no-recurse-submodules; fetching inside submodules is not done.
       case '--no-recurse-submodules': break;
@@ -55,8 +53,6 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
         break;
       }
       case '--unshallow': unshallow = true; break;
-      case '--shallow-since': since = value(); break;
-      case '--shallow-exclude': exclude.push(value()); break;
       case '-v': case '--verbose': verbose = true; break;
       case '-p': case '--prune': prune = true; break;
       case '--no-prune': prune = false; break;
@@ -70,15 +66,15 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     }
     return true;
   });
+  const { quiet, progress, uploadPack, rest } = remote;
   // git's fetch: a relative depth is given as --deepen, and refuses --depth beside it.
   if (deepen !== undefined && deepen < 0) throw new GitError('cli', 'usage', 'negative depth in --deepen is not supported');
-  if (deepen && depth !== undefined) throw new GitError('cli', 'usage', "options '--deepen' and '--depth' cannot be used together");
+  if (deepen && remote.depth !== undefined) throw new GitError('cli', 'usage', "options '--deepen' and '--depth' cannot be used together");
   const repo = ctx.repository();
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const result = await fetch(repo, {
       cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), updateShallow, updateHeadOk, prune, tags, noTags, force,
-      ...(deepen ? { depth: deepen, deepenRelative: true } : depth !== undefined ? { depth } : {}), unshallow,
-      ...(since !== undefined ? { deepenSince: parseApproxDate(since) } : {}), deepenNot: exclude,
+      shape: historyShape(remote, deepen), unshallow,
       progress: progressIf(run.showProgress), report: !quiet, verbose,
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: run.stderr, onPackStored: collectGarbage, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),

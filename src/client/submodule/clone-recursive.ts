@@ -4,6 +4,7 @@
 // --shallow-submodules] [--jobs=<n>] [--[no-]single-branch as the clone itself was]`. A failure
 // there leaves the superproject in place, as git does, and sets the exit status; a failed
 // post-checkout hook stops the clone before it.
+import { NO_DEEPEN } from '../../protocol/index.js';
 import { Repository } from '../../repository/repository.js';
 import { clone, type CloneOptions, type CloneResult } from '../clone.js';
 import type { Reporter } from './init.js';
@@ -30,13 +31,15 @@ export async function cloneRecursive(url: string, options: CloneOptions, recurse
   // git's clone goes on to the submodules only when post-checkout succeeded.
   if (result.hookStatus !== 0) return { ...result, submoduleStatus: 0 };
   const repo = new Repository(result.gitDir, result.workTree);
+  const shape = options.shape ?? NO_DEEPEN;
   try {
     const status = await updateSubmodules(repo, {
       requireInit: true, recursive: true,
       ...(recurse.shallow ? { depth: 1 } : {}),
       ...(recurse.jobs !== undefined ? { jobs: recurse.jobs } : {}),
       // The superproject's choice, stated: git passes --no-single-branch unless it was shallow.
-      singleBranch: options.singleBranch ?? ((options.depth ?? 0) > 0 || options.shallowSince !== undefined),
+      // Here --shallow-exclude alone does not count, though git's clone counts it (deepens()).
+      singleBranch: options.singleBranch ?? (shape.depth > 0 || shape.deepenSince !== null),
       // git's clone does not pass --progress on, and the submodules' clones write into a pipe.
       quiet: recurse.quiet ?? false,
       report: recurse.report,

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GitError } from '../../core/errors.js';
+import { NO_DEEPEN } from '../../protocol/index.js';
 import { isGitDirectory } from '../../repository/discover.js';
 import { Repository } from '../../repository/repository.js';
 import { clone } from '../clone.js';
@@ -249,7 +250,7 @@ async function cloneSubmodule(sp: Superproject, p: Planned, env: NodeJS.ProcessE
     const shallow = (o.recommendShallow ?? true) && p.sub.shallow === true;
     await clone(p.url, {
       directory: target, separateGitDir: gitDir, noCheckout: true, cwd: sp.workTree, env,
-      ...(shallow ? { depth: 1 } : o.depth ? { depth: o.depth } : {}),
+      shape: { ...NO_DEEPEN, depth: shallow ? 1 : o.depth ?? 0 },
       ...(o.singleBranch !== undefined ? { singleBranch: o.singleBranch } : {}),
       ...(o.progress ? { progress: o.progress } : {}),
       log: (m) => { if (!o.quiet || m.startsWith('warning:')) say(m); },
@@ -320,7 +321,7 @@ async function fetchIfUnreachable(subRepo: Repository, p: Planned, env: NodeJS.P
   if (isTipReachable(subRepo, oid)) return;
   const common = {
     cwd: subRepo.workTree!, env, report: !o.quiet, log: o.report.err,
-    ...(o.depth ? { depth: o.depth } : {}), ...(o.signal ? { signal: o.signal } : {}),
+    shape: { ...NO_DEEPEN, depth: o.depth ?? 0 }, ...(o.signal ? { signal: o.signal } : {}),
     ...(o.onPackStored ? { onPackStored: o.onPackStored } : {}),
   };
   try {
