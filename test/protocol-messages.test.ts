@@ -185,6 +185,10 @@ test('v2 fetch arguments: writer and reader agree; unknown or oversized ones are
     'deepen-not refs/tags/v1', 'filter tree:0', `want ${A}`, `want ${B}`, 'want-ref refs/heads/main', 'wait-for-done', `have ${C}`, 'done']);
   assert.deepEqual(parseFetchArgs(args, 'fetch'), req);
   assert.equal(parseFetchArgs([...args, 'packfile-uris https'], 'fetch').wants.length, 2, 'packfile-uris is ignored');
+  // A time of 0 is a time, written and read as git's upload-pack reads it (only -1 is refused there).
+  const epoch = { ...req, shallows: [], filter: null, shape: { ...NO_DEEPEN, deepenSince: 0 } };
+  assert.ok(formatFetchArgs(epoch).includes('deepen-since 0'));
+  assert.deepEqual(parseFetchArgs(formatFetchArgs(epoch), 'fetch'), epoch);
   assert.throws(() => parseFetchArgs(['want-ref refs/a', 'want-ref refs/a'], 'f'), /want-ref "refs\/a" sent twice/);
   assert.throws(() => parseFetchArgs(['deepen 1', 'deepen-not refs/x'], 'f'), /deepen cannot be combined/);
   assert.throws(() => parseFetchArgs(['frobnicate'], 'f'), corrupt(/f: unexpected fetch argument "frobnicate"/));

@@ -190,6 +190,15 @@ describe('clone --recurse-submodules', () => {
     sameStatus(mine, '--recursive');
   });
 
+  test('--shallow-exclude alone makes the submodules single-branch, as any shallow clone does', () => {
+    const excluding = path.join(root, 'exclude.git');
+    git(root, ['clone', '-q', '--mirror', path.join(root, 'super.git'), excluding]);
+    git(excluding, ['tag', 'first', 'HEAD~1']);
+    const { mine, theirs } = cloneBoth('exclude', ['--recurse-submodules', '--shallow-exclude=first', `file://${excluding}`]);
+    compare(mine, theirs);
+    assert.equal(git(mine, ['config', '-f', '.git/modules/md/config', 'remote.origin.fetch']).trim(), '+refs/heads/main:refs/remotes/origin/main');
+  });
+
   test('--recurse-submodules=<pathspec> clones only what it selects', () => {
     const { mine, theirs } = cloneBoth('pathspec', ['--recurse-submodules=deps', path.join(root, 'rel.git')], ['-c', `url.${root}/.insteadOf=gh:`]);
     compare(mine, theirs);

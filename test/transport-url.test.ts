@@ -123,7 +123,7 @@ const NOW = Date.UTC(2024, 0, 10, 1, 2, 3);
 
 test('--shallow-since dates: each form gives the time git rev-parse --since gives', (t) => {
   const repo = dateRepo(t);
-  for (const text of ['1700000000', '@1700000000', '2023-11-14', '2023-11-14 22:13:20', '2023-11-14T22:13:20Z',
+  for (const text of ['1700000000', '@1700000000', '100000000', '2023-11-14', '2023-11-14 22:13:20', '2023-11-14T22:13:20Z',
     '2023-11-14 22:13:20 +0100', 'Tue, 14 Nov 2023 22:13:20 +0000',
     'now', 'yesterday', '2 weeks ago', '3 days ago', '5 hours ago', '10 minutes ago', '30 seconds ago']) {
     assert.equal(parseApproxDate(text, NOW), gitSince(repo, text, NOW), text);
@@ -133,6 +133,8 @@ test('--shallow-since dates: each form gives the time git rev-parse --since give
   const want = gitSince(repo, 'now');
   assert.ok(want >= before && parseApproxDate('now') >= want && parseApproxDate('now') - want <= 2);
   assert.throws(() => parseApproxDate('not a date'), /invalid date format: not a date/);
+  // Fewer than nine digits are no Unix time to git, which guesses at them: refused, never epoch 0.
+  for (const text of ['@0', '0', '99999999']) assert.throws(() => parseApproxDate(text), /invalid date format/, text);
 });
 
 test('--shallow-since dates: months and years count as git counts them, by the calendar', (t) => {

@@ -2,7 +2,7 @@
 // an ISO 8601 or RFC 2822 date (local time when no zone is given, as in git), or a relative
 // `<n> <unit>s ago`, `yesterday`, `now`. A date without a time of day takes the current one, as in
 // git. git's approxidate accepts anything and guesses; tsgit
-// refuses what it cannot read rather than deepening to a guess.
+// refuses what it cannot read rather than deepening to a guess (a number of fewer than nine digits too).
 import { GitError } from '../core/errors.js';
 
 const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400, week: 7 * 86400 };
@@ -10,8 +10,11 @@ const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600
 export function parseApproxDate(text: string, now = Date.now()): number {
   const s = text.trim();
   const nowSeconds = Math.floor(now / 1000);
-  let m = /^@?([0-9]{1,15})$/.exec(s);
+  // git reads a number of nine digits or more as seconds since 1970 (date.c match_digit); a
+  // shorter one is a piece of a date to it (20070606), and alone git guesses: refused here.
+  let m = /^@?([0-9]{9,15})$/.exec(s);
   if (m) return Number(m[1]);
+  if (/^@?[0-9]+$/.test(s)) throw new GitError('client', 'bad-date', `invalid date format: ${text}`);
   if (s === 'now') return nowSeconds;
   if (s === 'yesterday') return nowSeconds - 86400;
   m = /^([0-9]+)[ .]+(second|minute|hour|day|week|month|year)s?[ .]+ago$/i.exec(s);

@@ -49,7 +49,7 @@ export function formatHistoryLines(req: Partial<HistoryRequest>, relativeLine: b
   const shape = req.shape ?? NO_DEEPEN;
   const lines = (req.shallows ?? []).map((oid) => `shallow ${checkOid(oid, 'shallow')}`);
   if (shape.depth) lines.push(`deepen ${shape.depth}`);
-  if (shape.deepenSince) lines.push(`deepen-since ${shape.deepenSince}`);
+  if (shape.deepenSince !== null) lines.push(`deepen-since ${shape.deepenSince}`);
   for (const ref of shape.deepenNot) lines.push(`deepen-not ${checkName(ref, 'deepen-not ref')}`);
   if (relativeLine && shape.deepenRelative) lines.push('deepen-relative');
   if (req.filter) lines.push(`filter ${formatFilterSpec(req.filter)}`);
@@ -84,7 +84,6 @@ export class HistoryLines {
       case 'deepen-since':
         if (this.deepenSince !== null) throw new CorruptError('protocol', `${where}: more than one deepen-since line`);
         this.deepenSince = parseDecimal(value, 'deepen-since timestamp', where);
-        if (this.deepenSince === 0) throw new CorruptError('protocol', `${where}: invalid deepen-since timestamp "0"`);
         return true;
       case 'deepen-not':
         if (this.deepenNot.length >= limits.maxOther) throw limitError(where, 'deepen-not lines', limits.maxOther);

@@ -4,7 +4,7 @@
 // --shallow-submodules] [--jobs=<n>] [--[no-]single-branch as the clone itself was]`. A failure
 // there leaves the superproject in place, as git does, and sets the exit status; a failed
 // post-checkout hook stops the clone before it.
-import { NO_DEEPEN } from '../../protocol/index.js';
+import { deepens, NO_DEEPEN } from '../../protocol/index.js';
 import { Repository } from '../../repository/repository.js';
 import { clone, type CloneOptions, type CloneResult } from '../clone.js';
 import type { Reporter } from './init.js';
@@ -37,9 +37,9 @@ export async function cloneRecursive(url: string, options: CloneOptions, recurse
       requireInit: true, recursive: true,
       ...(recurse.shallow ? { depth: 1 } : {}),
       ...(recurse.jobs !== undefined ? { jobs: recurse.jobs } : {}),
-      // The superproject's choice, stated: git passes --no-single-branch unless it was shallow.
-      // Here --shallow-exclude alone does not count, though git's clone counts it (deepens()).
-      singleBranch: options.singleBranch ?? (shape.depth > 0 || shape.deepenSince !== null),
+      // The superproject's choice, stated: git passes --no-single-branch unless it was shallow
+      // (--depth, --shallow-since or --shallow-exclude).
+      singleBranch: options.singleBranch ?? deepens(shape),
       // git's clone does not pass --progress on, and the submodules' clones write into a pipe.
       quiet: recurse.quiet ?? false,
       report: recurse.report,
