@@ -178,28 +178,12 @@ export const BENCHMARKS: Benchmark[] = [
     tsgit: ['cat-file', '--batch', '--batch-all-objects'],
     git: ['cat-file', '--batch', '--batch-all-objects'],
   },
-  {
-    // Indexing a pack in place, outside any repository (so neither tool runs collision checks).
-    name: 'index-pack',
-    issue: 'index-pack',
-    corpus: 'large',
-    cwd: '{scratch}',
-    tsgit: ['index-pack', '-o', '{scratch}/out.idx', '{pack}'],
-    git: ['index-pack', '-o', '{scratch}/out.idx', '{pack}'],
-    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'out.idx'), { force: true }),
-  },
-  {
-    // The same pack indexed inside the corpus's own repository, which holds every object of it:
-    // both tools compare each object with the stored one (git's collision check), as a fetch does
-    // for whatever its pack repeats of what the repository has.
-    name: 'index-pack-known',
-    issue: 'index-pack',
-    corpus: 'large',
-    cwd: '{gitDir}',
-    tsgit: ['index-pack', '-o', '{scratch}/out.idx', '{pack}'],
-    git: ['index-pack', '-o', '{scratch}/out.idx', '{pack}'],
-    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'out.idx'), { force: true }),
-  },
+  // Indexing a pack in place, outside any repository (so neither tool runs collision checks).
+  indexPackInPlace('index-pack', '{scratch}'),
+  // The same pack indexed inside the corpus's own repository, which holds every object of it: both
+  // tools compare each object with the stored one (git's collision check), as a fetch does for
+  // whatever its pack repeats of what the repository has.
+  indexPackInPlace('index-pack-known', '{gitDir}'),
   {
     // Receiving a pack into an empty repository, as clone does.
     name: 'index-pack-stdin',
@@ -732,6 +716,19 @@ function checkoutBenchmark(name: string, corpus: CorpusName): Benchmark {
     git: ['checkout', '-q'],
     setup: (ctx) => cloneWithoutCheckout(ctx),
     cleanup: (ctx) => setAside(ctx, 'wt'),
+  };
+}
+
+/** `index-pack -o <idx> <the corpus's pack>`, run in `cwd`. */
+function indexPackInPlace(name: string, cwd: string): Benchmark {
+  return {
+    name,
+    issue: 'index-pack',
+    corpus: 'large',
+    cwd,
+    tsgit: ['index-pack', '-o', '{scratch}/out.idx', '{pack}'],
+    git: ['index-pack', '-o', '{scratch}/out.idx', '{pack}'],
+    cleanup: (ctx) => fs.rmSync(path.join(ctx.scratch, 'out.idx'), { force: true }),
   };
 }
 
