@@ -16,7 +16,7 @@ import type { Repository } from '../repository/repository.js';
 import { checkoutMessages, planConversions } from './checkout/conversions.js';
 import { BlobReader } from './checkout/blob-reader.js';
 import { planCheckout, type CheckoutPlan } from './checkout/plan.js';
-import { readCheckoutSettings } from './checkout/settings.js';
+import { readCheckoutSettings, refuseSparseCheckout } from './checkout/settings.js';
 import { newStatTable, STAT_FIELDS } from './checkout/stat-table.js';
 import { WriterThreads, writeInParallel } from './checkout/parallel.js';
 import { writePlannedFiles, type WriteSettings } from './checkout/write-files.js';
@@ -108,6 +108,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
   const root = path.resolve(target);
   const force = options.force ?? false;
   const config = options.config ?? repo.loadConfig(env);
+  refuseSparseCheckout(config, repo.gitDir);
 
   const treeId = repo.revs().peel(commitOrTreeId, OBJ_TREE, toHex(commitOrTreeId));
   // Writer threads start once the plan shows the checkout is big enough, and boot while it goes on.

@@ -28,7 +28,7 @@ import { checkoutMessages, planConversions } from './checkout/conversions.js';
 import { displayPath } from './checkout/path-check.js';
 import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.js';
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
-import { readCheckoutSettings } from './checkout/settings.js';
+import { readCheckoutSettings, refuseSparseCheckout } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
 import { compareEntries, entryStage, isRacy, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
@@ -69,6 +69,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
   if (!repo.workTree) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
   const root = path.resolve(repo.workTree);
   const config = options.config ?? repo.loadConfig(env);
+  refuseSparseCheckout(config, repo.gitDir);
   const settings = readCheckoutSettings(config, repo.commonDir, env, root);
   const odb = repo.odb;
   const revs = repo.revs();
