@@ -60,6 +60,8 @@ export interface FetchOptions {
    * which is otherwise refused before anything is fetched: its work tree would no longer match.
    */
   readonly updateHeadOk?: boolean;
+  /** Whether FETCH_HEAD is written (default true; git's --no-write-fetch-head), and added to rather than replaced (--append). */
+  readonly fetchHead?: 'write' | 'append' | 'none';
   /**
    * fsck every received object, and, unless deepening or filtering, check that everything they
    * point to is there. Default: as fetch.fsckObjects and transfer.fsckObjects say, on when
@@ -261,7 +263,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         entries.push(line);
       }
     }
-    writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), remote.url);
+    if (options.fetchHead !== 'none') writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), remote.url, options.fetchHead === 'append');
     for (const p of stored) p.unlock();
     options.signal?.removeEventListener('abort', onAbort);
 
@@ -432,10 +434,10 @@ function commitOf(repo: Repository, oid: string): string | null {
 }
 
 /** FETCH_HEAD: refs marked for merging first, then the rest (not the opportunistic ones), as git writes it. */
-function writeFetchHead(gitDir: string, targets: readonly Target[], url: string): void {
+function writeFetchHead(gitDir: string, targets: readonly Target[], url: string, append: boolean): void {
   let text = '';
   for (const status of ['merge', 'not-for-merge'] as const) {
     for (const t of targets) if (t.status === status) text += fetchHeadLine(t.remote.oid, t.remote.name, status === 'merge', url);
   }
-  fs.writeFileSync(path.join(gitDir, 'FETCH_HEAD'), text);
+  fs.writeFileSync(path.join(gitDir, 'FETCH_HEAD'), text, { flag: append ? 'a' : 'w' });
 }

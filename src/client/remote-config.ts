@@ -1,7 +1,7 @@
 // Which remote a command talks to, as git's remote.c decides: a configured remote's name gives its
 // url and fetch refspecs; anything else is an address. url.<base>.insteadOf rewrites addresses
 // (the longest matching prefix wins).
-import type { Config } from '../config/index.js';
+import { parseBool, type Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 
 export interface RemoteSpec {
@@ -29,6 +29,24 @@ export function rewriteWith(config: Config, url: string, key: 'insteadof' | 'pus
     if (url.startsWith(e.value) && (!best || e.value.length > best.prefix.length)) best = { base: e.subsection, prefix: e.value };
   }
   return best ? best.base + url.slice(best.prefix.length) : null;
+}
+
+/**
+ * The remotes `fetch --all` fetches: every configured one, in the order git's remote.c first
+ * meets them in the config, less those whose remote.<name>.skipFetchAll (or its older name
+ * skipDefaultUpdate, the same setting to git) is true.
+ */
+export function remotesToFetchAll(config: Config): string[] {
+  const skip = new Map<string, boolean>();
+  for (const e of config.list()) {
+    if (e.section !== 'remote' || e.subsection === null) continue;
+    if (!skip.has(e.subsection)) skip.set(e.subsection, false);
+    if (e.key !== 'skipfetchall' && e.key !== 'skipdefaultupdate') continue;
+    const value = parseBool(e.value);
+    if (value === null) throw new GitError('config', 'bad-value', `bad boolean config value '${e.value}' for 'remote.${e.subsection}.${e.key}'`);
+    skip.set(e.subsection, value);
+  }
+  return [...skip].filter(([, skipped]) => !skipped).map(([name]) => name);
 }
 
 /** A configured remote by name, or the address itself. */

@@ -1,13 +1,18 @@
 // tsgit fetch [-q] [-v] [--progress] [--depth <n> | --deepen <n> | --unshallow] [--shallow-since <date>]
 //             [--shallow-exclude <ref>...] [--update-shallow] [--prune] [--tags | --no-tags] [-f]
-//             [-u | --update-head-ok] [--upload-pack <upload-pack>] [<remote> [<refspec>...]]
+//             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head]
+//             [<remote> [<refspec>...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0). SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
-import { fetch } from '../../client/fetch.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fetch, type FetchOptions } from '../../client/fetch.js';
+import { remotesToFetchAll } from '../../client/remote-config.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
-import { historyShape, parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
+import { writeAll } from '../output.js';
+import { historyShape, parseRemoteOptions, runRemoteCommand, type RemoteRun } from '../remote-command.js';
 import { collectGarbage } from '../memory.js';
 import type { CommandHelp } from '../help.js';
 import { progressIf } from '../progress.js';
@@ -30,6 +35,8 @@ export const help: CommandHelp = {
     ['--unshallow', 'convert to a complete repository'],
     ['--no-recurse-submodules', 'do not fetch in submodules (tsgit never does)'],
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
+    ['--all', 'fetch from all remotes'],
+    ['--[no-]write-fetch-head', 'write fetched references to the FETCH_HEAD file'],
     ['-u, --update-head-ok', 'allow updating of HEAD ref'],
     ['--upload-pack <path>', 'path to upload pack on remote end'],
   ],
@@ -37,12 +44,12 @@ export const help: CommandHelp = {
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
-  let updateHeadOk = false;
+  let updateHeadOk = false, all = false, writeFetchHead = true, pruneGiven = false, noRecurse = false;
   let deepen: number | undefined;
   const remote = parseRemoteOptions('fetch', args, (name, value, inline) => {
     switch (name) {
       // CI checkouts pass --no-recurse-submodules; fetching inside submodules is not done.
-      case '--no-recurse-submodules': break;
+      case '--no-recurse-submodules': noRecurse = true; break;
       case '--recurse-submodules':
         if (inline !== 'no') throw new GitError('cli', 'unsupported', `tsgit fetch does not fetch in submodules (--recurse-submodules${inline === undefined ? '' : `=${inline}`}); run 'tsgit submodule update' after it`);
         break;
@@ -54,8 +61,12 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       }
       case '--unshallow': unshallow = true; break;
       case '-v': case '--verbose': verbose = true; break;
-      case '-p': case '--prune': prune = true; break;
-      case '--no-prune': prune = false; break;
+      case '-p': case '--prune': prune = pruneGiven = true; break;
+      case '--no-prune': prune = false; pruneGiven = true; break;
+      case '--all': all = true; break;
+      case '--no-all': all = false; break;
+      case '--write-fetch-head': writeFetchHead = true; break;
+      case '--no-write-fetch-head': writeFetchHead = false; break;
       case '-t': case '--tags': tags = true; break;
       case '-n': case '--no-tags': noTags = true; break;
       case '-f': case '--force': force = true; break;
@@ -71,15 +82,55 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   if (deepen !== undefined && deepen < 0) throw new GitError('cli', 'usage', 'negative depth in --deepen is not supported');
   if (deepen && remote.depth !== undefined) throw new GitError('cli', 'usage', "options '--deepen' and '--depth' cannot be used together");
   const repo = ctx.repository();
+  const fetchHead = writeFetchHead ? 'write' : 'none';
+  const one = (run: RemoteRun, name: string | undefined, refspecs: string[], o: FetchOptions): Promise<number> => fetch(repo, {
+    cwd: ctx.setupDir(), env: ctx.env, remote: name, refspecs, updateShallow, updateHeadOk, prune, tags, noTags, force,
+    unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose,
+    ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
+    log: run.stderr, onPackStored: collectGarbage, signal: run.signal,
+    transport: uploadPack !== undefined ? { uploadPack } : {}, ...o,
+  }).then((result) => (result.rejected > 0 ? 1 : 0));
+  if (!all) {
+    return runRemoteCommand(ctx.env, { quiet, progress }, (run) =>
+      one(run, rest[0], rest.slice(1), { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
+  }
+  if (rest.length) throw new GitError('cli', 'usage', rest.length === 1 ? 'fetch --all does not take a repository argument' : 'fetch --all does not make sense with refspecs');
+  const names = remotesToFetchAll(repo.loadConfig(ctx.env));
+  // git fetches a single remote itself, with every option.
+  if (names.length === 1) {
+    return runRemoteCommand(ctx.env, { quiet, progress }, (run) =>
+      one(run, names[0], [], { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
+  }
+  // Otherwise git runs `fetch --append --no-auto-gc --no-write-commit-graph <options> <remote>` for
+  // each, with the options of add_options_to_argv (not the history's: git 2.39 passes no --depth
+  // on), after emptying FETCH_HEAD; a failed one is reported and the others still fetched.
+  const passed = [
+    ...(pruneGiven ? [prune ? '--prune' : '--no-prune'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
+    ...(force ? ['--force'] : []), ...(noRecurse ? ['--no-recurse-submodules'] : []),
+    ...(tags ? ['--tags'] : noTags ? ['--no-tags'] : []), ...(verbose ? ['-v'] : quiet ? ['-q'] : []),
+    ...(writeFetchHead ? [] : ['--no-write-fetch-head']),
+  ];
+  if (writeFetchHead) fs.writeFileSync(path.join(repo.gitDir, 'FETCH_HEAD'), '');
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
-    const result = await fetch(repo, {
-      cwd: ctx.setupDir(), env: ctx.env, remote: rest[0], refspecs: rest.slice(1), updateShallow, updateHeadOk, prune, tags, noTags, force,
-      shape: historyShape(remote, deepen), unshallow,
-      progress: progressIf(run.showProgress), report: !quiet, verbose,
-      ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
-      log: run.stderr, onPackStored: collectGarbage, signal: run.signal, reflogAction: ['fetch', ...args].join(' '),
-      transport: uploadPack !== undefined ? { uploadPack } : {},
-    });
-    return result.rejected > 0 ? 1 : 0;
+    let status = 0;
+    for (const name of names) {
+      if (!quiet) writeAll(1, Buffer.from(`Fetching ${name}\n`));
+      let code: number;
+      try {
+        code = await one(run, name, [], {
+          fetchHead: writeFetchHead ? 'append' : 'none',
+          reflogAction: ['fetch', '--append', '--no-auto-gc', '--no-write-commit-graph', ...passed, name].join(' '),
+        });
+      } catch (e) {
+        if (!(e instanceof GitError) || run.signal.aborted) throw e;
+        run.stderr(`fatal: ${e.message}\n`);
+        code = 128;
+      }
+      if (code !== 0) {
+        run.stderr(`error: could not fetch ${name}\n`);
+        status = 1;
+      }
+    }
+    return status;
   });
 }
