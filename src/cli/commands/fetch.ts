@@ -102,8 +102,9 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       one(run, names[0], [], { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
   }
   // Otherwise git runs `fetch --append --no-auto-gc --no-write-commit-graph <options> <remote>` for
-  // each, with the options of add_options_to_argv (not the history's: git 2.39 passes no --depth
-  // on), after emptying FETCH_HEAD; a failed one is reported and the others still fetched.
+  // each, with the options of add_options_to_argv (none of the history's: git 2.39 passes no
+  // --depth, --unshallow or --update-shallow on), after emptying FETCH_HEAD; a failed one is
+  // reported and the others still fetched.
   const passed = [
     ...(pruneGiven ? [prune ? '--prune' : '--no-prune'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
     ...(force ? ['--force'] : []), ...(noRecurse ? ['--no-recurse-submodules'] : []),
@@ -118,7 +119,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       let code: number;
       try {
         code = await one(run, name, [], {
-          fetchHead: writeFetchHead ? 'append' : 'none',
+          unshallow: false, updateShallow: false, fetchHead: writeFetchHead ? 'append' : 'none',
           reflogAction: ['fetch', '--append', '--no-auto-gc', '--no-write-commit-graph', ...passed, name].join(' '),
         });
       } catch (e) {
