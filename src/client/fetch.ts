@@ -60,6 +60,11 @@ export interface FetchOptions {
    * which is otherwise refused before anything is fetched: its work tree would no longer match.
    */
   readonly updateHeadOk?: boolean;
+  /**
+   * Fetch the objects and report what would change, changing no ref and writing no FETCH_HEAD
+   * (git's --dry-run).
+   */
+  readonly dryRun?: boolean;
   /** Whether FETCH_HEAD is written (default true; git's --no-write-fetch-head), and added to rather than replaced (--append). */
   readonly fetchHead?: 'write' | 'append' | 'none';
   /**
@@ -170,7 +175,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
 
     const targets = chooseTargets(refs, specs, { fromCommandLine, headOnly, tagSpec, remote, config, currentBranch });
     if (!options.updateHeadOk) refuseCheckedOutBranches(repo, targets);
-    if (follow) targets.push(...tagsToFollow(repo, refStore, refs, targets, false));
+    const followed = follow ? tagsToFollow(repo, refStore, refs, targets, false) : [];
+    targets.push(...followed);
 
     let objects = 0;
     // What a round starts from: the shallow file as it is now (a round may change it), read once,
@@ -217,10 +223,11 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     } else await session.close();
     if (options.signal?.aborted) throw interrupted();
 
+    let more: Target[] = [];
     if (follow) {
       // Tags pointing into what just arrived; include-tag normally brought their objects along.
-      const more = tagsToFollow(repo, refStore, refs, targets, true);
-      targets.push(...more);
+      more = tagsToFollow(repo, refStore, refs, targets, true);
+      if (!options.dryRun) targets.push(...more);
       // Not every advertised tip again: what round one brought is here, and no ref reaches it yet.
       const second = roundStart(more.map((t) => t.remote.oid));
       const backfill = unfetched(repo, more.map((t) => t.remote.oid), second.incomplete);
@@ -235,7 +242,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
 
     const shallowSet = new Set(readShallow(repo.commonDir));
     // The report: ref lines, and warnings where git prints them among the lines.
-    const entries: (RefLine | string)[] = options.prune ? prune(refStore, refs, specs, targets) : [];
+    const dryRun = options.dryRun ?? false;
+    const entries: (RefLine | string)[] = options.prune ? prune(refStore, refs, specs, targets, dryRun) : [];
     let rejected = 0;
     const action = options.reflogAction ?? 'fetch';
     // storePack() has already shown the odb each new pack.
@@ -256,14 +264,20 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
           if (seen.has(t.local)) continue;
           seen.add(t.local);
           line = updateRef(repo, refStore, t, {
-            force: options.force ?? false, shallow: shallowSet, action, abbrev,
+            force: options.force ?? false, shallow: shallowSet, action, abbrev, dryRun,
           });
         }
         if (line.code === '!') rejected++;
         entries.push(line);
       }
     }
-    if (options.fetchHead !== 'none') writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), remote.url, options.fetchHead === 'append');
+    if (dryRun && follow) {
+      // git stores nothing in a dry run, so the tags it backfills after the first round are every
+      // followed tag still missing here: those of the first round again, and any new ones, by name.
+      const backfill = [...followed, ...more].sort((a, b) => (a.local! < b.local! ? -1 : a.local! > b.local! ? 1 : 0));
+      for (const t of backfill) entries.push(updateRef(repo, refStore, t, { force: false, shallow: shallowSet, action, abbrev, dryRun }));
+    }
+    if (options.fetchHead !== 'none' && !dryRun) writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), remote.url, options.fetchHead === 'append');
     for (const p of stored) p.unlock();
     options.signal?.removeEventListener('abort', onAbort);
 
@@ -346,7 +360,7 @@ function tagsToFollow(repo: Repository, refStore: RefStore, refs: readonly Remot
 }
 
 /** git's prune_refs: remote-tracking refs of the refspecs whose source is gone from the remote. */
-function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly Refspec[], targets: readonly Target[]): RefLine[] {
+function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly Refspec[], targets: readonly Target[], dryRun: boolean): RefLine[] {
   const remoteNames = new Set(refs.map((r) => r.name));
   const updating = new Set(targets.map((t) => t.local));
   const lines: RefLine[] = [];
@@ -366,7 +380,7 @@ function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly R
         source = spec.src;
       }
       if (remoteNames.has(source)) continue;
-      refStore.delete(local.name, { oldOid: local.oid });
+      if (!dryRun) refStore.delete(local.name, { oldOid: local.oid });
       lines.push({ code: '-', summary: '[deleted]', remote: '(none)', local: local.name });
     }
   }
@@ -384,7 +398,7 @@ function refuseCheckedOutBranches(repo: Repository, targets: readonly Target[]):
 
 /** git's update_local_ref: one ref, with the line that reports it. */
 function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
-  force: boolean; shallow: ReadonlySet<string>; action: string; abbrev: number;
+  force: boolean; shallow: ReadonlySet<string>; action: string; abbrev: number; dryRun: boolean;
 }): RefLine {
   const local = t.local!;
   const remote = t.remote.name;
@@ -394,6 +408,7 @@ function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
     error === undefined ? { code, summary, remote, local } : { code, summary, remote, local, error };
   if (old === newOid) return line('=', '[up to date]');
   const store = (code: string, summary: string, message: string, error?: string): RefLine => {
+    if (o.dryRun) return line(code, summary, error);
     try {
       refStore.update(local, newOid, { oldOid: old, reflogMessage: `${o.action}: ${message}` });
     } catch (e) {

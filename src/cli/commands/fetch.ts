@@ -1,6 +1,6 @@
 // tsgit fetch [-q] [-v] [--progress] [--depth <n> | --deepen <n> | --unshallow] [--shallow-since <date>]
 //             [--shallow-exclude <ref>...] [--update-shallow] [--prune] [--tags | --no-tags] [-f]
-//             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head]
+//             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head] [--dry-run]
 //             [<remote> [<refspec>...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
@@ -36,6 +36,7 @@ export const help: CommandHelp = {
     ['--no-recurse-submodules', 'do not fetch in submodules (tsgit never does)'],
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
     ['--all', 'fetch from all remotes'],
+    ['--dry-run', 'dry run'],
     ['--[no-]write-fetch-head', 'write fetched references to the FETCH_HEAD file'],
     ['-u, --update-head-ok', 'allow updating of HEAD ref'],
     ['--upload-pack <path>', 'path to upload pack on remote end'],
@@ -44,7 +45,7 @@ export const help: CommandHelp = {
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
-  let updateHeadOk = false, all = false, writeFetchHead = true, pruneGiven = false, noRecurse = false;
+  let updateHeadOk = false, all = false, writeFetchHead = true, pruneGiven = false, noRecurse = false, dryRun = false;
   let deepen: number | undefined;
   const remote = parseRemoteOptions('fetch', args, (name, value, inline) => {
     switch (name) {
@@ -63,6 +64,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       case '-v': case '--verbose': verbose = true; break;
       case '-p': case '--prune': prune = pruneGiven = true; break;
       case '--no-prune': prune = false; pruneGiven = true; break;
+      case '--dry-run': dryRun = true; break;
       case '--all': all = true; break;
       case '--no-all': all = false; break;
       case '--write-fetch-head': writeFetchHead = true; break;
@@ -82,9 +84,11 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   if (deepen !== undefined && deepen < 0) throw new GitError('cli', 'usage', 'negative depth in --deepen is not supported');
   if (deepen && remote.depth !== undefined) throw new GitError('cli', 'usage', "options '--deepen' and '--depth' cannot be used together");
   const repo = ctx.repository();
+  // git writes no FETCH_HEAD in a dry run.
+  if (dryRun) writeFetchHead = false;
   const fetchHead = writeFetchHead ? 'write' : 'none';
   const one = (run: RemoteRun, name: string | undefined, refspecs: string[], o: FetchOptions): Promise<number> => fetch(repo, {
-    cwd: ctx.setupDir(), env: ctx.env, remote: name, refspecs, updateShallow, updateHeadOk, prune, tags, noTags, force,
+    cwd: ctx.setupDir(), env: ctx.env, remote: name, refspecs, updateShallow, updateHeadOk, prune, tags, noTags, force, dryRun,
     unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose,
     ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
     log: run.stderr, onPackStored: collectGarbage, signal: run.signal,
@@ -106,10 +110,10 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   // --depth, --unshallow or --update-shallow on), after emptying FETCH_HEAD; a failed one is
   // reported and the others still fetched.
   const passed = [
-    ...(pruneGiven ? [prune ? '--prune' : '--no-prune'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
+    ...(dryRun ? ['--dry-run'] : []), ...(pruneGiven ? [prune ? '--prune' : '--no-prune'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
     ...(force ? ['--force'] : []), ...(noRecurse ? ['--no-recurse-submodules'] : []),
     ...(tags ? ['--tags'] : noTags ? ['--no-tags'] : []), ...(verbose ? ['-v'] : quiet ? ['-q'] : []),
-    ...(writeFetchHead ? [] : ['--no-write-fetch-head']),
+    ...(writeFetchHead || dryRun ? [] : ['--no-write-fetch-head']),
   ];
   if (writeFetchHead) fs.writeFileSync(path.join(repo.gitDir, 'FETCH_HEAD'), '');
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {

@@ -1,8 +1,11 @@
-// fetch --all and --[no-]write-fetch-head, against git on twin repositories: the "Fetching <remote>"
-// lines, the reports, FETCH_HEAD appended remote by remote, the refs and their reflog messages
-// (git runs `fetch --append --no-auto-gc --no-write-commit-graph <options> <remote>` for each),
-// remotes skipped by remote.<name>.skipFetchAll, a remote that fails while the others are fetched,
-// and the usage errors. One difference on purpose: --all --no-write-fetch-head writes no FETCH_HEAD.
+// fetch --all, --dry-run and --[no-]write-fetch-head, against git on twin repositories.
+//   --all: the "Fetching <remote>" lines, the reports, FETCH_HEAD appended remote by remote, the
+//   refs and their reflog messages (git runs `fetch --append --no-auto-gc --no-write-commit-graph
+//   <options> <remote>` for each), remotes skipped by remote.<name>.skipFetchAll, a remote that
+//   fails while the others are fetched, and the usage errors. One difference on purpose:
+//   --all --no-write-fetch-head writes no FETCH_HEAD.
+//   --dry-run: git's report (followed tags twice: its backfill finds them still missing), no ref
+//   changed or pruned, no FETCH_HEAD.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,7 +15,7 @@ import { GIT_ENV, git, rmrf, TSGIT, tmpDir } from './helpers.js';
 
 interface Run { status: number | null; stdout: string; stderr: string }
 
-describe('fetch --all', () => {
+describe('fetch --all, --dry-run, --no-write-fetch-head', () => {
   let work: string;
   let src: string;
   let n = 0;
@@ -58,8 +61,10 @@ describe('fetch --all', () => {
       fs.existsSync(fetchHead) ? fs.readFileSync(fetchHead, 'utf8') : '(no FETCH_HEAD)', ...logs].join('\n');
   };
 
-  const compare = (args: string[], remotes: [string, string][], config: [string, string][] = [], exactStderr = true): Run => {
+  const compare = (args: string[], remotes: [string, string][], config: [string, string][] = [], exactStderr = true,
+    meanwhile?: () => void): Run => {
     const { ours, theirs } = twins(remotes, config);
+    meanwhile?.();
     const a = run([process.execPath, TSGIT, 'fetch', ...args], ours);
     const b = run(['git', 'fetch', ...args], theirs);
     assert.equal(a.status, b.status, a.stderr);
@@ -98,6 +103,22 @@ describe('fetch --all', () => {
     assert.equal(fs.existsSync(path.join(ours, '.git', 'FETCH_HEAD')), false);
     git(theirs, ['fetch', '--all']);
     assert.equal(git(ours, ['for-each-ref']), git(theirs, ['for-each-ref']));
+  });
+
+  it('--dry-run reports what a fetch would do, and changes nothing but the objects', () => {
+    // The remote has lost a branch the clones track, and has new tags: lightweight, annotated, and
+    // one on a commit the clones already have.
+    const moved = (): void => {
+      git(src, ['branch', '-D', '-q', 'side']);
+      git(src, ['tag', '-a', '-m', 'annotated', `a${n}`]);
+      git(src, ['tag', `old${n}`, 'HEAD~1']);
+    };
+    for (const args of [['--prune'], ['-v'], ['--tags'], ['origin', 'main:refs/heads/x']]) {
+      const r = compare(['--dry-run', ...args], [], [], true, moved);
+      git(src, ['branch', 'side']);
+      if (args[0] === '--prune') assert.match(r.stderr, /- \[deleted\] +\(none\) +-> origin\/side/);
+    }
+    compare(['--all', '--dry-run'], [['other', '../src']]);
   });
 
   it('refuses a remote or refspecs beside --all, as git does', () => {
