@@ -1,4 +1,4 @@
-// fetch --all, --dry-run and --[no-]write-fetch-head, against git on twin repositories.
+// fetch --all, --dry-run, --append and --[no-]write-fetch-head, against git on twin repositories.
 //   --all: the "Fetching <remote>" lines, the reports, FETCH_HEAD appended remote by remote, the
 //   refs and their reflog messages (git runs `fetch --append --no-auto-gc --no-write-commit-graph
 //   <options> <remote>` for each), remotes skipped by remote.<name>.skipFetchAll, a remote that
@@ -119,6 +119,20 @@ describe('fetch --all, --dry-run, --no-write-fetch-head', () => {
       if (args[0] === '--prune') assert.match(r.stderr, /- \[deleted\] +\(none\) +-> origin\/side/);
     }
     compare(['--all', '--dry-run'], [['other', '../src']]);
+  });
+
+  it('-a appends to FETCH_HEAD; the maintenance switches tsgit never needs are taken', () => {
+    compare(['-a', 'origin', 'side'], [], [], true, () => {
+      git(src, ['commit', '-q', '--allow-empty', '-m', 'more']);
+    });
+    const { ours, theirs } = twins([]);
+    for (const [dir, cmd] of [[ours, [process.execPath, TSGIT]], [theirs, ['git']]] as const) {
+      for (const args of [['origin', 'side'], ['-a', 'origin', 'main'], ['--no-auto-gc', '--no-auto-maintenance', '--no-write-commit-graph', '--append']]) {
+        const r = run([...cmd, 'fetch', ...args], dir);
+        assert.equal(r.status, 0, r.stderr);
+      }
+    }
+    assert.equal(state(ours).replaceAll(ours, theirs), state(theirs));
   });
 
   it('refuses a remote or refspecs beside --all, as git does', () => {

@@ -1,6 +1,6 @@
 // tsgit fetch [-q] [-v] [--progress] [--depth <n> | --deepen <n> | --unshallow] [--shallow-since <date>]
 //             [--shallow-exclude <ref>...] [--update-shallow] [--prune] [--tags | --no-tags] [-f]
-//             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head] [--dry-run]
+//             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head] [--dry-run] [-a]
 //             [<remote> [<refspec>...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
@@ -37,6 +37,8 @@ export const help: CommandHelp = {
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
     ['--all', 'fetch from all remotes'],
     ['--dry-run', 'dry run'],
+    ['-a, --append', 'append to .git/FETCH_HEAD instead of overwriting'],
+    ['--no-auto-gc, --no-auto-maintenance, --no-write-commit-graph', 'accepted: tsgit fetch never runs maintenance or writes a commit-graph'],
     ['--[no-]write-fetch-head', 'write fetched references to the FETCH_HEAD file'],
     ['-u, --update-head-ok', 'allow updating of HEAD ref'],
     ['--upload-pack <path>', 'path to upload pack on remote end'],
@@ -45,7 +47,7 @@ export const help: CommandHelp = {
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
-  let updateHeadOk = false, all = false, writeFetchHead = true, pruneGiven = false, noRecurse = false, dryRun = false;
+  let updateHeadOk = false, all = false, writeFetchHead = true, pruneGiven = false, noRecurse = false, dryRun = false, append = false;
   let deepen: number | undefined;
   const remote = parseRemoteOptions('fetch', args, (name, value, inline) => {
     switch (name) {
@@ -65,6 +67,10 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       case '-p': case '--prune': prune = pruneGiven = true; break;
       case '--no-prune': prune = false; pruneGiven = true; break;
       case '--dry-run': dryRun = true; break;
+      case '-a': case '--append': append = true; break;
+      case '--no-append': append = false; break;
+      // What tsgit's fetch always does: it runs no maintenance and writes no commit-graph.
+      case '--no-auto-gc': case '--no-auto-maintenance': case '--no-write-commit-graph': break;
       case '--all': all = true; break;
       case '--no-all': all = false; break;
       case '--write-fetch-head': writeFetchHead = true; break;
@@ -86,7 +92,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   const repo = ctx.repository();
   // git writes no FETCH_HEAD in a dry run.
   if (dryRun) writeFetchHead = false;
-  const fetchHead = writeFetchHead ? 'write' : 'none';
+  const fetchHead = !writeFetchHead ? 'none' : append ? 'append' : 'write';
   const one = (run: RemoteRun, name: string | undefined, refspecs: string[], o: FetchOptions): Promise<number> => fetch(repo, {
     cwd: ctx.setupDir(), env: ctx.env, remote: name, refspecs, updateShallow, updateHeadOk, prune, tags, noTags, force, dryRun,
     unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose,
@@ -115,7 +121,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     ...(tags ? ['--tags'] : noTags ? ['--no-tags'] : []), ...(verbose ? ['-v'] : quiet ? ['-q'] : []),
     ...(writeFetchHead || dryRun ? [] : ['--no-write-fetch-head']),
   ];
-  if (writeFetchHead) fs.writeFileSync(path.join(repo.gitDir, 'FETCH_HEAD'), '');
+  if (writeFetchHead && !append) fs.writeFileSync(path.join(repo.gitDir, 'FETCH_HEAD'), '');
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     let status = 0;
     for (const name of names) {
