@@ -1,4 +1,5 @@
-// fetch --all, --dry-run, --append and --[no-]write-fetch-head, against git on twin repositories.
+// fetch --all, --dry-run, --append, pruning (options and config) and --[no-]write-fetch-head, against
+// git on twin repositories.
 //   --all: the "Fetching <remote>" lines, the reports, FETCH_HEAD appended remote by remote, the
 //   refs and their reflog messages (git runs `fetch --append --no-auto-gc --no-write-commit-graph
 //   <options> <remote>` for each), remotes skipped by remote.<name>.skipFetchAll, a remote that
@@ -62,9 +63,9 @@ describe('fetch --all, --dry-run, --no-write-fetch-head', () => {
   };
 
   const compare = (args: string[], remotes: [string, string][], config: [string, string][] = [], exactStderr = true,
-    meanwhile?: () => void): Run => {
+    meanwhile?: (clones: string[]) => void): Run => {
     const { ours, theirs } = twins(remotes, config);
-    meanwhile?.();
+    meanwhile?.([ours, theirs]);
     const a = run([process.execPath, TSGIT, 'fetch', ...args], ours);
     const b = run(['git', 'fetch', ...args], theirs);
     assert.equal(a.status, b.status, a.stderr);
@@ -133,6 +134,29 @@ describe('fetch --all, --dry-run, --no-write-fetch-head', () => {
       }
     }
     assert.equal(state(ours).replaceAll(ours, theirs), state(theirs));
+  });
+
+  it('prunes as --[no-]prune, -P, remote.<name>.prune(Tags) and fetch.prune(Tags) say', () => {
+    // Each clone has a tag of its own, and the remote loses a branch and a tag the clones have.
+    const moved = (clones: string[]): void => {
+      for (const dir of clones) git(dir, ['tag', `mine${n}`]);
+      git(src, ['branch', '-D', '-q', 'side']);
+      git(src, ['tag', '-d', `t-w${n - 2}`]);
+    };
+    const cases: [string[], [string, string][]][] = [
+      [[], [['fetch.prune', 'true']]],
+      [[], [['fetch.prune', 'true'], ['remote.origin.prune', 'false']]],
+      [['--no-prune'], [['fetch.prune', 'true']]],
+      [['-p', '-P'], []],
+      [['origin', '--prune', '--prune-tags'], []],
+      [['origin', 'main', '-p', '-P'], []],
+      [[], [['remote.origin.prune', 'true'], ['fetch.pruneTags', 'true']]],
+      [['--no-prune-tags'], [['fetch.prune', 'true'], ['remote.origin.pruneTags', 'true']]],
+    ];
+    for (const [args, config] of cases) {
+      compare(args, [], config, true, moved);
+      git(src, ['branch', 'side']);
+    }
   });
 
   it('refuses a remote or refspecs beside --all, as git does', () => {

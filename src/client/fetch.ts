@@ -48,8 +48,17 @@ export interface FetchOptions {
    * adding those to .git/shallow (git's --update-shallow); otherwise such refs are rejected.
    */
   readonly updateShallow?: boolean;
-  /** Delete remote-tracking refs whose remote ref is gone. */
+  /**
+   * Delete remote-tracking refs whose remote ref is gone; default remote.<name>.prune, else
+   * fetch.prune, else false (git's --[no-]prune).
+   */
   readonly prune?: boolean;
+  /**
+   * With a configured remote and its own refspecs, also fetch (and with prune, prune) every tag,
+   * as refs/tags/*:refs/tags/*; default remote.<name>.pruneTags, else fetch.pruneTags, else false
+   * (git's --[no-]prune-tags).
+   */
+  readonly pruneTags?: boolean;
   /** Fetch every tag (git's --tags). */
   readonly tags?: boolean;
   readonly noTags?: boolean;
@@ -101,6 +110,9 @@ export interface FetchResult {
 
 type TagMode = 'auto' | 'all' | 'none';
 
+/** git's TAG_REFSPEC: every tag, to a tag of the same name. */
+const TAG_REFSPEC = 'refs/tags/*:refs/tags/*';
+
 /** FETCH_HEAD's view of a ref: for merging, not for merging, or not written there at all. */
 type FetchHeadStatus = 'merge' | 'not-for-merge' | 'ignore';
 const STATUS_ORDER: readonly FetchHeadStatus[] = ['merge', 'not-for-merge', 'ignore'];
@@ -145,9 +157,14 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const tagMode: TagMode = options.tags ? 'all' : options.noTags ? 'none'
     : remote.tagOpt === '--no-tags' ? 'none' : remote.tagOpt === '--tags' ? 'all' : 'auto';
   const fromCommandLine = (options.refspecs?.length ?? 0) > 0;
+  const configured = (key: string): boolean | undefined =>
+    (remote.name !== null ? config.getBool('remote', remote.name, key) : undefined) ?? config.getBool('fetch', null, key);
+  const pruning = options.prune ?? configured('prune') ?? false;
   const specs = (fromCommandLine ? options.refspecs! : remote.fetch).map(parseRefspec);
+  // git's prune_tags_ok: only for a remote named from the config, fetched with its own refspecs.
+  if (!fromCommandLine && remote.name !== null && (options.pruneTags ?? configured('prunetags') ?? false)) specs.push(parseRefspec(TAG_REFSPEC));
   const headOnly = specs.length === 0;
-  const tagSpec = tagMode === 'all' ? parseRefspec('refs/tags/*:refs/tags/*') : null;
+  const tagSpec = tagMode === 'all' ? parseRefspec(TAG_REFSPEC) : null;
   const follow = tagMode === 'auto' && specs.some((s) => !s.negative && s.dst !== '');
   const filter = remote.promisor && remote.partialCloneFilter ? parseFilterSpec(remote.partialCloneFilter) : null;
   const shape = historyShape(repo, options);
@@ -243,7 +260,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     const shallowSet = new Set(readShallow(repo.commonDir));
     // The report: ref lines, and warnings where git prints them among the lines.
     const dryRun = options.dryRun ?? false;
-    const entries: (RefLine | string)[] = options.prune ? prune(refStore, refs, specs, targets, dryRun) : [];
+    const entries: (RefLine | string)[] = pruning ? prune(refStore, refs, specs, targets, dryRun) : [];
     let rejected = 0;
     const action = options.reflogAction ?? 'fetch';
     // storePack() has already shown the odb each new pack.

@@ -1,5 +1,5 @@
 // tsgit fetch [-q] [-v] [--progress] [--depth <n> | --deepen <n> | --unshallow] [--shallow-since <date>]
-//             [--shallow-exclude <ref>...] [--update-shallow] [--prune] [--tags | --no-tags] [-f]
+//             [--shallow-exclude <ref>...] [--update-shallow] [--[no-]prune] [-P] [--tags | --no-tags] [-f]
 //             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head] [--dry-run] [-a]
 //             [<remote> [<refspec>...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
@@ -25,6 +25,7 @@ export const help: CommandHelp = {
     ['-v, --verbose', 'be more verbose'],
     ['--progress', 'force progress reporting'],
     ['-p, --[no-]prune', 'prune remote-tracking branches no longer on remote'],
+    ['-P, --[no-]prune-tags', 'prune local tags no longer on remote and clobber changed tags'],
     ['-t, --tags', 'fetch all tags and associated objects'],
     ['-n, --no-tags', 'do not fetch all tags'],
     ['-f, --force', 'force overwrite of local reference'],
@@ -46,8 +47,10 @@ export const help: CommandHelp = {
 };
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  let prune = false, tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
-  let updateHeadOk = false, all = false, writeFetchHead = true, pruneGiven = false, noRecurse = false, dryRun = false, append = false;
+  let tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
+  let updateHeadOk = false, all = false, writeFetchHead = true, noRecurse = false, dryRun = false, append = false;
+  // Unset: the remote's or fetch's configuration decides.
+  let prune: boolean | undefined, pruneTags: boolean | undefined;
   let deepen: number | undefined;
   const remote = parseRemoteOptions('fetch', args, (name, value, inline) => {
     switch (name) {
@@ -64,8 +67,10 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       }
       case '--unshallow': unshallow = true; break;
       case '-v': case '--verbose': verbose = true; break;
-      case '-p': case '--prune': prune = pruneGiven = true; break;
-      case '--no-prune': prune = false; pruneGiven = true; break;
+      case '-p': case '--prune': prune = true; break;
+      case '--no-prune': prune = false; break;
+      case '-P': case '--prune-tags': pruneTags = true; break;
+      case '--no-prune-tags': pruneTags = false; break;
       case '--dry-run': dryRun = true; break;
       case '-a': case '--append': append = true; break;
       case '--no-append': append = false; break;
@@ -94,7 +99,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   if (dryRun) writeFetchHead = false;
   const fetchHead = !writeFetchHead ? 'none' : append ? 'append' : 'write';
   const one = (run: RemoteRun, name: string | undefined, refspecs: string[], o: FetchOptions): Promise<number> => fetch(repo, {
-    cwd: ctx.setupDir(), env: ctx.env, remote: name, refspecs, updateShallow, updateHeadOk, prune, tags, noTags, force, dryRun,
+    cwd: ctx.setupDir(), env: ctx.env, remote: name, refspecs, updateShallow, updateHeadOk, ...(prune !== undefined ? { prune } : {}),
+    ...(pruneTags !== undefined ? { pruneTags } : {}), tags, noTags, force, dryRun,
     unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose,
     ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
     log: run.stderr, onPackStored: collectGarbage, signal: run.signal,
@@ -116,7 +122,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   // --depth, --unshallow or --update-shallow on), after emptying FETCH_HEAD; a failed one is
   // reported and the others still fetched.
   const passed = [
-    ...(dryRun ? ['--dry-run'] : []), ...(pruneGiven ? [prune ? '--prune' : '--no-prune'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
+    ...(dryRun ? ['--dry-run'] : []), ...(prune !== undefined ? [prune ? '--prune' : '--no-prune'] : []),
+    ...(pruneTags !== undefined ? [pruneTags ? '--prune-tags' : '--no-prune-tags'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
     ...(force ? ['--force'] : []), ...(noRecurse ? ['--no-recurse-submodules'] : []),
     ...(tags ? ['--tags'] : noTags ? ['--no-tags'] : []), ...(verbose ? ['-v'] : quiet ? ['-q'] : []),
     ...(writeFetchHead || dryRun ? [] : ['--no-write-fetch-head']),
