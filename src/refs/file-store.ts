@@ -16,7 +16,7 @@ import { FileRefTransaction } from './file-transaction.js';
 import { isMissing, listLooseRefNames, readLooseRef } from './loose.js';
 import { formatPackedRefs, PackedRefsCache, parsePackedRefs, removeRecords, type PackedRefs } from './packed.js';
 import { checkName, checkNewOid } from './ref-checks.js';
-import { appendReflog, committerIdent, shouldLog, type LogAllRefUpdates } from './reflog.js';
+import { appendReflog, committerIdent, readReflog, shouldLog, type LogAllRefUpdates, type ReflogEntry } from './reflog.js';
 import { compareRefNames } from './sort.js';
 import type {
   DeleteOptions, HeadState, InitialRef, ListOptions, RawRef, RefEntry, RefStore, RefTransaction, ResolvedRef, UpdateOptions,
@@ -261,6 +261,10 @@ export class FileRefStore implements RefStore {
    * are under: the git directory for a per-work-tree ref, the common one for the rest (the same
    * directory outside linked work trees), as git's files_ref_path and files_reflog_path.
    */
+  reflog(name: string): ReflogEntry[] {
+    return readReflog(this.refDir(name), name);
+  }
+
   refDir(name: string): string {
     return isPerWorktreeRef(name) ? this.gitDir : this.commonDir;
   }

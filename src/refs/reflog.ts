@@ -32,6 +32,31 @@ export function appendReflog(gitDir: string, name: string, oldOid: string, newOi
   }
 }
 
+/** One line of a reflog: the update's new value and when it was made. */
+export interface ReflogEntry {
+  readonly newOid: string;
+  /** Seconds since 1970, from the line's identity. */
+  readonly time: number;
+}
+
+/** logs/<name>'s entries, oldest first; none when it has no reflog. Lines that do not parse are passed by, as git's reader does. */
+export function readReflog(gitDir: string, name: string): ReflogEntry[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(gitDir, 'logs', name), 'latin1');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new GitError('refs', 'io', `cannot read reflog of ${name}: ${(e as Error).message}`, { cause: e });
+  }
+  const entries: ReflogEntry[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^[0-9a-f]{40} ([0-9a-f]{40}) [^\t]*> (\d+) [+-]\d{4}(?:\t|$)/.exec(line);
+    if (m) entries.push({ newOid: m[1]!, time: Number(m[2]) });
+  }
+  return entries;
+}
+
 /**
  * "Name <email> <seconds> <+hhmm>" for reflog lines, from GIT_COMMITTER_NAME/EMAIL/DATE (DATE in
  * git's raw "<seconds> <+hhmm>" form), then `fallback` (user.name/user.email), then the login.

@@ -17,6 +17,7 @@
 //     knows it for certain (a reader peels the rest itself);
 //   - reflogs: whether and where an update's message is recorded is the implementation's business.
 import type { GitError } from '../core/errors.js';
+import type { ReflogEntry } from './reflog.js';
 
 /** A ref as stored, not followed. `peeled`: what an annotated tag peels to, when recorded. */
 export type RawRef = { type: 'symbolic'; target: string } | { type: 'direct'; oid: string; peeled?: string };
@@ -128,4 +129,6 @@ export interface RefStore {
    */
   createInitial(refs: readonly InitialRef[]): void;
   transaction(): RefTransaction;
+  /** `name`'s reflog, oldest first (none when it has none). */
+  reflog(name: string): ReflogEntry[];
 }

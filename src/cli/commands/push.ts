@@ -1,4 +1,4 @@
-// tsgit push [-f | --force-with-lease[=<ref>[:<expect>]]] [--atomic] [-d | --delete] [--tags]
+// tsgit push [-f | --force-with-lease[=<ref>[:<expect>]] [--force-if-includes]] [--atomic] [-d | --delete] [--tags]
 //            [--follow-tags] [--mirror] [--prune] [-o <option>] [-n | --dry-run] [--no-verify] [-u]
 //            [--porcelain] [-v] [-q]
 //            [--progress] [--receive-pack <program>] [<repository> [<refspec>...]]
@@ -30,6 +30,7 @@ export const help: CommandHelp = {
     ['--[no-]prune', 'prune locally removed refs'],
     ['-f, --force', 'force updates'],
     ['--force-with-lease[=<refname>:<expect>]', 'require old value of ref to be at this value'],
+    ['--[no-]force-if-includes', 'require remote updates to be integrated locally'],
     ['--receive-pack <receive-pack>', 'receive pack program'],
     ['-u, --set-upstream', 'set upstream for git pull/status'],
     ['--[no-]progress', 'force progress reporting'],
@@ -42,6 +43,7 @@ export const help: CommandHelp = {
 
 export default async function pushCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let force = false, atomic: boolean | undefined, del = false, tags = false, followTags: boolean | undefined, dryRun = false;
+  let forceIfIncludes: boolean | undefined;
   let setUpstream = false, porcelain = false, verbose = false, quiet = false, progress: boolean | undefined;
   let receivePack: string | undefined, all = false, noVerify = false, mirror: boolean | undefined, prune = false;
   const leases: Lease[] = [];
@@ -51,6 +53,8 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
       case '-f': case '--force': force = true; break;
       case '--force-with-lease': leases.push(parseLease(inline ?? null)); break;
       case '--no-force-with-lease': leases.length = 0; break;
+      case '--force-if-includes': forceIfIncludes = true; break;
+      case '--no-force-if-includes': forceIfIncludes = false; break;
       case '--atomic': atomic = true; break;
       case '--no-atomic': atomic = false; break;
       case '-d': case '--delete': del = true; break;
@@ -88,7 +92,7 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
     const stdout = (text: string) => writeAll(1, Buffer.from(text, 'utf8'));
     try {
       const result = await push(repo, {
-        remote: rest[0], refspecs: all ? ['refs/heads/*'] : rest.slice(1), force, leases, atomic, delete: del, tags, followTags,
+        remote: rest[0], refspecs: all ? ['refs/heads/*'] : rest.slice(1), force, leases, ...(forceIfIncludes !== undefined ? { forceIfIncludes } : {}), atomic, delete: del, tags, followTags,
         pushOptions, dryRun, noVerify, setUpstream, prune, ...mirror !== undefined ? { mirror } : {}, porcelain, verbose, quiet, receivePack,
         progress: progressIf(run.showProgress),
         log: run.stderr, out: stdout,

@@ -2,7 +2,7 @@
 // remote's refs are matched and each update's fate is decided here, before anything is sent.
 // Its arguments are the remote's name (the URL itself when none is configured) and the URL; its
 // stdin has a line "<local ref> <local id> <remote ref> <remote id>" for each update that may
-// still go (not those up to date, non-fast-forward or with a stale lease), "(delete)" and the
+// still go (not those up to date, non-fast-forward, or with a stale or unintegrated lease), "(delete)" and the
 // zero id for a deletion. It runs in the work tree (the git directory when bare) with the
 // environment as it is, its stdout to ours and its stderr to ours, even for --dry-run and when
 // there is nothing to push; a non-zero exit stops the push of that URL. git-lfs uploads its
@@ -12,8 +12,8 @@ import type { Repository } from '../../repository/repository.js';
 import { commandHookSettings, findHook, runHookScript } from '../../repository/hook-script.js';
 import type { PushRef } from './status.js';
 
-/** Updates the hook is not told of (git's REJECT_NONFASTFORWARD, REJECT_STALE, UPTODATE). */
-const UNLISTED = new Set(['non-fast-forward', 'stale', 'up-to-date']);
+/** Updates the hook is not told of (git's REJECT_NONFASTFORWARD, REJECT_STALE, REJECT_REMOTE_UPDATED, UPTODATE). */
+const UNLISTED = new Set(['non-fast-forward', 'stale', 'remote-updated', 'up-to-date']);
 
 /** Runs the hook if there is one; false when it refused the push. */
 export async function prePush(repo: Repository, config: Config, env: NodeJS.ProcessEnv, remoteName: string, url: string,

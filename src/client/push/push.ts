@@ -33,6 +33,11 @@ export interface PushOptions {
   readonly refspecs?: readonly string[];
   readonly force?: boolean;
   readonly leases?: readonly Lease[];
+  /**
+   * With a lease taken from a remote-tracking ref, also refuse unless that ref's value was
+   * integrated here (git's --force-if-includes); default push.useForceIfIncludes.
+   */
+  readonly forceIfIncludes?: boolean;
   /** All refs or none (git 2.39 has no setting for it: only --atomic). */
   readonly atomic?: boolean;
   /** Every refspec names a ref to delete. */
@@ -141,10 +146,12 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     }
     if (options.followTags) targets.push(...tagsToFollow(repo, local, remoteRefs, targets));
     const tracking = (dst: string) => trackingRef(remote, dst);
-    const refs = targets.map((t) => pushStatus(repo, t, leaseExpectation(repo, options.leases ?? [], t.dst, (d) => {
+    const forceIfIncludes = options.forceIfIncludes ?? config.getBool('push', null, 'useforceifincludes') ?? false;
+    const refs = targets.map((t) => pushStatus(repo, refStore, t, leaseExpectation(repo, options.leases ?? [], t.dst, (d) => {
       const name = tracking(d);
-      return name ? refStore.resolve(name)?.oid ?? null : null;
-    })));
+      const oid = name ? refStore.resolve(name)?.oid ?? null : null;
+      return name && oid ? { name, oid } : null;
+    }), forceIfIncludes));
     if (!options.noVerify && !await prePush(repo, config, options.env ?? process.env, remoteName, url, refs, out, log)) {
       // Nothing is sent: the server is told the push is over, as git's disconnect does.
       if (!conn.stateless) await conn.send(FLUSH_PKT);

@@ -19,6 +19,7 @@ const REASONS: Partial<Record<PushStatus, string>> = {
   'fetch-first': 'fetch first',
   'needs-force': 'needs force',
   stale: 'stale info',
+  'remote-updated': 'remote ref updated since checkout',
   'atomic-failed': 'atomic push failed',
 };
 
@@ -86,6 +87,12 @@ See the 'Note about fast-forwards' in 'git push --help' for details.`);
     return hint(`You cannot update a remote ref that points at a non-commit object,
 or update a remote ref to make it point at a non-commit object,
 without using the '--force' option.`);
+  }
+  if (has('remote-updated')) {
+    return hint(`Updates were rejected because the tip of the remote-tracking
+branch has been updated since the last checkout. You may want
+to integrate those changes locally (e.g., 'git pull ...')
+before forcing an update.`);
   }
   return '';
 }
