@@ -47,6 +47,8 @@ export interface CloneOptions {
   /** Fetch only one branch; by default only when `shape` deepens, as in git. */
   readonly singleBranch?: boolean;
   readonly noTags?: boolean;
+  /** Refuse a source repository that is itself shallow (git's --reject-shallow); default clone.rejectShallow. */
+  readonly rejectShallow?: boolean;
   /**
    * A shallow clone's history (--depth, --shallow-since, --shallow-exclude); default NO_DEEPEN,
    * all of it. A clone has no boundary yet for a relative shape to count from.
@@ -160,6 +162,8 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     initRepository(gitDir, { bare, initialBranch });
     if (separate) fs.writeFileSync(path.join(target, '.git'), `gitdir: ${separate}\n`);
     for (const { section, subsection, key, value } of options.config ?? []) config.add(section, subsection, key, value ?? 'true');
+    // Read with the clone's own -c settings, as git reads its configuration again once they are in.
+    const rejectShallow = options.rejectShallow ?? config.getBool('clone', null, 'rejectshallow') ?? false;
     const srcPrefix = mirror ? 'refs/' : 'refs/heads/';
     const branchTop = bare ? srcPrefix : `refs/remotes/${origin}/`;
     const refspec = parseRefspec(`+${srcPrefix}*:${branchTop}*`);
@@ -217,11 +221,14 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
           onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
           // A pack that stops at a shallow boundary (ours or the server's) is not closed under its references.
-          receivePack: (pack, serverBoundary) => storePack(repository, pack, {
+          receivePack: (pack, serverBoundary) => {
+            if (rejectShallow && serverBoundary.length > 0) throw new GitError('client', 'shallow-source', 'source repository is shallow, reject to clone.');
+            return storePack(repository, pack, {
             fixThin: false, fsck, connectivity: !deepen && !filtered && serverBoundary.length === 0, progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
             ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
-          }),
+            });
+          },
         });
         stored = fetched.pack;
         objects = stored.objects;

@@ -29,6 +29,9 @@ export const help: CommandHelp = {
     ['--bare', 'create a bare repository'],
     ['--mirror', 'create a mirror repository (implies bare)'],
     ['-o, --origin <name>', "use <name> instead of 'origin' to track upstream"],
+    ['--[no-]reject-shallow', 'do not clone shallow repository'],
+    ['-l, --[no-]local, --[no-]hardlinks', 'accepted: tsgit always fetches, as --no-local does'],
+    ['--template=', 'accepted empty: tsgit copies no templates'],
     ['-b, --branch <branch>', "checkout <branch> instead of the remote's HEAD"],
     ['-u, --upload-pack <path>', 'path to git-upload-pack on the remote'],
     ['--depth <depth>', 'create a shallow clone of that depth'],
@@ -58,6 +61,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   let dissociate = false;
   let shallowSubmodules = false;
   let jobs: number | undefined;
+  let rejectShallow: boolean | undefined;
   const remote = parseRemoteOptions('clone', args, (name, value, inline) => {
     switch (name) {
       case '-c': case '--config': settings.push(value()); break;
@@ -84,6 +88,16 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       case '--no-filter': filter = undefined; break;
       case '-n': case '--no-checkout': noCheckout = true; break;
       case '-o': case '--origin': origin = value(); break;
+      case '--reject-shallow': rejectShallow = true; break;
+      case '--no-reject-shallow': rejectShallow = false; break;
+      // tsgit clones a local repository by fetching from it, as git's --no-local does: copying or
+      // linking its files instead would only be faster.
+      case '-l': case '--local': case '--no-local': case '--hardlinks': case '--no-hardlinks': break;
+      case '-v': case '--verbose': break;
+      case '--template':
+        // tsgit's repositories get no templates; an empty directory is what asks for none.
+        if (value() !== '') throw new GitError('cli', 'unsupported', 'tsgit clone copies no templates (only --template= is taken)');
+        break;
       default: return false;
     }
     return true;
@@ -96,7 +110,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const options: CloneOptions = {
       cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, shape: historyShape(remote),
-      ...(references.length ? { references } : {}), dissociate,
+      ...(references.length ? { references } : {}), dissociate, ...(rejectShallow !== undefined ? { rejectShallow } : {}),
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
       noCheckout, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),

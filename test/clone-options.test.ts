@@ -1,0 +1,70 @@
+// clone's --[no-]reject-shallow (and clone.rejectShallow, from the global config, `git -c` or the
+// clone's own -c) against git, over a path and file://, protocol v0 and v2: a shallow source is
+// refused with git's message and nothing is left behind. And the options tsgit takes without a
+// difference to make: -v, -l/--[no-]local, --[no-]hardlinks, --template= (a template directory is
+// refused: tsgit copies none).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { GIT_ENV, git, rmrf, TSGIT, tmpDir } from './helpers.js';
+
+describe('clone options', () => {
+  let work: string;
+  let src: string;
+  let shallow: string;
+  let n = 0;
+  before(() => {
+    work = tmpDir();
+    src = path.join(work, 'src');
+    git(work, ['init', '-q', '-b', 'main', src]);
+    for (const m of ['one', 'two', 'three']) git(src, ['commit', '-q', '--allow-empty', '-m', m]);
+    shallow = path.join(work, 'shallow');
+    git(work, ['clone', '-q', '--depth', '1', `file://${src}`, shallow]);
+  });
+  after(() => rmrf(work));
+
+  /** Clones with both tools; returns git's outcome once tsgit's matches it. */
+  const compare = (args: string[]): { status: number | null; stderr: string; dirs: string[] } => {
+    const dirs = [`${n}-tsgit`, `${n}-git`].map((d) => path.join(work, d));
+    n++;
+    const runs = dirs.map((dir, k) => {
+      const cmd = k === 0 ? [process.execPath, TSGIT] : ['git'];
+      const r = spawnSync(cmd[0]!, [...cmd.slice(1), 'clone', ...args, dir], { cwd: work, env: GIT_ENV, encoding: 'utf8' });
+      return { status: r.status, stderr: r.stderr.replaceAll(path.basename(dir), '<dir>'), exists: fs.existsSync(dir) };
+    });
+    const [ours, theirs] = runs as [typeof runs[0], typeof runs[0]];
+    assert.equal(ours.status, theirs.status, ours.stderr);
+    assert.equal(ours.exists, theirs.exists);
+    // git says "done." after copying a local repository's files; tsgit's clone of one is a fetch.
+    assert.equal(ours.stderr, theirs.stderr.replace(/^done\.\n/m, ''));
+    return { status: theirs.status, stderr: theirs.stderr, dirs };
+  };
+
+  for (const version of ['0', '2']) {
+    it(`refuses a shallow source when asked, over a path and file:// (protocol v${version})`, () => {
+      const v = ['-c', `protocol.version=${version}`];
+      for (const source of [shallow, `file://${shallow}`]) {
+        const r = compare([...v, '--reject-shallow', source]);
+        assert.equal(r.status, 128);
+        assert.match(r.stderr, /fatal: source repository is shallow, reject to clone\./);
+        assert.equal(compare([...v, '-c', 'clone.rejectShallow=true', source]).status, 128);
+        assert.equal(compare([...v, '--no-reject-shallow', '-c', 'clone.rejectShallow=true', source]).status, 0);
+        assert.equal(compare([...v, '--reject-shallow', `file://${src}`]).status, 0);
+      }
+    });
+  }
+
+  it('takes -v, --[no-]local, --[no-]hardlinks and an empty --template; refuses a template directory', () => {
+    const r = compare(['-v', '--no-local', '--no-hardlinks', '-l', '--template=', src]);
+    assert.equal(r.status, 0);
+    const [ours, theirs] = r.dirs as [string, string];
+    assert.equal(git(ours, ['for-each-ref']), git(theirs, ['for-each-ref']));
+    assert.equal(git(ours, ['status', '--porcelain']), '');
+    const t = spawnSync(process.execPath, [TSGIT, 'clone', `--template=${work}`, src, path.join(work, 'templated')], { cwd: work, env: GIT_ENV, encoding: 'utf8' });
+    assert.equal(t.status, 128);
+    assert.match(t.stderr, /copies no templates/);
+    assert.equal(fs.existsSync(path.join(work, 'templated')), false);
+  });
+});
