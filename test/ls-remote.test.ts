@@ -1,6 +1,6 @@
 // tsgit ls-remote prints what git ls-remote prints, byte for byte, against every git-core server
-// with protocol v0 and v2, with and without --heads, --tags, --refs, --symref and patterns; and
-// it finds a configured remote by name.
+// with protocol v0 and v2, with and without --heads, --tags, --refs, --symref, --sort and patterns;
+// and it finds a configured remote by name.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -54,6 +54,10 @@ for (const version of [0, 2] as const) {
       const cases: string[][] = [
         ...VARIANTS.map((v) => [...v, t.url('repo.git')]),
         [t.url('repo.git'), 'main', 'v1*'],
+        // A peeled line is a ref of its own to a pattern: "v1" does not match "refs/tags/v1^{}".
+        [t.url('repo.git'), 'v1'],
+        ['--sort=-v:refname', t.url('repo.git')],
+        ['-ht', '--sort=version:refname', t.url('repo.git')],
         ['--refs', t.url('repo.git'), 'refs/tags/*'],
         [t.url('empty.git')],
       ];
@@ -68,6 +72,24 @@ for (const version of [0, 2] as const) {
     });
   }
 }
+
+test('--sort: version order as git\'s versioncmp, refname, objectname (in a repository only), keys combined', async () => {
+  const repo = path.join(scratch, 'versions');
+  spawnSync('git', ['init', '-q', '-b', 'main', repo]);
+  const env = clientEnv(scratch, 2, {});
+  spawnSync('git', ['-C', repo, 'commit', '-q', '--allow-empty', '-m', 'c'], { env });
+  const names = ['v1.0', 'v1.2', 'v1.10', 'v1.9', 'v2.0-rc1', 'v2.0', 'v10.0', 'v1.0.1', 'v1.01', 'v1.001', 'v1.00', 'v01', 'v1',
+    'v1.0a', 'v1.0-beta', 'x9', 'x10', 'x010', '2', '10', '0010', 'v3.0.0.0.1', 'v3.0.0.0.01', 'v99999999999999999999'];
+  for (const [k, name] of names.entries()) spawnSync('git', ['-C', repo, 'tag', ...(k % 2 ? ['-a', '-m', name] : []), name], { env });
+  for (const args of [['--sort=version:refname'], ['--sort=-v:refname'], ['--sort=refname', '--tags'], ['--sort=-refname', '--sort=v:refname'],
+    ['--sort=objectname', '--sort=refname'], ['--sort=v:refname', '--refs', '--tags']]) {
+    for (const cwd of [repo, scratch]) {
+      const mine = await lsRemote([...args, repo], cwd, env);
+      const gits = await runAsync('git', ['ls-remote', ...args, repo], cwd, env);
+      assert.deepEqual(mine, gits, `ls-remote ${args.join(' ')} in ${cwd}`);
+    }
+  }
+});
 
 test('a configured remote by name, the default remote, --get-url, --exit-code, and a missing repository', async () => {
   const env = clientEnv(scratch, 2);

@@ -1,17 +1,19 @@
 // tsgit ls-remote [--heads] [--tags] [--refs] [--symref] [-q] [--exit-code] [--get-url]
-//                 [--upload-pack=<exec>] [<repository> [<patterns>...]]
-// Prints what git prints: "<id>\t<ref>" per ref in the server's order, peeled tags as "<ref>^{}",
-// and with --symref a "ref: <target>\t<ref>" line before each symbolic ref.
+//                 [--upload-pack=<exec>] [--sort=<key>] [<repository> [<patterns>...]]
+// Prints what git prints: "<id>\t<ref>" per ref in the server's order (or sorted), peeled tags as
+// "<ref>^{}", and with --symref a "ref: <target>\t<ref>" line before each symbolic ref.
 import path from 'node:path';
 import { lsRemote, refMatcher } from '../../client/ls-remote.js';
 import { defaultRemoteName, resolveRemote } from '../../client/remote-config.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../../client/transport-config.js';
 import { Config } from '../../config/index.js';
-import { GitError, UsageError } from '../../core/errors.js';
+import { GitError } from '../../core/errors.js';
 import { discover } from '../../repository/discover.js';
 import { parseRemoteUrl } from '../../transport/index.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
+import { parseOptions } from '../parse-options.js';
+import { versionCompare } from '../version-sort.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -26,29 +28,32 @@ export const help: CommandHelp = {
     ['--get-url', 'take url.<base>.insteadOf into account'],
     ['--exit-code', 'exit with exit code 2 if no matching refs are found'],
     ['--symref', 'show underlying ref in addition to the object pointed by it'],
+    ['--sort <key>', 'field name to sort on (refname, version:refname, objectname)'],
   ],
 };
 
 export default async function lsRemoteCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let heads = false, tags = false, refsOnly = false, symref = false, quiet = false, exitCode = false, getUrl = false;
   let uploadPack: string | undefined;
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '-h' || a === '--heads') heads = true;
-    else if (a === '-t' || a === '--tags') tags = true;
-    else if (a === '--refs') refsOnly = true;
-    else if (a === '--symref') symref = true;
-    else if (a === '-q' || a === '--quiet') quiet = true;
-    else if (a === '--exit-code') exitCode = true;
-    else if (a === '--get-url') getUrl = true;
-    else if (a === '--upload-pack' || a === '-u') uploadPack = args[++i] ?? missing(a);
-    else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
-    else if (a === '--') { rest.push(...args.slice(i + 1)); break; }
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
-    else rest.push(a);
-  }
+  const sorting: string[] = [];
+  const rest = parseOptions(args, (name, value) => {
+    switch (name) {
+      case '-h': case '--heads': heads = true; break;
+      case '-t': case '--tags': tags = true; break;
+      case '--refs': refsOnly = true; break;
+      case '--symref': symref = true; break;
+      case '-q': case '--quiet': quiet = true; break;
+      case '--exit-code': exitCode = true; break;
+      case '--get-url': getUrl = true; break;
+      case '-u': case '--upload-pack': uploadPack = value(); break;
+      case '--sort': sorting.push(value()); break;
+      case '--no-sort': sorting.length = 0; break;
+      default: return false;
+    }
+    return true;
+  });
   const gitDir = findGitDir(ctx);
+  const order = sorting.length ? refOrder(sorting, gitDir !== null) : null;
   const config = Config.loadSync(gitDir ?? path.join(ctx.cwd, '.git'), { global: true, env: ctx.env });
   let dest = rest.shift();
   const named = dest !== undefined;
@@ -75,25 +80,61 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
     ...(uploadPack ?? remote.uploadPack ? { uploadPack: uploadPack ?? remote.uploadPack! } : {}),
   });
   const matches = refMatcher(rest);
-  const out = new Output();
-  let shown = 0;
+  // As git lists them: each ref, its peeled value as a ref of its own ("<ref>^{}", which the
+  // patterns must match by that name), in the server's order unless sorted.
+  const listed: Listed[] = [];
   for (const ref of refs) {
     if ((heads || tags) && !((heads && ref.name.startsWith('refs/heads/')) || (tags && ref.name.startsWith('refs/tags/')))) continue;
     if (refsOnly && !ref.name.startsWith('refs/')) continue;
-    if (!matches(ref.name)) continue;
-    if (symref && ref.symrefTarget !== undefined) out.text(`ref: ${ref.symrefTarget}\t${ref.name}\n`);
-    if (ref.oid !== null) {
-      out.text(`${ref.oid}\t${ref.name}\n`);
-      shown++;
-    }
-    if (ref.peeled !== undefined && !refsOnly) out.text(`${ref.peeled}\t${ref.name}^{}\n`);
+    if (matches(ref.name)) listed.push({ name: ref.name, oid: ref.oid, ...(ref.symrefTarget !== undefined ? { symref: ref.symrefTarget } : {}) });
+    if (ref.peeled !== undefined && !refsOnly && matches(`${ref.name}^{}`)) listed.push({ name: `${ref.name}^{}`, oid: ref.peeled });
+  }
+  if (order) listed.sort(order);
+  const out = new Output();
+  let shown = 0;
+  for (const ref of listed) {
+    if (symref && ref.symref !== undefined) out.text(`ref: ${ref.symref}\t${ref.name}\n`);
+    // An unborn symbolic ref has a target and no value.
+    if (ref.oid === null) continue;
+    out.text(`${ref.oid}\t${ref.name}\n`);
+    shown++;
   }
   out.flush();
   return exitCode && shown === 0 ? 2 : 0;
 }
 
-function missing(option: string): never {
-  throw new UsageError(`option '${option}' requires a value`);
+interface Listed {
+  name: string;
+  oid: string | null;
+  symref?: string;
+}
+
+/**
+ * git's ref sorting for --sort=<key>: refname, version:refname (v:refname) or objectname (in a
+ * repository only, as git), "-" before a key reversing it; the last key given decides first, the
+ * others break its ties.
+ */
+function refOrder(keys: readonly string[], inRepository: boolean): (a: Listed, b: Listed) => number {
+  const compares = keys.map((spec) => {
+    const reverse = spec.startsWith('-');
+    const key = reverse ? spec.slice(1) : spec;
+    let compare: (a: Listed, b: Listed) => number;
+    if (key === 'refname') compare = (a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
+    else if (key === 'version:refname' || key === 'v:refname') compare = (a, b) => versionCompare(Buffer.from(a.name), Buffer.from(b.name));
+    else if (key === 'objectname') {
+      // git reads this field from the object database, and so wants one, though the id is at hand.
+      if (!inRepository) throw fatal(`not a git repository, but the field '${key}' requires access to object data`);
+      compare = (a, b) => ((a.oid ?? '') < (b.oid ?? '') ? -1 : (a.oid ?? '') > (b.oid ?? '') ? 1 : 0);
+    } else throw new GitError('cli', 'unsupported', `tsgit ls-remote sorts by refname, version:refname or objectname, not by '${key}'`);
+    return reverse ? (a: Listed, b: Listed) => compare(b, a) : compare;
+  }).reverse();
+  return (a, b) => {
+    for (const compare of compares) {
+      const d = compare(a, b);
+      if (d !== 0) return d;
+    }
+    return 0;
+  };
 }
 
 function findGitDir(ctx: CommandContext): string | null {
