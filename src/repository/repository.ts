@@ -8,7 +8,7 @@ import { fromHex } from '../core/oid.js';
 import { Config } from '../config/index.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { ObjectDatabase } from '../odb/database.js';
-import { checkRefPath, FileRefStore, type RefStore } from '../refs/index.js';
+import { checkRefPath, FileRefStore, type RefStore, type ResolvedRef } from '../refs/index.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
 import { checkRepositoryFormat, type RepositoryFormat } from './format.js';
@@ -112,8 +112,13 @@ export class Repository {
    * can hold (revision lookup tries `dot_path`, `refs/dot_path`, ... and only some can be refs).
    */
   resolveRef(name: string): string | null {
+    return this.resolveRefChain(name)?.oid ?? null;
+  }
+
+  /** As resolveRef, with the names read on the way (the last holds the value). */
+  resolveRefChain(name: string): ResolvedRef | null {
     if (checkRefPath(name) !== null) return null;
-    return this.refs.resolve(name)?.oid ?? null;
+    return this.refs.resolve(name);
   }
 
   close(): void {

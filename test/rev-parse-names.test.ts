@@ -1,0 +1,78 @@
+// rev-parse as scripts call it for names and places, against git: --short[=<n>] (core.abbrev),
+// --abbrev-ref[=strict|loose] and --symbolic-full-name (a branch, a detached HEAD, a remote's HEAD,
+// a name both a branch and a tag have, ranges and exclusions, a revision that is no ref),
+// --show-prefix and --show-cdup from the top and from below it, and an argument that is no
+// revision: printed, then an error unless a file of that name exists.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { GIT_ENV, git, rmrf, TSGIT, tmpDir } from './helpers.js';
+
+describe('rev-parse names', () => {
+  let work: string;
+  let wt: string;
+  before(() => {
+    work = tmpDir();
+    const src = path.join(work, 'src');
+    git(work, ['init', '-q', '-b', 'main', src]);
+    for (const m of ['one', 'two', 'three']) git(src, ['commit', '-q', '--allow-empty', '-m', m]);
+    git(src, ['tag', 'v1']);
+    git(src, ['tag', '-a', '-m', 'annotated', 'v2', 'HEAD~1']);
+    git(src, ['branch', 'side', 'HEAD~2']);
+    wt = path.join(work, 'wt');
+    git(work, ['clone', '-q', src, wt]);
+    git(wt, ['branch', 'feature', 'HEAD~1']);
+    git(wt, ['tag', 'side', 'HEAD']);
+    // A name that is a branch and a tag: abbreviated, the branch keeps "heads/".
+    git(wt, ['branch', 'both', 'HEAD~2']);
+    git(wt, ['tag', 'both', 'HEAD']);
+    // A branch named as a remote-tracking branch is: strict and loose shortening differ.
+    git(wt, ['branch', 'origin/side', 'HEAD']);
+    fs.mkdirSync(path.join(wt, 'd', 'e'), { recursive: true });
+    fs.writeFileSync(path.join(wt, 'afile'), '');
+  });
+  after(() => rmrf(work));
+
+  const compare = (cwd: string, args: string[]): void => {
+    const ours = spawnSync(process.execPath, [TSGIT, 'rev-parse', ...args], { cwd, env: GIT_ENV, encoding: 'utf8' });
+    const theirs = spawnSync('git', ['rev-parse', ...args], { cwd, env: GIT_ENV, encoding: 'utf8' });
+    const what = `rev-parse ${args.join(' ')} in ${path.relative(work, cwd)}`;
+    assert.equal(ours.status, theirs.status, `${what}: ${ours.stderr}`);
+    assert.equal(ours.stdout, theirs.stdout, what);
+    // git warns of an ambiguous name wherever it resolves one; tsgit's revision lookup does not.
+    assert.equal(ours.stderr, theirs.stderr.replace(/^warning: refname '[^']*' is ambiguous\.\n/gm, ''), what);
+  };
+
+  it('--short, --abbrev-ref and --symbolic-full-name as git shows them', () => {
+    const cases = [
+      ['--short', 'HEAD'], ['--short=10', 'HEAD'], ['--short=2', 'v2'], ['--short=99', 'HEAD'], ['--short'], ['--short', 'HEAD', 'v1'],
+      ['--abbrev-ref', 'HEAD'], ['--abbrev-ref', 'origin/main'], ['--abbrev-ref', 'origin/HEAD'], ['--abbrev-ref', 'feature'],
+      ['--abbrev-ref=loose', 'heads/feature'], ['--abbrev-ref=strict', 'heads/feature'], ['--abbrev-ref=nope', 'HEAD'],
+      ['--abbrev-ref', 'side'], ['--abbrev-ref', 'heads/side'], ['--symbolic-full-name', 'side'], ['--symbolic-full-name', 'heads/side'],
+      ['--symbolic-full-name', 'HEAD'], ['--symbolic-full-name', 'origin/HEAD'], ['--symbolic-full-name', 'v2'],
+      ['--symbolic-full-name', 'HEAD~1'], ['--symbolic-full-name', 'feature..HEAD'], ['--abbrev-ref', '^feature'],
+      ['--abbrev-ref', 'HEAD', 'feature'], ['--abbrev-ref', 'both'], ['--abbrev-ref', 'heads/both'], ['--abbrev-ref=loose', 'heads/both'],
+      ['--abbrev-ref', 'tags/both'], ['--symbolic-full-name', 'both'],
+      ['--abbrev-ref', 'heads/origin/side'], ['--abbrev-ref=loose', 'heads/origin/side'], ['--abbrev-ref=strict', 'heads/origin/side'],
+      ['nothere'], ['afile'], ['HEAD', 'afile'], ['^nothere'], ['-q', 'nothere'], ['--verify', '-q', 'nothere'], ['HEAD~9'],
+    ];
+    for (const args of cases) compare(wt, args);
+    git(wt, ['config', 'core.abbrev', '12']);
+    compare(wt, ['--short', 'HEAD']);
+    git(wt, ['config', '--unset', 'core.abbrev']);
+    git(wt, ['checkout', '-q', '--detach']);
+    compare(wt, ['--abbrev-ref', 'HEAD']);
+    compare(wt, ['--symbolic-full-name', 'HEAD']);
+    git(wt, ['checkout', '-q', 'main']);
+  });
+
+  it('--show-prefix and --show-cdup at the top and below it', () => {
+    for (const cwd of [wt, path.join(wt, 'd'), path.join(wt, 'd', 'e')]) {
+      compare(cwd, ['--show-prefix']);
+      compare(cwd, ['--show-cdup']);
+      compare(cwd, ['--show-cdup', '--show-prefix', 'HEAD']);
+    }
+  });
+});
