@@ -4,7 +4,7 @@
 // with git in fetch.test.ts; these pin the edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRefspec } from '../src/client/parse-refspec.js';
+import { parseRefspec } from '../src/refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, refPrefixes } from '../src/client/refspec.js';
 
 const A = 'a'.repeat(40), B = 'b'.repeat(40), C = 'c'.repeat(40);

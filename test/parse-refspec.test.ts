@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { parsePushRefspec, parseRefspec } from '../src/client/parse-refspec.js';
+import { parsePushRefspec, parseRefspec } from '../src/refs/refspec.js';
 import { GIT_ENV, git, makeRepo, rmrf } from './helpers.js';
 
 const TEXTS = [

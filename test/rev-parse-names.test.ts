@@ -1,8 +1,9 @@
 // rev-parse as scripts call it for names and places, against git: --short[=<n>] (core.abbrev),
 // --abbrev-ref[=strict|loose] and --symbolic-full-name (a branch, a detached HEAD, a remote's HEAD,
 // a name both a branch and a tag have, ranges and exclusions, a revision that is no ref),
-// --show-prefix and --show-cdup from the top and from below it, and an argument that is no
-// revision: printed, then an error unless a file of that name exists.
+// <branch>@{upstream} (and git's errors when there is none), --show-prefix and --show-cdup from the
+// top and from below it, and an argument that is no revision: printed, then an error unless a file
+// of that name exists.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -65,6 +66,26 @@ describe('rev-parse names', () => {
     git(wt, ['checkout', '-q', '--detach']);
     compare(wt, ['--abbrev-ref', 'HEAD']);
     compare(wt, ['--symbolic-full-name', 'HEAD']);
+    git(wt, ['checkout', '-q', 'main']);
+  });
+
+  it('<branch>@{upstream} as git finds it, and why there is none', () => {
+    git(wt, ['config', 'branch.feature.remote', '.']);
+    git(wt, ['config', 'branch.feature.merge', 'refs/heads/main']);
+    git(wt, ['branch', 'nomerge', 'HEAD']);
+    const cases = [
+      ['@{u}'], ['@{upstream}'], ['@{UPSTREAM}'], ['main@{u}'], ['HEAD@{u}'], ['feature@{u}'], ['@{u}~1'], ['main@{u}^{tree}'],
+      ['--symbolic-full-name', '@{u}'], ['--abbrev-ref', '@{u}'], ['--abbrev-ref', '--symbolic-full-name', '@{u}'],
+      ['--symbolic-full-name', 'feature@{upstream}'], ['--verify', 'main@{u}'],
+      ['nomerge@{u}'], ['nosuch@{u}'], ['--verify', '-q', 'nomerge@{u}'],
+    ];
+    for (const args of cases) compare(wt, args);
+    // An upstream no fetch refspec stores, and a detached HEAD.
+    git(wt, ['config', 'remote.origin.fetch', '+refs/heads/side:refs/remotes/origin/side']);
+    compare(wt, ['@{u}']);
+    git(wt, ['config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
+    git(wt, ['checkout', '-q', '--detach']);
+    compare(wt, ['@{u}']);
     git(wt, ['checkout', '-q', 'main']);
   });
 

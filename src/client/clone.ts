@@ -26,7 +26,7 @@ import { configuredInitialBranch, DEFAULT_INITIAL_BRANCH, initRepository } from 
 import { JunkDirectory } from './junk.js';
 import { missingBlobs } from './missing-blobs.js';
 import { peeledValue } from './peel.js';
-import { parseRefspec, type Refspec } from './parse-refspec.js';
+import { parseRefspec, type Refspec } from '../refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { boundaryHere, updateShallow } from './shallow-file.js';

@@ -22,7 +22,7 @@ import { fetchPack } from './fetch-pack.js';
 import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { peeledValue } from './peel.js';
-import { parseRefspec, type Refspec } from './parse-refspec.js';
+import { parseRefspec, type Refspec } from '../refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, refPrefixes, type MappedRef } from './refspec.js';
 import { defaultRemoteName, resolveRemote, type RemoteSpec } from './remote-config.js';
 import { RemoteSession, type RemoteRef } from './session.js';

@@ -16,7 +16,7 @@ export { clone, type CloneOptions, type CloneResult } from './clone.js';
 export { fetch, type FetchOptions, type FetchResult } from './fetch.js';
 export { lsRemote, type LsRemoteOptions } from './ls-remote.js';
 export { RemoteSession, type RemoteRef, type ListRefsOptions } from './session.js';
-export { parseRefspec, type Refspec } from './parse-refspec.js';
+export { parseRefspec, type Refspec } from '../refs/refspec.js';
 export { mapRefs, type MappedRef } from './refspec.js';
 export type { RefLine } from './fetch-report.js';
 export {

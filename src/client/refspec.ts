@@ -4,7 +4,7 @@
 // destination is checked with git's ref-name rules before anything uses it as a path.
 import { GitError } from '../core/errors.js';
 import { checkRefFormat } from '../refs/check-ref-format.js';
-import type { Refspec } from './parse-refspec.js';
+import { matchPattern, type Refspec } from '../refs/refspec.js';
 import type { RemoteRef } from './session.js';
 
 export interface MappedRef {
@@ -13,14 +13,6 @@ export interface MappedRef {
   /** The local ref it updates, or null for FETCH_HEAD only. */
   readonly local: string | null;
   readonly force: boolean;
-}
-
-/** For a pattern refspec side `a/*\/b`, what `*` matched in `name`, or null. */
-export function matchPattern(pattern: string, name: string): string | null {
-  const star = pattern.indexOf('*');
-  const prefix = pattern.slice(0, star), suffix = pattern.slice(star + 1);
-  if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return null;
-  return name.slice(prefix.length, name.length - suffix.length);
 }
 
 /** git's ref_rev_parse_rules, in order: how `main` or `v1.0` names a full ref. */

@@ -9,6 +9,7 @@ import { Config } from '../config/index.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { ObjectDatabase } from '../odb/database.js';
 import { checkRefPath, FileRefStore, type RefStore, type ResolvedRef } from '../refs/index.js';
+import { upstreamOf } from './upstream.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
 import { checkRepositoryFormat, type RepositoryFormat } from './format.js';
@@ -104,7 +105,7 @@ export class Repository {
 
   /** Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository. */
   revs(): RevResolver {
-    return new RevResolver(this.odb, { resolveRef: name => this.resolveRef(name) });
+    return new RevResolver(this.odb, { resolveRef: name => this.resolveRef(name), upstream: branch => upstreamOf(this, branch) });
   }
 
   /**

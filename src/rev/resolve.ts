@@ -1,6 +1,6 @@
 // Turning a revision name into an object id, as git's get_oid does for the forms tools use:
-// full and abbreviated ids, ref names with git's search order, `@`, and the suffixes ^, ^N, ~N,
-// ^{}, ^{type} and <rev>:<path>.
+// full and abbreviated ids, ref names with git's search order, `@`, `<branch>@{upstream}`, and the
+// suffixes ^, ^N, ~N, ^{}, ^{type} and <rev>:<path>.
 import { NotFoundError, GitError } from '../core/errors.js';
 import { fromHex, OID_BYTES, OID_HEX, oidEquals, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
@@ -12,7 +12,15 @@ import type { ObjectStore } from '../odb/object-store.js';
 export interface RefResolver {
   /** The id a ref name (possibly symbolic) ends at, as hex; null if no such ref. */
   resolveRef(name: string): string | null;
+  /**
+   * The full ref name of a branch's upstream ('' for the branch checked out), or throws why there
+   * is none; without it `@{upstream}` names nothing.
+   */
+  upstream?(branch: string): string;
 }
+
+/** `<branch>@{upstream}` or `@{u}` (any case, as git's upstream_mark), the branch part first. */
+const UPSTREAM_MARK = /^(.*)@\{(?:u|upstream)\}$/is;
 
 /** git's ref search order for a short name (refs.c ref_rev_parse_rules). */
 const RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
@@ -104,9 +112,20 @@ export class RevResolver {
     return id;
   }
 
+  /** The full ref name `<branch>@{upstream}` stands for, or null when `name` is no such form. */
+  branchMark(name: string): string | null {
+    const mark = UPSTREAM_MARK.exec(name);
+    return mark && this.refs.upstream ? this.refs.upstream(mark[1]!) : null;
+  }
+
   private resolveBase(name: string): Uint8Array | null {
     const full = fromHex(name);
     if (full) return full;
+    const marked = this.branchMark(name);
+    if (marked !== null) {
+      const hex = this.refs.resolveRef(marked);
+      return hex ? fromHex(hex) : null;
+    }
     for (const rule of RULES) {
       const hex = this.refs.resolveRef(rule.replace('%s', name));
       if (hex) return fromHex(hex);

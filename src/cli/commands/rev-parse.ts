@@ -33,9 +33,11 @@ export const help: CommandHelp = {
 
 export default function revParse(ctx: CommandContext, args: string[]): number {
   let verify = false, quiet = false;
-  // --short's length (0: full ids), and what --symbolic-full-name or --abbrev-ref show instead.
+  // --short's length (0: full ids); whether refs are shown by name (--symbolic-full-name), and
+  // how --abbrev-ref shortens them (it wins over --symbolic-full-name, as in git's show_rev).
   let short = 0;
-  let names: 'full' | 'strict' | 'loose' | null = null;
+  let fullNames = false;
+  let abbrevRef: 'strict' | 'loose' | null = null;
   const out = new Output();
   const revsToParse: string[] = [];
   for (const a of args) {
@@ -47,12 +49,12 @@ export default function revParse(ctx: CommandContext, args: string[]): number {
       const repo = ctx.repository();
       const n = a === '--short' ? defaultAbbrev(repo.loadConfig(ctx.env).get('core', null, 'abbrev'), repo.odb) : parseInt(a.slice(8), 10) || 0;
       short = Math.min(40, Math.max(MINIMUM_ABBREV, n));
-    } else if (a === '--symbolic-full-name') names = 'full';
+    } else if (a === '--symbolic-full-name') fullNames = true;
     else if (a === '--abbrev-ref' || a.startsWith('--abbrev-ref=')) {
       const mode = a.slice(13);
       if (mode !== '' && mode !== 'strict' && mode !== 'loose') throw fatal(`unknown mode for --abbrev-ref: ${mode}`);
       // core.warnAmbiguousRefs, on by default, makes it strict.
-      names = mode === 'loose' || (mode === '' && ctx.repository().loadConfig(ctx.env).getBool('core', null, 'warnambiguousrefs') === false) ? 'loose' : 'strict';
+      abbrevRef = mode === 'loose' || (mode === '' && ctx.repository().loadConfig(ctx.env).getBool('core', null, 'warnambiguousrefs') === false) ? 'loose' : 'strict';
     } else if (a === '--show-prefix' || a === '--show-cdup') {
       const prefix = workTreePrefix(ctx);
       out.text(`${a === '--show-prefix' ? prefix : '../'.repeat(prefix.split('/').length - 1)}\n`);
@@ -80,10 +82,12 @@ export default function revParse(ctx: CommandContext, args: string[]): number {
     const abbreviate = short ? abbreviator(repo.odb, short) : null;
     // git's show_rev: a ref's name (or nothing for a revision that is no ref), an abbreviated id, or the id.
     const show = (prefix: string, id: Uint8Array, name: string): void => {
-      if (names) {
-        const { full, count } = dwimRef(repo, name);
+      if (fullNames || abbrevRef) {
+        // git expands `<branch>@{upstream}` to its ref before looking the name up.
+        const marked = revs.branchMark(name);
+        const { full, count } = marked !== null ? { full: marked, count: 1 } : dwimRef(repo, name);
         if (count > 1) process.stderr.write(`error: refname '${name}' is ambiguous\n`);
-        else if (full !== null) out.text(`${prefix}${names === 'full' ? full : shortenRef(repo, full, names === 'strict')}\n`);
+        else if (full !== null) out.text(`${prefix}${abbrevRef ? shortenRef(repo, full, abbrevRef === 'strict') : full}\n`);
         return;
       }
       out.ascii(`${prefix}${abbreviate ? abbreviate(id, 0) : toHex(id)}\n`);

@@ -17,7 +17,7 @@ import { connect, parseRemoteUrl, type ConnectOptions } from '../../transport/in
 import { isAncestor } from '../ancestry.js';
 import { abbrevLength } from '../fetch-report.js';
 import { peeledValue } from '../peel.js';
-import { parsePushRefspec, parseRefspec, type PushRefspec } from '../parse-refspec.js';
+import { parsePushRefspec, parseRefspec, type PushRefspec } from '../../refs/refspec.js';
 import { mapRefs } from '../refspec.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../transport-config.js';
 import { resolvePushRemote, type PushRemote } from './remote.js';

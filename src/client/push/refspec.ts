@@ -8,8 +8,8 @@
 import { toHex, ZERO_HEX } from '../../core/oid.js';
 import { checkRefFormat } from '../../refs/check-ref-format.js';
 import type { Repository } from '../../repository/repository.js';
-import type { PushRefspec } from '../parse-refspec.js';
-import { expandAbbreviation, matchPattern } from '../refspec.js';
+import { matchPattern, type PushRefspec } from '../../refs/refspec.js';
+import { expandAbbreviation } from '../refspec.js';
 
 export interface PushTarget {
   /** The local ref or revision pushed; null for a deletion. */

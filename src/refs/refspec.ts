@@ -6,10 +6,11 @@
 //   - push: `:` (or `+:`) pushes the branches both sides have; an empty <src> deletes <dst>; <dst>
 //     is never empty and may be missing (the source's own name), in which case <src> must be a ref
 //     name; otherwise <src> may be any revision (HEAD~2), checked only when it is a pattern.
-// Every name a side gives is checked with git's ref-name rules before anything uses it.
+// Every name a side gives is checked with git's ref-name rules before anything uses it. They live
+// with the refs because the repository maps a branch's upstream through them (@{upstream}).
 import { GitError } from '../core/errors.js';
 import { isHexOid } from '../core/oid.js';
-import { checkRefFormat } from '../refs/check-ref-format.js';
+import { checkRefFormat } from './check-ref-format.js';
 
 export interface Refspec {
   readonly force: boolean;
@@ -81,4 +82,12 @@ function parse(text: string, fetch: boolean): PushRefspec {
 
 function badRefspec(text: string, why: string): GitError {
   return new GitError('client', 'bad-refspec', `invalid refspec '${text}': ${why}`);
+}
+
+/** For a pattern refspec side `a/*\/b`, what `*` matched in `name`, or null. */
+export function matchPattern(pattern: string, name: string): string | null {
+  const star = pattern.indexOf('*');
+  const prefix = pattern.slice(0, star), suffix = pattern.slice(star + 1);
+  if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return null;
+  return name.slice(prefix.length, name.length - suffix.length);
 }

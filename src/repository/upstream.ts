@@ -1,0 +1,39 @@
+// A branch's upstream, as git's remote.c finds it for `<branch>@{upstream}` (branch_get_upstream):
+// the first branch.<name>.merge, on branch.<name>.remote, mapped through that remote's fetch
+// refspecs to the remote-tracking ref that stores it, or, for the remote ".", the merge ref itself.
+import { GitError } from '../core/errors.js';
+import { matchPattern, parseRefspec } from '../refs/refspec.js';
+import type { Repository } from './repository.js';
+
+/**
+ * The full ref name of the upstream of `branch` (a branch's short name; '' or HEAD for the one
+ * checked out), or git's error for why there is none.
+ */
+export function upstreamOf(repo: Repository, branch: string, env: NodeJS.ProcessEnv = process.env): string {
+  let name = branch;
+  if (name === '' || name === 'HEAD') {
+    const head = repo.refs.headTarget();
+    if (!head?.startsWith('refs/heads/')) throw new GitError('refs', 'no-upstream', 'HEAD does not point to a branch');
+    name = head.slice('refs/heads/'.length);
+  }
+  const config = repo.loadConfig(env);
+  const remote = config.get('branch', name, 'remote');
+  const merge = remote === undefined ? undefined : config.getAll('branch', name, 'merge')[0];
+  if (remote === undefined || merge === undefined) {
+    if (repo.resolveRef(`refs/heads/${name}`) === null) throw new GitError('refs', 'no-upstream', `no such branch: '${name}'`);
+    throw new GitError('refs', 'no-upstream', `no upstream configured for branch '${name}'`);
+  }
+  if (remote === '.') return merge;
+  const specs = config.getAll('remote', remote, 'fetch').map(parseRefspec);
+  const excluded = specs.some((s) => s.negative && (s.pattern ? matchPattern(s.src, merge) !== null : s.src === merge));
+  for (const s of specs) {
+    if (excluded || s.negative || s.dst === '') continue;
+    if (!s.pattern) {
+      if (s.src === merge) return s.dst;
+      continue;
+    }
+    const star = matchPattern(s.src, merge);
+    if (star !== null) return s.dst.replace('*', star);
+  }
+  throw new GitError('refs', 'no-upstream', `upstream branch '${merge}' not stored as a remote-tracking branch`);
+}
