@@ -2,12 +2,9 @@
 // expanded by git's search rules to the ref it finds (following a symbolic ref to its end, so HEAD
 // on a branch is that branch), and a full name shortened to the shortest form that still finds only
 // it.
+import { expandAbbreviation, REF_RULES } from '../refs/refspec.js';
 import type { Repository } from '../repository/repository.js';
 
-/** git's ref_rev_parse_rules, as prefix and suffix around the short name. */
-const RULES: readonly [string, string][] = [
-  ['', ''], ['refs/', ''], ['refs/tags/', ''], ['refs/heads/', ''], ['refs/remotes/', ''], ['refs/remotes/', '/HEAD'],
-];
 
 /**
  * git's dwim_ref: the full name `name` finds (the end of its symbolic chain) and how many of the
@@ -15,8 +12,8 @@ const RULES: readonly [string, string][] = [
  */
 export function dwimRef(repo: Repository, name: string): { full: string | null; count: number } {
   let full: string | null = null, count = 0;
-  for (const [prefix, suffix] of RULES) {
-    const found = repo.resolveRefChain(`${prefix}${name}${suffix}`);
+  for (const ref of expandAbbreviation(name)) {
+    const found = repo.resolveRefChain(ref);
     if (!found) continue;
     if (count++ === 0) full = found.chain[found.chain.length - 1]!;
   }
@@ -28,15 +25,15 @@ export function dwimRef(repo: Repository, name: string): { full: string | null; 
  * `strict`, no other rule) turns into an existing ref; `full` itself when there is none.
  */
 export function shortenRef(repo: Repository, full: string, strict: boolean): string {
-  for (let i = RULES.length - 1; i > 0; i--) {
-    const [prefix, suffix] = RULES[i]!;
+  for (let i = REF_RULES.length - 1; i > 0; i--) {
+    const [prefix, suffix] = REF_RULES[i]!;
     if (!full.startsWith(prefix) || !full.endsWith(suffix) || full.length <= prefix.length + suffix.length) continue;
     const short = full.slice(prefix.length, full.length - suffix.length);
-    const checked = strict ? RULES.length : i;
+    const checked = strict ? REF_RULES.length : i;
     let j = 0;
     for (; j < checked; j++) {
       if (j === i) continue;
-      if (repo.resolveRef(`${RULES[j]![0]}${short}${RULES[j]![1]}`) !== null) break;
+      if (repo.resolveRef(`${REF_RULES[j]![0]}${short}${REF_RULES[j]![1]}`) !== null) break;
     }
     if (j === checked) return short;
   }

@@ -4,7 +4,7 @@
 // destination is checked with git's ref-name rules before anything uses it as a path.
 import { GitError } from '../core/errors.js';
 import { checkRefFormat } from '../refs/check-ref-format.js';
-import { matchPattern, type Refspec } from '../refs/refspec.js';
+import { expandAbbreviation, matchPattern, type Refspec } from '../refs/refspec.js';
 import type { RemoteRef } from './session.js';
 
 export interface MappedRef {
@@ -13,11 +13,6 @@ export interface MappedRef {
   /** The local ref it updates, or null for FETCH_HEAD only. */
   readonly local: string | null;
   readonly force: boolean;
-}
-
-/** git's ref_rev_parse_rules, in order: how `main` or `v1.0` names a full ref. */
-export function expandAbbreviation(name: string): string[] {
-  return [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`];
 }
 
 /** Where a plain destination lands: `foo` means refs/heads/foo, `tags/x` refs/tags/x (git's get_local_ref). */

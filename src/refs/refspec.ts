@@ -91,3 +91,13 @@ export function matchPattern(pattern: string, name: string): string | null {
   if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return null;
   return name.slice(prefix.length, name.length - suffix.length);
 }
+
+/** git's ref_rev_parse_rules, in order: the prefix and suffix around a short name. */
+export const REF_RULES: readonly (readonly [string, string])[] = [
+  ['', ''], ['refs/', ''], ['refs/tags/', ''], ['refs/heads/', ''], ['refs/remotes/', ''], ['refs/remotes/', '/HEAD'],
+];
+
+/** How `main` or `v1.0` names a full ref, in git's order (ref_rev_parse_rules). */
+export function expandAbbreviation(name: string): string[] {
+  return REF_RULES.map(([prefix, suffix]) => `${prefix}${name}${suffix}`);
+}

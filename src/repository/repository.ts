@@ -9,6 +9,7 @@ import { Config } from '../config/index.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { ObjectDatabase } from '../odb/database.js';
 import { checkRefPath, FileRefStore, type RefStore, type ResolvedRef } from '../refs/index.js';
+import { reflogAt } from './reflog-at.js';
 import { upstreamOf } from './upstream.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
@@ -105,7 +106,9 @@ export class Repository {
 
   /** Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository. */
   revs(): RevResolver {
-    return new RevResolver(this.odb, { resolveRef: name => this.resolveRef(name), upstream: branch => upstreamOf(this, branch) });
+    return new RevResolver(this.odb, {
+      resolveRef: name => this.resolveRef(name), upstream: branch => upstreamOf(this, branch), reflogAt: (ref, n) => reflogAt(this, ref, n),
+    });
   }
 
   /**

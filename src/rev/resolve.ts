@@ -1,6 +1,6 @@
 // Turning a revision name into an object id, as git's get_oid does for the forms tools use:
-// full and abbreviated ids, ref names with git's search order, `@`, `<branch>@{upstream}`, and the
-// suffixes ^, ^N, ~N, ^{}, ^{type} and <rev>:<path>.
+// full and abbreviated ids, ref names with git's search order, `@`, `<branch>@{upstream}`,
+// `<ref>@{<n>}`, and the suffixes ^, ^N, ~N, ^{}, ^{type} and <rev>:<path>.
 import { NotFoundError, GitError } from '../core/errors.js';
 import { fromHex, OID_BYTES, OID_HEX, oidEquals, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
@@ -8,6 +8,7 @@ import { parseTag } from '../object/tag.js';
 import { TreeCursor } from '../object/tree.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, type ObjectTypeCode } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
+import { expandAbbreviation } from '../refs/refspec.js';
 
 export interface RefResolver {
   /** The id a ref name (possibly symbolic) ends at, as hex; null if no such ref. */
@@ -17,13 +18,19 @@ export interface RefResolver {
    * is none; without it `@{upstream}` names nothing.
    */
   upstream?(branch: string): string;
+  /**
+   * `<ref>@{<n>}`: the value the ref ('' for the branch checked out) had `n` updates ago, by its
+   * reflog; null when it has no reflog; throws when the reflog is shorter.
+   */
+  reflogAt?(ref: string, n: number): string | null;
 }
+
+/** `<ref>@{<n>}`, a reflog entry counted back from the newest. */
+const REFLOG_MARK = /^(.*)@\{([0-9]+)\}$/s;
 
 /** `<branch>@{upstream}` or `@{u}` (any case, as git's upstream_mark), the branch part first. */
 const UPSTREAM_MARK = /^(.*)@\{(?:u|upstream)\}$/is;
 
-/** git's ref search order for a short name (refs.c ref_rev_parse_rules). */
-const RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
 
 /** One suffix of a revision: ^{<type>} (peel ''), ^<n>, or ~<n>. */
 type Suffix = { peel: string } | { parent: number } | { ancestor: number };
@@ -126,8 +133,13 @@ export class RevResolver {
       const hex = this.refs.resolveRef(marked);
       return hex ? fromHex(hex) : null;
     }
-    for (const rule of RULES) {
-      const hex = this.refs.resolveRef(rule.replace('%s', name));
+    const nth = REFLOG_MARK.exec(name);
+    if (nth && this.refs.reflogAt) {
+      const hex = this.refs.reflogAt(nth[1]!, Number(nth[2]));
+      return hex ? fromHex(hex) : null;
+    }
+    for (const ref of expandAbbreviation(name)) {
+      const hex = this.refs.resolveRef(ref);
       if (hex) return fromHex(hex);
     }
     if (/^[0-9a-fA-F]{4,39}$/.test(name)) return this.abbreviated(name.toLowerCase());

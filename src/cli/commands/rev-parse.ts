@@ -4,6 +4,7 @@
 // --is-bare-repository, --verify, -q).
 import fs from 'node:fs';
 import path from 'node:path';
+import { GitError } from '../../core/errors.js';
 import { toHex } from '../../core/oid.js';
 import { abbreviator, defaultAbbrev, MINIMUM_ABBREV } from '../abbrev.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -120,7 +121,14 @@ export default function revParse(ctx: CommandContext, args: string[]): number {
       }
       const neg = !verify && spec.startsWith('^') && !spec.startsWith('^{');
       const name = neg ? spec.slice(1) : spec;
-      const id = revs.tryResolve(name);
+      let id: Uint8Array | null;
+      try {
+        id = revs.tryResolve(name);
+      } catch (e) {
+        // git's GET_OID_QUIETLY: a reflog too short ends --verify -q with 128 and nothing said.
+        if (verify && quiet && e instanceof GitError && e.code === 'reflog-short') return 128;
+        throw e;
+      }
       if (!id || (verify && !repo.odb.has(id))) {
         const status = fail();
         if (status !== undefined) return status;

@@ -8,8 +8,7 @@
 import { toHex, ZERO_HEX } from '../../core/oid.js';
 import { checkRefFormat } from '../../refs/check-ref-format.js';
 import type { Repository } from '../../repository/repository.js';
-import { matchPattern, type PushRefspec } from '../../refs/refspec.js';
-import { expandAbbreviation } from '../refspec.js';
+import { expandAbbreviation, matchPattern, type PushRefspec } from '../../refs/refspec.js';
 
 export interface PushTarget {
   /** The local ref or revision pushed; null for a deletion. */

@@ -13,7 +13,7 @@ import type { RefStore } from '../../refs/index.js';
 import type { Repository } from '../../repository/repository.js';
 import { isAncestor } from '../ancestry.js';
 import { peeledValue } from '../peel.js';
-import { expandAbbreviation } from '../refspec.js';
+import { expandAbbreviation } from '../../refs/refspec.js';
 import type { PushTarget } from './refspec.js';
 
 export type PushStatus =

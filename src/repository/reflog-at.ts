@@ -1,0 +1,35 @@
+// `<ref>@{<n>}`, as git's get_oid_basic reads a reflog: the ref is found by git's search rules
+// among those that have a reflog (dwim_log), '' meaning the branch checked out (HEAD when
+// detached); entry n counts back from the newest, and a reflog with no more entries is an error.
+import { GitError } from '../core/errors.js';
+import { expandAbbreviation } from '../refs/refspec.js';
+import type { Repository } from './repository.js';
+
+
+/** The value `ref` had `n` updates ago, as hex; null when no ref of that name has a reflog. */
+export function reflogAt(repo: Repository, ref: string, n: number): string | null {
+  let full: string | null = null;
+  if (ref === '') {
+    const head = repo.refs.headTarget();
+    full = head?.startsWith('refs/heads/') ? head : 'HEAD';
+  } else {
+    for (const name of expandAbbreviation(ref)) {
+      if (repo.resolveRef(name) === null) continue;
+      // The name itself, or the ref it is a symbolic ref to, with a reflog.
+      const end = repo.resolveRefChain(name)!.chain.at(-1)!;
+      const logged = [name, end].find((r) => repo.refs.reflog(r).length > 0);
+      if (logged) {
+        full = logged;
+        break;
+      }
+    }
+  }
+  if (full === null) return null;
+  const entries = repo.refs.reflog(full);
+  if (entries.length === 0) return null;
+  if (n >= entries.length) {
+    const shown = ref !== '' ? ref : full.startsWith('refs/heads/') ? full.slice('refs/heads/'.length) : 'HEAD';
+    throw new GitError('refs', 'reflog-short', `log for '${shown}' only has ${entries.length} entries`);
+  }
+  return entries[entries.length - 1 - n]!.newOid;
+}
