@@ -6,64 +6,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { git, gitBuf, makeRepo, rmrf, tmpDir, tsgit } from './helpers.js';
-
-interface PackedObject {
-  id: string;
-  type: string;
-  offset: number;
-  depth: number;
-  base: string | null;
-}
-
-/** The objects of `pack` (its .idx beside it) as git's verify-pack lists them, in pack order. */
-function packObjects(cwd: string, pack: string): PackedObject[] {
-  const out: PackedObject[] = [];
-  for (const line of git(cwd, ['verify-pack', '-v', pack]).split('\n')) {
-    const f = line.split(/\s+/);
-    if (!/^[0-9a-f]{40}$/.test(f[0]!) || f.length < 5) continue;
-    out.push({ id: f[0]!, type: f[1]!, offset: Number(f[4]), depth: Number(f[5] ?? 0), base: f[6] ?? null });
-  }
-  return out.sort((a, b) => a.offset - b.offset);
-}
-
-/** Writes a loose object under `id` whose content is not the object's (as a collision would be). */
-function plantImpostor(repo: string, id: string, type: string): void {
-  const dir = path.join(repo, 'objects', id.slice(0, 2));
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, id.slice(2));
-  rmrf(file);
-  const body = Buffer.from(`not the object ${id}\n`);
-  fs.writeFileSync(file, zlib.deflateSync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body])));
-}
-
-/** Indexes `data` in a copy of `repo` with tsgit and with git; both must agree on the verdict. */
-function verdicts(repo: string, data: Buffer, args: string[] = []): { ours: string | null; theirs: string | null } {
-  const run = (indexer: 'ours' | 'theirs'): string | null => {
-    const copy = `${repo}-${indexer}`;
-    rmrf(copy);
-    fs.cpSync(repo, copy, { recursive: true });
-    try {
-      if (indexer === 'ours') {
-        const r = tsgit(copy, ['index-pack', ...args, '--stdin'], data);
-        if (r.status === 0) return null;
-        assert.equal(r.status, 128, r.stderr.toString());
-        return r.stderr.toString();
-      }
-      try {
-        gitBuf(copy, ['index-pack', ...args, '--stdin'], data);
-        return null;
-      } catch (e) {
-        return String((e as { stderr?: Buffer }).stderr ?? e);
-      }
-    } finally {
-      rmrf(copy);
-    }
-  };
-  return { ours: run('ours'), theirs: run('theirs') };
-}
+import { packObjects, plantImpostor, verdicts, type PackedObject } from './collision-oracle.js';
+import { git, gitBuf, makeRepo, rmrf, tmpDir } from './helpers.js';
 
 describe('index-pack collision check along delta chains', () => {
   let work: string;

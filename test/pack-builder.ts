@@ -61,8 +61,8 @@ export function deltaVarint(n: number): Buffer {
   return Buffer.from(bytes);
 }
 
-/** Writes pack-<hash>.pack and .idx into `dir`; returns their paths and the entries' offsets. */
-export function writePack(dir: string, entries: RawEntry[], opts: { count?: number } = {}): { pack: string; idx: string; offsets: number[]; oids: Buffer[] } {
+/** A pack of `entries` (with a header claiming `count` of them), and what its index needs. */
+export function packBytes(entries: RawEntry[], opts: { count?: number } = {}): { data: Buffer; offsets: number[]; crcs: number[]; oids: Buffer[] } {
   const parts: Buffer[] = [];
   const head = Buffer.alloc(12);
   head.write('PACK', 0);
@@ -84,8 +84,13 @@ export function writePack(dir: string, entries: RawEntry[], opts: { count?: numb
     off += bytes.length;
   }
   const body = Buffer.concat(parts);
-  const trailer = crypto.createHash('sha1').update(body).digest();
-  const pack = Buffer.concat([body, trailer]);
+  return { data: Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]), offsets, crcs, oids };
+}
+
+/** Writes pack-<hash>.pack and .idx into `dir`; returns their paths and the entries' offsets. */
+export function writePack(dir: string, entries: RawEntry[], opts: { count?: number } = {}): { pack: string; idx: string; offsets: number[]; oids: Buffer[] } {
+  const { data: pack, offsets, crcs, oids } = packBytes(entries, opts);
+  const trailer = pack.subarray(pack.length - 20);
   // idx v2
   const order = oids.map((_, i) => i).sort((a, b) => Buffer.compare(oids[a]!, oids[b]!));
   const fan = Buffer.alloc(1024);

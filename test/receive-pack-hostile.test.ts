@@ -13,10 +13,8 @@ import { formatPushRequest, type PushCommand } from '../src/protocol/index.js';
 import { Repository } from '../src/repository/repository.js';
 import { receivePack, type ReceivePackRequest, type ReceivePackResult } from '../src/server/receive-pack/index.js';
 import { git, gitBuf, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
-import { makeDelta, objectId, type RawEntry } from './pack-builder.js';
+import { makeDelta, objectId, packBytes, type RawEntry } from './pack-builder.js';
 import { commits, push, quarantines, refsOf, Twins, workRepo } from './push-helpers.js';
-import crypto from 'node:crypto';
-import zlib from 'node:zlib';
 
 const ZERO = '0'.repeat(40);
 
@@ -40,26 +38,7 @@ function packOf(repo: string, revs: string[], thin = false): Buffer {
 }
 
 /** A pack made by hand (see pack-builder.ts), as bytes. */
-function rawPack(entries: RawEntry[]): Buffer {
-  const head = Buffer.alloc(12);
-  head.write('PACK', 0);
-  head.writeUInt32BE(2, 4);
-  head.writeUInt32BE(entries.length, 8);
-  const parts: Buffer[] = [head];
-  for (const e of entries) {
-    const bytes: number[] = [];
-    let size = e.size ?? e.data.length;
-    let c = (e.type << 4) | (size & 15);
-    size = Math.floor(size / 16);
-    while (size > 0) { bytes.push(c | 0x80); c = size & 0x7f; size = Math.floor(size / 128); }
-    bytes.push(c);
-    parts.push(Buffer.from(bytes));
-    if (e.type === 7) parts.push(e.baseOid!);
-    parts.push(zlib.deflateSync(e.data));
-  }
-  const body = Buffer.concat(parts);
-  return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]) as Buffer;
-}
+const rawPack = (entries: RawEntry[]): Buffer => packBytes(entries).data;
 
 async function rawPush(repo: string, commands: PushCommand[], pack: Buffer | null, caps = 'report-status', extra: Partial<ReceivePackRequest> = {}):
   Promise<{ result: ReceivePackResult | null; error: Error | null; output: string; stderr: string }> {
