@@ -4,8 +4,16 @@
 import { copyBytes } from '../core/copy-bytes.js';
 import { CorruptError, type ErrorLayer } from '../core/errors.js';
 
-/** A copy instruction of one byte yields at most 64 KiB; no delta can produce more per byte. */
-const MAX_RESULT_PER_DELTA_BYTE = 0x10000;
+/**
+ * The most `n` instruction bytes can produce: a copy of two bytes (the op and the size's high
+ * byte) yields up to 0xff0000 bytes, and an op alone 64 KiB; nothing yields more per byte. git's
+ * encoder stops its copies at 64 KiB, but git applies copies of up to 16 MiB, as a pack from
+ * another encoder may hold.
+ */
+function maxResult(n: number): number {
+  return Math.floor(n / 2) * 0xff0000 + (n % 2) * 0x10000;
+}
+
 /**
  * Runs shorter than this are copied byte by byte; longer ones through a view and set() (memcpy),
  * whose fixed cost (a view object, ~100 ns) is more than a short run's copy. Inserts are at most
@@ -56,7 +64,7 @@ export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
   layer: ErrorLayer, where: () => string): DeltaSizes {
   const s = peekDeltaSizes(delta, start, end, layer, where);
   if (!s) throw new CorruptError(layer, `${where()}: delta header truncated`);
-  if (s.resultSize > (end - s.pos) * MAX_RESULT_PER_DELTA_BYTE) {
+  if (s.resultSize > maxResult(end - s.pos)) {
     throw new CorruptError(layer, `${where()}: delta declares a ${s.resultSize}-byte result that its ${end - s.pos} instruction bytes cannot produce`);
   }
   return s;
