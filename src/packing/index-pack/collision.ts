@@ -25,7 +25,9 @@ export function checkCollisions(shared: ResolveShared, count: number, lookup: Ob
     if (i >= count || !known[i]) return;
     const at = i * OID_BYTES;
     const theirs = lookup.read(ids, at, true);
-    if (theirs && (theirs.type !== table.realType[i] || !theirs.data.equals(ours))) {
+    // Known but unreadable (a dangling symlink in its place, say): git dies rather than take it.
+    if (!theirs) throw new CorruptError('pack', `${shared.name}: cannot read existing object ${toHex(ids, at)}`);
+    if (theirs.type !== table.realType[i] || !theirs.data.equals(ours)) {
       throw new CorruptError('pack', `${shared.name}: SHA1 COLLISION FOUND WITH ${toHex(ids, at)} ! (the object at offset ${table.offset[i]} differs from the repository's)`);
     }
   };
