@@ -70,7 +70,10 @@ test('long matches split into copies of at most 64 KiB; offsets past 16 MiB use 
 test('short or empty sides, and unrelated data, still rebuild exactly', () => {
   roundTrip(Buffer.alloc(0), Buffer.from('hello'));
   roundTrip(Buffer.from('short base'), Buffer.from('short base, longer target'));
-  roundTrip(crypto.randomBytes(1000), Buffer.alloc(0));
+  // An empty target from a base whose size takes three bytes: the four git needs at least.
+  roundTrip(crypto.randomBytes(20000), Buffer.alloc(0));
+  // From a smaller base its delta would be shorter, which git refuses to apply: none is made.
+  assert.equal(createDelta(crypto.randomBytes(1000), Buffer.alloc(0), 100), null);
   roundTrip(crypto.randomBytes(1000), crypto.randomBytes(1000), 2000);
   roundTrip(Buffer.alloc(5000, 'ab'), Buffer.alloc(7000, 'ab'));
 });

@@ -145,6 +145,11 @@ describe('index-pack refuses malformed packs', () => {
     refuses(pack([lying]), /offset 12: inflates to 4 bytes, declared 4294967296/);
   });
 
+  it('refuses a delta shorter than git applies: an empty result in two bytes', () => {
+    const first = whole(BLOB, Buffer.from('hello world'));
+    refuses(pack([first, ofsDelta(first.length, Buffer.concat([leb(11), leb(0)]))]), /entry 1 at offset 32: delta is 2 bytes, shorter than the 4 git requires/);
+  });
+
   it('refuses a delta whose base has another size', () => {
     const first = whole(BLOB, Buffer.from('hello world'));
     refuses(pack([first, ofsDelta(first.length, delta(12, 12))]), /delta at offset 32: delta expects a 12-byte base, base has 11/);

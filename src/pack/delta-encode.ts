@@ -7,6 +7,7 @@
 // against another version of the same path the receiver has: two versions of a directory share
 // almost every entry, so the delta is a few dozen bytes where the whole tree is a kilobyte or more
 // of hashes zlib can hardly shrink.
+import { DELTA_SIZE_MIN } from './delta.js';
 
 /** Bytes per indexed block of the base, and the width of the rolling hash. */
 const BLOCK = 16;
@@ -44,8 +45,8 @@ let next = new Int32Array(0);
 let out = new Uint8Array(0);
 
 /**
- * A delta turning `base` into `target`, or null when it would be longer than `maxSize` bytes. The
- * returned bytes are valid until the next call.
+ * A delta turning `base` into `target`, or null when it would be longer than `maxSize` bytes (or
+ * shorter than git applies). The returned bytes are valid until the next call.
  */
 export function createDelta(base: Uint8Array, target: Uint8Array, maxSize: number): Uint8Array | null {
   if (maxSize <= 0) return null;
@@ -107,7 +108,8 @@ export function createDelta(base: Uint8Array, target: Uint8Array, maxSize: numbe
     if (t + BLOCK <= tlen) h = blockHash(target, t);
   }
   w = writeInserts(out, w, target, pending, tlen, maxSize);
-  return w > maxSize ? null : out.subarray(0, w);
+  // An empty target's delta is its two sizes alone, too short for git when the base is small.
+  return w > maxSize || w < DELTA_SIZE_MIN ? null : out.subarray(0, w);
 }
 
 /** A delta header size: base-128, least significant group first. */

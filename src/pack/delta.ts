@@ -14,6 +14,9 @@ function maxResult(n: number): number {
   return Math.floor(n / 2) * 0xff0000 + (n % 2) * 0x10000;
 }
 
+/** git's DELTA_SIZE_MIN: its patch_delta() refuses anything shorter, an empty result included. */
+export const DELTA_SIZE_MIN = 4;
+
 /**
  * Runs shorter than this are copied byte by byte; longer ones through a view and set() (memcpy),
  * whose fixed cost (a view object, ~100 ns) is more than a short run's copy. Inserts are at most
@@ -64,6 +67,7 @@ export function readDeltaSizes(delta: Uint8Array, start: number, end: number,
   layer: ErrorLayer, where: () => string): DeltaSizes {
   const s = peekDeltaSizes(delta, start, end, layer, where);
   if (!s) throw new CorruptError(layer, `${where()}: delta header truncated`);
+  if (end - start < DELTA_SIZE_MIN) throw new CorruptError(layer, `${where()}: delta is ${end - start} bytes, shorter than the ${DELTA_SIZE_MIN} git requires`);
   if (s.resultSize > maxResult(end - s.pos)) {
     throw new CorruptError(layer, `${where()}: delta declares a ${s.resultSize}-byte result that its ${end - s.pos} instruction bytes cannot produce`);
   }
