@@ -1,7 +1,7 @@
 // rev-parse as scripts call it for names and places, against git: --short[=<n>] (core.abbrev),
 // --abbrev-ref[=strict|loose] and --symbolic-full-name (a branch, a detached HEAD, a remote's HEAD,
 // a name both a branch and a tag have, ranges and exclusions, a revision that is no ref),
-// <branch>@{upstream} (and git's errors when there is none), <ref>@{<n>}, --show-prefix and --show-cdup from the
+// <branch>@{upstream} (and git's errors when there is none), <ref>@{<n>}, @{-<n>}, --show-prefix and --show-cdup from the
 // top and from below it, and an argument that is no revision: printed, then an error unless a file
 // of that name exists.
 import assert from 'node:assert/strict';
@@ -89,7 +89,7 @@ describe('rev-parse names', () => {
     git(wt, ['checkout', '-q', 'main']);
   });
 
-  it('<ref>@{<n>} by the reflog, and a reflog too short or missing', () => {
+  it('<ref>@{<n>} and @{-<n>} by the reflogs, and a reflog too short or missing', () => {
     git(wt, ['checkout', '-q', '-b', 'moving', 'main']);
     for (const m of ['m1', 'm2']) git(wt, ['commit', '-q', '--allow-empty', '-m', m]);
     git(wt, ['checkout', '-q', 'feature']);
@@ -98,6 +98,8 @@ describe('rev-parse names', () => {
       ['moving@{0}'], ['moving@{1}'], ['moving@{2}'], ['moving@{3}'], ['@{0}'], ['@{1}'], ['@{2}'], ['HEAD@{0}'], ['HEAD@{1}'], ['HEAD@{4}'],
       ['HEAD@{99}'], ['heads/moving@{1}'], ['moving@{01}'], ['moving@{1}~1'], ['v1@{0}'], ['origin/main@{0}'], ['nosuch@{0}'],
       ['--verify', '-q', 'moving@{9}'], ['--verify', 'moving@{9}'], ['--short', 'moving@{1}'], ['--symbolic-full-name', 'moving@{1}'],
+      // The branches checked out before: feature, then moving, then main (the clone's).
+      ['@{-1}'], ['@{-2}'], ['@{-3}'], ['@{-9}'], ['@{-1}~1'], ['--symbolic-full-name', '@{-1}'], ['--abbrev-ref', '@{-2}'],
     ];
     for (const args of cases) compare(wt, args);
     git(wt, ['checkout', '-q', 'main']);

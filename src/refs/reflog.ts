@@ -32,11 +32,12 @@ export function appendReflog(gitDir: string, name: string, oldOid: string, newOi
   }
 }
 
-/** One line of a reflog: the update's new value and when it was made. */
+/** One line of a reflog: the update's new value, when it was made and why. */
 export interface ReflogEntry {
   readonly newOid: string;
   /** Seconds since 1970, from the line's identity. */
   readonly time: number;
+  readonly message: string;
 }
 
 /** logs/<name>'s entries, oldest first; none when it has no reflog. Lines that do not parse are passed by, as git's reader does. */
@@ -51,8 +52,8 @@ export function readReflog(gitDir: string, name: string): ReflogEntry[] {
   }
   const entries: ReflogEntry[] = [];
   for (const line of text.split('\n')) {
-    const m = /^[0-9a-f]{40} ([0-9a-f]{40}) [^\t]*> (\d+) [+-]\d{4}(?:\t|$)/.exec(line);
-    if (m) entries.push({ newOid: m[1]!, time: Number(m[2]) });
+    const m = /^[0-9a-f]{40} ([0-9a-f]{40}) [^\t]*> (\d+) [+-]\d{4}(?:\t(.*))?$/s.exec(line);
+    if (m) entries.push({ newOid: m[1]!, time: Number(m[2]), message: m[3] ?? '' });
   }
   return entries;
 }

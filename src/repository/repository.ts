@@ -9,7 +9,7 @@ import { Config } from '../config/index.js';
 import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { ObjectDatabase } from '../odb/database.js';
 import { checkRefPath, FileRefStore, type RefStore, type ResolvedRef } from '../refs/index.js';
-import { reflogAt } from './reflog-at.js';
+import { priorCheckout, reflogAt } from './reflog-at.js';
 import { upstreamOf } from './upstream.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
@@ -108,6 +108,7 @@ export class Repository {
   revs(): RevResolver {
     return new RevResolver(this.odb, {
       resolveRef: name => this.resolveRef(name), upstream: branch => upstreamOf(this, branch), reflogAt: (ref, n) => reflogAt(this, ref, n),
+      priorCheckout: n => priorCheckout(this, n),
     });
   }
 

@@ -1,6 +1,6 @@
 // Turning a revision name into an object id, as git's get_oid does for the forms tools use:
 // full and abbreviated ids, ref names with git's search order, `@`, `<branch>@{upstream}`,
-// `<ref>@{<n>}`, and the suffixes ^, ^N, ~N, ^{}, ^{type} and <rev>:<path>.
+// `<ref>@{<n>}`, `@{-<n>}`, and the suffixes ^, ^N, ~N, ^{}, ^{type} and <rev>:<path>.
 import { NotFoundError, GitError } from '../core/errors.js';
 import { fromHex, OID_BYTES, OID_HEX, oidEquals, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
@@ -23,7 +23,12 @@ export interface RefResolver {
    * reflog; null when it has no reflog; throws when the reflog is shorter.
    */
   reflogAt?(ref: string, n: number): string | null;
+  /** `@{-<n>}`: the branch (or commit) checked out before the n-th last checkout, by HEAD's reflog; null when there was none. */
+  priorCheckout?(n: number): string | null;
 }
+
+/** `@{-<n>}`, the n-th prior checkout (git's interpret_nth_prior_checkout). */
+const PRIOR_MARK = /^@\{-([0-9]+)\}$/;
 
 /** `<ref>@{<n>}`, a reflog entry counted back from the newest. */
 const REFLOG_MARK = /^(.*)@\{([0-9]+)\}$/s;
@@ -119,6 +124,16 @@ export class RevResolver {
     return id;
   }
 
+  /**
+   * What `@{-<n>}` stands for: the branch name (or id) checked out before, null when there was no
+   * such checkout, undefined when `name` is no such form.
+   */
+  priorName(name: string): string | null | undefined {
+    const m = PRIOR_MARK.exec(name);
+    if (!m || !this.refs.priorCheckout || Number(m[1]) === 0) return undefined;
+    return this.refs.priorCheckout(Number(m[1]));
+  }
+
   /** The full ref name `<branch>@{upstream}` stands for, or null when `name` is no such form. */
   branchMark(name: string): string | null {
     const mark = UPSTREAM_MARK.exec(name);
@@ -126,6 +141,8 @@ export class RevResolver {
   }
 
   private resolveBase(name: string): Uint8Array | null {
+    const prior = this.priorName(name);
+    if (prior !== undefined) return prior === null ? null : this.resolveBase(prior);
     const full = fromHex(name);
     if (full) return full;
     const marked = this.branchMark(name);

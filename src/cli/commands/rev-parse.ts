@@ -84,9 +84,10 @@ export default function revParse(ctx: CommandContext, args: string[]): number {
     // git's show_rev: a ref's name (or nothing for a revision that is no ref), an abbreviated id, or the id.
     const show = (prefix: string, id: Uint8Array, name: string): void => {
       if (fullNames || abbrevRef) {
-        // git expands `<branch>@{upstream}` to its ref before looking the name up.
+        // git expands `<branch>@{upstream}` to its ref, and `@{-<n>}` to the branch it names, before
+        // looking the name up.
         const marked = revs.branchMark(name);
-        const { full, count } = marked !== null ? { full: marked, count: 1 } : dwimRef(repo, name);
+        const { full, count } = marked !== null ? { full: marked, count: 1 } : dwimRef(repo, revs.priorName(name) ?? name);
         if (count > 1) process.stderr.write(`error: refname '${name}' is ambiguous\n`);
         else if (full !== null) out.text(`${prefix}${abbrevRef ? shortenRef(repo, full, abbrevRef === 'strict') : full}\n`);
         return;
