@@ -106,16 +106,12 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     log: run.stderr, onPackStored: collectGarbage, signal: run.signal,
     transport: uploadPack !== undefined ? { uploadPack } : {}, ...o,
   }).then((result) => (result.rejected > 0 ? 1 : 0));
-  if (!all) {
+  if (all && rest.length) throw new GitError('cli', 'usage', rest.length === 1 ? 'fetch --all does not take a repository argument' : 'fetch --all does not make sense with refspecs');
+  const names = all ? remotesToFetchAll(repo.loadConfig(ctx.env)) : [];
+  // One remote, named or the only one --all finds, git fetches itself, with every option.
+  if (!all || names.length === 1) {
     return runRemoteCommand(ctx.env, { quiet, progress }, (run) =>
-      one(run, rest[0], rest.slice(1), { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
-  }
-  if (rest.length) throw new GitError('cli', 'usage', rest.length === 1 ? 'fetch --all does not take a repository argument' : 'fetch --all does not make sense with refspecs');
-  const names = remotesToFetchAll(repo.loadConfig(ctx.env));
-  // git fetches a single remote itself, with every option.
-  if (names.length === 1) {
-    return runRemoteCommand(ctx.env, { quiet, progress }, (run) =>
-      one(run, names[0], [], { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
+      one(run, all ? names[0] : rest[0], rest.slice(1), { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
   }
   // Otherwise git runs `fetch --append --no-auto-gc --no-write-commit-graph <options> <remote>` for
   // each, with the options of add_options_to_argv (none of the history's: git 2.39 passes no
