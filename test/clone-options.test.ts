@@ -1,6 +1,6 @@
 // clone's --[no-]reject-shallow (and clone.rejectShallow, from the global config, `git -c` or the
 // clone's own -c) against git, over a path and file://, protocol v0 and v2: a shallow source is
-// refused with git's message and nothing is left behind. And the options tsgit takes without a
+// refused with git's message and nothing is left behind. --separate-git-dir. And the options tsgit takes without a
 // difference to make: -v, -l/--[no-]local, --[no-]hardlinks, --template= (a template directory is
 // refused: tsgit copies none).
 import assert from 'node:assert/strict';
@@ -55,6 +55,22 @@ describe('clone options', () => {
       }
     });
   }
+
+  it('--separate-git-dir: the repository elsewhere, a gitfile in the work tree, as git lays them out', () => {
+    const dirs = ['tsgit', 'git'].map((tool) => {
+      const wt = path.join(work, `sep-${tool}`), gitDir = path.join(work, `sep-${tool}.git`);
+      const cmd = tool === 'tsgit' ? [process.execPath, TSGIT] : ['git'];
+      const r = spawnSync(cmd[0]!, [...cmd.slice(1), 'clone', '-q', `--separate-git-dir=${gitDir}`, src, wt], { cwd: work, env: GIT_ENV, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(fs.readFileSync(path.join(wt, '.git'), 'utf8'), `gitdir: ${gitDir}\n`);
+      assert.equal(git(wt, ['status', '--porcelain']), '');
+      return { wt, gitDir };
+    });
+    const [ours, theirs] = dirs as [typeof dirs[0], typeof dirs[0]];
+    assert.equal(git(ours.wt, ['config', '--local', '-l']), git(theirs.wt, ['config', '--local', '-l']));
+    assert.equal(git(ours.wt, ['for-each-ref']), git(theirs.wt, ['for-each-ref']));
+    assert.equal(compare(['--bare', '--separate-git-dir', path.join(work, 'nowhere'), src]).status, 128);
+  });
 
   it('takes -v, --[no-]local, --[no-]hardlinks and an empty --template; refuses a template directory', () => {
     const r = compare(['-v', '--no-local', '--no-hardlinks', '-l', '--template=', src]);

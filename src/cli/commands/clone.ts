@@ -30,6 +30,7 @@ export const help: CommandHelp = {
     ['--mirror', 'create a mirror repository (implies bare)'],
     ['-o, --origin <name>', "use <name> instead of 'origin' to track upstream"],
     ['--[no-]reject-shallow', 'do not clone shallow repository'],
+    ['--separate-git-dir <gitdir>', 'separate git dir from working tree'],
     ['-l, --[no-]local, --[no-]hardlinks', 'accepted: tsgit always fetches, as --no-local does'],
     ['--template=', 'accepted empty: tsgit copies no templates'],
     ['-b, --branch <branch>', "checkout <branch> instead of the remote's HEAD"],
@@ -62,6 +63,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   let shallowSubmodules = false;
   let jobs: number | undefined;
   let rejectShallow: boolean | undefined;
+  let separateGitDir: string | undefined;
   const remote = parseRemoteOptions('clone', args, (name, value, inline) => {
     switch (name) {
       case '-c': case '--config': settings.push(value()); break;
@@ -88,6 +90,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       case '--no-filter': filter = undefined; break;
       case '-n': case '--no-checkout': noCheckout = true; break;
       case '-o': case '--origin': origin = value(); break;
+      case '--separate-git-dir': separateGitDir = value(); break;
       case '--reject-shallow': rejectShallow = true; break;
       case '--no-reject-shallow': rejectShallow = false; break;
       // tsgit clones a local repository by fetching from it, as git's --no-local does: copying or
@@ -106,11 +109,13 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.`);
   if (rest.length > 2) throw new UsageError(`Too many arguments.`);
   if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');
+  if (bare && separateGitDir !== undefined) throw new GitError('cli', 'usage', "options '--bare' and '--separate-git-dir' cannot be used together");
   const config = settings.map(parseConfigSetting);
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const options: CloneOptions = {
       cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, shape: historyShape(remote),
       ...(references.length ? { references } : {}), dissociate, ...(rejectShallow !== undefined ? { rejectShallow } : {}),
+      ...(separateGitDir !== undefined ? { separateGitDir } : {}),
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
       noCheckout, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
