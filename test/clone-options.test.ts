@@ -1,8 +1,10 @@
-// clone's --[no-]reject-shallow (and clone.rejectShallow, from the global config, `git -c` or the
-// clone's own -c) against git, over a path and file://, protocol v0 and v2: a shallow source is
-// refused with git's message and nothing is left behind. --separate-git-dir. And the options tsgit takes without a
-// difference to make: -v, -l/--[no-]local, --[no-]hardlinks, --template= (a template directory is
-// refused: tsgit copies none).
+// clone's options against git:
+//   --[no-]reject-shallow (and clone.rejectShallow, from the global config, `git -c` or the clone's
+//   own -c), over a path and file://, protocol v0 and v2: a shallow source is refused with git's
+//   message and nothing is left behind;
+//   --separate-git-dir: the repository elsewhere, a gitfile in the work tree;
+//   those tsgit takes without a difference to make: -v, -l/--[no-]local, --[no-]hardlinks and
+//   --template= (a template directory is refused: tsgit copies none).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
