@@ -254,6 +254,25 @@ describe('submodule update, init and status', () => {
     compare(mine, theirs);
   });
 
+  test('sync --recursive: a URL changed in .gitmodules reaches the config and the checked-out remotes', () => {
+    const { mine, theirs } = cloneBoth('sync', ['--recurse-submodules', path.join(root, 'super.git')]);
+    // The superproject's mid moves (a relative URL); the nested leaf's URL is relative to it.
+    for (const dir of [mine, theirs]) {
+      const file = path.join(dir, '.gitmodules');
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('../mid.git', '../mid-moved.git'));
+    }
+    const configs = (dir: string): string => ['.', 'md', 'md/lf'].map((d) => git(path.join(dir, d), ['config', '--local', '-l'])).join('--\n');
+    for (const args of [['sync', '--recursive'], ['--quiet', 'sync'], ['sync', '--', 'md'], ['sync', 'nomatch']]) {
+      const a = tsgitRun(['submodule', ...args], mine);
+      const b = gitRun(['submodule', ...args], theirs);
+      assert.equal(a.status, b.status, a.stderr);
+      assert.equal(a.stdout, b.stdout);
+      assert.equal(a.stderr, b.stderr);
+      assert.equal(configs(mine).replaceAll(mine, theirs), configs(theirs));
+    }
+    assert.match(configs(mine), /submodule\.md\.url=.*mid-moved\.git/);
+  });
+
   test('init registers URLs; status of a path, of an unmerged gitlink and of no match', () => {
     const mine = path.join(root, 'init-tsgit'), theirs = path.join(root, 'init-git');
     for (const dir of [mine, theirs]) git(root, ['clone', '-q', path.join(root, 'rel.git'), dir]);

@@ -1,5 +1,6 @@
 // tsgit submodule [--quiet] [status] [--cached] [--recursive] [--] [<path>...]
 // tsgit submodule [--quiet] init [--] [<path>...]
+// tsgit submodule [--quiet] sync [--recursive] [--] [<path>...]
 // tsgit submodule [--quiet] update [--init] [--recursive] [--depth <n>] [-j <n>] [-f]
 //                 [--[no-]single-branch] [--[no-]recommend-shallow] [--progress] [--] [<path>...]
 // As git-submodule(1): paths are pathspecs relative to the current directory; status lines go to
@@ -8,6 +9,7 @@
 import path from 'node:path';
 import { initSubmodules } from '../../client/submodule/init.js';
 import { submoduleStatus } from '../../client/submodule/status.js';
+import { syncSubmodules } from '../../client/submodule/sync.js';
 import { Superproject } from '../../client/submodule/superproject.js';
 import { displayPath, updateSubmodules } from '../../client/submodule/update.js';
 import { GitError, UsageError } from '../../core/errors.js';
@@ -24,6 +26,7 @@ export const help: CommandHelp = {
   synopsis: [
     '[--quiet] [status] [--cached] [--recursive] [--] [<path>...]',
     '[--quiet] init [--] [<path>...]',
+    '[--quiet] sync [--recursive] [--] [<path>...]',
     '[--quiet] update [--init] [--recursive] [--depth <n>] [-j <n>] [-f] [--[no-]single-branch] [--[no-]recommend-shallow] [--progress] [--] [<path>...]',
   ],
   options: [
@@ -101,6 +104,13 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
       submoduleStatus(repo, {
         paths: o.paths, prefix, cached: o.flags.has('--cached'), recursive: o.flags.has('--recursive'),
         quiet: quiet || o.flags.has('-q') || o.flags.has('--quiet'), env: ctx.env, report,
+      });
+      return 0;
+    }
+    case 'sync': {
+      const o = parse(rest, ['-q', '--quiet', '--recursive'], []);
+      syncSubmodules(repo, {
+        paths: o.paths, prefix, recursive: o.flags.has('--recursive'), quiet: quiet || o.flags.has('-q') || o.flags.has('--quiet'), env: ctx.env, report,
       });
       return 0;
     }
