@@ -18,16 +18,22 @@ import { submoduleGitDir, validateSubmodulePath } from './paths.js';
 import { Superproject } from './superproject.js';
 import { displayPath, submoduleEnv } from './update.js';
 
-export interface SubmoduleStatusOptions {
+/** What the commands that visit the submodules a pathspec selects (status, sync) take. */
+export interface SubmoduleVisitOptions {
   readonly paths?: readonly string[];
+  /** Where the command runs, relative to the top of the work tree ('' or ending in '/'). */
   readonly prefix?: string;
+  /** The path of this repository in the outermost superproject, for messages ('' or ending in '/'). */
   readonly superPrefix?: string;
-  /** The recorded commit for `+` lines, instead of the submodule's HEAD. */
-  readonly cached?: boolean;
   readonly recursive?: boolean;
   readonly quiet?: boolean;
   readonly env?: NodeJS.ProcessEnv;
   readonly report: Reporter;
+}
+
+export interface SubmoduleStatusOptions extends SubmoduleVisitOptions {
+  /** The recorded commit for `+` lines, instead of the submodule's HEAD. */
+  readonly cached?: boolean;
 }
 
 export function submoduleStatus(repo: Repository, o: SubmoduleStatusOptions): void {

@@ -6,25 +6,13 @@
 import path from 'node:path';
 import { Config } from '../../config/index.js';
 import { Repository } from '../../repository/repository.js';
-import type { Reporter } from './init.js';
 import { submoduleGitDir, validateSubmodulePath } from './paths.js';
 import { isRelativeUrl, relativeUrl } from './relative-url.js';
+import type { SubmoduleVisitOptions } from './status.js';
 import { Superproject } from './superproject.js';
 import { displayPath, submoduleEnv } from './update.js';
 
-export interface SubmoduleSyncOptions {
-  readonly paths?: readonly string[];
-  /** Where the command runs, relative to the top of the work tree ('' or ending in '/'). */
-  readonly prefix?: string;
-  /** The path of this repository in the outermost superproject, for messages ('' or ending in '/'). */
-  readonly superPrefix?: string;
-  readonly recursive?: boolean;
-  readonly quiet?: boolean;
-  readonly env?: NodeJS.ProcessEnv;
-  readonly report: Reporter;
-}
-
-export function syncSubmodules(repo: Repository, o: SubmoduleSyncOptions): void {
+export function syncSubmodules(repo: Repository, o: SubmoduleVisitOptions): void {
   const env = o.env ?? process.env;
   const sp = Superproject.open(repo, env, (m) => o.report.err(`warning: ${m}\n`));
   try {
