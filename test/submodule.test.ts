@@ -273,6 +273,29 @@ describe('submodule update, init and status', () => {
     assert.match(configs(mine), /submodule\.md\.url=.*mid-moved\.git/);
   });
 
+  test('foreach [--recursive]: the command in each checked-out submodule, its variables, and a failing one', () => {
+    const { mine, theirs } = cloneBoth('foreach', ['--recurse-submodules', path.join(root, 'super.git')]);
+    for (const dir of [mine, theirs]) fs.mkdirSync(path.join(dir, 'below'));
+    const cases: [string[], string][] = [
+      [['foreach', 'echo "$name|$sm_path|$displaypath|$sha1|$toplevel|$path|$(pwd)"'], '.'],
+      [['foreach', '--recursive', 'echo "$name $displaypath $toplevel"'], '.'],
+      [['foreach', '--recursive', 'echo "$displaypath"'], 'below'],
+      [['--quiet', 'foreach', '--recursive', 'git config --local gc.auto 0'], '.'],
+      [['foreach', 'echo', '$name', 'two words'], '.'],
+      [['foreach'], '.'],
+      [['foreach', 'exit 3'], '.'],
+      [['foreach', '--recursive', 'test "$name" != lf'], '.'],
+    ];
+    for (const [args, cwd] of cases) {
+      const a = tsgitRun(['submodule', ...args], path.join(mine, cwd));
+      const b = gitRun(['submodule', ...args], path.join(theirs, cwd));
+      assert.equal(a.status, b.status, `${args.join(' ')}: ${a.stderr}`);
+      assert.equal(a.stdout.replaceAll(mine, theirs), b.stdout, args.join(' '));
+      assert.equal(a.stderr, b.stderr, args.join(' '));
+    }
+    assert.equal(git(path.join(mine, 'md', 'lf'), ['config', '--local', 'gc.auto']).trim(), '0');
+  });
+
   test('init registers URLs; status of a path, of an unmerged gitlink and of no match', () => {
     const mine = path.join(root, 'init-tsgit'), theirs = path.join(root, 'init-git');
     for (const dir of [mine, theirs]) git(root, ['clone', '-q', path.join(root, 'rel.git'), dir]);

@@ -1,6 +1,7 @@
 // tsgit submodule [--quiet] [status] [--cached] [--recursive] [--] [<path>...]
 // tsgit submodule [--quiet] init [--] [<path>...]
 // tsgit submodule [--quiet] sync [--recursive] [--] [<path>...]
+// tsgit submodule [--quiet] foreach [--recursive] <command>
 // tsgit submodule [--quiet] update [--init] [--recursive] [--depth <n>] [-j <n>] [-f]
 //                 [--[no-]single-branch] [--[no-]recommend-shallow] [--progress] [--] [<path>...]
 // As git-submodule(1): paths are pathspecs relative to the current directory; status lines go to
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { initSubmodules } from '../../client/submodule/init.js';
 import { submoduleStatus } from '../../client/submodule/status.js';
 import { syncSubmodules } from '../../client/submodule/sync.js';
+import { foreachSubmodule } from '../../client/submodule/foreach.js';
 import { Superproject } from '../../client/submodule/superproject.js';
 import { displayPath, updateSubmodules } from '../../client/submodule/update.js';
 import { GitError, UsageError } from '../../core/errors.js';
@@ -27,6 +29,7 @@ export const help: CommandHelp = {
     '[--quiet] [status] [--cached] [--recursive] [--] [<path>...]',
     '[--quiet] init [--] [<path>...]',
     '[--quiet] sync [--recursive] [--] [<path>...]',
+    '[--quiet] foreach [--recursive] <command>',
     '[--quiet] update [--init] [--recursive] [--depth <n>] [-j <n>] [-f] [--[no-]single-branch] [--[no-]recommend-shallow] [--progress] [--] [<path>...]',
   ],
   options: [
@@ -112,6 +115,17 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
       syncSubmodules(repo, {
         paths: o.paths, prefix, recursive: o.flags.has('--recursive'), quiet: quiet || o.flags.has('-q') || o.flags.has('--quiet'), env: ctx.env, report,
       });
+      return 0;
+    }
+    case 'foreach': {
+      // Options come before the command; everything from the first other word is the command.
+      let k = 0, recursive = false, q = quiet;
+      for (; k < rest.length; k++) {
+        if (rest[k] === '--recursive') recursive = true;
+        else if (rest[k] === '-q' || rest[k] === '--quiet') q = true;
+        else if (rest[k] === '--') { k++; break; } else break;
+      }
+      foreachSubmodule(repo, rest.slice(k), { prefix, recursive, quiet: q, env: ctx.env, report });
       return 0;
     }
     case 'init': {
