@@ -3,6 +3,7 @@
 //   own -c), over a path and file://, protocol v0 and v2: a shallow source is refused with git's
 //   message and nothing is left behind;
 //   --separate-git-dir: the repository elsewhere, a gitfile in the work tree;
+//   -s/--shared: a local source's objects borrowed through alternates;
 //   those tsgit takes without a difference to make: -v, -l/--[no-]local, --[no-]hardlinks and
 //   --template= (a template directory is refused: tsgit copies none).
 import assert from 'node:assert/strict';
@@ -72,6 +73,23 @@ describe('clone options', () => {
     assert.equal(git(ours.wt, ['config', '--local', '-l']), git(theirs.wt, ['config', '--local', '-l']));
     assert.equal(git(ours.wt, ['for-each-ref']), git(theirs.wt, ['for-each-ref']));
     assert.equal(compare(['--bare', '--separate-git-dir', path.join(work, 'nowhere'), src]).status, 128);
+  });
+
+  it('--shared borrows a local source\'s objects through alternates, as git does (not over file://, --no-local or --dissociate)', () => {
+    const alternates = (dir: string): string => {
+      const file = path.join(dir, '.git', 'objects', 'info', 'alternates');
+      return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    };
+    for (const args of [['-s', src], ['--shared', src], ['-s', '--no-local', src], ['-s', `file://${src}`], ['-s', '--dissociate', src]]) {
+      const r = compare(args);
+      assert.equal(r.status, 0);
+      const [ours, theirs] = r.dirs as [string, string];
+      assert.equal(alternates(ours), alternates(theirs), args.join(' '));
+      assert.equal(git(ours, ['for-each-ref']), git(theirs, ['for-each-ref']));
+      assert.equal(git(ours, ['status', '--porcelain']), '');
+      git(ours, ['fsck', '--no-dangling']);
+    }
+    assert.equal(alternates(compare(['--shared', src]).dirs[0]!), `${path.join(src, '.git', 'objects')}\n`);
   });
 
   it('takes -v, --[no-]local, --[no-]hardlinks and an empty --template; refuses a template directory', () => {

@@ -6,11 +6,13 @@
 // Messages and progress go to stderr as git prints them; SIGINT, SIGTERM and SIGHUP stop the
 // clone and remove what it created. With --recurse-submodules the exit status is the submodule
 // update's when that fails (the superproject stays, as with git).
+import path from 'node:path';
 import { clone, type CloneOptions } from '../../client/clone.js';
 import type { Reference } from '../../client/reference.js';
 import { cloneRecursive } from '../../client/submodule/clone-recursive.js';
 import { parseConfigSetting } from '../../config/command-line.js';
 import { GitError, UsageError } from '../../core/errors.js';
+import { isDirectory } from '../../core/is-directory.js';
 import { parseFilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
@@ -32,6 +34,7 @@ export const help: CommandHelp = {
     ['--[no-]reject-shallow', 'do not clone shallow repository'],
     ['--separate-git-dir <gitdir>', 'separate git dir from working tree'],
     ['-l, --[no-]local, --[no-]hardlinks', 'accepted: tsgit always fetches, as --no-local does'],
+    ['-s, --shared', 'set up shared clone'],
     ['--template=', 'accepted empty: tsgit copies no templates'],
     ['-b, --branch <branch>', "checkout <branch> instead of the remote's HEAD"],
     ['-u, --upload-pack <path>', 'path to git-upload-pack on the remote'],
@@ -64,6 +67,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   let jobs: number | undefined;
   let rejectShallow: boolean | undefined;
   let separateGitDir: string | undefined;
+  let local = true, shared = false;
   const remote = parseRemoteOptions('clone', args, (name, value, inline) => {
     switch (name) {
       case '-c': case '--config': settings.push(value()); break;
@@ -95,7 +99,11 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       case '--no-reject-shallow': rejectShallow = false; break;
       // tsgit clones a local repository by fetching from it, as git's --no-local does: copying or
       // linking its files instead would only be faster.
-      case '-l': case '--local': case '--no-local': case '--hardlinks': case '--no-hardlinks': break;
+      case '-l': case '--local': local = true; break;
+      case '--no-local': local = false; break;
+      case '--hardlinks': case '--no-hardlinks': break;
+      case '-s': case '--shared': shared = true; break;
+      case '--no-shared': shared = false; break;
       case '-v': case '--verbose': break;
       case '--template':
         // tsgit's repositories get no templates; an empty directory is what asks for none.
@@ -110,6 +118,9 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   if (rest.length > 2) throw new UsageError(`Too many arguments.`);
   if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');
   if (bare && separateGitDir !== undefined) throw new GitError('cli', 'usage', "options '--bare' and '--separate-git-dir' cannot be used together");
+  // --shared borrows a local source's objects through alternates, as git's local clone does; tsgit
+  // gets that from --reference to the source itself. git ignores it for a URL, and --no-local.
+  if (shared && local && isDirectory(path.resolve(ctx.cwd, rest[0]!))) references.push({ path: rest[0]!, required: true });
   const config = settings.map(parseConfigSetting);
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const options: CloneOptions = {
