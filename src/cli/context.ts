@@ -13,6 +13,7 @@ export class CommandContext {
     if (!this.repo) {
       const env = this.gitDir ? { ...this.env, GIT_DIR: path.resolve(this.cwd, this.gitDir) } : this.env;
       this.repo = Repository.discover(this.cwd, env);
+      this.repo.warn = (text) => process.stderr.write(text);
     }
     return this.repo;
   }

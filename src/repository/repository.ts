@@ -104,11 +104,20 @@ export class Repository {
     return readShallow(this.commonDir).map((hex) => fromHex(hex)!);
   }
 
+  /**
+   * Where revision lookups say what git warns of on stderr (a name several refs answer to, with
+   * core.warnAmbiguousRefs on): the CLI's stderr; null, the default, says nothing.
+   */
+  warn: ((text: string) => void) | null = null;
+
   /** Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository. */
   revs(): RevResolver {
+    const warn = this.warn;
+    const ambiguous = warn && this.loadConfig().getBool('core', null, 'warnambiguousrefs') !== false
+      ? (name: string) => warn(`warning: refname '${name}' is ambiguous.\n`) : undefined;
     return new RevResolver(this.odb, {
       resolveRef: name => this.resolveRef(name), upstream: branch => upstreamOf(this, branch), reflogAt: (ref, n) => reflogAt(this, ref, n),
-      priorCheckout: n => priorCheckout(this, n),
+      priorCheckout: n => priorCheckout(this, n), ...(ambiguous ? { ambiguous } : {}),
     });
   }
 

@@ -25,6 +25,8 @@ export interface RefResolver {
   reflogAt?(ref: string, n: number): string | null;
   /** `@{-<n>}`: the branch (or commit) checked out before the n-th last checkout, by HEAD's reflog; null when there was none. */
   priorCheckout?(n: number): string | null;
+  /** Told of a short name that more than one of git's search rules finds a ref for (git warns). */
+  ambiguous?(name: string): void;
 }
 
 /** `@{-<n>}`, the n-th prior checkout (git's interpret_nth_prior_checkout). */
@@ -155,10 +157,19 @@ export class RevResolver {
       const hex = this.refs.reflogAt(nth[1]!, Number(nth[2]));
       return hex ? fromHex(hex) : null;
     }
+    let found: string | null = null;
     for (const ref of expandAbbreviation(name)) {
       const hex = this.refs.resolveRef(ref);
-      if (hex) return fromHex(hex);
+      if (!hex) continue;
+      // git's get_oid_basic counts every rule that finds a ref, when it is to warn of more than one.
+      if (found === null) found = hex;
+      else {
+        this.refs.ambiguous?.(name);
+        break;
+      }
+      if (!this.refs.ambiguous) break;
     }
+    if (found) return fromHex(found);
     if (/^[0-9a-fA-F]{4,39}$/.test(name)) return this.abbreviated(name.toLowerCase());
     return null;
   }
