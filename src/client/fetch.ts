@@ -14,7 +14,7 @@ import { fromHex } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { deepens, INFINITE_DEPTH, NO_DEEPEN, parseFilterSpec, type HistoryShape } from '../protocol/index.js';
 import type { RefStore } from '../refs/index.js';
-import { checkedOutAt } from '../repository/linked-worktrees.js';
+import { checkedOutBranches } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
@@ -406,10 +406,12 @@ function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly R
 
 /** git's check_not_current_branch: no branch that a work tree has checked out is fetched into. */
 function refuseCheckedOutBranches(repo: Repository, targets: readonly Target[]): void {
+  // The work trees are read once, not for each of what may be thousands of targets.
+  const checkedOut = checkedOutBranches(repo.commonDir);
   for (const t of targets) {
     if (!t.local?.startsWith('refs/heads/')) continue;
-    const at = checkedOutAt(repo.commonDir, t.local);
-    if (at !== null) throw new GitError('client', 'checked-out', `refusing to fetch into branch '${t.local}' checked out at '${at}'`);
+    const at = checkedOut.get(t.local);
+    if (at !== undefined) throw new GitError('client', 'checked-out', `refusing to fetch into branch '${t.local}' checked out at '${at}'`);
   }
 }
 

@@ -74,10 +74,18 @@ export function otherWorktreeRefs(commonDir: string, gitDir: string): FileRefSto
  * "/.git"; a bare repository's HEAD checks nothing out.
  */
 export function checkedOutAt(commonDir: string, branch: string, except: string | null = null): string | null {
+  return checkedOutBranches(commonDir, except).get(branch) ?? null;
+}
+
+/** checkedOutAt for every branch at once: each checked-out branch and the first work tree holding it. */
+export function checkedOutBranches(commonDir: string, except: string | null = null): Map<string, string> {
   const self = except === null ? null : path.resolve(except);
   const main = path.basename(commonDir) === '.git' ? path.dirname(path.resolve(commonDir)) : null;
-  const other = allWorktrees(commonDir, main).find((w) => path.resolve(w.gitDir) !== self && w.branch === branch);
-  return other ? other.path ?? other.gitDir : null;
+  const out = new Map<string, string>();
+  for (const w of allWorktrees(commonDir, main)) {
+    if (w.branch !== null && path.resolve(w.gitDir) !== self && !out.has(w.branch)) out.set(w.branch, w.path ?? w.gitDir);
+  }
+  return out;
 }
 
 /**

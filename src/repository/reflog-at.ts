@@ -3,6 +3,7 @@
 // checked out (HEAD when detached); entry n counts back from the newest, and a reflog with no more
 // entries is an error. `@{-<n>}`, the branch checked out before, from HEAD's reflog.
 import { GitError } from '../core/errors.js';
+import type { ReflogEntry } from '../refs/reflog.js';
 import { expandAbbreviation } from '../refs/refspec.js';
 import type { Repository } from './repository.js';
 
@@ -10,24 +11,26 @@ import type { Repository } from './repository.js';
 /** The value `ref` had `n` updates ago, as hex; null when no ref of that name has a reflog. */
 export function reflogAt(repo: Repository, ref: string, n: number): string | null {
   let full: string | null = null;
+  let entries: ReflogEntry[] = [];
   if (ref === '') {
     const head = repo.refs.headTarget();
     full = head?.startsWith('refs/heads/') ? head : 'HEAD';
+    entries = repo.refs.reflog(full);
   } else {
-    for (const name of expandAbbreviation(ref)) {
-      if (repo.resolveRef(name) === null) continue;
+    search: for (const name of expandAbbreviation(ref)) {
+      const found = repo.resolveRefChain(name);
+      if (found === null) continue;
       // The name itself, or the ref it is a symbolic ref to, with a reflog.
-      const end = repo.resolveRefChain(name)!.chain.at(-1)!;
-      const logged = [name, end].find((r) => repo.refs.reflog(r).length > 0);
-      if (logged) {
-        full = logged;
-        break;
+      for (const logged of new Set([name, found.chain.at(-1)!])) {
+        entries = repo.refs.reflog(logged);
+        if (entries.length > 0) {
+          full = logged;
+          break search;
+        }
       }
     }
   }
-  if (full === null) return null;
-  const entries = repo.refs.reflog(full);
-  if (entries.length === 0) return null;
+  if (full === null || entries.length === 0) return null;
   if (n >= entries.length) {
     const shown = ref !== '' ? ref : full.startsWith('refs/heads/') ? full.slice('refs/heads/'.length) : 'HEAD';
     throw new GitError('refs', 'reflog-short', `log for '${shown}' only has ${entries.length} entries`);

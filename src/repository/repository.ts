@@ -113,8 +113,12 @@ export class Repository {
   /** Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository. */
   revs(): RevResolver {
     const warn = this.warn;
-    const ambiguous = warn && this.loadConfig().getBool('core', null, 'warnambiguousrefs') !== false
-      ? (name: string) => warn(`warning: refname '${name}' is ambiguous.\n`) : undefined;
+    // The configuration is read when a name first turns out ambiguous, not for every lookup.
+    let warnAmbiguous: boolean | undefined;
+    const ambiguous = warn ? (name: string) => {
+      warnAmbiguous ??= this.loadConfig().getBool('core', null, 'warnambiguousrefs') !== false;
+      if (warnAmbiguous) warn(`warning: refname '${name}' is ambiguous.\n`);
+    } : undefined;
     return new RevResolver(this.odb, {
       resolveRef: name => this.resolveRef(name), upstream: branch => upstreamOf(this, branch), reflogAt: (ref, n) => reflogAt(this, ref, n),
       priorCheckout: n => priorCheckout(this, n), ...(ambiguous ? { ambiguous } : {}),

@@ -115,12 +115,19 @@ interface Listed {
  * others break its ties.
  */
 function refOrder(keys: readonly string[], inRepository: boolean): (a: Listed, b: Listed) => number {
+  // Names compare as bytes, each encoded once rather than in every comparison of the sort.
+  const encoded = new Map<Listed, Buffer>();
+  const bytes = (l: Listed): Buffer => {
+    let b = encoded.get(l);
+    if (!b) encoded.set(l, b = Buffer.from(l.name));
+    return b;
+  };
   const compares = keys.map((spec) => {
     const reverse = spec.startsWith('-');
     const key = reverse ? spec.slice(1) : spec;
     let compare: (a: Listed, b: Listed) => number;
-    if (key === 'refname') compare = (a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
-    else if (key === 'version:refname' || key === 'v:refname') compare = (a, b) => versionCompare(Buffer.from(a.name), Buffer.from(b.name));
+    if (key === 'refname') compare = (a, b) => Buffer.compare(bytes(a), bytes(b));
+    else if (key === 'version:refname' || key === 'v:refname') compare = (a, b) => versionCompare(bytes(a), bytes(b));
     else if (key === 'objectname') {
       // git reads this field from the object database, and so wants one, though the id is at hand.
       if (!inRepository) throw fatal(`not a git repository, but the field '${key}' requires access to object data`);

@@ -361,13 +361,13 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   const whole: ResolveShared = { ...shared, table: table.shared(), count };
   const reader = new Resolver(whole);
   // The .gitmodules blobs are few: each is rebuilt through its chain, the reader kept open for all.
-  try {
-    if (options.strict && options.gitmodules) {
+  if (options.strict && options.gitmodules) {
+    try {
       checkGitmodules(lists, { table, sorted, count, objectData: (i) => reader.objectData(i), lookup: options.lookup ?? null, name, connectivity },
         options.strict, options.gitmodules);
+    } finally {
+      reader.close();
     }
-  } finally {
-    reader.close();
   }
   if (options.lookup) checkCollisions({ ...whole, cacheLimit }, parsedCount, options.lookup);
   // Callers ask for an object now and then: nothing stays open between their calls.
