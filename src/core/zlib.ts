@@ -53,6 +53,27 @@ export interface InflateResult {
 }
 
 /** A reusable inflater. One per thread; not re-entrant. */
+/**
+ * Inflates input[offset..end) whole through zlib's public API, which cannot stop or resume
+ * mid-stream (for when the native handle is not available): the result must be exactly `size`
+ * bytes, and it is never allocated larger than the stream really inflates to (capped just above
+ * `size`). Null when the input ends first.
+ */
+function inflateWhole(input: Uint8Array, offset: number, end: number, size: number, layer: ErrorLayer,
+  where: () => string): { buffer: Buffer; used: number } | null {
+  let res: { buffer: Buffer; engine: { bytesWritten: number } };
+  try {
+    res = zlib.inflateSync(input.subarray(offset, end), { info: true, maxOutputLength: size + 1 }) as unknown as typeof res;
+  } catch (e) {
+    if ((e as Error).message === TRUNCATED_MESSAGE) return null;
+    throw new CorruptError(layer, `${where()}: zlib: ${(e as Error).message}`, { cause: e });
+  }
+  if (res.buffer.length !== size) {
+    throw new CorruptError(layer, `${where()}: inflates to ${res.buffer.length} bytes, declared ${size}`);
+  }
+  return { buffer: res.buffer, used: res.engine.bytesWritten };
+}
+
 export class Inflater {
   private handle: NativeHandle | null = null;
   private state: Uint32Array | null = null;
@@ -105,18 +126,10 @@ export class Inflater {
       if (!spare) (out as Buffer | Uint8Array).set(target.subarray(0, size), outOffset);
       return end - offset - availIn;
     }
-    let res: { buffer: Buffer; engine: { bytesWritten: number } };
-    try {
-      res = zlib.inflateSync(input.subarray(offset, end), { info: true, maxOutputLength: size + 1 }) as unknown as typeof res;
-    } catch (e) {
-      if ((e as Error).message === TRUNCATED_MESSAGE) return -1;
-      throw new CorruptError(layer, `${where()}: zlib: ${(e as Error).message}`, { cause: e });
-    }
-    if (res.buffer.length !== size) {
-      throw new CorruptError(layer, `${where()}: inflates to ${res.buffer.length} bytes, declared ${size}`);
-    }
+    const res = inflateWhole(input, offset, end, size, layer, where);
+    if (res === null) return -1;
     out.set(res.buffer, outOffset);
-    return res.engine.bytesWritten;
+    return res.used;
   }
 
   /**
@@ -127,20 +140,10 @@ export class Inflater {
   inflateChunks(input: Uint8Array, offset: number, end: number, size: number, out: Uint8Array,
     sink: (chunk: Uint8Array) => void, layer: ErrorLayer, where: () => string): number {
     if (!this.handle) {
-      // The public API cannot stop or resume mid-stream; it still never allocates the declared
-      // size up front, only what the stream really inflates to (capped just above it).
-      let res: { buffer: Buffer; engine: { bytesWritten: number } };
-      try {
-        res = zlib.inflateSync(input.subarray(offset, end), { info: true, maxOutputLength: size + 1 }) as unknown as typeof res;
-      } catch (e) {
-        if ((e as Error).message === TRUNCATED_MESSAGE) return -1;
-        throw new CorruptError(layer, `${where()}: zlib: ${(e as Error).message}`, { cause: e });
-      }
-      if (res.buffer.length !== size) {
-        throw new CorruptError(layer, `${where()}: inflates to ${res.buffer.length} bytes, declared ${size}`);
-      }
+      const res = inflateWhole(input, offset, end, size, layer, where);
+      if (res === null) return -1;
       for (let p = 0; p < size; p += out.length) sink(res.buffer.subarray(p, Math.min(size, p + out.length)));
-      return res.engine.bytesWritten;
+      return res.used;
     }
     this.lastError = null;
     this.handle.reset();
