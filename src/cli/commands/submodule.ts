@@ -8,12 +8,12 @@
 // stdout, everything else to stderr. update exits 1 when a clone failed twice, 128 on a fatal
 // error; SIGINT, SIGTERM and SIGHUP stop it and take back a clone under way.
 import path from 'node:path';
-import { initSubmodules } from '../../client/submodule/init.js';
+import { initSubmodules, submodulesToInit } from '../../client/submodule/init.js';
 import { submoduleStatus } from '../../client/submodule/status.js';
 import { syncSubmodules } from '../../client/submodule/sync.js';
 import { foreachSubmodule } from '../../client/submodule/foreach.js';
-import { Superproject } from '../../client/submodule/superproject.js';
-import { displayPath, updateSubmodules } from '../../client/submodule/update.js';
+import { updateSubmodules } from '../../client/submodule/update.js';
+import { displayPath, listSubmodules } from '../../client/submodule/visit.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { fatal, type CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
@@ -130,11 +130,8 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
     }
     case 'init': {
       const o = parse(rest, ['-q', '--quiet'], []);
-      const sp = Superproject.open(repo, ctx.env, (m) => report.err(`warning: ${m}\n`));
-      let list = sp.list(o.paths, prefix);
-      // Without paths and with submodule.active set, only the active ones (git's module_init).
-      if (o.paths.length === 0 && sp.config.getAll('submodule', null, 'active').length > 0) list = list.filter((e) => sp.isActive(e.path));
-      initSubmodules(sp, list, { quiet: quiet || o.flags.has('-q') || o.flags.has('--quiet'), displayPath: (p) => displayPath(p, prefix), report });
+      const { sp, list } = listSubmodules(repo, { paths: o.paths, prefix, env: ctx.env, report });
+      initSubmodules(sp, submodulesToInit(sp, list, o.paths.length > 0), { quiet: quiet || o.flags.has('-q') || o.flags.has('--quiet'), displayPath: (p) => displayPath(p, prefix), report });
       return 0;
     }
     case 'update': {

@@ -4,9 +4,11 @@
 //   relative-url.ts    `../x.git` against the superproject's remote (git's relative_url)
 //   pathspec.ts        the paths commands are given, and submodule.active
 //   init.ts            URLs, active and update settings into the superproject's config
+//   visit.ts           the walk status, sync and foreach share, and the listing update starts with
 //   update.ts          clone what is missing (paths.ts vets where), fetch by id, check out, recurse
 //   checkout.ts        the submodule's side: reachability of the commit, detached checkout
 //   status.ts          the status lines, named by walk/describe.ts
+//   sync.ts, foreach.ts URLs from .gitmodules again; a command in each checked-out submodule
 //   clone-recursive.ts clone --recurse-submodules
 export { cloneRecursive, type RecurseOptions } from './clone-recursive.js';
 export { initSubmodules, type Reporter } from './init.js';

@@ -14,6 +14,12 @@ export interface Reporter {
   err(text: string): void;
 }
 
+/** What `init` registers (git's module_init): without paths, and with submodule.active set, only the active ones. */
+export function submodulesToInit(sp: Superproject, list: readonly ListedSubmodule[], named: boolean): readonly ListedSubmodule[] {
+  const active = !named && sp.config.getAll('submodule', null, 'active').length > 0;
+  return active ? list.filter((e) => sp.isActive(e.path)) : list;
+}
+
 export function initSubmodules(sp: Superproject, list: readonly ListedSubmodule[], o: {
   quiet: boolean; displayPath: (p: string) => string; report: Reporter;
 }): void {

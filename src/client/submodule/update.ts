@@ -19,22 +19,16 @@ import { fetch } from '../fetch.js';
 import { defaultRemoteName } from '../remote-config.js';
 import { checkoutDetached, isTipReachable } from './checkout.js';
 import { parseUpdateStrategy, type Submodule } from './gitmodules.js';
-import { initSubmodules, type Reporter } from './init.js';
+import { initSubmodules, submodulesToInit, type Reporter } from './init.js';
 import { RefusedPath, connectWorkTreeAndGitDir, setCoreWorktree, submoduleGitDir, validateSubmoduleGitDir, validateSubmodulePath } from './paths.js';
-import { Superproject, type ListedSubmodule } from './superproject.js';
+import type { Superproject, ListedSubmodule } from './superproject.js';
+import { displayPath, listSubmodules, nestedOptions, submoduleEnv, type SubmoduleVisitOptions } from './visit.js';
 import type { Progress } from '../../core/progress.js';
 
-export interface SubmoduleUpdateOptions {
-  /** Pathspecs selecting submodules (relative to `prefix`); none means all. */
-  readonly paths?: readonly string[];
-  /** The current directory below the top of the work tree ('' or ending in '/'). */
-  readonly prefix?: string;
-  /** How this repository's paths are shown from the outermost one ('' or ending in '/'). */
-  readonly superPrefix?: string;
+export interface SubmoduleUpdateOptions extends SubmoduleVisitOptions {
   readonly init?: boolean;
   /** --require-init (what clone --recurse-submodules asks for): init, and clone only into empty directories. */
   readonly requireInit?: boolean;
-  readonly recursive?: boolean;
   /** Shallow clones and fetches of this depth. */
   readonly depth?: number;
   /** Follow submodule.<name>.shallow (default true; --no-recommend-shallow turns it off). */
@@ -44,33 +38,10 @@ export interface SubmoduleUpdateOptions {
   readonly singleBranch?: boolean;
   /** Check out even when HEAD already is the recorded commit, discarding local changes. */
   readonly force?: boolean;
-  readonly quiet?: boolean;
   /** Meters for each submodule's clone (the CLI's stderr with --progress). */
   readonly progress?: Progress;
-  readonly env?: NodeJS.ProcessEnv;
-  readonly report: Reporter;
   readonly signal?: AbortSignal;
   readonly onPackStored?: () => void;
-}
-
-/** Variables that describe the superproject's repository, which git clears for a submodule's commands. */
-const LOCAL_REPO_ENV = [
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_CONFIG', 'GIT_OBJECT_DIRECTORY', 'GIT_DIR', 'GIT_WORK_TREE',
-  'GIT_IMPLICIT_WORK_TREE', 'GIT_GRAFT_FILE', 'GIT_INDEX_FILE', 'GIT_NO_REPLACE_OBJECTS', 'GIT_REPLACE_REF_BASE',
-  'GIT_PREFIX', 'GIT_SHALLOW_FILE', 'GIT_COMMON_DIR',
-];
-
-/** git's prepare_submodule_repo_env, plus the GIT_PROTOCOL_FROM_USER=0 git-submodule.sh exports. */
-export function submoduleEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, GIT_PROTOCOL_FROM_USER: '0' };
-  for (const name of LOCAL_REPO_ENV) delete out[name];
-  return out;
-}
-
-/** git's get_submodule_displaypath. */
-export function displayPath(p: string, prefix = '', superPrefix = ''): string {
-  if (prefix) return path.posix.relative(prefix.replace(/\/$/, ''), p) || './';
-  return superPrefix + p;
 }
 
 interface Planned {
@@ -83,18 +54,14 @@ interface Planned {
 
 /** Returns git's exit status: 0, or 1 when a clone failed twice or a nested update failed. */
 export async function updateSubmodules(repo: Repository, o: SubmoduleUpdateOptions): Promise<number> {
-  const env = o.env ?? process.env;
   const report = o.report;
-  const warn = (m: string) => report.err(`warning: ${m}\n`);
-  const sp = Superproject.open(repo, env, warn);
+  const { sp, list } = listSubmodules(repo, o);
   const paths = o.paths ?? [];
   const shownPath = (p: string) => displayPath(p, o.prefix, o.superPrefix);
-  const list = sp.list(paths, o.prefix);
   if (o.init || o.requireInit) {
-    const active = paths.length === 0 && sp.config.getAll('submodule', null, 'active').length > 0;
-    initSubmodules(sp, active ? list.filter((e) => sp.isActive(e.path)) : list, { quiet: o.quiet ?? false, displayPath: shownPath, report });
+    initSubmodules(sp, submodulesToInit(sp, list, paths.length > 0), { quiet: o.quiet ?? false, displayPath: shownPath, report });
   }
-  const subEnv = submoduleEnv(env);
+  const subEnv = submoduleEnv(sp.env);
   const plan = planUpdates(sp, list, paths.length > 0, shownPath, report);
   const jobs = o.jobs ?? sp.config.getInt('submodule', null, 'fetchjobs') ?? sp.gitmodules.fetchJobs ?? 1;
   if (!await cloneMissing(sp, plan.filter((p) => p.justCloned), jobs === 0 ? os.availableParallelism() : jobs, subEnv, o)) return 1;
@@ -301,7 +268,7 @@ async function updateOne(sp: Superproject, subRepo: Repository, p: Planned, env:
   }
   if (!o.recursive) return 0;
   try {
-    const status = await updateSubmodules(subRepo, { ...o, paths: [], prefix: '', superPrefix: `${p.shown}/`, env });
+    const status = await updateSubmodules(subRepo, nestedOptions(o, p.shown));
     if (status !== 0) report.err(`fatal: Failed to recurse into submodule path '${p.shown}'\n`);
     return status;
   } catch (e) {
