@@ -261,6 +261,39 @@ describe('tsgit push to a configured remote', () => {
     assert.match(noBranch.stderr, /fatal: You are not currently on a branch\./);
   });
 
+  test('remote-tracking refs and the --force-with-lease default by git\'s remote_find_tracking: names as written, git\'s negative refspecs', async () => {
+    // The same work repository and server twice, one pushed from by git, one by tsgit.
+    const sides = ['git', 'ts'].map((side) => {
+      const server = path.join(root, `track-${side}.git`);
+      git(root, ['init', '-q', '--bare', '-b', 'main', server]);
+      const work = workRepo(root, `track-${side}`, 1);
+      git(work, ['remote', 'add', 'origin', server]);
+      git(work, ['push', '-q', 'origin', 'main']);
+      return { side, server, work };
+    });
+    const step = async (fetch: string[], edits: string[][], args: string[]) => {
+      const seen = [];
+      for (const { side, server, work } of sides) {
+        git(work, ['config', '--unset-all', 'remote.origin.fetch']);
+        for (const spec of fetch) git(work, ['config', '--add', 'remote.origin.fetch', spec]);
+        for (const edit of edits) git(work, edit);
+        const r = side === 'git' ? await runAsync('git', ['push', '--porcelain', ...args], work, GIT_ENV)
+          : await runAsync(process.execPath, [TSGIT, 'push', '--porcelain', ...args], work, GIT_ENV);
+        seen.push({ status: r.status, out: r.stdout.split(server).join('<url>'), refs: refsOf(work) });
+      }
+      assert.deepEqual(seen[1], seen[0], `push ${args.join(' ')} with fetch ${fetch.join(' ')}`);
+    };
+    // An abbreviated source names no remote ref here, so nothing is updated, and a lease expects none.
+    await step(['+main:refs/remotes/origin/main'], [['commit', '-q', '--allow-empty', '-m', 'a']], ['origin', 'main']);
+    await step(['main:refs/x/main'], [['commit', '-q', '--allow-empty', '-m', 'b']], ['origin', 'main']);
+    await step(['+main:refs/remotes/origin/main'], [['update-ref', 'refs/remotes/origin/main', 'main'], ['commit', '-q', '--amend', '--allow-empty', '-m', 'b2']],
+      ['--force-with-lease', 'origin', 'main']);
+    // git hides a ref from a pattern only where the pattern maps it onto its own name.
+    await step(['+refs/heads/*:refs/remotes/origin/*', '^refs/heads/main'], [], ['--force-with-lease', 'origin', 'main']);
+    // A destination outside refs/ (git writes it as .git/remotes/origin/main): no ref updated.
+    await step(['refs/heads/main:remotes/origin/main'], [['commit', '-q', '--allow-empty', '-m', 'c']], ['origin', 'main']);
+  });
+
   test('usage errors exit 129; a remote that is not there, 128', async () => {
     const work = workRepo(root, 'u', 1);
     const bad = await runAsync(process.execPath, [TSGIT, 'push', '--no-such-option'], work, GIT_ENV);

@@ -91,6 +91,18 @@ describe('rev-parse names', () => {
     git(wt, ['checkout', '-q', '--detach']);
     compare(wt, ['@{u}']);
     git(wt, ['checkout', '-q', 'main']);
+    // git's remote_find_tracking: no abbreviated source, and a `^` refspec that hides the branch
+    // from an exact refspec or a pattern onto its own name, but not from refs/heads/*:refs/remotes/origin/*.
+    for (const fetch of [
+      ['+main:refs/remotes/origin/main'], ['+refs/heads/*:refs/remotes/origin/*', '^refs/heads/main'],
+      ['+refs/heads/main:refs/remotes/origin/main', '^refs/heads/main'], ['+refs/heads/*:refs/heads/*', '^refs/heads/main'],
+      ['^refs/heads/main', '+refs/heads/*:refs/remotes/origin/*'], ['+refs/heads/*:refs/remotes/origin/*', '^refs/heads/m*'],
+    ]) {
+      git(wt, ['config', '--unset-all', 'remote.origin.fetch']);
+      for (const spec of fetch) git(wt, ['config', '--add', 'remote.origin.fetch', spec]);
+      compare(wt, ['--symbolic-full-name', '@{u}']);
+    }
+    git(wt, ['config', '--replace-all', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
   });
 
   it('<ref>@{<n>} and @{-<n>} by the reflogs, and a reflog too short or missing', () => {

@@ -7,7 +7,8 @@
 //     is never empty and may be missing (the source's own name), in which case <src> must be a ref
 //     name; otherwise <src> may be any revision (HEAD~2), checked only when it is a pattern.
 // Every name a side gives is checked with git's ref-name rules before anything uses it. They live
-// with the refs because the repository maps a branch's upstream through them (@{upstream}).
+// with the refs because the repository maps a branch's upstream through them (@{upstream}), and
+// push its remote-tracking refs the same way (trackingRefFor).
 import { GitError } from '../core/errors.js';
 import { isHexOid } from '../core/oid.js';
 import { checkRefFormat } from './check-ref-format.js';
@@ -90,6 +91,52 @@ export function matchPattern(pattern: string, name: string): string | null {
   const prefix = pattern.slice(0, star), suffix = pattern.slice(star + 1);
   if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return null;
   return name.slice(prefix.length, name.length - suffix.length);
+}
+
+/** `name` mapped from one pattern side to the other (`*` of `to` replaced by what `*` of `from` matched), or null (git's match_name_with_pattern). */
+export function mapPattern(from: string, to: string, name: string): string | null {
+  const star = matchPattern(from, name);
+  if (star === null) return null;
+  const at = to.indexOf('*');
+  return to.slice(0, at) + star + to.slice(at + 1);
+}
+
+/**
+ * The ref a remote's fetch refspecs store its ref `ref` (a full name) in, or null: git's
+ * remote_find_tracking, which @{upstream}, a push's remote-tracking refs and --force-with-lease's
+ * default expectation all use. Unlike a fetch, names are compared as written: a refspec
+ * `main:refs/remotes/origin/main` does not name refs/heads/main here, and a destination comes back
+ * as the refspec spells it. The first refspec that maps `ref` wins.
+ */
+export function trackingRefFor(specs: readonly Refspec[], ref: string): string | null {
+  if (negated(specs, ref)) return null;
+  for (const s of specs) {
+    if (s.negative || s.dst === '') continue;
+    if (!s.pattern) {
+      if (s.src === ref) return s.dst;
+      continue;
+    }
+    const mapped = mapPattern(s.src, s.dst, ref);
+    if (mapped !== null) return mapped;
+  }
+  return null;
+}
+
+/**
+ * git's query_matches_negative_refspec for this query: the sources the other refspecs give `ref`,
+ * any of them excluded by a `^` refspec. git reads a pattern from its destination side here (the
+ * check serves the reverse query too), so a `^refs/heads/x` hides refs/heads/x from an exact
+ * refspec naming it or from `refs/heads/*:refs/heads/*`, but not from
+ * `refs/heads/*:refs/remotes/origin/*`; git 2.39 behaves so, and tsgit with it.
+ */
+function negated(specs: readonly Refspec[], ref: string): boolean {
+  const sources: string[] = [];
+  for (const s of specs) {
+    if (s.negative) continue;
+    const source = s.pattern ? mapPattern(s.dst, s.src, ref) : s.src === ref ? s.src : null;
+    if (source !== null) sources.push(source);
+  }
+  return sources.some((name) => specs.some((n) => n.negative && (n.pattern ? matchPattern(n.src, name) !== null : n.src === name)));
 }
 
 /** git's ref_rev_parse_rules, in order: the prefix and suffix around a short name. */

@@ -2,7 +2,7 @@
 // the first branch.<name>.merge, on branch.<name>.remote, mapped through that remote's fetch
 // refspecs to the remote-tracking ref that stores it, or, for the remote ".", the merge ref itself.
 import { GitError } from '../core/errors.js';
-import { matchPattern, parseRefspec } from '../refs/refspec.js';
+import { parseRefspec, trackingRefFor } from '../refs/refspec.js';
 import type { Repository } from './repository.js';
 
 /**
@@ -24,16 +24,7 @@ export function upstreamOf(repo: Repository, branch: string, env: NodeJS.Process
     throw new GitError('refs', 'no-upstream', `no upstream configured for branch '${name}'`);
   }
   if (remote === '.') return merge;
-  const specs = config.getAll('remote', remote, 'fetch').map(parseRefspec);
-  const excluded = specs.some((s) => s.negative && (s.pattern ? matchPattern(s.src, merge) !== null : s.src === merge));
-  for (const s of specs) {
-    if (excluded || s.negative || s.dst === '') continue;
-    if (!s.pattern) {
-      if (s.src === merge) return s.dst;
-      continue;
-    }
-    const star = matchPattern(s.src, merge);
-    if (star !== null) return s.dst.replace('*', star);
-  }
+  const tracking = trackingRefFor(config.getAll('remote', remote, 'fetch').map(parseRefspec), merge);
+  if (tracking !== null) return tracking;
   throw new GitError('refs', 'no-upstream', `upstream branch '${merge}' not stored as a remote-tracking branch`);
 }

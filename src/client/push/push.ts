@@ -11,14 +11,13 @@ import { fromHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_TAG } from '../../object/type.js';
 import type { Progress } from '../../core/progress.js';
 import { readRefAdvertisement, readServiceHeader, findCapability, FLUSH_PKT, type AdvertisedRef } from '../../protocol/index.js';
-import type { RefStore } from '../../refs/index.js';
+import { checkRefPath, type RefStore } from '../../refs/index.js';
 import type { Repository } from '../../repository/repository.js';
 import { connect, parseRemoteUrl, type ConnectOptions } from '../../transport/index.js';
 import { isAncestor } from '../ancestry.js';
 import { abbrevLength } from '../fetch-report.js';
 import { peeledValue } from '../peel.js';
-import { parsePushRefspec, parseRefspec, type PushRefspec } from '../../refs/refspec.js';
-import { mapRefs } from '../refspec.js';
+import { parsePushRefspec, parseRefspec, trackingRefFor, type PushRefspec } from '../../refs/refspec.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../transport-config.js';
 import { resolvePushRemote, type PushRemote } from './remote.js';
 import { formatPushStatus, pushAdvice } from './report.js';
@@ -305,11 +304,12 @@ function tagsToFollow(repo: Repository, local: readonly LocalRef[], remote: read
   return out;
 }
 
-/** The remote-tracking ref remote.<name>.fetch maps `dst` to, if any. */
+/** The remote-tracking ref remote.<name>.fetch stores the remote's `dst` in, if any. */
 function trackingRef(remote: PushRemote, dst: string): string | null {
-  if (remote.name === null || remote.fetch.length === 0) return null;
-  const mapped = mapRefs([{ name: dst, oid: ZERO_HEX }], remote.fetch.map(parseRefspec), true);
-  return mapped.find((m) => m.local !== null)?.local ?? null;
+  const name = trackingRefFor(remote.fetch.map(parseRefspec), dst);
+  // A destination outside refs/ (`refs/heads/x:x`) git writes as the file .git/x; tsgit writes refs
+  // only where refs belong, so it keeps no remote-tracking ref for it.
+  return name !== null && checkRefPath(name) === null ? name : null;
 }
 
 /** git's transport_update_tracking_ref: what the remote now has, in its remote-tracking refs. */
