@@ -1,10 +1,10 @@
 // Fetch refspecs as git reads them: forced and negative specs, patterns with text after the `*`,
 // abbreviated sources (main -> refs/heads/main), destinations without refs/, the v2 ref prefixes
-// they ask for, and refusal of names git's rules reject. The end-to-end behaviour is compared
+// they ask for, refusal of names git's rules reject, and the reverse: which ref tracks a remote's. The end-to-end behaviour is compared
 // with git in fetch.test.ts; these pin the edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRefspec } from '../src/refs/refspec.js';
+import { parseRefspec, trackingRefFor } from '../src/refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, refPrefixes } from '../src/client/refspec.js';
 
 const A = 'a'.repeat(40), B = 'b'.repeat(40), C = 'c'.repeat(40);
@@ -43,6 +43,20 @@ test('mapping: patterns, negatives, abbreviations and plain destinations', () =>
   assert.deepEqual(map([`${B}:refs/pinned`]), [`${B}>refs/pinned`]);
   assert.throws(() => map(['nope']), /couldn't find remote ref nope/);
   assert.deepEqual(mapRefs(REFS, [parseRefspec('nope:refs/x')], true), []);
+  // `$&` in a name is text, not a replacement pattern.
+  assert.deepEqual(mapRefs([{ name: 'refs/heads/a$&b$\'', oid: A }], [parseRefspec('refs/heads/*:refs/remotes/o/*')]).map((m) => m.local),
+    ['refs/remotes/o/a$&b$\'']);
+});
+
+test('remote-tracking refs as remote_find_tracking finds them: names as written, the first mapping wins', () => {
+  const tracking = (specs: string[], ref: string) => trackingRefFor(specs.map(parseRefspec), ref);
+  assert.equal(tracking(['+refs/heads/*:refs/remotes/o/*'], 'refs/heads/a$&b'), 'refs/remotes/o/a$&b');
+  assert.equal(tracking(['main:refs/remotes/o/main'], 'refs/heads/main'), null);
+  assert.equal(tracking(['refs/heads/main:remotes/o/main'], 'refs/heads/main'), 'remotes/o/main');
+  assert.equal(tracking(['refs/heads/main', 'refs/heads/main:refs/x', 'refs/heads/*:refs/y/*'], 'refs/heads/main'), 'refs/x');
+  assert.equal(tracking(['refs/heads/*:refs/remotes/o/*', '^refs/heads/main'], 'refs/heads/main'), 'refs/remotes/o/main');
+  assert.equal(tracking(['refs/heads/*:refs/heads/*', '^refs/heads/m*'], 'refs/heads/main'), null);
+  assert.equal(tracking(['refs/heads/main:refs/x', '^refs/heads/main'], 'refs/heads/main'), null);
 });
 
 test('v2 ref prefixes: a pattern asks for its fixed part, a name for every way it may be spelled', () => {

@@ -22,7 +22,7 @@ import { fetchPack } from './fetch-pack.js';
 import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { peeledValue } from './peel.js';
-import { parseRefspec, type Refspec } from '../refs/refspec.js';
+import { mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, refPrefixes, type MappedRef } from './refspec.js';
 import { defaultRemoteName, resolveRemote, type RemoteSpec } from './remote-config.js';
 import { RemoteSession, type RemoteRef } from './session.js';
@@ -386,16 +386,8 @@ function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly R
     const candidates = spec.pattern ? refStore.list(spec.dst.slice(0, spec.dst.indexOf('*'))) : refStore.list(spec.dst);
     for (const local of candidates) {
       if (local.symref !== undefined || updating.has(local.name)) continue;
-      let source: string | null;
-      if (spec.pattern) {
-        const star = spec.dst.indexOf('*');
-        const prefix = spec.dst.slice(0, star), suffix = spec.dst.slice(star + 1);
-        if (!local.name.startsWith(prefix) || !local.name.endsWith(suffix) || local.name.length < prefix.length + suffix.length) continue;
-        source = spec.src.replace('*', local.name.slice(prefix.length, local.name.length - suffix.length));
-      } else {
-        if (local.name !== spec.dst) continue;
-        source = spec.src;
-      }
+      const source = spec.pattern ? mapPattern(spec.dst, spec.src, local.name) : local.name === spec.dst ? spec.src : null;
+      if (source === null) continue;
       if (remoteNames.has(source)) continue;
       if (!dryRun) refStore.delete(local.name, { oldOid: local.oid });
       lines.push({ code: '-', summary: '[deleted]', remote: '(none)', local: local.name });

@@ -4,7 +4,7 @@
 // destination is checked with git's ref-name rules before anything uses it as a path.
 import { GitError } from '../core/errors.js';
 import { checkRefFormat } from '../refs/check-ref-format.js';
-import { expandAbbreviation, matchPattern, type Refspec } from '../refs/refspec.js';
+import { expandAbbreviation, mapPattern, omitted, type Refspec } from '../refs/refspec.js';
 import type { RemoteRef } from './session.js';
 
 export interface MappedRef {
@@ -40,17 +40,16 @@ export function refPrefixes(specs: readonly Refspec[]): string[] {
  * matches nothing is an error, as in git ("couldn't find remote ref"), unless `missingOk`.
  */
 export function mapRefs(refs: readonly RemoteRef[], specs: readonly Refspec[], missingOk = false): MappedRef[] {
-  const negatives = specs.filter((s) => s.negative);
-  const excluded = (name: string) => negatives.some((n) => (n.pattern ? matchPattern(n.src, name) !== null : n.src === name));
+  const excluded = (name: string) => omitted(specs, name);
   const out: MappedRef[] = [];
   const withOid = refs.filter((r): r is RemoteRef & { oid: string } => r.oid !== null);
   for (const spec of specs) {
     if (spec.negative) continue;
     if (spec.pattern) {
       for (const ref of withOid) {
-        const star = matchPattern(spec.src, ref.name);
-        if (star === null || excluded(ref.name)) continue;
-        out.push({ remote: ref, local: spec.dst === '' ? null : checkedLocal(spec.dst.replace('*', star), spec), force: spec.force });
+        const local = mapPattern(spec.src, spec.dst, ref.name);
+        if (local === null || excluded(ref.name)) continue;
+        out.push({ remote: ref, local: checkedLocal(local, spec), force: spec.force });
       }
       continue;
     }

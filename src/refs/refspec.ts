@@ -86,7 +86,7 @@ function badRefspec(text: string, why: string): GitError {
 }
 
 /** For a pattern refspec side `a/*\/b`, what `*` matched in `name`, or null. */
-export function matchPattern(pattern: string, name: string): string | null {
+function matchPattern(pattern: string, name: string): string | null {
   const star = pattern.indexOf('*');
   const prefix = pattern.slice(0, star), suffix = pattern.slice(star + 1);
   if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return null;
@@ -136,7 +136,12 @@ function negated(specs: readonly Refspec[], ref: string): boolean {
     const source = s.pattern ? mapPattern(s.dst, s.src, ref) : s.src === ref ? s.src : null;
     if (source !== null) sources.push(source);
   }
-  return sources.some((name) => specs.some((n) => n.negative && (n.pattern ? matchPattern(n.src, name) !== null : n.src === name)));
+  return sources.some((name) => omitted(specs, name));
+}
+
+/** Whether a `^` refspec among `specs` excludes the ref `name` (git's omit_name_by_refspec). */
+export function omitted(specs: readonly Pick<Refspec, 'negative' | 'pattern' | 'src'>[], name: string): boolean {
+  return specs.some((n) => n.negative && (n.pattern ? matchPattern(n.src, name) !== null : n.src === name));
 }
 
 /** git's ref_rev_parse_rules, in order: the prefix and suffix around a short name. */

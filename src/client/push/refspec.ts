@@ -8,7 +8,7 @@
 import { toHex, ZERO_HEX } from '../../core/oid.js';
 import { checkRefFormat } from '../../refs/check-ref-format.js';
 import type { Repository } from '../../repository/repository.js';
-import { expandAbbreviation, matchPattern, type PushRefspec } from '../../refs/refspec.js';
+import { expandAbbreviation, mapPattern, omitted, type PushRefspec } from '../../refs/refspec.js';
 
 export interface PushTarget {
   /** The local ref or revision pushed; null for a deletion. */
@@ -54,8 +54,7 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
   const targets: PushTarget[] = [];
   const byDst = new Map<string, PushTarget>();
   const errors: string[] = [];
-  const negatives = specs.filter((s) => s.negative);
-  const excluded = (name: string) => negatives.some((n) => (n.pattern ? matchPattern(n.src, name) !== null : n.src === name));
+  const excluded = (name: string) => omitted(specs, name);
   const add = (src: string | null, dst: string, newOid: string, force: boolean, fromPattern: boolean) => {
     const seen = byDst.get(dst);
     if (seen) {
@@ -80,9 +79,9 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
     }
     if (spec.pattern) {
       for (const r of refsOnly()) {
-        const star = matchPattern(spec.src, r.name);
-        if (star === null || excluded(r.name)) continue;
-        add(r.name, (spec.dst ?? spec.src).replace('*', star), r.oid, spec.force, true);
+        const dst = mapPattern(spec.src, spec.dst ?? spec.src, r.name);
+        if (dst === null || excluded(r.name)) continue;
+        add(r.name, dst, r.oid, spec.force, true);
       }
       continue;
     }
@@ -132,9 +131,9 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
       if (!r.name.startsWith('refs/') || byDst.has(r.name) || excluded(r.name)) continue;
       for (const spec of specs) {
         if (!spec.pattern || spec.negative) continue;
-        const star = matchPattern(spec.dst ?? spec.src, r.name);
-        if (star === null) continue;
-        if (!localNames.has(spec.src.replace('*', star))) add(null, r.name, ZERO_HEX, spec.force, true);
+        const src = mapPattern(spec.dst ?? spec.src, spec.src, r.name);
+        if (src === null) continue;
+        if (!localNames.has(src)) add(null, r.name, ZERO_HEX, spec.force, true);
         break;
       }
     }
