@@ -23,8 +23,20 @@ interface NativeHandle {
   onerror: (message: string, errno: number) => void;
 }
 
+/**
+ * Data zlib itself refuses (Z_DATA_ERROR and the like, not a stream that merely ends early):
+ * `errno` is zlib's status and `zlibMessage` its text, which git prints as
+ * `inflate: data stream error (invalid distance too far back)`.
+ */
+export class ZlibError extends CorruptError {
+  constructor(layer: ErrorLayer, where: string, readonly zlibMessage: string, readonly errno: number, options?: { cause?: unknown }) {
+    super(layer, `${where}: zlib: ${zlibMessage}`, options);
+    this.name = 'ZlibError';
+  }
+}
+
 /** The native handle and its [availOut, availIn] record behind a zlib stream, when Node exposes them. */
-function nativeOf(stream: zlib.Inflate | zlib.Deflate, onerror: (message: string) => void): { handle: NativeHandle; state: Uint32Array } | null {
+function nativeOf(stream: zlib.Inflate | zlib.Deflate, onerror: (message: string, errno: number) => void): { handle: NativeHandle; state: Uint32Array } | null {
   const z = stream as unknown as { _handle?: NativeHandle; _writeState?: Uint32Array };
   const h = z._handle;
   if (!h || typeof h.reset !== 'function' || typeof h.writeSync !== 'function' || !(z._writeState instanceof Uint32Array)) return null;
@@ -66,7 +78,7 @@ function inflateWhole(input: Uint8Array, offset: number, end: number, size: numb
     res = zlib.inflateSync(input.subarray(offset, end), { info: true, maxOutputLength: size + 1 }) as unknown as typeof res;
   } catch (e) {
     if ((e as Error).message === TRUNCATED_MESSAGE) return null;
-    throw new CorruptError(layer, `${where()}: zlib: ${(e as Error).message}`, { cause: e });
+    throw new ZlibError(layer, where(), (e as Error).message, (e as NodeJS.ErrnoException).errno ?? 0, { cause: e });
   }
   if (res.buffer.length !== size) {
     throw new CorruptError(layer, `${where()}: inflates to ${res.buffer.length} bytes, declared ${size}`);
@@ -78,9 +90,10 @@ export class Inflater {
   private handle: NativeHandle | null = null;
   private state: Uint32Array | null = null;
   private lastError: string | null = null;
+  private lastErrno = 0;
 
   constructor() {
-    const native = nativeOf(zlib.createInflate(), message => { this.lastError = message; });
+    const native = nativeOf(zlib.createInflate(), (message, errno) => { this.lastError = message; this.lastErrno = errno; });
     if (native) ({ handle: this.handle, state: this.state } = native);
   }
 
@@ -115,7 +128,7 @@ export class Inflater {
       this.handle.writeSync(zlib.constants.Z_FINISH, input, offset, end - offset, target, tOff, size + 1);
       if (this.lastError !== null) {
         if (this.lastError === TRUNCATED_MESSAGE) return -1;
-        throw new CorruptError(layer, `${where()}: zlib: ${this.lastError}`);
+        throw new ZlibError(layer, where(), this.lastError, this.lastErrno);
       }
       const availOut = this.state![0]!, availIn = this.state![1]!;
       if (availOut !== 1) {
@@ -154,7 +167,7 @@ export class Inflater {
       this.handle.writeSync(zlib.constants.Z_FINISH, input, pos, end - pos, out, 0, want);
       if (this.lastError !== null) {
         if (this.lastError === TRUNCATED_MESSAGE) return -1;
-        throw new CorruptError(layer, `${where()}: zlib: ${this.lastError}`);
+        throw new ZlibError(layer, where(), this.lastError, this.lastErrno);
       }
       const availOut = this.state![0]!, availIn = this.state![1]!;
       const got = want - availOut;
@@ -180,7 +193,7 @@ export class Inflater {
       this.lastError = null;
       this.handle.reset();
       this.handle.writeSync(zlib.constants.Z_SYNC_FLUSH, input, offset, end - offset, out, 0, max);
-      if (this.lastError !== null) throw new CorruptError(layer, `${where()}: zlib: ${this.lastError}`);
+      if (this.lastError !== null) throw new ZlibError(layer, where(), this.lastError, this.lastErrno);
       return max - this.state![0]!;
     }
     let res: Buffer;
@@ -192,7 +205,7 @@ export class Inflater {
         // The public API cannot stop early; inflating a little more than asked is the fallback.
         res = zlib.inflateSync(input.subarray(offset, end), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
       } else {
-        throw new CorruptError(layer, `${where()}: zlib: ${(e as Error).message}`, { cause: e });
+        throw new ZlibError(layer, where(), (e as Error).message, (e as NodeJS.ErrnoException).errno ?? 0, { cause: e });
       }
     }
     const n = Math.min(max, res.length);

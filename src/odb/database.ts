@@ -1,13 +1,20 @@
 // The object database of one repository: its packs (newest first, as git searches them), its
 // loose objects, and its alternates. Reads resolve delta chains from the base up, caching each
 // intermediate base in a byte-bounded cache, so walking a chain of depth 50 inflates each base once.
+//
+// A lookup goes as git's does (object-file.c, do_oid_object_info_extended()): every pack, this
+// repository's and then its alternates', before any loose object; then the loose objects, ours and
+// then the alternates'. A pack that fails git's checks when opened (a truncated pack under its
+// intact index, one whose trailer no longer matches the index) is passed over, and an entry that
+// fails to read is marked bad and the object read from another copy (unusable-pack.ts,
+// recover-entry.ts): damage matters only where no other copy exists, as in git.
 import buffer from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CorruptError, GitError, NotFoundError } from '../core/errors.js';
 import { OID_BYTES, compareOid, toHex } from '../core/oid.js';
 import { beyondInflateRatio, Inflater, deflateBound } from '../core/zlib.js';
-import { OBJ_OFS_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
 import { applyDeltaWithSizes, peekDeltaSizes, readDeltaSizes } from '../pack/delta.js';
 import { EntryHeader } from '../pack/entry-header.js';
 import { PackIndex } from '../pack/idx/read.js';
@@ -16,6 +23,8 @@ import { DeltaBaseCache, RECYCLE, SPECULATIVE } from './delta-base-cache.js';
 import { LooseObjects } from './loose.js';
 import type { ObjectInfo, ObjectStore, StoredPack } from './object-store.js';
 import { ReadTrace } from './read-trace.js';
+import { readRecovering, type RecoveryOps } from './recover-entry.js';
+import { isFileError, problemOf, UnusablePack } from './unusable-pack.js';
 
 /** git refuses nothing by depth when reading, but a cycle must not loop forever. */
 const MAX_CHAIN = 10000;
@@ -23,16 +32,63 @@ const MAX_ALTERNATE_DEPTH = 5;
 
 let packNumbers = 0;
 
+/** The real path of `dir`, or `dir` when it cannot be resolved. */
+function realpathOr(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/** The names in `dir` in the order the filesystem gives them, as git's readdir() sees them. */
+function listUnsorted(dir: string): string[] {
+  const names: string[] = [];
+  const d = fs.opendirSync(dir);
+  try {
+    for (let e = d.readSync(); e !== null; e = d.readSync()) names.push(e.name);
+  } finally {
+    d.closeSync();
+  }
+  return names;
+}
+
 /** set() flags for a cached result: see ObjectDatabase.resultOut() for which buffers may be recycled. */
 function cacheFlags(top: boolean, transient: boolean): number {
   return (!top || transient ? RECYCLE : 0) | (top ? SPECULATIVE : 0);
 }
 
+/** A pack this database opened: it knows which database, whose name for the directory its messages use. */
+interface OwnedPack extends StoredPack {
+  readonly owner: ObjectDatabase;
+}
+
+/** What a database and its alternates share. */
+class Shared {
+  /** Where git's `error:` lines about damaged storage go; null says nothing. */
+  warn: ((text: string) => void) | null = null;
+  /** Set when a lookup reached a pack that failed its checks (see locate()). */
+  reachedUnusable = false;
+}
+
 export class ObjectDatabase implements ObjectStore {
+  /** The packs lookups can read, newest first (most recently used first while all are usable). */
   packs: StoredPack[] = [];
+  /**
+   * Every pack in the order lookups search them, those that failed their checks included; null
+   * while there are none of those, when `packs` is the order (the common case, kept to one loop).
+   */
+  private order: (StoredPack | UnusablePack)[] | null = null;
+  /** Per pack, the ids of entries that failed to read (git's mark_bad_packed_object()); null while none. */
+  private bad: Map<StoredPack, Set<string>> | null = null;
   readonly loose: LooseObjects;
   readonly alternates: ObjectDatabase[] = [];
   readonly inflater = new Inflater();
+  /**
+   * This objects directory as git names it in messages: `.git/objects` from the top of a work tree
+   * (the CLI sets it), an alternate's absolute path. By default the path it was opened with.
+   */
+  shownDir: string;
   private readonly header = new EntryHeader();
   private packDirStamp = -1;
   private deltaScratch = Buffer.allocUnsafe(64 * 1024);
@@ -49,11 +105,26 @@ export class ObjectDatabase implements ObjectStore {
   windowLimit = 0;
   /** [entryOffset, dataOffset, size] triples of the chain being resolved; reused across reads. */
   private chain: number[] = [];
+  private recoveryOps: RecoveryOps | null = null;
 
-  constructor(readonly objectsDir: string, readonly cache = new DeltaBaseCache(), depth = 0, readonly trace = new ReadTrace()) {
+  constructor(readonly objectsDir: string, readonly cache = new DeltaBaseCache(), depth = 0, readonly trace = new ReadTrace(),
+    private readonly shared = new Shared()) {
+    this.shownDir = objectsDir;
     this.loose = new LooseObjects(objectsDir, this.inflater);
     this.scanPacks();
     if (depth < MAX_ALTERNATE_DEPTH) this.loadAlternates(depth);
+  }
+
+  /**
+   * Where git's `error:` lines about damaged storage go (a pack that does not match its index, a
+   * bad zlib stream): the CLI's stderr; null, the default, says nothing. Alternates share it.
+   */
+  get warn(): ((text: string) => void) | null {
+    return this.shared.warn;
+  }
+
+  set warn(fn: ((text: string) => void) | null) {
+    this.shared.warn = fn;
   }
 
   private loadAlternates(depth: number): void {
@@ -63,65 +134,119 @@ export class ObjectDatabase implements ObjectStore {
     } catch {
       return;
     }
+    let real: string | null = null;
     for (const raw of text.split('\n')) {
       const line = raw.trim();
       if (!line || line.startsWith('#')) continue;
       const dir = path.resolve(this.objectsDir, line);
       if (!fs.existsSync(dir)) continue;
-      this.alternates.push(new ObjectDatabase(dir, this.cache, depth + 1, this.trace));
+      const alt = new ObjectDatabase(dir, this.cache, depth + 1, this.trace, this.shared);
+      // git names an alternate by its absolute path: a relative one joined to the real path of
+      // the directory that lists it, normalized, without trailing slashes (link_alt_odb_entry()).
+      if (!path.isAbsolute(line)) real ??= realpathOr(this.objectsDir);
+      alt.shownDir = path.normalize(path.isAbsolute(line) ? line : path.join(real!, line)).replace(/(?<=.)\/+$/, '');
+      this.alternates.push(alt);
     }
   }
 
-  /** (Re)reads objects/pack, keeping packs already open; newest first by mtime, as git orders them. */
+  /**
+   * (Re)reads objects/pack, keeping packs already open; newest first by mtime, as git orders them.
+   * git compares whole seconds, and puts each pack it lists in front of those listed before it
+   * before sorting them stably, so packs of one second come in the reverse of the directory's own
+   * order: so here, listing the directory as it is (fs.readdirSync sorts the names).
+   */
   private scanPacks(): void {
     const dir = path.join(this.objectsDir, 'pack');
     let names: string[];
     try {
       this.packDirStamp = fs.statSync(dir).mtimeMs;
-      names = fs.readdirSync(dir);
+      names = listUnsorted(dir);
     } catch {
       this.packDirStamp = 0;
       return;
     }
-    const have = new Map(this.packs.map(p => [p.name, p]));
-    const found: { handle: StoredPack; mtime: number }[] = [];
-    for (const n of names) {
+    const have = new Map<string, StoredPack | UnusablePack>();
+    for (const p of this.order ?? this.packs) have.set(p.name, p);
+    const found: { entry: StoredPack | UnusablePack; mtime: number }[] = [];
+    for (let i = names.length - 1; i >= 0; i--) {
+      const n = names[i]!;
       if (!n.startsWith('pack-') || !n.endsWith('.idx')) continue;
       const base = n.slice(0, -4);
       const packPath = path.join(dir, base + '.pack');
-      let mtime: number;
+      let st: fs.Stats;
       try {
-        mtime = fs.statSync(packPath).mtimeMs;
+        st = fs.statSync(packPath);
       } catch {
         continue;
       }
-      let handle = have.get(base) ?? null;
-      if (!handle) {
-        handle = this.openPack(path.join(dir, n), packPath, base);
-        if (!handle) continue;
-        if (this.windowLimit > 0) handle.file.limitWindows(this.windowLimit);
-      }
-      found.push({ handle, mtime });
+      // git's add_packed_git() passes over a pack that is not a regular file.
+      if (!st.isFile()) continue;
+      const entry = have.get(base) ?? this.openPack(path.join(dir, n), packPath, base, st.size);
+      if (entry) found.push({ entry, mtime: Math.floor(st.mtimeMs / 1000) });
     }
     found.sort((a, b) => b.mtime - a.mtime);
-    this.packs = found.map(f => f.handle);
+    const order = found.map(f => f.entry);
+    this.packs = order.filter((p): p is StoredPack => !(p instanceof UnusablePack));
+    this.order = this.packs.length === order.length ? null : order;
   }
 
   /**
-   * Opens a pack listed a moment ago, or null when it is gone: a concurrent repack deletes the
-   * packs it replaced, and as git's add_packed_git() the scan goes on without them (their
-   * objects are in the new pack).
+   * Opens a pack listed a moment ago and checks it (PackFile): the pack, an UnusablePack when it
+   * fails git's checks, or null when it is gone: a concurrent repack deletes the packs it replaced,
+   * and as git's add_packed_git() the scan goes on without them (their objects are in the new pack).
+   * Like git, nothing is said here: only a lookup that needs the pack says why it cannot be used.
    */
-  private openPack(idxPath: string, packPath: string, name: string): StoredPack | null {
+  private openPack(idxPath: string, packPath: string, name: string, size: number): StoredPack | UnusablePack | null {
     let index: PackIndex | null = null;
     try {
       index = PackIndex.load(idxPath);
-      return { number: ++packNumbers, index, file: new PackFile(packPath, index), name };
+      return this.ownPack(name, index, new PackFile(packPath, index, size));
     } catch (e) {
-      index?.close();
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw e;
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        index?.close();
+        return null;
+      }
+      if (!(e instanceof CorruptError) && !isFileError(e)) {
+        index?.close();
+        throw e;
+      }
+      return new UnusablePack(name, idxPath, packPath, size, index, problemOf(e));
     }
+  }
+
+  private ownPack(name: string, index: PackIndex, file: PackFile): OwnedPack {
+    if (this.windowLimit > 0) file.limitWindows(this.windowLimit);
+    return { number: ++packNumbers, index, file, name, owner: this };
+  }
+
+  /**
+   * Tries again to open a pack that failed its checks, as git does each time a lookup needs it
+   * (is_pack_valid()): the pack when it opens now, else null after saying why not.
+   */
+  private reopen(u: UnusablePack): StoredPack | null {
+    try {
+      u.index ??= PackIndex.load(u.idxPath);
+      const pack = this.ownPack(u.name, u.index, new PackFile(u.packPath, u.index, u.listedSize));
+      this.packs.push(pack);
+      return pack;
+    } catch (e) {
+      if (!(e instanceof CorruptError) && !isFileError(e)) throw e;
+      u.problem = problemOf(e);
+      const warn = this.shared.warn;
+      if (warn && u.problem) warn(`error: ${u.problem.describe(this.shownFile(u.problem.file))}\n`);
+      return null;
+    }
+  }
+
+  /** A file of objects/pack as git names it: under shownDir. */
+  private shownFile(file: string): string {
+    return `${this.shownDir}/pack/${path.basename(file)}`;
+  }
+
+  /** The pack's .pack file as git names it in messages. */
+  private shownPack(pack: StoredPack): string {
+    const owner = (pack as Partial<OwnedPack>).owner;
+    return owner ? owner.shownFile(pack.file.path) : pack.file.path;
   }
 
   private packsChanged(): boolean {
@@ -134,11 +259,22 @@ export class ObjectDatabase implements ObjectStore {
 
   /** Finds a packed object in this database (not alternates); sets foundPack/foundPos. */
   private locatePacked(oid: Uint8Array, off: number): boolean {
+    return this.order !== null ? this.locatePackedChecking(oid, off) : this.locatePackedFast(oid, off);
+  }
+
+  /**
+   * locatePacked() while every pack is usable, the hot path of has() and read(): false at once
+   * otherwise, leaving the search to locate(), so that a pack that failed its checks is reached
+   * (and reported) as often as git reaches it, not once more.
+   */
+  private locatePackedFast(oid: Uint8Array, off: number): boolean {
+    if (this.order !== null) return false;
     const packs = this.packs;
     for (let i = 0; i < packs.length; i++) {
       const p = packs[i]!;
       const pos = p.index.find(oid, off);
       if (pos >= 0) {
+        if (this.bad !== null && this.isBad(p, oid, off)) continue;
         if (i > 0) { packs.splice(i, 1); packs.unshift(p); } // the next lookup likely hits it again
         this.foundPack = p;
         this.foundPos = pos;
@@ -148,24 +284,96 @@ export class ObjectDatabase implements ObjectStore {
     return false;
   }
 
-  /** Where an object is stored: in which database, and for packed ones which pack and offset. */
-  locate(oid: Uint8Array, off = 0): { db: ObjectDatabase; pack: StoredPack | null; offset: number } | null {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (this.locatePacked(oid, off)) {
-        return { db: this, pack: this.foundPack, offset: this.foundPack!.index.offset(this.foundPos) };
+  /**
+   * locatePacked() while some pack failed its checks: git keeps such a pack in its list, and a
+   * lookup that finds the object in its index tries to open it again and says why it cannot; the
+   * pack that answers moves to the front, so it comes before the failed one from then on.
+   */
+  private locatePackedChecking(oid: Uint8Array, off: number): boolean {
+    const order = this.order!;
+    for (let i = 0; i < order.length; i++) {
+      let p = order[i]!;
+      if (p instanceof UnusablePack) {
+        if (p.index !== null && p.index.find(oid, off) < 0) continue;
+        this.shared.reachedUnusable = true;
+        const opened = this.reopen(p);
+        if (!opened) continue;
+        order[i] = p = opened;
       }
-      if (this.loose.has(oid, off)) return { db: this, pack: null, offset: 0 };
-      for (const alt of this.alternates) {
-        const hit = alt.locate(oid, off);
-        if (hit) return hit;
-      }
-      if (attempt === 0 && this.packsChanged()) {
-        this.refresh();
-      } else {
-        break;
-      }
+      const pos = p.index.find(oid, off);
+      if (pos < 0 || (this.bad !== null && this.isBad(p, oid, off))) continue;
+      if (i > 0) { order.splice(i, 1); order.unshift(p); }
+      this.foundPack = p;
+      this.foundPos = pos;
+      return true;
+    }
+    return false;
+  }
+
+  private isBad(pack: StoredPack, oid: Uint8Array, off: number): boolean {
+    return this.bad!.get(pack)?.has(toHex(oid, off)) ?? false;
+  }
+
+  /** Marks the copy of an object in `pack` bad: lookups pass over it from now on. */
+  private markBad(pack: StoredPack, oid: Uint8Array, off: number): void {
+    const owner = (pack as Partial<OwnedPack>).owner ?? this;
+    owner.bad ??= new Map();
+    let ids = owner.bad.get(pack);
+    if (!ids) owner.bad.set(pack, ids = new Set());
+    ids.add(toHex(oid, off));
+  }
+
+  /** locatePacked() over this database and then its alternates; the database that has it, or null. */
+  private locatePackedAnywhere(oid: Uint8Array, off: number): ObjectDatabase | null {
+    if (this.locatePacked(oid, off)) return this;
+    for (const alt of this.alternates) {
+      const hit = alt.locatePackedAnywhere(oid, off);
+      if (hit) return hit;
     }
     return null;
+  }
+
+  /** The database, this one or an alternate, holding the object loose; null if none does. */
+  private looseAnywhere(oid: Uint8Array, off: number): ObjectDatabase | null {
+    if (this.loose.has(oid, off)) return this;
+    for (const alt of this.alternates) {
+      const hit = alt.looseAnywhere(oid, off);
+      if (hit) return hit;
+    }
+    return null;
+  }
+
+  /** Scans again each pack directory (ours, the alternates') that changed; whether any did. */
+  private refreshChanged(): boolean {
+    let changed = false;
+    if (this.packsChanged()) {
+      this.refresh();
+      changed = true;
+    }
+    for (const alt of this.alternates) if (alt.refreshChanged()) changed = true;
+    return changed;
+  }
+
+  /**
+   * Where an object is stored: in which database, and for packed ones which pack and offset. As
+   * git: every pack (ours, then the alternates'), then loose objects (ours, then the alternates').
+   */
+  locate(oid: Uint8Array, off = 0): { db: ObjectDatabase; pack: StoredPack | null; offset: number } | null {
+    const shared = this.shared;
+    shared.reachedUnusable = false;
+    for (let attempt = 0; ; attempt++) {
+      const db = this.locatePackedAnywhere(oid, off);
+      if (db) return { db, pack: db.foundPack, offset: db.foundPack!.index.offset(db.foundPos) };
+      const loose = this.looseAnywhere(oid, off);
+      if (loose) return { db: loose, pack: null, offset: 0 };
+      if (attempt > 0) return null;
+      // git scans the pack directories again after every miss, for an object packed meanwhile
+      // (a repack moving loose objects into a new pack); a directory that did not change holds
+      // no new pack, so only those that did are scanned. A pack that failed its checks is tried
+      // again on the second search too, as git's is (and says why it fails again).
+      const changed = this.refreshChanged();
+      if (!changed && !shared.reachedUnusable) return null;
+    }
   }
 
   /** Bounds each pack's window cache (PackFile.limitWindows), of packs open now and found later. */
@@ -175,16 +383,19 @@ export class ObjectDatabase implements ObjectStore {
     for (const a of this.alternates) a.limitPackWindows(bytes);
   }
 
-  /** Objects in the packs of this database and its alternates (duplicates counted each time). */
+  /**
+   * Objects in the packs of this database and its alternates (duplicates counted each time), those
+   * of a pack that failed its checks included: git sizes abbreviations by every index it can read.
+   */
   packedObjectCount(): number {
     let n = 0;
-    for (const p of this.packs) n += p.index.count;
+    for (const p of this.order ?? this.packs) n += p.index?.count ?? 0;
     for (const a of this.alternates) n += a.packedObjectCount();
     return n;
   }
 
   has(oid: Uint8Array, off = 0): boolean {
-    return this.locatePacked(oid, off) || this.locate(oid, off) !== null;
+    return this.locatePackedFast(oid, off) || this.locate(oid, off) !== null;
   }
 
   hasKnown(oid: Uint8Array, off = 0): boolean {
@@ -193,12 +404,12 @@ export class ObjectDatabase implements ObjectStore {
 
   /** hasKnown() without the alternates: what this directory itself holds (a quarantine's own objects). */
   hasOwnKnown(oid: Uint8Array, off = 0): boolean {
-    for (const p of this.packs) if (p.index.find(oid, off) >= 0) return true;
+    for (const p of this.packs) if (p.index.find(oid, off) >= 0 && !(this.bad !== null && this.isBad(p, oid, off))) return true;
     return this.loose.has(oid, off);
   }
 
   isEmpty(): boolean {
-    if (this.packs.length || this.alternates.length) return false;
+    if ((this.order ?? this.packs).length || this.alternates.length) return false;
     try {
       return !fs.readdirSync(this.objectsDir).some((n) => /^[0-9a-f]{2}$/.test(n));
     } catch {
@@ -259,26 +470,94 @@ export class ObjectDatabase implements ObjectStore {
    */
   read(oid: Uint8Array, off = 0, transient = false): RawObject | null {
     // The common case, a hit in one of our packs, allocates no location record.
-    if (this.locatePacked(oid, off)) return this.readPacked(this.foundPack!, this.foundPack!.index.offset(this.foundPos), transient);
+    if (this.locatePackedFast(oid, off)) {
+      const pack = this.foundPack!, offset = pack.index.offset(this.foundPos);
+      try {
+        return this.readPacked(pack, offset, transient);
+      } catch (e) {
+        return this.readAfterFailure(e, oid, off, pack, offset, transient);
+      }
+    }
     const where = this.locate(oid, off);
     if (!where) return null;
-    if (where.pack) return where.db.readPacked(where.pack, where.offset, transient);
+    if (!where.pack) {
+      this.trace.pack = 0;
+      this.trace.baseOffset = -1;
+      const loose = where.db.loose.read(oid, off);
+      if (loose) return loose;
+      const packed = this.repackedLoose(where.db, oid, off);
+      if (!packed) return null;
+      where.pack = packed.pack;
+      where.offset = packed.offset;
+    }
+    // Any pack is read here, an alternate's too: a REF_DELTA base it lacks is then looked up
+    // through this database's whole search, as git looks it up in the whole repository.
+    try {
+      return this.readPacked(where.pack, where.offset, transient);
+    } catch (e) {
+      return this.readAfterFailure(e, oid, off, where.pack, where.offset, transient);
+    }
+  }
+
+  /**
+   * After a packed read threw `e`: for damage (a CorruptError), the entry is read again as git's
+   * unpack_entry() goes on, taking a base it cannot read here from another copy; failing that, the
+   * entry is marked bad and the object read from wherever else it is. With no copy left, git's
+   * `packed object <id> (stored in <pack>) is corrupt`, caused by the first failure.
+   */
+  private readAfterFailure(e: unknown, oid: Uint8Array, off: number, pack: StoredPack, offset: number, transient: boolean): RawObject {
+    if (!(e instanceof CorruptError)) throw e;
+    const recovered = readRecovering(this.recovery(), pack, offset);
     this.trace.pack = 0;
     this.trace.baseOffset = -1;
-    const loose = where.db.loose.read(oid, off);
-    if (loose) return loose;
-    const packed = where.db.repackedLoose(oid, off);
-    return packed ? where.db.readPacked(packed.pack, packed.offset, transient) : null;
+    if (recovered) return recovered;
+    this.markBad(pack, oid, off);
+    const other = this.read(oid, off, transient);
+    if (other) return other;
+    throw new CorruptError('odb', `packed object ${toHex(oid, off)} (stored in ${this.shownPack(pack)}) is corrupt`, { cause: e });
+  }
+
+  /** What readRecovering() needs of this database, made once. */
+  private recovery(): RecoveryOps {
+    return this.recoveryOps ??= {
+      entry: (pack, offset) => {
+        const buf = this.entryAt(pack, offset), h = this.header;
+        return {
+          type: h.type, size: h.size, dataOffset: this.dataOffset, baseOffset: h.type === OBJ_OFS_DELTA ? h.baseOffset : -1,
+          baseId: h.type === OBJ_REF_DELTA ? Buffer.from(buf.subarray(h.baseOidPos, h.baseOidPos + OID_BYTES)) : null,
+        };
+      },
+      inflate: (pack, entryOffset, dataOffset, size) => {
+        const out = Buffer.allocUnsafe(size + 1);
+        this.inflateAt(pack, entryOffset, dataOffset, size, out);
+        return out.subarray(0, size);
+      },
+      readElsewhere: (id) => {
+        // git looks the base up without dying of a corrupt copy (flags 0): none is no base.
+        try {
+          return this.read(id);
+        } catch (e) {
+          if (e instanceof CorruptError) return null;
+          throw e;
+        }
+      },
+      markBad: (pack, id) => this.markBad(pack, id, 0),
+      shown: (pack) => this.shownPack(pack),
+      warn: (text) => this.shared.warn?.(text),
+    };
   }
 
   /**
    * A loose object listed but gone when read was packed meanwhile (a repack ran `prune-packed`):
-   * the listings are read again and the new pack found, as git's reprepare_packed_git() does on a
-   * miss. Where it is packed now, or null.
+   * the listings are read again (`listedIn`'s, where it was listed, and every pack directory that
+   * changed) and the new pack found, as git's reprepare_packed_git() does on a miss. Where it is
+   * packed now, or null.
    */
-  private repackedLoose(oid: Uint8Array, off: number): { pack: StoredPack; offset: number } | null {
-    this.refresh();
-    return this.locatePacked(oid, off) ? { pack: this.foundPack!, offset: this.foundPack!.index.offset(this.foundPos) } : null;
+  private repackedLoose(listedIn: ObjectDatabase, oid: Uint8Array, off: number): { pack: StoredPack; offset: number } | null {
+    listedIn.refresh();
+    this.refreshChanged();
+    const db = this.locatePackedAnywhere(oid, off);
+    return db ? { pack: db.foundPack!, offset: db.foundPack!.index.offset(db.foundPos) } : null;
   }
 
   /** Reads an object that must exist (and, if given, be of `type`); `transient` as for read(). */
@@ -293,14 +572,41 @@ export class ObjectDatabase implements ObjectStore {
 
   /** Type and size without inflating the whole object (for cat-file -t/-s and --batch-check). */
   info(oid: Uint8Array, off = 0): ObjectInfo | null {
-    if (this.locatePacked(oid, off)) return this.infoPacked(this.foundPack!, this.foundPack!.index.offset(this.foundPos));
+    if (this.locatePackedFast(oid, off)) {
+      const pack = this.foundPack!;
+      try {
+        return this.infoPacked(pack, pack.index.offset(this.foundPos));
+      } catch (e) {
+        return this.infoAfterFailure(e, oid, off, pack);
+      }
+    }
     const where = this.locate(oid, off);
     if (!where) return null;
-    if (where.pack) return where.db.infoPacked(where.pack, where.offset);
-    const h = where.db.loose.header(oid, off);
-    if (h) return { type: h.type, size: h.size };
-    const packed = where.db.repackedLoose(oid, off);
-    return packed ? where.db.infoPacked(packed.pack, packed.offset) : null;
+    if (!where.pack) {
+      const h = where.db.loose.header(oid, off);
+      if (h) return { type: h.type, size: h.size };
+      const packed = this.repackedLoose(where.db, oid, off);
+      if (!packed) return null;
+      where.pack = packed.pack;
+      where.offset = packed.offset;
+    }
+    try {
+      return this.infoPacked(where.pack, where.offset);
+    } catch (e) {
+      return this.infoAfterFailure(e, oid, off, where.pack);
+    }
+  }
+
+  /**
+   * After infoPacked() threw `e`: for damage, the entry is marked bad and the object's type and
+   * size taken from another copy, as git's packed_object_info() failing does; with none, `e`.
+   */
+  private infoAfterFailure(e: unknown, oid: Uint8Array, off: number, pack: StoredPack): ObjectInfo {
+    if (!(e instanceof CorruptError)) throw e;
+    this.markBad(pack, oid, off);
+    const other = this.info(oid, off);
+    if (other) return other;
+    throw e;
   }
 
   /**
@@ -494,7 +800,11 @@ export class ObjectDatabase implements ObjectStore {
   forEachId(fn: (buf: Uint8Array, off: number) => void): void {
     const sources: { buf: Uint8Array; at: (i: number) => number; count: number }[] = [];
     const collect = (db: ObjectDatabase) => {
-      for (const p of db.packs) sources.push({ buf: p.index.buf, at: i => p.index.oidAt(i), count: p.index.count });
+      // As git's for_each_packed_object(), every index that could be read, a failed pack's too.
+      for (const p of db.order ?? db.packs) {
+        const index = p.index;
+        if (index) sources.push({ buf: index.buf, at: i => index.oidAt(i), count: index.count });
+      }
       const loose = db.loose.allIds();
       if (loose.length) sources.push({ buf: loose, at: i => i * OID_BYTES, count: loose.length / OID_BYTES });
       for (const a of db.alternates) collect(a);
@@ -526,7 +836,8 @@ export class ObjectDatabase implements ObjectStore {
    * loose ids of the one fan-out directory. An id stored in two places comes twice.
    */
   forEachIdWithPrefix(key: Uint8Array, keyOff: number, digits: number, fn: (buf: Uint8Array, off: number) => void): void {
-    for (const p of this.packs) p.index.forEachWithPrefix(key, keyOff, digits, fn);
+    // git's abbreviations read every index it can, a pack's that failed its checks too.
+    for (const p of this.order ?? this.packs) p.index?.forEachWithPrefix(key, keyOff, digits, fn);
     this.loose.forEachWithPrefix(key, keyOff, digits, fn);
     for (const a of this.alternates) a.forEachIdWithPrefix(key, keyOff, digits, fn);
   }
@@ -537,11 +848,12 @@ export class ObjectDatabase implements ObjectStore {
   }
 
   close(): void {
-    for (const p of this.packs) {
-      p.file.close();
-      p.index.close();
+    for (const p of this.order ?? this.packs) {
+      if (!(p instanceof UnusablePack)) p.file.close();
+      p.index?.close();
     }
     for (const a of this.alternates) a.close();
     this.packs = [];
+    this.order = null;
   }
 }

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import { CorruptError } from '../core/errors.js';
 import type { PackIndex } from './idx/read.js';
 import { readExactly } from '../core/read-exactly.js';
+import { PackOpenError } from './open-error.js';
 
 const WINDOW = 16 * 1024;
 const SLOTS = 16384;
@@ -41,31 +42,40 @@ export class PackFile {
   private spill = Buffer.alloc(0);
 
   /**
-   * Opens the pack and checks it against its index. `index` null: the pack was opened and checked
-   * before, elsewhere (a checkout writer thread reading a pack the main thread opened).
+   * Opens the pack and checks it against its index as git's open_packed_git_1() does: reading only
+   * its header and trailer, never the whole pack, so a pack truncated or rewritten under an intact
+   * index fails here (a PackOpenError in git's words) and is never read. `index` null: the pack was
+   * opened and checked before, elsewhere (a checkout writer thread reading a pack the main thread
+   * opened). `listedSize`: the size the pack had when its directory was listed (git's
+   * add_packed_git() records it), which it must still have.
    */
-  constructor(readonly path: string, index: PackIndex | null) {
+  constructor(readonly path: string, index: PackIndex | null, listedSize = -1) {
     this.fd = fs.openSync(path, 'r');
     try {
-      this.size = fs.fstatSync(this.fd).size;
+      const fail = (describe: (shown: string) => string) => new PackOpenError(path, describe);
+      const st = fs.fstatSync(this.fd);
+      if (listedSize < 0) {
+        if (!st.isFile()) throw fail(n => `packfile ${n} not a regular file`);
+      } else if (st.size !== listedSize) {
+        throw fail(n => `packfile ${n} size changed`);
+      }
+      this.size = st.size;
       const head = Buffer.alloc(12);
-      const notPack = () => new CorruptError('pack', `${path}: not a pack file (bad signature or truncated, ${this.size} bytes)`);
-      if (this.size < 32) throw notPack();
-      readExactly(this.fd, head, 0, 12, 0, notPack);
-      if (head.toString('latin1', 0, 4) !== 'PACK') throw notPack();
-      this.version = head.readUInt32BE(4);
-      if (this.version !== 2 && this.version !== 3) {
-        throw new CorruptError('pack', `${path}: unsupported pack version ${this.version}`);
+      if (readAtMost(this.fd, head, 0) < 12) throw fail(n => `file ${n} is far too short to be a packfile`);
+      if (head.toString('latin1', 0, 4) !== 'PACK') throw fail(n => `file ${n} is not a GIT packfile`);
+      const version = this.version = head.readUInt32BE(4);
+      if (version !== 2 && version !== 3) {
+        throw fail(n => `packfile ${n} is version ${version} and not supported (try upgrading GIT to a newer version)`);
       }
-      this.count = head.readUInt32BE(8);
-      if (index && this.count !== index.count) {
-        throw new CorruptError('pack', `${path}: pack claims ${this.count} objects, its index ${index.path} has ${index.count}`);
+      const count = this.count = head.readUInt32BE(8);
+      if (index && count !== index.count) {
+        throw fail(n => `packfile ${n} claims to have ${count} objects while index indicates ${index.count} objects`);
       }
+      // git reads the trailer at size - 20, which for a pack of 12 to 19 bytes is a negative offset.
+      if (this.size < 20) throw fail(n => `error reading from ${n}: Invalid argument`);
       const trailer = Buffer.alloc(20);
-      readExactly(this.fd, trailer, 0, 20, this.size - 20, notPack);
-      if (index && !trailer.equals(index.packChecksum())) {
-        throw new CorruptError('pack', `${path}: trailer checksum does not match its index ${index.path}`);
-      }
+      readExactly(this.fd, trailer, 0, 20, this.size - 20, () => fail(n => `packfile ${n} signature is unavailable`));
+      if (index && !trailer.equals(index.packChecksum())) throw fail(n => `packfile ${n} does not match index`);
       this.dataEnd = this.size - 20;
     } catch (e) {
       fs.closeSync(this.fd);
@@ -153,4 +163,15 @@ export class PackFile {
     this.slotWindow[slot] = w;
     return buf;
   }
+}
+
+/** Reads up to buf.length bytes at `position` of the file; returns how many there were. */
+function readAtMost(fd: number, buf: Buffer, position: number): number {
+  let done = 0;
+  while (done < buf.length) {
+    const n = fs.readSync(fd, buf, done, buf.length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
 }

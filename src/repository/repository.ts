@@ -64,8 +64,21 @@ export class Repository {
    * index's header, which a push would otherwise do before it starts the remote's receive-pack.
    */
   get odb(): ObjectDatabase {
-    return this._odb ??= new ObjectDatabase(this.objectsDir, new DeltaBaseCache(this.deltaBaseCacheLimit));
+    if (!this._odb) {
+      const db = new ObjectDatabase(this.objectsDir, new DeltaBaseCache(this.deltaBaseCacheLimit));
+      // What git prints of damaged storage goes where this repository's warnings go.
+      db.warn = (text) => this.warn?.(text);
+      if (this.shownObjectsDir !== null) db.shownDir = this.shownObjectsDir;
+      this._odb = db;
+    }
+    return this._odb;
   }
+
+  /**
+   * The objects directory as git names it in messages (`.git/objects` from the top of a work
+   * tree), for the CLI, which knows how git was started; null: the path it was opened by.
+   */
+  shownObjectsDir: string | null = null;
 
   static discover(cwd: string, env: NodeJS.ProcessEnv = process.env): Repository {
     const loc = discover(cwd, env);
@@ -106,7 +119,8 @@ export class Repository {
 
   /**
    * Where revision lookups say what git warns of on stderr (a name several refs answer to, with
-   * core.warnAmbiguousRefs on): the CLI's stderr; null, the default, says nothing.
+   * core.warnAmbiguousRefs on), and the object database what git says of damaged storage (a pack
+   * that does not match its index): the CLI's stderr; null, the default, says nothing.
    */
   warn: ((text: string) => void) | null = null;
 

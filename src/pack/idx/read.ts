@@ -13,6 +13,7 @@
 // of `buf` asks for its bytes first: oidAt(), offset(), crc() and the searches load what they return.
 import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
+import { PackOpenError } from '../open-error.js';
 import { compareOid, OID_BYTES } from '../../core/oid.js';
 import { forEachSharingPrefix } from '../../core/oid-prefix.js';
 import { readExactly } from '../../core/read-exactly.js';
@@ -105,23 +106,24 @@ export class PackIndex {
   constructor(readonly buf: Buffer, readonly path: string, loaded: Uint8Array | null = null, fd = -1) {
     this.loaded = loaded;
     this.fd = fd;
-    const bad = (what: string) => new CorruptError('pack', `${path}: ${what}`);
-    if (buf.length < 8) throw bad(`index file is truncated (${buf.length} bytes)`);
+    // git's checks (packfile.c load_idx()), in its order and words: the object database shows them
+    // as git does when it skips a pack whose index fails them.
+    const bad = (describe: (shown: string) => string) => new PackOpenError(path, describe);
+    if (buf.length < 1024 + 40) throw bad(f => `index file ${f} is too small`);
     let fanoutAt = 0;
     if (buf.readUInt32BE(0) === V2_MAGIC) {
       const v = buf.readUInt32BE(4);
-      if (v !== 2) throw bad(`unsupported index version ${v}`);
+      if (v !== 2) throw bad(f => `index file ${f} is version ${v} and is not supported by this binary (try upgrading GIT to a newer version)`);
       this.version = 2;
       fanoutAt = 8;
     } else {
       this.version = 1;
     }
-    if (buf.length < fanoutAt + 1024 + 40) throw bad(`index file is truncated (${buf.length} bytes)`);
     this.fanout = new Uint32Array(256);
     let prev = 0;
     for (let i = 0; i < 256; i++) {
       const v = buf.readUInt32BE(fanoutAt + 4 * i);
-      if (v < prev) throw bad(`fan-out table is not monotonic at entry ${i} (byte ${fanoutAt + 4 * i})`);
+      if (v < prev) throw bad(f => `non-monotonic index ${f}`);
       this.fanout[i] = prev = v;
     }
     const n = this.count = prev;
@@ -132,10 +134,9 @@ export class PackIndex {
       this.crcBase = tables + n * OID_BYTES;
       this.offBase = this.crcBase + n * 4;
       this.largeBase = this.offBase + n * 4;
+      // After the 31-bit offsets, up to n - 1 64-bit ones (git's bounds), in whole entries.
       const rest = buf.length - this.largeBase - 40;
-      if (rest < 0 || rest % 8 !== 0) {
-        throw bad(`index file has ${buf.length} bytes, which does not fit ${n} objects (truncated or bad fan-out)`);
-      }
+      if (rest < 0 || rest > Math.max(0, n - 1) * 8 || rest % 8 !== 0) throw bad(f => `wrong index v2 file size in ${f}`);
       this.largeCount = rest / 8;
     } else {
       this.oidBase = tables + 4;
@@ -143,9 +144,7 @@ export class PackIndex {
       this.crcBase = this.offBase = -1;
       this.largeBase = tables;
       this.largeCount = 0;
-      if (buf.length !== tables + n * 24 + 40) {
-        throw bad(`index file has ${buf.length} bytes, which does not fit ${n} objects (truncated or bad fan-out)`);
-      }
+      if (buf.length !== tables + n * 24 + 40) throw bad(f => `wrong index v1 file size in ${f}`);
     }
     if (loaded) {
       const starts = this.version === 2 ? [0, Math.floor(this.crcBase / PAGE), Math.floor(this.offBase / PAGE)] : [0];

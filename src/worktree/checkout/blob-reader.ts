@@ -116,7 +116,7 @@ export class BlobReader {
     const loc = this.locations;
     if (!loc) return this.read(oids, off);
     const k = loc.packOf[i]!;
-    const data = k >= 0 ? this.readPacked(loc.packs[k]!, loc.offsets[i]!, OBJ_BLOB, false) : null;
+    const data = k >= 0 ? this.tryPacked(loc.packs[k]!, loc.offsets[i]!, OBJ_BLOB, false) : null;
     return data ?? this.odb.mustRead(oids, off, OBJ_BLOB).data;
   }
 
@@ -143,9 +143,23 @@ export class BlobReader {
     if (where?.pack) {
       let source = this.sources.get(where.pack);
       if (!source) this.sources.set(where.pack, source = sourceOf(where.pack));
-      data = this.readPacked(source, where.offset, type, own);
+      data = this.tryPacked(source, where.offset, type, own);
     }
     return data ?? this.odb.mustRead(oid, off, type).data;
+  }
+
+  /**
+   * readPacked(), or null when the entry is damaged (a bad zlib stream, a delta that does not
+   * apply): the object database reads it then, from another copy if it must, and says what is
+   * wrong as git does.
+   */
+  private tryPacked(pack: PackSource, offset: number, want: ObjectTypeCode, own: boolean): Buffer | null {
+    try {
+      return this.readPacked(pack, offset, want, own);
+    } catch (e) {
+      if (e instanceof CorruptError) return null;
+      throw e;
+    }
   }
 
   /**
