@@ -41,6 +41,14 @@ function realpathOr(dir: string): string {
   }
 }
 
+function isDirectory(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The names in `dir` in the order the filesystem gives them, as git's readdir() sees them. */
 function listUnsorted(dir: string): string[] {
   const names: string[] = [];
@@ -69,6 +77,8 @@ class Shared {
   warn: ((text: string) => void) | null = null;
   /** Set when a lookup reached a pack that failed its checks (see locate()). */
   reachedUnusable = false;
+  /** What was found wrong before a warn hook was set (alternates that do not resolve), said when one is. */
+  readonly pending: string[] = [];
 }
 
 export class ObjectDatabase implements ObjectStore {
@@ -125,8 +135,15 @@ export class ObjectDatabase implements ObjectStore {
 
   set warn(fn: ((text: string) => void) | null) {
     this.shared.warn = fn;
+    if (fn) for (const text of this.shared.pending.splice(0)) fn(text);
   }
 
+  /**
+   * Reads objects/info/alternates as git 2.39's link_alt_odb_entry() does: a relative entry is
+   * joined to the real path of this directory, and each is taken by its real path (which git
+   * names it by); one that does not resolve, or is no directory, is left out with git's error,
+   * said when a warn hook is set (git says it when it first looks an object up).
+   */
   private loadAlternates(depth: number): void {
     let text: string;
     try {
@@ -134,17 +151,24 @@ export class ObjectDatabase implements ObjectStore {
     } catch {
       return;
     }
-    let real: string | null = null;
+    let base: string | null = null;
     for (const raw of text.split('\n')) {
       const line = raw.trim();
       if (!line || line.startsWith('#')) continue;
-      const dir = path.resolve(this.objectsDir, line);
-      if (!fs.existsSync(dir)) continue;
+      const joined = path.isAbsolute(line) ? line : `${base ??= realpathOr(this.objectsDir)}/${line}`;
+      let dir: string;
+      try {
+        dir = fs.realpathSync(joined);
+      } catch {
+        this.shared.pending.push(`error: unable to normalize alternate object path: ${joined}\n`);
+        continue;
+      }
+      if (!isDirectory(dir)) {
+        this.shared.pending.push(`error: object directory ${dir} does not exist; check .git/objects/info/alternates\n`);
+        continue;
+      }
       const alt = new ObjectDatabase(dir, this.cache, depth + 1, this.trace, this.shared);
-      // git names an alternate by its absolute path: a relative one joined to the real path of
-      // the directory that lists it, normalized, without trailing slashes (link_alt_odb_entry()).
-      if (!path.isAbsolute(line)) real ??= realpathOr(this.objectsDir);
-      alt.shownDir = path.normalize(path.isAbsolute(line) ? line : path.join(real!, line)).replace(/(?<=.)\/+$/, '');
+      alt.shownDir = dir;
       this.alternates.push(alt);
     }
   }

@@ -31,6 +31,10 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
     return true;
   }, { tooManyArguments: '', noDirectory: '' });
   const repo = new Repository(enterRepo(path.resolve(ctx.cwd, dir), strict), null);
+  // What git's upload-pack says of damaged storage reaches the client's terminal through stderr;
+  // it works from inside the git directory (enter_repo()), so it names the objects `./objects`.
+  repo.warn = (text) => process.stderr.write(text);
+  repo.shownObjectsDir = './objects';
   const abort = new AbortController();
   // A reader that went away (EPIPE) stops the pack being written; nothing is left to tell it.
   process.stdout.on('error', () => abort.abort());
