@@ -265,6 +265,16 @@ describe('a pack entry that does not inflate is read from another copy, as by gi
     assert.equal(same(repo, ['cat-file', '-p', base]).stdout, lines(3000));
     assert.equal(same(repo, ['cat-file', '-p', delta]).status, 0);
     same(repo, ['cat-file', '--batch'], `${delta}\n${base}\n`);
+    // A checkout writes the files from the good copies, saying what git says on the way.
+    const checkout = (program: 'git' | 'tsgit'): Run => {
+      for (const n of [1, 2, 3]) fs.rmSync(path.join(repo, `f${n}`));
+      const r = run(program, repo, ['checkout', '-f', 'main']);
+      for (const n of [1, 2, 3]) assert.equal(fs.readFileSync(path.join(repo, `f${n}`), 'utf8'), lines(n * 1000), `${program}: f${n}`);
+      return r;
+    };
+    const theirs = checkout('git'), ours = checkout('tsgit');
+    assert.deepEqual(ours, theirs);
+    assert.match(ours.stderr, /failed to read delta base object/);
   });
 
   it('reads the object from another pack searched after the damaged one', () => {
