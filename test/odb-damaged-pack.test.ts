@@ -131,6 +131,9 @@ describe('a pack damaged under an intact .idx is passed over, as by git', () => 
     assert.equal(r.stderr, `${line}${line}fatal: Not a valid object name ${blob}\n`);
     same(repo, ['cat-file', '-t', blob]);
     same(repo, ['cat-file', '-e', blob]);
+    // Its index still lists the objects: git lists them as missing.
+    assert.match(same(repo, ['cat-file', '--batch-all-objects', '--batch-check']).stdout, new RegExp(`^${blob} missing$`, 'm'));
+    same(repo, ['cat-file', '--batch-all-objects', '--batch']);
     // The same repository reached other ways: bare from inside it, by a relative --git-dir, and
     // as another repository's alternate (whose packs git names by their absolute path).
     const bare = path.join(work, 'only-copy.git');
