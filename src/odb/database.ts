@@ -205,7 +205,11 @@ export class ObjectDatabase implements ObjectStore {
       }
       // git's add_packed_git() passes over a pack that is not a regular file.
       if (!st.isFile()) continue;
-      const entry = have.get(base) ?? this.openPack(path.join(dir, n), packPath, base, st.size);
+      // A pack that failed its checks is opened anew: a long-lived store (a server's) would
+      // otherwise never see it repaired, where git, opening the repository per request, does.
+      const known = have.get(base);
+      if (known instanceof UnusablePack) known.index?.close();
+      const entry = known && !(known instanceof UnusablePack) ? known : this.openPack(path.join(dir, n), packPath, base, st.size);
       if (entry) found.push({ entry, mtime: Math.floor(st.mtimeMs / 1000) });
     }
     found.sort((a, b) => b.mtime - a.mtime);
@@ -323,6 +327,11 @@ export class ObjectDatabase implements ObjectStore {
         const opened = this.reopen(p);
         if (!opened) continue;
         order[i] = p = opened;
+        // The last such pack opened at last: back to the plain search.
+        if (!order.some(e => e instanceof UnusablePack)) {
+          this.order = null;
+          this.packs = order as StoredPack[];
+        }
       }
       const pos = p.index.find(oid, off);
       if (pos < 0 || (this.bad !== null && this.isBad(p, oid, off))) continue;

@@ -65,7 +65,10 @@ export interface ObjectStore {
   /** Objects in all packs (duplicates counted each time): what abbreviations are sized by. */
   packedObjectCount(): number;
 
-  /** This store's own packs, in the order lookups search them. */
+  /**
+   * This store's own packs that can be read, in the order lookups search them; a pack that failed
+   * git's checks when opened (one that does not match its index) is not among them.
+   */
   readonly packs: readonly StoredPack[];
   /** Every pack lookups search, those of the stores behind this one (alternates) included. */
   allPacks(): StoredPack[];
