@@ -215,7 +215,7 @@ test('global and system files are read first when asked for', () => {
   }
 });
 
-test('set/add/unset produce what git config --replace-all/--add/--unset-all produce', () => {
+test('set/add/unset write the bytes git config --replace-all/--add/--unset-all write', () => {
   type Op = ['set' | 'add', string, string | null, string, string] | ['unset', string, string | null, string];
   const ops: Op[] = [
     ['set', 'core', null, 'bare', 'true'],
@@ -261,6 +261,8 @@ test('set/add/unset produce what git config --replace-all/--add/--unset-all prod
       const before = ourList(c);
       c.save();
       const expected = gitList(theirFile);
+      assert.deepEqual(fs.readFileSync(path.join(ours, 'config')).toString('latin1'),
+        fs.readFileSync(theirFile).toString('latin1'), `${name}: the file's bytes`);
       assert.deepEqual(gitList(path.join(ours, 'config')), expected, name);
       assert.deepEqual(before, expected, `${name}: in-memory view before save`);
       assert.deepEqual(ourList(Config.loadSync(ours)), expected, `${name}: read back`);

@@ -4,7 +4,7 @@
 // with $GIT_CONFIG_KEY_<n> / $GIT_CONFIG_VALUE_<n>. These win over every file (git's command
 // scope), and reach the commands tsgit runs for itself (a local upload-pack) by the environment.
 import { GitError } from '../core/errors.js';
-import type { ConfigEntry } from './config.js';
+import type { ConfigEntry } from './read.js';
 
 const FILE = 'command line';
 
@@ -55,7 +55,7 @@ export function commandLineEntries(env: NodeJS.ProcessEnv): ConfigEntry[] {
   const out: ConfigEntry[] = [];
   const add = (name: string, value: string | null) => {
     const { section, subsection, key } = parseConfigKey(name);
-    out.push({ section, subsection, key, value, file: FILE, line: out.length + 1 });
+    out.push({ section, subsection, key, value, file: FILE, line: out.length + 1, scope: 'command' });
   };
   const params = env.GIT_CONFIG_PARAMETERS;
   if (params) for (const [name, value] of splitParameters(params)) add(name, value);

@@ -7,27 +7,17 @@
 // Edits are applied to the in-memory text at once (so `get` sees them) and remembered; `save`
 // takes `config.lock`, re-reads the file, replays the edits on what is there now, and renames the
 // lock over the file, so a concurrent writer's changes are kept rather than overwritten.
-import fs from 'node:fs';
 import path from 'node:path';
 import { commonDirFrom, namedCommonDirFrom } from '../core/common-dir.js';
 import { GitError } from '../core/errors.js';
-import { LockFile } from '../core/lock-file.js';
 import { commandLineEntries } from './command-line.js';
-import { applyEdit, type ConfigEdit } from './edit.js';
-import { parseConfig } from './parse.js';
+import { parseVariableName, writeVariable, type VariableWrite } from './edit.js';
+import { toBinary } from './parse.js';
+import { fileEntries, globalFiles, runAsync, runSync, systemFile, textEntries, type ConfigEntry, type Loader, type ReadOptions } from './read.js';
 import { parseBool, parseSigned } from './values.js';
+import { writeConfigFile } from './write-file.js';
 
-export interface ConfigEntry {
-  /** Lower-cased section name. */
-  section: string;
-  subsection: string | null;
-  /** Lower-cased key name. */
-  key: string;
-  /** null for a key written without `=` (which reads as boolean true). */
-  value: string | null;
-  file: string;
-  line: number;
-}
+export type { ConfigEntry, ConfigScope } from './read.js';
 
 export interface ConfigLoadOptions {
   /**
@@ -40,30 +30,21 @@ export interface ConfigLoadOptions {
   env?: NodeJS.ProcessEnv;
   /** What gitDir's `commondir` file names (else gitDir), when the repository has read it. */
   namedCommonDir?: string;
+  /** Follow include.path; true by default (`git config --no-includes` turns it off). */
+  includes?: boolean;
 }
-
-const MAX_INCLUDE_DEPTH = 10;
-
-// File contents as one-char-per-byte strings (see parse.ts); names and values are decoded to
-// UTF-8 on the way out and encoded on the way in.
-const toBinary = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
-const fromBinary = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
-
-/** A request for a file's bytes; the driver answers with null when the file does not exist. */
-type Read = { path: string };
-type Loader<T> = Generator<Read, T, Buffer | null>;
 
 export class Config {
   /** `<commonDir>/config`, the file `save` writes. */
   readonly path: string;
   private localText: string;
   private entries: ConfigEntry[] = [];
-  private pending: ConfigEdit[] = [];
+  private pending: VariableWrite[] = [];
   /** `worktreeFile`'s entries, once read (only while extensions.worktreeConfig is on). */
   private worktree: ConfigEntry[] | null = null;
 
   private constructor(file: string, localText: string, private readonly outer: ConfigEntry[],
-    private readonly commandLine: ConfigEntry[], private readonly env: NodeJS.ProcessEnv,
+    private readonly commandLine: ConfigEntry[], private readonly read: ReadOptions,
     /** `$GIT_DIR/config.worktree`: the work tree's own, not the common directory's. */
     private readonly worktreeFile: string) {
     this.path = file;
@@ -75,24 +56,13 @@ export class Config {
   }
 
   static async load(gitDir: string, opts: ConfigLoadOptions = {}): Promise<Config> {
-    const gen = Config.loader(gitDir, opts);
-    let step = gen.next();
-    while (!step.done) {
-      const file = step.value.path;
-      step = gen.next(await fs.promises.readFile(file).catch((e: unknown) => missingOrThrow(file, e)));
-    }
-    return step.value;
+    return runAsync(Config.loader(gitDir, opts));
   }
 
   private static *loader(gitDir: string, opts: ConfigLoadOptions): Loader<Config> {
     const env = opts.env ?? process.env;
-    const outer: ConfigEntry[] = [];
-    if (opts.global) {
-      for (const file of globalFiles(env)) {
-        const data = yield { path: file };
-        if (data) outer.push(...yield* expand(data.toString('latin1'), file, 0, env));
-      }
-    }
+    const read: ReadOptions = { env, includes: opts.includes ?? true };
+    const outer = opts.global ? yield* outerEntries(read) : [];
     // A linked work tree's git directory has no config of its own: git reads the common one's.
     let named = opts.namedCommonDir;
     if (named === undefined) {
@@ -102,9 +72,9 @@ export class Config {
     const file = path.join(commonDirFrom(named, env), 'config');
     const data = yield { path: file };
     const commandLine = opts.global ? commandLineEntries(env) : [];
-    const config = new Config(file, data ? data.toString('latin1') : '', outer, commandLine, env, path.join(gitDir, 'config.worktree'));
-    const local = yield* expand(config.localText, file, 0, env);
-    if (worktreeConfigOn(local)) config.worktree = yield* fileEntries(config.worktreeFile, env);
+    const config = new Config(file, data ? data.toString('latin1') : '', outer, commandLine, read, path.join(gitDir, 'config.worktree'));
+    const local = yield* textEntries(config.localText, file, 'local', read);
+    if (worktreeConfigOn(local)) config.worktree = yield* fileEntries(config.worktreeFile, 'worktree', read);
     config.entries = config.combine(local);
     return config;
   }
@@ -117,7 +87,7 @@ export class Config {
    */
   private combine(local: ConfigEntry[]): ConfigEntry[] {
     if (worktreeConfigOn(local)) {
-      this.worktree ??= runSync(fileEntries(this.worktreeFile, this.env));
+      this.worktree ??= runSync(fileEntries(this.worktreeFile, 'worktree', this.read));
       local = [...local, ...this.worktree];
     }
     return [...this.outer, ...local, ...this.commandLine];
@@ -161,59 +131,48 @@ export class Config {
     return Number(n);
   }
 
-  /** Sets one value, replacing every value the variable had in this repository's file. */
+  /** Sets one value, replacing every value the variable had in this repository's file (--replace-all). */
   set(section: string, subsection: string | null, key: string, value: string): void {
-    this.edit({ op: 'set', section, subsection, key, value });
+    this.edit(section, subsection, key, { value, all: true });
   }
 
-  /** Adds a value after the existing ones (for multi-valued keys such as remote.*.fetch). */
+  /** Adds a value after the existing ones (for multi-valued keys such as remote.*.fetch; --add). */
   add(section: string, subsection: string | null, key: string, value: string): void {
-    this.edit({ op: 'add', section, subsection, key, value });
+    this.edit(section, subsection, key, { value, all: false, matches: () => false });
   }
 
-  /** Removes every value of the variable from this repository's file. */
+  /** Removes every value of the variable from this repository's file (--unset-all). */
   unset(section: string, subsection: string | null, key: string): void {
-    this.edit({ op: 'unset', section, subsection, key });
+    this.edit(section, subsection, key, { value: null, all: true });
   }
 
   /** Writes pending edits to `<commonDir>/config` through `config.lock`; nothing to do if none. */
   save(): void {
     if (this.pending.length === 0) return;
-    const lock = LockFile.acquire(this.path, `config file ${this.path}`, 'config');
-    try {
-      let text = '';
-      let mode: number | null = null;
-      try {
-        text = fs.readFileSync(this.path).toString('latin1');
-        mode = fs.statSync(this.path).mode & 0o7777;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      }
-      for (const edit of this.pending) text = applyEdit(text, this.path, edit);
-      lock.write(Buffer.from(text, 'latin1'));
-      if (mode !== null) lock.chmod(mode);
-      lock.commit();
-      this.localText = text;
-      this.pending = [];
-      this.reload();
-    } finally {
-      lock.rollback();
-    }
+    // Replayed on the file as it is now, so that another writer's changes since load are kept.
+    this.localText = writeConfigFile(this.path, (current) => this.pending.reduce((t, w) => applyWrite(t, this.path, w), current ?? ''))!;
+    this.pending = [];
+    this.reload();
   }
 
-  private edit(edit: ConfigEdit): void {
-    const binary: ConfigEdit = {
-      ...edit,
-      subsection: edit.subsection === null ? null : toBinary(edit.subsection),
-      ...(edit.op === 'unset' ? {} : { value: toBinary(edit.value) }),
-    } as ConfigEdit;
-    this.localText = applyEdit(this.localText, this.path, binary);
-    this.pending.push(binary);
+  private edit(section: string, subsection: string | null, key: string, change: Omit<VariableWrite, 'name'>): void {
+    checkVariableName(section, subsection, key);
+    if (change.value?.includes('\0')) {
+      throw new GitError('config', 'invalid-value', `config value for '${section}.${key}' contains NUL`);
+    }
+    const name = `${section}${subsection === null ? '' : `.${subsection}`}.${key}`;
+    const write: VariableWrite = {
+      ...change,
+      name: parseVariableName(toBinary(name)),
+      value: change.value === null ? null : toBinary(change.value),
+    };
+    this.localText = applyWrite(this.localText, this.path, write);
+    this.pending.push(write);
     this.reload();
   }
 
   private reload(): void {
-    this.entries = this.combine(runSync(expand(this.localText, this.path, 0, this.env)));
+    this.entries = this.combine(runSync(textEntries(this.localText, this.path, 'local', this.read)));
   }
 
   private matching(section: string, subsection: string | null, key: string): ConfigEntry[] {
@@ -227,6 +186,46 @@ export class Config {
   }
 }
 
+/** The text after `write`; unchanged when there was nothing to remove. */
+function applyWrite(text: string, file: string, write: VariableWrite): string {
+  const result = writeVariable(text, file, write);
+  return 'text' in result ? result.text : text;
+}
+
+/** Throws unless the names can be written and read back as the same variable. */
+function checkVariableName(section: string, subsection: string | null, key: string): void {
+  const name = `${section}${subsection === null ? '' : `.${subsection}`}.${key}`;
+  if (!/^[A-Za-z0-9-]+$/.test(section)) {
+    throw new GitError('config', 'invalid-key', `invalid config section name '${section}' in '${name}'`);
+  }
+  if (subsection !== null && /[\n\0]/.test(subsection)) {
+    throw new GitError('config', 'invalid-key', `invalid config subsection in '${JSON.stringify(name)}': newline or NUL`);
+  }
+  if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(key)) {
+    throw new GitError('config', 'invalid-key', `invalid config key name '${key}' in '${name}'`);
+  }
+}
+
+/**
+ * The entries git reads before a repository's: the system file (scope system), then the global
+ * ones (scope global).
+ */
+export function* outerEntries(read: ReadOptions): Loader<ConfigEntry[]> {
+  const out: ConfigEntry[] = [];
+  const system = systemFile(read.env);
+  if (system) out.push(...yield* fileEntries(system, 'system', read));
+  for (const file of globalFiles(read.env)) out.push(...yield* fileEntries(file, 'global', read));
+  return out;
+}
+
+/**
+ * Every entry git reads for a command run outside any repository: the system and global files,
+ * then the command line's.
+ */
+export function configOutsideRepository(read: ReadOptions): ConfigEntry[] {
+  return [...runSync(outerEntries(read)), ...commandLineEntries(read.env)];
+}
+
 function displayName(e: ConfigEntry): string {
   if (e.subsection !== null) return `${e.section}.${e.subsection}.${e.key}`;
   return e.section === '' ? e.key : `${e.section}.${e.key}`;
@@ -236,85 +235,4 @@ function displayName(e: ConfigEntry): string {
 function worktreeConfigOn(local: readonly ConfigEntry[]): boolean {
   const e = local.filter((x) => x.section === 'extensions' && x.subsection === null && x.key === 'worktreeconfig').at(-1);
   return e !== undefined && (e.value === null || parseBool(e.value) === true);
-}
-
-/** A file's entries, includes expanded; none when it does not exist. */
-function* fileEntries(file: string, env: NodeJS.ProcessEnv): Loader<ConfigEntry[]> {
-  const data = yield { path: file };
-  return data ? yield* expand(data.toString('latin1'), file, 0, env) : [];
-}
-
-/** The entries of one file's text, with each `include.path` replaced in place by its file's. */
-function* expand(text: string, file: string, depth: number, env: NodeJS.ProcessEnv): Loader<ConfigEntry[]> {
-  const parsed = parseConfig(text, file);
-  const out: ConfigEntry[] = [];
-  for (const p of parsed.entries) {
-    const s = parsed.sections[p.sectionIndex];
-    const e: ConfigEntry = {
-      section: s ? s.section : '',
-      subsection: s && s.subsection !== null ? fromBinary(s.subsection) : null,
-      key: p.key,
-      value: p.value === null ? null : fromBinary(p.value),
-      file,
-      line: p.line,
-    };
-    out.push(e);
-    if (e.section !== 'include' || e.subsection !== null || e.key !== 'path') continue;
-    if (e.value === null) throw new GitError('config', 'bad-value', `missing value for 'include.path' in file ${file} line ${e.line}`);
-    const target = includeTarget(e.value, file, env);
-    if (depth + 1 > MAX_INCLUDE_DEPTH) {
-      throw new GitError('config', 'include-depth',
-        `exceeded maximum include depth (${MAX_INCLUDE_DEPTH}) while including ${target} from ${file}`);
-    }
-    // git ignores an include whose file is missing.
-    const data = yield { path: target };
-    if (data) out.push(...yield* expand(data.toString('latin1'), target, depth + 1, env));
-  }
-  return out;
-}
-
-function includeTarget(value: string, from: string, env: NodeJS.ProcessEnv): string {
-  if (value === '~' || value.startsWith('~/')) {
-    if (!env.HOME) throw new GitError('config', 'bad-value', `cannot expand '${value}' in file ${from}: HOME is not set`);
-    return path.join(env.HOME, value.slice(1));
-  }
-  return path.resolve(path.dirname(from), value);
-}
-
-function globalFiles(env: NodeJS.ProcessEnv): string[] {
-  const files: string[] = [];
-  if (!isTrue(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig');
-  if (env.GIT_CONFIG_GLOBAL !== undefined) {
-    files.push(env.GIT_CONFIG_GLOBAL);
-  } else {
-    const xdg = env.XDG_CONFIG_HOME || (env.HOME ? path.join(env.HOME, '.config') : null);
-    if (xdg) files.push(path.join(xdg, 'git', 'config'));
-    if (env.HOME) files.push(path.join(env.HOME, '.gitconfig'));
-  }
-  return files;
-}
-
-function isTrue(v: string | undefined): boolean {
-  return v !== undefined && parseBool(v) === true;
-}
-
-function runSync<T>(gen: Loader<T>): T {
-  let step = gen.next();
-  while (!step.done) {
-    const file = step.value.path;
-    let data: Buffer | null;
-    try {
-      data = fs.readFileSync(file);
-    } catch (e) {
-      data = missingOrThrow(file, e);
-    }
-    step = gen.next(data);
-  }
-  return step.value;
-}
-
-function missingOrThrow(file: string, e: unknown): null {
-  const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-  throw new GitError('config', 'io', `cannot read config file ${file}: ${(e as Error).message}`, { cause: e });
 }

@@ -1,119 +1,229 @@
-// Edits to the text of one config file that leave every other byte as it was: a value is replaced
-// on its own line, a new key goes after the last key of the last matching section (as git does),
-// and a new section is appended at the end. Texts, names and values here are binary strings (one
-// char per byte), like parse.ts.
+// Writing one variable into a config file's text the way git does (config.c:
+// git_config_set_multivar_in_file_gently with store_aux, maybe_remove_section, write_section and
+// write_pair), so that a file edited by tsgit is byte for byte the file git would leave. The text
+// is parsed into events (parse.ts); the entries to replace or remove are picked out of them, and
+// the text is spliced around those, every other byte kept. A replacement goes where the last
+// match was; a removal takes the entry's line and, when that empties a section no comment sits
+// in or before, the section header too; a new entry follows the last entry (or header) of the
+// last section of its name, else starts a new section at the end. Texts, names and values are
+// binary strings (one char per byte), as in parse.ts.
 import { GitError } from '../core/errors.js';
-import { parseConfig, type ParsedConfig, type ParsedEntry } from './parse.js';
+import { fromBinary, parseConfig, type ParsedConfig, type ParsedEntry } from './parse.js';
 
-export type ConfigEdit =
-  | { op: 'set'; section: string; subsection: string | null; key: string; value: string }
-  | { op: 'add'; section: string; subsection: string | null; key: string; value: string }
-  | { op: 'unset'; section: string; subsection: string | null; key: string };
-
-/** Throws unless the names can be written and read back as the same variable. */
-export function checkVariableName(section: string, subsection: string | null, key: string): void {
-  const name = `${section}${subsection === null ? '' : `.${subsection}`}.${key}`;
-  if (!/^[A-Za-z0-9-]+$/.test(section)) {
-    throw new GitError('config', 'invalid-key', `invalid config section name '${section}' in '${name}'`);
-  }
-  if (subsection !== null && /[\n\0]/.test(subsection)) {
-    throw new GitError('config', 'invalid-key', `invalid config subsection in '${JSON.stringify(name)}': newline or NUL`);
-  }
-  if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(key)) {
-    throw new GitError('config', 'invalid-key', `invalid config key name '${key}' in '${name}'`);
-  }
+/** A variable's name as git_config_parse_key reads it. */
+export interface VariableName {
+  /** The name as given: a new section header and every written key keep its case, as in git. */
+  given: string;
+  /** Section and key lower-cased, the subsection as given: what entries are matched against. */
+  canonical: string;
+  /** The length of `section[.subsection]`. */
+  baselen: number;
 }
 
-/** Applies one edit and returns the new text; `file` names the file in parse errors. */
-export function applyEdit(text: string, file: string, edit: ConfigEdit): string {
-  checkVariableName(edit.section, edit.subsection, edit.key);
-  if (edit.op !== 'unset' && edit.value.includes('\0')) {
-    throw new GitError('config', 'invalid-value', `config value for '${edit.section}.${edit.key}' contains NUL`);
-  }
-  const parsed = parseConfig(text, file);
-  const matches = parsed.entries.filter((e) => entryMatches(parsed, e, edit));
-  switch (edit.op) {
-    case 'unset':
-      return removeEntries(text, matches);
-    case 'add':
-      return insertEntry(text, parsed, edit.section, edit.subsection, edit.key, edit.value);
-    case 'set': {
-      if (matches.length === 0) return insertEntry(text, parsed, edit.section, edit.subsection, edit.key, edit.value);
-      const last = matches[matches.length - 1]!;
-      const line = `${edit.key} = ${formatValue(edit.value)}`;
-      const replaced = last.ownsLine
-        ? text.slice(0, last.lineStart) + '\t' + line + text.slice(last.end)
-        : text.slice(0, last.keyStart) + line + text.slice(last.end);
-      // Earlier duplicates lie before `last`, so their offsets are still right.
-      return removeEntries(replaced, matches.slice(0, -1));
-    }
-  }
-}
+const isAlpha = (c: string) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+const isKeyChar = (c: string) => isAlpha(c) || (c >= '0' && c <= '9') || c === '-';
+/** ASCII lower case, as C's tolower: other bytes stay as they are. */
+export const asciiLower = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 
-function sectionMatches(parsed: ParsedConfig, index: number, section: string, subsection: string | null): boolean {
-  const s = parsed.sections[index];
-  if (!s || s.section !== section.toLowerCase()) return false;
-  if (s.subsection === null || subsection === null) return s.subsection === subsection;
-  return s.legacy ? s.subsection === subsection.toLowerCase() : s.subsection === subsection;
-}
-
-function entryMatches(parsed: ParsedConfig, e: ParsedEntry, edit: ConfigEdit): boolean {
-  return e.key === edit.key.toLowerCase() && sectionMatches(parsed, e.sectionIndex, edit.section, edit.subsection);
-}
-
-function removeEntries(text: string, entries: ParsedEntry[]): string {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i]!;
-    if (e.ownsLine) {
-      text = text.slice(0, e.lineStart) + text.slice(e.end + terminatorLength(text, e.end));
+/**
+ * git_config_parse_key. Errors have code 'no-section-or-name' (git's CONFIG_NO_SECTION_OR_NAME, a
+ * write's exit status 2) or 'invalid-key' (CONFIG_INVALID_KEY, 1).
+ */
+export function parseVariableName(name: string): VariableName {
+  const shown = fromBinary(name);
+  const lastDot = name.lastIndexOf('.');
+  if (lastDot <= 0) throw new GitError('config', 'no-section-or-name', `key does not contain a section: ${shown}`);
+  if (lastDot === name.length - 1) throw new GitError('config', 'no-section-or-name', `key does not contain variable name: ${shown}`);
+  let canonical = '';
+  let dot = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name[i]!;
+    if (c === '.') dot = true;
+    // The section and the key are checked and lower-cased; the subsection between them is not.
+    if (!dot || i > lastDot) {
+      if (!isKeyChar(c) || (i === lastDot + 1 && !isAlpha(c))) throw new GitError('config', 'invalid-key', `invalid key: ${shown}`);
+      canonical += c.toLowerCase();
     } else {
-      text = text.slice(0, e.keyStart) + text.slice(e.end);
+      if (c === '\n') throw new GitError('config', 'invalid-key', `invalid key (newline): ${shown}`);
+      canonical += c;
     }
   }
-  return text;
+  return { given: name, canonical, baselen: lastDot };
 }
 
-function terminatorLength(text: string, at: number): number {
-  if (text[at] === '\n') return 1;
-  if (text[at] === '\r' && text[at + 1] === '\n') return 2;
-  return 0;
-}
-
-function insertEntry(text: string, parsed: ParsedConfig, section: string, subsection: string | null,
-  key: string, value: string): string {
-  const line = `\t${key} = ${formatValue(value)}\n`;
-  let index = -1;
-  for (let i = parsed.sections.length - 1; i >= 0; i--) {
-    if (sectionMatches(parsed, i, section, subsection)) {
-      index = i;
-      break;
-    }
-  }
-  if (index < 0) {
-    const sep = text.length > 0 && !text.endsWith('\n') ? '\n' : '';
-    return text + sep + formatSectionHeader(section, subsection) + line;
-  }
-  let at = parsed.sections[index]!.lineEnd;
-  for (const e of parsed.entries) {
-    if (e.sectionIndex === index) at = e.end + terminatorLength(text, e.end);
-  }
-  const sep = at > 0 && text[at - 1] !== '\n' ? '\n' : '';
-  return text.slice(0, at) + sep + line + text.slice(at);
-}
-
-/** `[section]` or `[section "sub"]` with `"` and `\` escaped, as git writes it. */
-export function formatSectionHeader(section: string, subsection: string | null): string {
-  if (subsection === null) return `[${section}]\n`;
-  return `[${section} "${subsection.replace(/["\\]/g, '\\$&')}"]\n`;
+export interface VariableWrite {
+  name: VariableName;
+  /** The new value; null removes. */
+  value: string | null;
+  /**
+   * Which of the variable's present values the write replaces or removes (git's value-pattern,
+   * given the value or null for a key without `=`); all of them when absent.
+   */
+  matches?: (value: string | null) => boolean;
+  /** Replace or remove every match (--replace-all, --unset-all); else a second one refuses the write. */
+  all: boolean;
 }
 
 /**
- * git's write_pair: quote the value when leading or trailing blanks or a comment character would
- * otherwise be lost, and escape newline, tab, quote and backslash. A carriage return also forces
- * quotes, because outside them the parser reads it as a blank.
+ * The new text, or why git would write nothing (CONFIG_NOTHING_SET): no value to remove, or
+ * several where one was expected (git warns "<name> has multiple values" for that one).
+ */
+export type WriteResult = { text: string } | { refused: 'not-found' | 'multiple-values' };
+
+/** Applies `write` to `text` (the file's bytes, '' for a missing file); `file` names it in parse errors. */
+export function writeVariable(text: string, file: string, write: VariableWrite): WriteResult {
+  const parsed = parseConfig(text, file);
+  const { events } = parsed;
+  const found = findMatches(parsed, write);
+  const { seen, keySeen, sectionSeen, keysSection } = found;
+  let seenCount = found.seenCount;
+  if ((seenCount === 0 && write.value === null) || (seenCount > 1 && !write.all)) {
+    return { refused: seenCount > 1 ? 'multiple-values' : 'not-found' };
+  }
+  if (seenCount === 0) {
+    // Neither the variable nor its section: the new section goes after the last event.
+    if (!sectionSeen) seen[0] = Math.max(events.length - 1, 0);
+    seenCount = 1;
+  }
+  let out = '';
+  let copyBegin = 0;
+  for (let i = 0; i < seenCount; i++) {
+    const event = events[seen[i]!];
+    let copyEnd: number, replaceEnd: number;
+    if (!keySeen) {
+      // Insert after this event: a section header's own line end comes along.
+      copyEnd = event?.end ?? 0;
+      if (copyEnd > 0 && copyEnd < text.length && text[copyEnd - 1] !== '\n' && text[copyEnd] === '\n') copyEnd++;
+      replaceEnd = copyEnd;
+    } else {
+      copyEnd = event!.begin;
+      replaceEnd = event!.end;
+      const removal = write.value === null ? sectionRemoval(parsed, keysSection, seen, seenCount, i) : null;
+      if (removal) ({ begin: copyEnd, end: replaceEnd, seenIndex: i } = removal);
+      // The blanks before the entry on its line go with it.
+      while (copyEnd > 0 && ' \t\r'.includes(text[copyEnd - 1]!)) copyEnd--;
+    }
+    if (copyEnd > copyBegin) {
+      out += text.slice(copyBegin, copyEnd);
+      if (text[copyEnd - 1] !== '\n') out += '\n';
+    }
+    copyBegin = replaceEnd;
+  }
+  if (write.value !== null) {
+    if (!sectionSeen) out += sectionHeader(write.name.given, write.name.baselen);
+    out += `\t${write.name.given.slice(write.name.baselen + 1)} = ${formatValue(write.value)}\n`;
+  }
+  return { text: out + text.slice(copyBegin) };
+}
+
+interface Matches {
+  /**
+   * Event indexes: each matching entry once the variable is seen; before that, in seen[seenCount],
+   * the last header or entry of a section of the variable's name (where a new entry goes).
+   */
+  seen: number[];
+  seenCount: number;
+  keySeen: boolean;
+  sectionSeen: boolean;
+  /** Per event: a header of the variable's section. */
+  keysSection: boolean[];
+}
+
+/** git's store_aux_event and store_aux over the parsed events. */
+function findMatches(parsed: ParsedConfig, write: VariableWrite): Matches {
+  const { name } = write;
+  const base = name.canonical.slice(0, name.baselen);
+  const found: Matches = { seen: [], seenCount: 0, keySeen: false, sectionSeen: false, keysSection: [] };
+  let inKeysSection = false;
+  parsed.events.forEach((event, i) => {
+    if (event.type === 'section') {
+      const s = parsed.sections[event.index]!;
+      const header = s.subsection === null ? s.section : `${s.section}.${s.subsection}`;
+      // A `[section.sub]` header matches whatever the case; a `[section "sub"]` one exactly.
+      inKeysSection = found.keysSection[i] = s.legacy ? header === asciiLower(base) : header === base;
+      if (inKeysSection) {
+        found.sectionSeen = true;
+        found.seen[found.seenCount] = i;
+      }
+    } else if (event.type === 'entry') {
+      const entry = parsed.entries[event.index]!;
+      const matches = variableOf(parsed, entry) === name.canonical && (write.matches?.(entry.value) ?? true);
+      if (found.keySeen) {
+        if (matches) found.seen[found.seenCount++] = i;
+      } else if (inKeysSection) {
+        found.seen[found.seenCount] = i;
+        found.sectionSeen = true;
+        if (matches) {
+          found.seenCount++;
+          found.keySeen = true;
+        }
+      }
+    }
+  });
+  return found;
+}
+
+/** An entry's full name as git's parser gives it (a `[a.B]` header reads as `a.b`). */
+function variableOf(parsed: ParsedConfig, entry: ParsedEntry): string {
+  const s = parsed.sections[entry.sectionIndex];
+  if (!s) return entry.key;
+  return s.subsection === null ? `${s.section}.${entry.key}` : `${s.section}.${s.subsection}.${entry.key}`;
+}
+
+/**
+ * git's maybe_remove_section: when the entries removed from seen[at] on are all a section has, and
+ * no comment stands in it or right before it, the range that takes the whole section (blanks
+ * before its header included), and the last index into `seen` it covers; else null.
+ */
+function sectionRemoval(parsed: ParsedConfig, keysSection: boolean[], seen: number[], seenCount: number,
+  at: number): { begin: number; end: number; seenIndex: number } | null {
+  const { events } = parsed;
+  let i: number;
+  let sectionSeen = false;
+  for (i = seen[at]!; i > 0; i--) {
+    const type = events[i - 1]!.type;
+    if (type === 'comment') return null;
+    if (type === 'entry') {
+      // Not the section's first entry.
+      if (!sectionSeen) return null;
+      break;
+    }
+    if (type === 'section') {
+      if (!keysSection[i - 1]) break;
+      sectionSeen = true;
+    }
+  }
+  const begin = events[i]!.begin;
+  let s = at;
+  for (i = seen[at]! + 1; i < events.length; i++) {
+    const type = events[i]!.type;
+    if (type === 'comment') return null;
+    if (type === 'section') {
+      if (keysSection[i]) continue;
+      break;
+    }
+    if (type === 'entry') {
+      if (++s < seenCount && i === seen[s]) continue;
+      // Another entry stays in the section.
+      return null;
+    }
+  }
+  return { begin, end: i < events.length ? events[i]!.begin : events[events.length - 1]!.end, seenIndex: s };
+}
+
+/** git's store_create_section: `[section]` or `[section "sub"]`, in the case given. */
+export function sectionHeader(name: string, baselen: number): string {
+  const dot = name.indexOf('.');
+  if (dot < 0 || dot >= baselen) return `[${name.slice(0, baselen)}]\n`;
+  return `[${name.slice(0, dot)} "${name.slice(dot + 1, baselen).replace(/["\\]/g, '\\$&')}"]\n`;
+}
+
+/**
+ * git's write_pair: quotes around a value whose leading or trailing space, or `;` or `#`, the
+ * parser would otherwise lose; newline, tab, quote and backslash escaped.
  */
 export function formatValue(value: string): string {
-  const quote = /^[ ]|[ ]$|[;#\r]/.test(value) ? '"' : '';
+  const quote = /^ | $|[;#]/.test(value) ? '"' : '';
   let out = quote;
   for (const c of value) {
     if (c === '\n') out += '\\n';

@@ -13,8 +13,6 @@ export interface ParsedSection {
   subsection: string | null;
   /** True for `[section.subsection]`, whose subsection compares case-insensitively on write. */
   legacy: boolean;
-  /** Offset just past the line holding the header (after its '\n', or the end of the text). */
-  lineEnd: number;
 }
 
 export interface ParsedEntry {
@@ -26,22 +24,33 @@ export interface ParsedEntry {
   value: string | null;
   /** 1-based line of the key. */
   line: number;
-  /** Offset of the first character of the key. */
-  keyStart: number;
-  /** True when only blanks precede the key on its line, so the whole line belongs to it. */
-  ownsLine: boolean;
-  /** Offset of the beginning of the key's line. */
-  lineStart: number;
-  /** Offset of the '\n' ending the entry (continuations included), or the text length at EOF. */
+}
+
+/**
+ * A stretch of the text as git's parser reports it to a writer (config.c do_event): a section
+ * header, an entry (from its key through the line end, continuations and comment included, up
+ * to the next event), a comment, or blanks and line ends. Events tile the text from the first one
+ * on; each ends where the next begins.
+ */
+export interface ParsedEvent {
+  type: 'section' | 'entry' | 'comment' | 'whitespace';
+  begin: number;
   end: number;
+  /** The index into `sections` or `entries` for those types, else -1. */
+  index: number;
 }
 
 export interface ParsedConfig {
   sections: ParsedSection[];
   entries: ParsedEntry[];
+  events: ParsedEvent[];
 }
 
 const BOM = '\xef\xbb\xbf';
+
+/** UTF-8 text as a binary string, and back. */
+export const toBinary = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
+export const fromBinary = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
 
 // git's sane_ctype: isspace is only SP, HT, LF and CR; letters and digits are ASCII only.
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
@@ -59,6 +68,7 @@ class Parser {
   private eof = false;
   private readonly sections: ParsedSection[] = [];
   private readonly entries: ParsedEntry[] = [];
+  private readonly events: ParsedEvent[] = [];
 
   constructor(private readonly text: string, private readonly file: string) {
     this.pos = text.startsWith(BOM) ? BOM.length : 0;
@@ -92,22 +102,46 @@ class Parser {
     for (;;) {
       const c = this.next();
       if (c === '\n') {
-        if (this.eof) return { sections: this.sections, entries: this.entries };
+        if (this.eof) {
+          this.endEvent(this.text.length);
+          return { sections: this.sections, entries: this.entries, events: this.events };
+        }
+        this.event('whitespace');
         comment = false;
         continue;
       }
-      if (comment || isSpace(c)) continue;
+      if (comment) continue;
+      if (isSpace(c)) {
+        this.event('whitespace');
+        continue;
+      }
       if (c === '#' || c === ';') {
+        this.event('comment');
         comment = true;
         continue;
       }
       if (c === '[') {
+        this.event('section', this.sections.length);
         this.sectionHeader();
         continue;
       }
       if (!isAlpha(c)) this.fail();
-      this.entry(this.pos - 1, c);
+      this.event('entry', this.entries.length);
+      this.entry(c);
     }
+  }
+
+  /** An event starting at the character just read (the '\n' of a CRLF); blanks run on as one. */
+  private event(type: ParsedEvent['type'], index = -1): void {
+    if (type === 'whitespace' && this.events.at(-1)?.type === 'whitespace') return;
+    const begin = this.pos - 1;
+    this.endEvent(begin);
+    this.events.push({ type, begin, end: begin, index });
+  }
+
+  private endEvent(at: number): void {
+    const last = this.events.at(-1);
+    if (last) last.end = at;
   }
 
   private sectionHeader(): void {
@@ -134,7 +168,7 @@ class Parser {
         name = name.slice(0, dot);
       }
     }
-    this.sections.push({ section: name, subsection, legacy, lineEnd: this.lineEndFrom(this.pos) });
+    this.sections.push({ section: name, subsection, legacy });
   }
 
   /** `[name "sub"]`: blanks, then a quoted subsection in which backslash escapes any character. */
@@ -160,7 +194,7 @@ class Parser {
     return sub;
   }
 
-  private entry(keyStart: number, first: string): void {
+  private entry(first: string): void {
     const line = this.line;
     let key = first.toLowerCase();
     let c: string;
@@ -175,11 +209,7 @@ class Parser {
       if (c !== '=') this.fail();
       value = this.value();
     }
-    // The entry ends at the '\n' just consumed (pos - 1), or at the end of the text.
-    const end = this.eof ? this.text.length : this.pos - (this.text[this.pos - 2] === '\r' ? 2 : 1);
-    const lineStart = this.text.lastIndexOf('\n', keyStart - 1) + 1;
-    const ownsLine = /^[ \t\r]*$/.test(this.text.slice(lineStart, keyStart).replace(BOM, ''));
-    this.entries.push({ sectionIndex: this.sections.length - 1, key, value, line, keyStart, ownsLine, lineStart, end });
+    this.entries.push({ sectionIndex: this.sections.length - 1, key, value, line });
   }
 
   /** git's parse_value: quotes toggle, blanks outside quotes collapse to their count of spaces. */
@@ -224,10 +254,5 @@ class Parser {
       }
       out += c;
     }
-  }
-
-  private lineEndFrom(pos: number): number {
-    const nl = this.text.indexOf('\n', pos);
-    return nl < 0 ? this.text.length : nl + 1;
   }
 }

@@ -16,11 +16,12 @@ export class LockFile {
   }
 
   /**
-   * Takes the lock for `target`, creating missing parent directories. `what` names the thing
-   * being locked in the error ("ref 'refs/heads/main'", "packed-refs", "config file <path>"),
-   * which is raised in `layer`.
+   * Takes the lock for `target`, creating missing parent directories unless `createParents` is
+   * false (git's config writer does not). `what` names the thing being locked in the error ("ref
+   * 'refs/heads/main'", "packed-refs", "config file <path>"), which is raised in `layer`, with
+   * the system's error as its cause.
    */
-  static acquire(target: string, what: string, layer: ErrorLayer = 'refs'): LockFile {
+  static acquire(target: string, what: string, layer: ErrorLayer = 'refs', { createParents = true } = {}): LockFile {
     const lockPath = target + '.lock';
     const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
     let fd: number;
@@ -28,7 +29,7 @@ export class LockFile {
       try {
         fd = fs.openSync(lockPath, flags, 0o666);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !createParents) throw e;
         fs.mkdirSync(path.dirname(target), { recursive: true });
         fd = fs.openSync(lockPath, flags, 0o666);
       }

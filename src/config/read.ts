@@ -1,0 +1,168 @@
+// Reading config files into entries, as git's config sequence does: each file parsed (parse.ts),
+// its `include.path` files expanded in place, every entry marked with the file it came from and
+// the scope git reports for it (`git config --show-scope`). Files are read through a generator
+// that yields the paths it wants, so that one reading serves both the sync and the async loader.
+import fs from 'node:fs';
+import path from 'node:path';
+import { GitError } from '../core/errors.js';
+import { fromBinary, parseConfig } from './parse.js';
+import { parseBool } from './values.js';
+
+/** Where an entry was read, as `git config --show-scope` names it. */
+export type ConfigScope = 'system' | 'global' | 'local' | 'worktree' | 'command';
+
+export interface ConfigEntry {
+  /** Lower-cased section name. */
+  section: string;
+  subsection: string | null;
+  /** Lower-cased key name. */
+  key: string;
+  /** null for a key written without `=` (which reads as boolean true). */
+  value: string | null;
+  file: string;
+  line: number;
+  /** The scope of the file read (an included file's is its includer's). */
+  scope: ConfigScope;
+}
+
+export interface ReadOptions {
+  /** Environment to take $HOME (for `~/` in include.path) from. */
+  env: NodeJS.ProcessEnv;
+  /** Follow include.path, as git does but for a file named on `git config`'s command line. */
+  includes: boolean;
+}
+
+/** A request for a file's bytes; the driver answers with null when the file does not exist. */
+export type Read = { path: string };
+export type Loader<T> = Generator<Read, T, Buffer | null>;
+
+const MAX_INCLUDE_DEPTH = 10;
+
+/** A file's entries, includes expanded; none when it does not exist. */
+export function* fileEntries(file: string, scope: ConfigScope, opts: ReadOptions): Loader<ConfigEntry[]> {
+  const data = yield { path: file };
+  return data ? yield* textEntries(data.toString('latin1'), file, scope, opts) : [];
+}
+
+/** The entries of one file's text (a binary string), with each `include.path` replaced in place by its file's. */
+export function* textEntries(text: string, file: string, scope: ConfigScope, opts: ReadOptions, depth = 0): Loader<ConfigEntry[]> {
+  const parsed = parseConfig(text, file);
+  const out: ConfigEntry[] = [];
+  for (const p of parsed.entries) {
+    const s = parsed.sections[p.sectionIndex];
+    const e: ConfigEntry = {
+      section: s ? s.section : '',
+      subsection: s && s.subsection !== null ? fromBinary(s.subsection) : null,
+      key: p.key,
+      value: p.value === null ? null : fromBinary(p.value),
+      file,
+      line: p.line,
+      scope,
+    };
+    out.push(e);
+    if (!opts.includes || e.section !== 'include' || e.subsection !== null || e.key !== 'path') continue;
+    if (e.value === null) throw new GitError('config', 'bad-value', `missing value for 'include.path' in file ${file} line ${e.line}`);
+    const target = includeTarget(e.value, file, opts.env);
+    if (depth + 1 > MAX_INCLUDE_DEPTH) {
+      throw new GitError('config', 'include-depth',
+        `exceeded maximum include depth (${MAX_INCLUDE_DEPTH}) while including ${target} from ${file}`);
+    }
+    // git ignores an include whose file is missing.
+    const data = yield { path: target };
+    if (data) out.push(...yield* textEntries(data.toString('latin1'), target, scope, opts, depth + 1));
+  }
+  return out;
+}
+
+function includeTarget(value: string, from: string, env: NodeJS.ProcessEnv): string {
+  if (value === '~' || value.startsWith('~/')) {
+    if (!env.HOME) throw new GitError('config', 'bad-value', `cannot expand '${value}' in file ${from}: HOME is not set`);
+    return path.join(env.HOME, value.slice(1));
+  }
+  return path.resolve(path.dirname(from), value);
+}
+
+/** The system file git reads, unless $GIT_CONFIG_NOSYSTEM: $GIT_CONFIG_SYSTEM, else /etc/gitconfig. */
+export function systemFile(env: NodeJS.ProcessEnv): string | null {
+  return isTrue(env.GIT_CONFIG_NOSYSTEM) ? null : systemFileTarget(env);
+}
+
+/** The file `git config --system` reads and writes, whatever $GIT_CONFIG_NOSYSTEM says. */
+export function systemFileTarget(env: NodeJS.ProcessEnv): string {
+  return env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig';
+}
+
+/**
+ * The global files git reads, in its order: $GIT_CONFIG_GLOBAL alone when set, else
+ * $XDG_CONFIG_HOME/git/config (~/.config/git/config) and then ~/.gitconfig.
+ */
+export function globalFiles(env: NodeJS.ProcessEnv): string[] {
+  if (env.GIT_CONFIG_GLOBAL !== undefined) return [env.GIT_CONFIG_GLOBAL];
+  const files: string[] = [];
+  const xdg = xdgFile(env);
+  if (xdg) files.push(xdg);
+  if (env.HOME) files.push(path.join(env.HOME, '.gitconfig'));
+  return files;
+}
+
+/**
+ * The file `git config --global` reads and writes (git_global_config): $GIT_CONFIG_GLOBAL, else
+ * ~/.gitconfig unless only the XDG file can be read; null without $HOME.
+ */
+export function globalFileTarget(env: NodeJS.ProcessEnv): string | null {
+  if (env.GIT_CONFIG_GLOBAL !== undefined) return env.GIT_CONFIG_GLOBAL;
+  if (!env.HOME) return null;
+  const home = path.join(env.HOME, '.gitconfig');
+  const xdg = xdgFile(env);
+  return !readable(home) && xdg && readable(xdg) ? xdg : home;
+}
+
+function xdgFile(env: NodeJS.ProcessEnv): string | null {
+  const xdg = env.XDG_CONFIG_HOME || (env.HOME ? path.join(env.HOME, '.config') : null);
+  return xdg ? path.join(xdg, 'git', 'config') : null;
+}
+
+function readable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isTrue(v: string | undefined): boolean {
+  return v !== undefined && parseBool(v) === true;
+}
+
+/** Runs a loader with synchronous reads. */
+export function runSync<T>(gen: Loader<T>): T {
+  let step = gen.next();
+  while (!step.done) {
+    const file = step.value.path;
+    let data: Buffer | null;
+    try {
+      data = fs.readFileSync(file);
+    } catch (e) {
+      data = missingOrThrow(file, e);
+    }
+    step = gen.next(data);
+  }
+  return step.value;
+}
+
+/** Runs a loader with asynchronous reads. */
+export async function runAsync<T>(gen: Loader<T>): Promise<T> {
+  let step = gen.next();
+  while (!step.done) {
+    const file = step.value.path;
+    step = gen.next(await fs.promises.readFile(file).catch((e: unknown) => missingOrThrow(file, e)));
+  }
+  return step.value;
+}
+
+function missingOrThrow(file: string, e: unknown): null {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+  throw new GitError('config', 'io', `cannot read config file ${file}: ${(e as Error).message}`, { cause: e });
+}

@@ -1,0 +1,32 @@
+// Rewriting a config file as git does: under `<file>.lock` (created exclusively, its directory
+// not made), the file read anew so that another writer's changes are kept, the new text written
+// to the lock with the old file's mode, and the lock renamed over the file.
+import fs from 'node:fs';
+import { LockFile } from '../core/lock-file.js';
+
+/**
+ * Rewrites `file` with what `change` makes of its text (a binary string; null when the file does
+ * not exist); a null from `change` leaves the file as it was. Returns the text written, or null.
+ * Taking the lock fails with the system's error as the cause (code 'locked' when it is held).
+ */
+export function writeConfigFile(file: string, change: (text: string | null) => string | null): string | null {
+  const lock = LockFile.acquire(file, `config file ${file}`, 'config', { createParents: false });
+  try {
+    let text: string | null = null;
+    let mode: number | null = null;
+    try {
+      text = fs.readFileSync(file).toString('latin1');
+      mode = fs.statSync(file).mode & 0o7777;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    const next = change(text);
+    if (next === null) return null;
+    lock.write(Buffer.from(next, 'latin1'));
+    if (mode !== null) lock.chmod(mode);
+    lock.commit();
+    return next;
+  } finally {
+    lock.rollback();
+  }
+}
