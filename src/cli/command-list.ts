@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   'cat-file': () => import('./commands/cat-file.js'),
   checkout: () => import('./commands/checkout.js'),
   clone: () => import('./commands/clone.js'),
+  config: () => import('./commands/config.js'),
   fetch: () => import('./commands/fetch.js'),
   help: () => import('./commands/help.js'),
   'index-pack': () => import('./commands/index-pack.js'),

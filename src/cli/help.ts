@@ -23,7 +23,8 @@ export function usageLines(name: string, help: CommandHelp): string {
 /** The synopsis and every option, as `-h` prints them. */
 export function formatHelp(name: string, help: CommandHelp): string {
   let text = `${usageLines(name, help)}\n`;
-  if (help.options.length) text += '\n';
+  // A heading brings its own blank line before it, as in git's usage_with_options.
+  if (help.options.length && help.options[0]![0] !== '') text += '\n';
   for (const [option, description] of help.options) {
     if (option === '') {
       text += `\n${description}\n`;

@@ -11,6 +11,8 @@ export interface ParseSettings {
    * words whole (git-submodule.sh's case statements) or that have none (serve).
    */
   bundles?: boolean;
+  /** The first argument ends the options: it and every word after it are arguments (git's PARSE_OPT_STOP_AT_NON_OPTION). */
+  stopAtNonOption?: boolean;
 }
 
 /**
@@ -44,6 +46,10 @@ export function parseOptions(args: readonly string[],
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const name = eq > 0 ? a.slice(0, eq) : a;
     const inline = eq > 0 ? a.slice(eq + 1) : undefined;
+    if (settings.stopAtNonOption && (!a.startsWith('-') || a === '-')) {
+      rest.push(...args.slice(i));
+      break;
+    }
     if (option(name, () => inline ?? nextWord(name), inline)) continue;
     if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
     rest.push(a);

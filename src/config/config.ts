@@ -73,7 +73,7 @@ export class Config {
     const data = yield { path: file };
     const commandLine = opts.global ? commandLineEntries(env) : [];
     const config = new Config(file, data ? data.toString('latin1') : '', outer, commandLine, read, path.join(gitDir, 'config.worktree'));
-    const local = yield* textEntries(config.localText, file, 'local', read);
+    const local = yield* textEntries(config.localText, { file, scope: 'local' }, read);
     if (worktreeConfigOn(local)) config.worktree = yield* fileEntries(config.worktreeFile, 'worktree', read);
     config.entries = config.combine(local);
     return config;
@@ -172,7 +172,7 @@ export class Config {
   }
 
   private reload(): void {
-    this.entries = this.combine(runSync(textEntries(this.localText, this.path, 'local', this.read)));
+    this.entries = this.combine(runSync(textEntries(this.localText, { file: this.path, scope: 'local' }, this.read)));
   }
 
   private matching(section: string, subsection: string | null, key: string): ConfigEntry[] {

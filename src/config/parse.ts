@@ -57,9 +57,12 @@ const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\
 const isAlpha = (c: string) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 const isKeyChar = (c: string) => isAlpha(c) || (c >= '0' && c <= '9') || c === '-';
 
-/** Parses a whole config file; `file` is only used in error messages. */
-export function parseConfig(text: string, file: string): ParsedConfig {
-  return new Parser(text, file).parse();
+/**
+ * Parses a whole config file; `file` is only used in error messages ("bad config line 3 in file
+ * <file>"), `where` in place of "file <file>" for text from elsewhere ("standard input", "blob <name>").
+ */
+export function parseConfig(text: string, file: string, where = `file ${file}`): ParsedConfig {
+  return new Parser(text, where).parse();
 }
 
 class Parser {
@@ -70,7 +73,7 @@ class Parser {
   private readonly entries: ParsedEntry[] = [];
   private readonly events: ParsedEvent[] = [];
 
-  constructor(private readonly text: string, private readonly file: string) {
+  constructor(private readonly text: string, private readonly where: string) {
     this.pos = text.startsWith(BOM) ? BOM.length : 0;
   }
 
@@ -94,7 +97,7 @@ class Parser {
   // git reports the line it has reached, stepping back one where it already read the '\n' that
   // ended a broken line; callers pass `this.line - 1` in those places.
   private fail(line = this.line): never {
-    throw new CorruptError('config', `bad config line ${line} in file ${this.file}`);
+    throw new CorruptError('config', `bad config line ${line} in ${this.where}`);
   }
 
   parse(): ParsedConfig {

@@ -25,6 +25,14 @@ export interface ConfigEntry {
   scope: ConfigScope;
 }
 
+/** Where a text was read: its file (relative includes are found from it) and the scope it has. */
+export interface ConfigSource {
+  file: string;
+  scope: ConfigScope;
+  /** How a parse error names it, when not "file <file>": "standard input", "blob <name>". */
+  where?: string;
+}
+
 export interface ReadOptions {
   /** Environment to take $HOME (for `~/` in include.path) from. */
   env: NodeJS.ProcessEnv;
@@ -41,12 +49,13 @@ const MAX_INCLUDE_DEPTH = 10;
 /** A file's entries, includes expanded; none when it does not exist. */
 export function* fileEntries(file: string, scope: ConfigScope, opts: ReadOptions): Loader<ConfigEntry[]> {
   const data = yield { path: file };
-  return data ? yield* textEntries(data.toString('latin1'), file, scope, opts) : [];
+  return data ? yield* textEntries(data.toString('latin1'), { file, scope }, opts) : [];
 }
 
 /** The entries of one file's text (a binary string), with each `include.path` replaced in place by its file's. */
-export function* textEntries(text: string, file: string, scope: ConfigScope, opts: ReadOptions, depth = 0): Loader<ConfigEntry[]> {
-  const parsed = parseConfig(text, file);
+export function* textEntries(text: string, source: ConfigSource, opts: ReadOptions, depth = 0): Loader<ConfigEntry[]> {
+  const { file, scope } = source;
+  const parsed = parseConfig(text, file, source.where);
   const out: ConfigEntry[] = [];
   for (const p of parsed.entries) {
     const s = parsed.sections[p.sectionIndex];
@@ -69,7 +78,7 @@ export function* textEntries(text: string, file: string, scope: ConfigScope, opt
     }
     // git ignores an include whose file is missing.
     const data = yield { path: target };
-    if (data) out.push(...yield* textEntries(data.toString('latin1'), target, scope, opts, depth + 1));
+    if (data) out.push(...yield* textEntries(data.toString('latin1'), { file: target, scope }, opts, depth + 1));
   }
   return out;
 }

@@ -5,9 +5,7 @@
 // replaced by the new header, any entry after it on that line moved to a line of its own; a
 // removed section loses its header line and every line up to the next header. Texts are binary
 // strings, as in parse.ts.
-import { GitError } from '../core/errors.js';
 import { sectionHeader } from './edit.js';
-import { fromBinary } from './parse.js';
 
 /** git reads the file with fgets into a buffer of this size: longer lines come in pieces. */
 const FGETS_BUFFER = 1024;
@@ -16,12 +14,9 @@ const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n'
 
 /**
  * The text with section `oldName` renamed to `newName` (null: removed), and how many headers
- * named it. A `newName` git would refuse ("invalid section name") throws with code 'invalid-section'.
+ * named it. `newName` should be one sectionNameOk accepts.
  */
 export function renameSection(text: string, oldName: string, newName: string | null): { text: string; count: number } {
-  if (newName !== null && !sectionNameOk(newName)) {
-    throw new GitError('config', 'invalid-section', `invalid section name: ${fromBinary(newName)}`);
-  }
   let out = '';
   let count = 0;
   let removing = false;
@@ -48,7 +43,7 @@ export function renameSection(text: string, oldName: string, newName: string | n
 }
 
 /** git's section_name_is_ok: not empty, letters, digits and '-' up to the first dot. */
-function sectionNameOk(name: string): boolean {
+export function sectionNameOk(name: string): boolean {
   return /^[A-Za-z0-9-]*(\.|$)/.test(name) && name.length > 0;
 }
 

@@ -6,7 +6,7 @@
 // taken for the same key is passed over (urlmatch_config_entry); more specific means a longer
 // host, then an exact host over a wildcard, then a longer path, then a user named. The plain
 // `<section>.<key>` applies to every URL, least specifically.
-import type { Config } from './config.js';
+import type { Config, ConfigEntry } from './config.js';
 
 interface Specificity {
   host: number;
@@ -76,4 +76,21 @@ export function urlMatchedList(config: Config, section: string, key: string, url
 /** A single-valued variable for `url`: the last value taken (null: no `=`), or undefined. */
 export function urlMatchedValue(config: Config, section: string, key: string, url: URL): string | null | undefined {
   return urlMatchedValues(config, section, key, url).at(-1);
+}
+
+/**
+ * For each key of `section` (or only `key`), the entry whose value git's urlmatch_config_entry
+ * takes for `url` (`git config --get-urlmatch`): the last of the most specific ones.
+ */
+export function bestUrlMatches(entries: readonly ConfigEntry[], section: string, key: string | null, url: URL): Map<string, ConfigEntry> {
+  const best = new Map<string, { entry: ConfigEntry; spec: Specificity }>();
+  for (const e of entries) {
+    if (e.section !== section || (key !== null && e.key !== key)) continue;
+    const spec = e.subsection === null ? LEAST : urlMatch(e.subsection, url);
+    if (spec === null) continue;
+    const taken = best.get(e.key);
+    if (taken && compare(spec, taken.spec) < 0) continue;
+    best.set(e.key, { entry: e, spec });
+  }
+  return new Map([...best].map(([k, v]) => [k, v.entry]));
 }

@@ -2,15 +2,28 @@
 // not made), the file read anew so that another writer's changes are kept, the new text written
 // to the lock with the old file's mode, and the lock renamed over the file.
 import fs from 'node:fs';
+import { GitError } from '../core/errors.js';
 import { LockFile } from '../core/lock-file.js';
+
+/** The lock could not be taken: LockFile's error (code 'locked' when it is held), the system's as cause. */
+export class ConfigLockError extends GitError {
+  constructor(from: GitError) {
+    super('config', from.code, from.message, { cause: from.cause });
+  }
+}
 
 /**
  * Rewrites `file` with what `change` makes of its text (a binary string; null when the file does
  * not exist); a null from `change` leaves the file as it was. Returns the text written, or null.
- * Taking the lock fails with the system's error as the cause (code 'locked' when it is held).
+ * Taking the lock fails with a ConfigLockError.
  */
 export function writeConfigFile(file: string, change: (text: string | null) => string | null): string | null {
-  const lock = LockFile.acquire(file, `config file ${file}`, 'config', { createParents: false });
+  let lock: LockFile;
+  try {
+    lock = LockFile.acquire(file, `config file ${file}`, 'config', { createParents: false });
+  } catch (e) {
+    throw e instanceof GitError ? new ConfigLockError(e) : e;
+  }
   try {
     let text: string | null = null;
     let mode: number | null = null;

@@ -102,10 +102,11 @@ export class Repository {
   /**
    * The configuration git reads here: the system and global files, the repository's (with
    * config.worktree) and the command line's (`-c`, $GIT_CONFIG_PARAMETERS in `env`), read anew.
-   * `config` is the repository's file alone, the one edits go to.
+   * `config` is the repository's file alone, the one edits go to. `includes` false leaves
+   * include.path alone (`git config --no-includes`).
    */
-  loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-    return Config.loadSync(this.gitDir, { global: true, env, namedCommonDir: this.namedCommonDir });
+  loadConfig(env: NodeJS.ProcessEnv = process.env, { includes = true } = {}): Config {
+    return Config.loadSync(this.gitDir, { global: true, env, namedCommonDir: this.namedCommonDir, includes });
   }
 
   get config(): Config {
