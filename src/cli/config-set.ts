@@ -46,7 +46,7 @@ export function setAction(req: WriteRequest, mode: SetMode, args: string[]): num
     return e.code === 'no-section-or-name' ? 2 : 1;
   }
   let status = 0;
-  const locked = withLock(req, (text) => {
+  const locked = withLock(req, true, (text) => {
     let matches: VariableWrite['matches'];
     if (mode === 'add') matches = () => false;
     // git compiles the pattern only once it has a file to match it against.
@@ -83,7 +83,7 @@ export function sectionAction(req: WriteRequest, oldName: string, newName: strin
     return CONFIG_NO_LOCK;
   }
   let count = 0;
-  const locked = withLock(req, (text) => {
+  const locked = withLock(req, false, (text) => {
     // git rewrites the file even when no section matched (and so creates a missing one, empty).
     const result = renameSection(text ?? '', toBinary(oldName), newName === null ? null : toBinary(newName));
     count = result.count;
@@ -142,15 +142,16 @@ function createUserConfig(file: string, name: string | undefined, email: string 
 
 /**
  * Runs `change` on the target's text under its lock (see writeConfigFile). Returns 255 after git's
- * message when the lock cannot be taken, else null.
+ * message when the lock cannot be taken (with the system's reason, as the value writer gives
+ * it, not the section renamer), else null.
  */
-function withLock(req: WriteRequest, change: (text: string | null) => string | null): number | null {
+function withLock(req: WriteRequest, reason: boolean, change: (text: string | null) => string | null): number | null {
   try {
     writeConfigFile(req.target.path, change);
     return null;
   } catch (e) {
     if (!(e instanceof ConfigLockError)) throw e;
-    stderr(`error: could not lock config file ${req.target.shown}: ${errnoText(e.cause)}\n`);
+    stderr(`error: could not lock config file ${req.target.shown}${reason ? `: ${errnoText(e.cause)}` : ''}\n`);
     return CONFIG_NO_LOCK;
   }
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { type ConfigScope } from '../config/index.js';
 import { globalFileTarget, systemFileTarget } from '../config/read.js';
 import { GitError } from '../core/errors.js';
+import { discover, type Location } from '../repository/discover.js';
 import { allWorktrees } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
 import { fatal, type CommandContext } from './context.js';
@@ -31,26 +32,45 @@ export type Source =
 
 export class ConfigSetup {
   private constructor(readonly repo: Repository | null, private readonly ctx: CommandContext,
+    private readonly gitDir: string | null,
     /** The git directory as git names it: its path prefix for the files in it. */
     private readonly gitDirShown: string | null,
     /** The directory run in, relative to the top of the work tree, with a '/' ('' at the top). */
     private readonly prefix: string) {}
 
+  /**
+   * The setup for a command run in `ctx`. The repository is found before it is opened (which
+   * reads its config), so that an error in its files names them as git does (see renamed).
+   */
   static open(ctx: CommandContext): ConfigSetup {
-    let repo: Repository | null = null;
-    try {
-      repo = ctx.repository();
-    } catch (e) {
-      if (!(e instanceof GitError && e.code === 'not-a-repository')) throw e;
-    }
-    if (!repo) return new ConfigSetup(null, ctx, null, '');
     const given = ctx.gitDir ?? ctx.env.GIT_DIR;
-    const prefix = repo.workTree && isWithin(repo.workTree, ctx.cwd) ? withSlash(path.relative(repo.workTree, ctx.cwd)) : '';
+    let loc: Location;
+    try {
+      loc = discover(ctx.cwd, given ? { ...ctx.env, GIT_DIR: path.resolve(ctx.cwd, given) } : ctx.env);
+    } catch (e) {
+      if (e instanceof GitError && e.code === 'not-a-repository') return new ConfigSetup(null, ctx, null, null, '');
+      throw e;
+    }
+    const prefix = loc.workTree && isWithin(loc.workTree, ctx.cwd) ? withSlash(path.relative(loc.workTree, ctx.cwd)) : '';
     let shown: string | null = null;
     if (given) shown = given.replace(/\/+$/, '');
-    else if (repo.workTree && repo.gitDir === path.join(repo.workTree, '.git')) shown = '.git';
-    else if (!repo.workTree && repo.gitDir === path.resolve(ctx.cwd)) shown = '';
-    return new ConfigSetup(repo, ctx, shown, prefix);
+    else if (loc.workTree && loc.gitDir === path.join(loc.workTree, '.git')) shown = '.git';
+    else if (!loc.workTree && loc.gitDir === path.resolve(ctx.cwd)) shown = '';
+    const named = new ConfigSetup(null, ctx, loc.gitDir, shown, prefix);
+    try {
+      return new ConfigSetup(ctx.repository(), ctx, loc.gitDir, shown, prefix);
+    } catch (e) {
+      throw named.renamed(e);
+    }
+  }
+
+  /** `e` with the absolute path of a file in the repository named as git names it. */
+  renamed(e: unknown): unknown {
+    if (!(e instanceof GitError)) return e;
+    const m = / in file (\/.*?)(?=:| line |$)/.exec(e.message);
+    if (!m || this.shown(m[1]!) === m[1]) return e;
+    const message = e.message.slice(0, m.index) + ` in file ${this.shown(m[1]!)}` + e.message.slice(m.index + m[0].length);
+    return new GitError(e.layer, e.code, message, { cause: e });
   }
 
   /** Where the command was run. */
@@ -60,7 +80,7 @@ export class ConfigSetup {
 
   /** `file` (absolute) as git names it. */
   shown(file: string): string {
-    const gitDir = this.repo?.gitDir;
+    const { gitDir } = this;
     if (this.gitDirShown === null || !gitDir || !isWithin(gitDir, file)) return file;
     const rest = path.relative(gitDir, file);
     return this.gitDirShown === '' ? rest : `${this.gitDirShown}/${rest}`;

@@ -9,7 +9,8 @@ import { ConfigSetup, type Locations } from '../config-setup.js';
 import { getAction, listAction, urlmatchAction, colorAction, colorboolAction, type Display } from '../config-get.js';
 import { setAction, sectionAction, editAction, type SetMode } from '../config-set.js';
 import { fatal, type CommandContext } from '../context.js';
-import type { CommandHelp } from '../help.js';
+import { formatHelp, type CommandHelp } from '../help.js';
+import { writeAll } from '../output.js';
 import { parseOptions } from '../parse-options.js';
 
 export const help: CommandHelp = {
@@ -68,7 +69,21 @@ const LONG = ['global', 'system', 'local', 'worktree', 'file', 'blob', 'get', 'g
   'name-only', 'includes', 'show-origin', 'show-scope', 'default'];
 const BOOLEANS = new Set(['global', 'system', 'local', 'worktree', 'fixed-value', 'null', 'name-only', 'includes', 'show-origin', 'show-scope']);
 
+/** An ambiguous abbreviation, which git's parse-options follows with the usage on stdout. */
+class AmbiguousOption extends Error {}
+
 export default function config(ctx: CommandContext, args: string[]): number {
+  try {
+    return run(ctx, args);
+  } catch (e) {
+    if (!(e instanceof AmbiguousOption)) throw e;
+    writeAll(2, Buffer.from(`error: ${e.message}\n`));
+    writeAll(1, Buffer.from(`${formatHelp('config', help)}\n`));
+    return 129;
+  }
+}
+
+function run(ctx: CommandContext, args: string[]): number {
   const loc: Locations = { global: false, system: false, local: false, worktree: false, file: ctx.env.GIT_CONFIG ?? null, blob: null };
   const actions = new Set<Action>();
   const flags = new Set<string>();
@@ -122,6 +137,16 @@ export default function config(ctx: CommandContext, args: string[]): number {
   const locations = [loc.global, loc.system, loc.local, loc.worktree, loc.file !== null, loc.blob !== null].filter(Boolean).length;
   if (locations > 1) throw new UsageError('only one config file at a time');
   const setup = ConfigSetup.open(ctx);
+  try {
+    return act(ctx, setup, loc, actions, flags, rest, { type, defaultValue, includes });
+  } catch (e) {
+    throw setup.renamed(e);
+  }
+}
+
+/** What the options ask for, checked as git checks them, then done. */
+function act(ctx: CommandContext, setup: ConfigSetup, loc: Locations, actions: Set<Action>, flags: Set<string>, rest: string[],
+  { type, defaultValue, includes }: { type: ValueType | null; defaultValue: string | null; includes: boolean | null }): number {
   const source = setup.source(loc);
   if ((actions.has('get-color') || actions.has('get-colorbool')) && type !== null) {
     throw new UsageError('--get-color and variable type are incoherent');
@@ -191,7 +216,7 @@ function longName(given: string): string {
   const name = given.slice(2);
   if (LONG.includes(name) || name.startsWith('no-')) return name;
   const candidates = LONG.filter((o) => o.startsWith(name));
-  if (candidates.length > 1) throw new UsageError(`ambiguous option: ${name} (could be --${candidates[0]} or --${candidates[1]})`);
+  if (candidates.length > 1) throw new AmbiguousOption(`ambiguous option: ${name} (could be --${candidates[0]} or --${candidates[1]})`);
   return candidates[0] ?? name;
 }
 
