@@ -19,6 +19,8 @@ fs.mkdirSync(path.join(template, 'sub', 'deeper'), { recursive: true });
 
 export interface Step {
   args: string[];
+  /** Options before `config`: `-c name=value`, `-C dir`, `--git-dir=...`. */
+  global?: string[];
   /** Directory to run in, relative to the repository's top ('' for the top). */
   cwd?: string;
   /** More environment; '@ROOT@' in a value stands for the case's copy of the repository. */
@@ -57,7 +59,7 @@ function environment(top: string, extra: Step['env'] = {}): NodeJS.ProcessEnv {
 
 function run(program: 'git' | 'tsgit', top: string, step: Step): Result {
   const [cmd, pre] = program === 'git' ? ['git', []] : [process.execPath, [TSGIT]];
-  const r = spawnSync(cmd, [...pre, 'config', ...step.args], {
+  const r = spawnSync(cmd, [...pre, ...step.global ?? [], 'config', ...step.args], {
     cwd: path.join(top, step.cwd ?? ''), env: environment(top, step.env), input: step.input ?? '',
   });
   // git's usage text names git and lists its own options the same way; the message before it is compared.
@@ -172,7 +174,12 @@ test('typed reading: --type and its short forms, --default, and the errors of ba
       ['--default', 'dflt', 'a.none'], ['--default', 'dflt', 'a.n'], ['--int', '--default', '2k', 'a.none'], ['--int', '--default', 'x', 'a.none'],
       ['--bool', '--default', 'x', 'a.none'], ['--type=color', '--default', 'blue', 'a.none'], ['--type=color', '--default', 'nope', 'a.none'],
       ['--expiry-date', '--default', 'bogus', 'a.none'], ['--path', '--default', '~/y', 'a.none'], ['--path', '--default', '~nosuchuser/y', 'a.none'],
-      ['--show-scope', '--default', 'd', 'a.none'], ['--get-color', 't.color'], ['--get-color', 't.none', 'green'], ['--get-colorbool', 'color.diff', 'true'],
+      ['--show-scope', '--default', 'd', 'a.none'], ['--get-color', 't.color'], ['--get-color', 't.none', 'green'], ['--get-color', 't.badcolor'],
+      ['--get-color', 't.none', 'nocolor'], ['--get-colorbool', 'color.diff', 'true'],
+      ...[['color.ui=always'], ['color.ui=never'], ['color.ui=auto'], ['color.ui=false'], ['diff.color=always'], ['color.diff=never', 'color.ui=always']]
+        .flatMap((settings) => ['true', 'false', undefined].map((tty) => ({
+          args: ['--get-colorbool', 'color.diff', ...tty === undefined ? [] : [tty]], global: settings.flatMap((c) => ['-c', c]), env: { TERM: 'xterm' },
+        }))),
     ],
   });
 });
@@ -198,6 +205,8 @@ test('the command line, includes and the files git reads in its order', () => {
       { args: ['-f', 'nofile', '-l'] }, { args: ['-f', 'nofile', '--get', 'x.k'] },
       { args: ['-f', '-', '--show-origin', '-l'], input: '[s]\n\tk = stdin\n' }, { args: ['-f', '-', '--get', 's.k'], input: '[s\n' },
       { args: ['--show-origin', '--get-all', 'x.k'], env: { GIT_DIR: '@ROOT@/.git' } }, { args: ['--show-origin', '-l'], cwd: '.git' },
+      { args: ['--show-origin', '--show-scope', '--get-all', 'x.k'], global: ['-c', 'x.k=dash-c', '-c', 'X.Bare'] },
+      { args: ['--show-origin', '--get', 'x.k'], global: ['-C', 'sub', '--git-dir=../.git'] },
     ],
   });
 });
@@ -211,7 +220,7 @@ test('setting, adding and replacing: the file git writes, the statuses and messa
       ['new.sub.lower', 'x'], ['remote.origin.url', 'u2'], ['remote.Origin.url', 'u3'], ['branch.Main.remote', 'up'], ['branch.main.merge', 'm'],
       ['a.multi', 'x'], ['a.multi', 'new', 'two'], ['a.multi', 'nomatch', 'zzz'], ['--replace-all', 'a.multi', 'r', '^t'],
       ['--add', 'a.multi', 'added'], ['--add', 'fresh.key', 'v'], ['--replace-all', 'remote.origin.fetch', 'only'],
-      ['a.quote', ' lead'], ['a.quote2', 'trail '], ['a.hash', 'x#y;z'], ['a.esc', 'tab\there "q" back\\slash\nnl'],
+      ['a.quote', ' lead'], ['a.quote2', 'trail '], ['a.hash', 'x#y'], ['a.semi', 'a;b'], ['a.mid', 'in side'], ['a.esc', 'tab\there "q" back\\slash\nnl'],
       ['a.sub.with.dots.k', 'w'], ['--bool', 'a.bool', 'yes'], ['--int', 'a.int', '1k'], ['--bool-or-int', 'a.boi', 'on'],
       ['--bool-or-int', 'a.boi2', '5m'], ['--bool-or-str', 'a.bos', 'off'], ['--bool-or-str', 'a.bos2', 'text'], ['--int', 'a.bad', 'x'],
       ['--bool', 'a.bad', 'x'], ['--type=color', 'a.col', 'red bold'], ['--type=color', 'a.col', 'purple'], ['--path', 'a.p', '~/x'],
@@ -272,6 +281,29 @@ test('where writes go: -f (from a subdirectory), --global, --system, --local, --
     }, outside);
   } finally {
     rmrf(outside);
+  }
+});
+
+test('--blob reads a blob of the repository; --worktree writes config.worktree once extensions.worktreeConfig is on', () => {
+  const base = path.join(root, 'with-history');
+  git(root, ['init', '-q', '-b', 'main', base]);
+  fs.writeFileSync(path.join(base, 'settings.cfg'), '[blob]\n\tk = from the blob\n\tn = x\n');
+  git(base, ['add', 'settings.cfg']);
+  git(base, ['commit', '-q', '-m', 'settings']);
+  git(base, ['worktree', 'add', '-q', '--detach', '../with-history-wt']);
+  try {
+    compare({
+      name: 'blob and worktree',
+      steps: [
+        ['--blob', 'HEAD:settings.cfg', '-l'], ['--blob', 'HEAD:settings.cfg', '--show-origin', '--get', 'blob.k'], ['--blob', 'HEAD:nosuch', '-l'],
+        ['--blob', 'HEAD', '-l'], ['--blob', 'HEAD:nosuch', '--get', 'blob.k'], ['--blob', 'HEAD:settings.cfg', '--int', 'blob.n'],
+        ['--blob', 'HEAD:settings.cfg', 'blob.k', 'v'], ['--worktree', 'w.k', 'v'], ['extensions.worktreeConfig', 'true'],
+        ['--worktree', 'w.k', 'v'], ['--worktree', '--show-scope', '--show-origin', '-l'], ['--show-scope', '--show-origin', '-l'],
+      ],
+    }, base);
+  } finally {
+    rmrf(path.join(root, 'with-history-wt'));
+    rmrf(base);
   }
 });
 

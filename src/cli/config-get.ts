@@ -214,7 +214,14 @@ function readEntries(req: ReadRequest, fatalIfMissing: boolean): ConfigEntry[] {
 /** A blob's text (git_config_from_blob_ref), or null after git's error; for --list git then dies. */
 function blobText(req: ReadRequest, name: string, fatalIfMissing: boolean): string | null {
   const repo = req.setup.repo!;
-  const id = repo.revs().tryResolve(name);
+  let id: Uint8Array | null;
+  try {
+    id = repo.revs().tryResolve(name);
+  } catch (e) {
+    // A path the tree does not have is an error to rev-parse; to git config the name does not resolve.
+    if (!(e instanceof GitError)) throw e;
+    id = null;
+  }
   const object = id && repo.odb.read(id);
   const error = !id ? `unable to resolve config blob '${name}'`
     : !object ? `unable to load config blob object '${name}'`
