@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AttributeChecker, type AttrFrame } from '../src/worktree/attributes/check.js';
 import type { AttrValue } from '../src/worktree/attributes/rules.js';
-import { WM_PATHNAME, wildmatch } from '../src/worktree/attributes/wildmatch.js';
+import { WM_PATHNAME, wildmatch } from '../src/core/wildmatch.js';
 import { GIT_ENV, git, rmrf, tmpDir, tsgit } from './helpers.js';
 import { cloneNoCheckout, fastImport, removeScratch, repoWith, scratch, snapshot, type FileSpec } from './checkout-oracle.js';
 

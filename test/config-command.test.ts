@@ -10,7 +10,8 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { GIT_ENV, TSGIT, git, rmrf, tmpDir } from './helpers.js';
 
-const root = tmpDir('tsgit-config-cmd-');
+// realpath: includeIf's gitdir: matches the git directory's real path, which a symbolic link in $TMPDIR would change.
+const root = fs.realpathSync(tmpDir('tsgit-config-cmd-'));
 after(() => rmrf(root));
 
 const template = path.join(root, 'template');
@@ -18,6 +19,7 @@ git(root, ['init', '-q', '-b', 'main', template]);
 fs.mkdirSync(path.join(template, 'sub', 'deeper'), { recursive: true });
 
 export interface Step {
+  /** The arguments after `config`; '@ROOT@' in one stands for the case's copy of the repository. */
   args: string[];
   /** Options before `config`: `-c name=value`, `-C dir`, `--git-dir=...`. */
   global?: string[];
@@ -30,8 +32,10 @@ export interface Step {
 
 export interface Case {
   name: string;
-  /** Files to write before the steps, relative to the top ('.git/config' replaces git init's). */
+  /** Files to write before the steps, relative to the top ('.git/config' replaces git init's); '@ROOT@' as in Step. */
   files?: Record<string, string>;
+  /** Run in each copy after the files are written. */
+  prepare?: (top: string) => void;
   steps: (Step | string[])[];
 }
 
@@ -59,7 +63,8 @@ function environment(top: string, extra: Step['env'] = {}): NodeJS.ProcessEnv {
 
 function run(program: 'git' | 'tsgit', top: string, step: Step): Result {
   const [cmd, pre] = program === 'git' ? ['git', []] : [process.execPath, [TSGIT]];
-  const r = spawnSync(cmd, [...pre, ...step.global ?? [], 'config', ...step.args], {
+  const args = [...step.global ?? [], 'config', ...step.args].map((a) => a.replaceAll('@ROOT@', top));
+  const r = spawnSync(cmd, [...pre, ...args], {
     cwd: path.join(top, step.cwd ?? ''), env: environment(top, step.env), input: step.input ?? '',
   });
   // git's usage text names git and lists its own options the same way; the message before it is compared.
@@ -96,6 +101,7 @@ export function compare(c: Case, base = template): void {
       fs.mkdirSync(path.dirname(path.join(top, file)), { recursive: true });
       fs.writeFileSync(path.join(top, file), Buffer.from(content.replaceAll('@ROOT@', top), 'latin1'));
     }
+    c.prepare?.(top);
   }
   try {
     for (const s of c.steps) {
@@ -303,6 +309,50 @@ test('--blob reads a blob of the repository; --worktree writes config.worktree o
     }, base);
   } finally {
     rmrf(path.join(root, 'with-history-wt'));
+    rmrf(base);
+  }
+});
+
+test('includeIf: gitdir:, gitdir/i: and onbranch: conditions, relative, with ~/, ./ and trailing slashes', () => {
+  const includes = (conditions: string[]) => conditions.map((c, i) => `[includeIf "${c}"]\n\tpath = inc${i}.cfg\n`).join('');
+  const conditions = ['gitdir:@ROOT@/.git', 'gitdir:@ROOT@/', 'gitdir:@ROOT@', 'gitdir:.git', 'gitdir:**/.GIT', 'gitdir/i:**/.GIT',
+    'gitdir:nomatch/', 'gitdir:./', 'gitdir:~/../.git', 'gitdir:@ROOT@/*/', 'onbranch:main', 'onbranch:feat/', 'onbranch:f*', 'bogus:x'];
+  const files: Record<string, string> = { '.git/config': `[x]\n\tk = local\n${includes(conditions)}` };
+  conditions.forEach((c, i) => files[`.git/inc${i}.cfg`] = `[x]\n\tk = ${c}\n`);
+  compare({ name: 'includeIf', files, steps: [['--get-all', 'x.k'], ['--show-origin', '-l'], ['--local', '--includes', '--get-all', 'x.k'], ['--no-includes', '--get-all', 'x.k']] });
+  compare({ name: 'includeIf on a branch', files: { ...files, '.git/HEAD': 'ref: refs/heads/feat/one\n' }, steps: [['--get-all', 'x.k']] });
+  compare({
+    name: 'includeIf in the global file',
+    files: { 'global.cfg': '[includeIf "gitdir:@ROOT@/.git"]\n\tpath = @ROOT@/g.cfg\n', 'g.cfg': '[g]\n\tk = 1\n' },
+    steps: [['--show-scope', '--show-origin', '-l'], { args: ['--show-origin', '-l'], cwd: 'home' }],
+  });
+});
+
+test('what actions/checkout runs: credentials in a file of their own, included for the git directory and its work trees', () => {
+  const base = path.join(root, 'checkout-flow');
+  git(root, ['init', '-q', '-b', 'main', base]);
+  git(base, ['commit', '-q', '--allow-empty', '-m', 'one']);
+  const creds = '@ROOT@/runner-temp/git-credentials-0f3c.config';
+  const header = 'http.https://github.com/.extraheader';
+  try {
+    compare({
+      name: 'checkout flow',
+      files: { 'runner-temp/.keep': '' },
+      prepare: (top) => git(top, ['worktree', 'add', '-q', '--detach', 'wt']),
+      steps: [
+        ['--local', 'gc.auto', '0'], ['--local', '--name-only', '--get-regexp', 'core\\.sshCommand'], ['--local', '--unset-all', header],
+        ['--file', creds, header, 'AUTHORIZATION: basic ***'], ['--local', `includeIf.gitdir:@ROOT@/.git.path`, creds],
+        ['--local', `includeIf.gitdir:@ROOT@/.git/worktrees/*.path`, creds],
+        ['--local', 'includeIf.gitdir:/github/workspace/.git.path', '/github/runner_temp/git-credentials-0f3c.config'],
+        ['--get', header], ['--show-origin', '--get-regexp', '.*extraheader'], { args: ['--show-origin', '--get', header], cwd: 'wt' },
+        ['--get-urlmatch', 'http.extraheader', 'https://github.com/owner/repo'],
+        ['--local', '--name-only', '--get-regexp', '^includeIf\\.gitdir:'], ['--local', '--get-all', 'includeIf.gitdir:@ROOT@/.git.path'],
+        ['--local', '--unset', 'includeIf.gitdir:@ROOT@/.git.path', creds], ['--local', '--unset', 'includeIf.gitdir:@ROOT@/.git/worktrees/*.path', creds],
+        ['--get', header], ['--global', '--add', 'safe.directory', '@ROOT@'], ['--global', '--get-all', 'safe.directory'],
+        ['--local', header, 'AUTHORIZATION: basic xyz'], ['--local', '--unset-all', header], ['--local', '-l'],
+      ],
+    }, base);
+  } finally {
     rmrf(base);
   }
 });

@@ -191,7 +191,7 @@ function colorBool(name: string, value: string | null): number {
  */
 function readEntries(req: ReadRequest, fatalIfMissing: boolean): ConfigEntry[] {
   const { setup, source, env, includes } = req;
-  const read = { env, includes };
+  const read = { env, includes, ...setup.repo ? { gitDir: setup.repo.gitDir } : {} };
   if (source === null) return setup.repo ? setup.repo.loadConfig(env, { includes }).list() : configOutsideRepository(read);
   if (source.kind === 'stdin') {
     const text = fs.readFileSync(0).toString('latin1');

@@ -61,7 +61,7 @@ export class Config {
 
   private static *loader(gitDir: string, opts: ConfigLoadOptions): Loader<Config> {
     const env = opts.env ?? process.env;
-    const read: ReadOptions = { env, includes: opts.includes ?? true };
+    const read: ReadOptions = { env, includes: opts.includes ?? true, gitDir };
     const outer = opts.global ? yield* outerEntries(read) : [];
     // A linked work tree's git directory has no config of its own: git reads the common one's.
     let named = opts.namedCommonDir;

@@ -1,10 +1,13 @@
 // Reading config files into entries, as git's config sequence does: each file parsed (parse.ts),
-// its `include.path` files expanded in place, every entry marked with the file it came from and
-// the scope git reports for it (`git config --show-scope`). Files are read through a generator
-// that yields the paths it wants, so that one reading serves both the sync and the async loader.
+// its `include.path` files, and `includeIf.<condition>.path` files whose condition holds (git's
+// gitdir:, gitdir/i: and onbranch:), expanded in place, every entry marked with the file it came
+// from and the scope git reports for it (`git config --show-scope`). Files are read through a
+// generator that yields the paths it wants, so that one reading serves both the sync and the
+// async loader.
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
+import { WM_CASEFOLD, WM_PATHNAME, wildmatch } from '../core/wildmatch.js';
 import { fromBinary, parseConfig } from './parse.js';
 import { parseBool } from './values.js';
 
@@ -38,6 +41,8 @@ export interface ReadOptions {
   env: NodeJS.ProcessEnv;
   /** Follow include.path, as git does but for a file named on `git config`'s command line. */
   includes: boolean;
+  /** The repository's git directory, which includeIf conditions are about; none outside one (they do not hold). */
+  gitDir?: string;
 }
 
 /** A request for a file's bytes; the driver answers with null when the file does not exist. */
@@ -69,7 +74,10 @@ export function* textEntries(text: string, source: ConfigSource, opts: ReadOptio
       scope,
     };
     out.push(e);
-    if (!opts.includes || e.section !== 'include' || e.subsection !== null || e.key !== 'path') continue;
+    if (!opts.includes || e.key !== 'path') continue;
+    const included = e.section === 'include' && e.subsection === null
+      || e.section === 'includeif' && e.subsection !== null && (yield* conditionHolds(e.subsection, file, opts));
+    if (!included) continue;
     if (e.value === null) throw new GitError('config', 'bad-value', `missing value for 'include.path' in file ${file} line ${e.line}`);
     const target = includeTarget(e.value, file, opts.env);
     if (depth + 1 > MAX_INCLUDE_DEPTH) {
@@ -81,6 +89,67 @@ export function* textEntries(text: string, source: ConfigSource, opts: ReadOptio
     if (data) out.push(...yield* textEntries(data.toString('latin1'), { file: target, scope }, opts, depth + 1));
   }
   return out;
+}
+
+/**
+ * git's include_condition_is_true: `gitdir:<pattern>` (`gitdir/i:` ignoring case) when the git
+ * directory matches, `onbranch:<pattern>` when HEAD names a branch that matches; any other
+ * condition (hasconfig:remote.*.url: among them) never holds.
+ */
+function* conditionHolds(condition: string, file: string, opts: ReadOptions): Loader<boolean> {
+  if (!opts.gitDir) return false;
+  const gitdir = /^gitdir(\/i)?:/.exec(condition);
+  if (gitdir) return gitDirMatches(condition.slice(gitdir[0].length), gitdir[1] !== undefined, file, opts);
+  if (!condition.startsWith('onbranch:')) return false;
+  const head = yield { path: path.join(opts.gitDir, 'HEAD') };
+  const branch = head && /^ref: refs\/heads\/(.+?)\s*$/.exec(head.toString('utf8'))?.[1];
+  if (!branch) return false;
+  return wildmatchText(withTrailingStars(condition.slice('onbranch:'.length)), branch, WM_PATHNAME);
+}
+
+/**
+ * git's include_by_gitdir: the pattern with `~/` expanded, `./` taken from the including file's
+ * directory, "**" and a slash before a relative one and "**" after a trailing slash, matched against the
+ * git directory's real path, then its absolute one (a pattern naming it through a symbolic link).
+ */
+function gitDirMatches(condition: string, icase: boolean, file: string, opts: ReadOptions): boolean {
+  let pattern = condition;
+  if (pattern === '~' || pattern.startsWith('~/')) {
+    if (opts.env.HOME) pattern = realPath(opts.env.HOME) + pattern.slice(1);
+  }
+  let prefix = 0;
+  if (pattern.startsWith('./')) {
+    const dir = path.dirname(realPath(file));
+    pattern = dir + pattern.slice(1);
+    prefix = dir.length + 1;
+  } else if (!path.isAbsolute(pattern)) {
+    pattern = `**/${pattern}`;
+  }
+  pattern = withTrailingStars(pattern);
+  const flags = WM_PATHNAME | (icase ? WM_CASEFOLD : 0);
+  for (const dir of [realPath(opts.gitDir!), path.resolve(opts.gitDir!)]) {
+    if (dir.length < prefix) continue;
+    const literal = (s: string) => (icase ? s.slice(0, prefix).toLowerCase() : s.slice(0, prefix));
+    if (literal(pattern) === literal(dir) && wildmatchText(pattern.slice(prefix), dir.slice(prefix), flags)) return true;
+  }
+  return false;
+}
+
+function withTrailingStars(pattern: string): string {
+  return pattern.endsWith('/') ? `${pattern}**` : pattern;
+}
+
+function wildmatchText(pattern: string, text: string, flags: number): boolean {
+  const p = Buffer.from(pattern), t = Buffer.from(text);
+  return wildmatch(p, 0, p.length, t, 0, t.length, flags);
+}
+
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 function includeTarget(value: string, from: string, env: NodeJS.ProcessEnv): string {

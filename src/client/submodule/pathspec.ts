@@ -5,7 +5,7 @@
 // alone, exclude from everything); `:/` and `:(top)` are from the top of the work tree; `:(glob)`,
 // `:(literal)` and `:(icase)` change the matching. Other magic is refused.
 import { GitError } from '../../core/errors.js';
-import { WM_CASEFOLD, WM_PATHNAME, wildmatch } from '../../worktree/attributes/wildmatch.js';
+import { WM_CASEFOLD, WM_PATHNAME, wildmatch } from '../../core/wildmatch.js';
 
 interface Item {
   readonly match: Uint8Array;

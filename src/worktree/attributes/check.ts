@@ -3,7 +3,7 @@
 // files, then git's built-in macros), rules in each frame from last to first, and within a rule
 // states from last to first; the first decision for an attribute wins, and a macro decided as set
 // expands into its own states.
-import { WM_CASEFOLD, WM_PATHNAME, wildmatch } from './wildmatch.js';
+import { WM_CASEFOLD, WM_PATHNAME, wildmatch } from '../../core/wildmatch.js';
 import {
   PATTERN_ENDSWITH, PATTERN_MUSTBEDIR, PATTERN_NODIR, parseAttributes,
   type AttrMacro, type AttrRule, type AttrState, type AttrValue,
