@@ -4,8 +4,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Config, initialConfigText, type ConfigEntry } from '../src/config/index.js';
+import { parseVariableName, writeVariable, type VariableWrite } from '../src/config/edit.js';
+import { posixExtended } from '../src/config/posix-regex.js';
 import { GitError } from '../src/core/errors.js';
-import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
+import { GIT_ENV, git, rmrf, seededInt, tmpDir } from './helpers.js';
 
 /** Runs `git config` and returns status, stdout and stderr without throwing. */
 function gitConfig(args: string[], cwd = '/'): { status: number; out: Buffer; err: string } {
@@ -383,6 +385,62 @@ test('edits keep config.worktree (extensions.worktreeConfig) over the repository
     fresh.set('extensions', null, 'worktreeConfig', 'true');
     fresh.save();
     expect(fresh, 'extension turned on by an edit');
+  } finally {
+    rmrf(dir);
+  }
+});
+
+test('writeVariable leaves the bytes git config leaves, over random files and writes (seeded)', () => {
+  const headers = ['[a]', '[A]', '[b "sub"]', '[b "Sub"]', '[b.sub]', '[c "x.y"]', '[d]', '[a] k = 3'];
+  const lines = ['\tk = v1', ' \r\tk = cr', 'k=v2', ' K = "q;" # c', '\tk', '# comment', '; other', '', '\tj = 1', '\tk = v1 \\\n\tmore'];
+  const names = ['a.k', 'A.K', 'a.K', 'b.sub.k', 'b.Sub.k', 'B.sub.K', 'c.x.y.k', 'd.k', 'd.j', 'e.new'];
+  const patterns = [null, '^v', '1$', '!^v', '^$', 'q;', '('];
+  const dir = tmpDir('tsgit-config-fuzz-');
+  try {
+    const file = path.join(dir, 'config');
+    for (let seed = 1; seed <= 40; seed++) {
+      const pick = seededInt(seed);
+      const one = <T>(xs: readonly T[]): T => xs[pick(xs.length)]!;
+      const parts: string[] = [];
+      for (let i = pick(6); i >= 0; i--) {
+        parts.push(one(headers));
+        for (let j = pick(4); j > 0; j--) parts.push(one(lines));
+      }
+      let text = parts.join(pick(4) === 0 ? '\r\n' : '\n') + (pick(3) === 0 ? '' : '\n');
+      for (let op = 0; op < 8; op++) {
+        const mode = one(['set', 'set-all', 'add', 'replace-all', 'unset', 'unset-all'] as const);
+        const name = one(names);
+        const pattern = mode === 'set' || mode === 'add' ? null : one(patterns);
+        const value = mode.startsWith('unset') ? null : one(['v', ' lead', 'x#y', 'a"b\\c', 'tab\there']);
+        const label = `seed ${seed} op ${op}: ${mode} ${name} ${value} ${pattern} on ${JSON.stringify(text)}`;
+        fs.writeFileSync(file, Buffer.from(text, 'latin1'));
+        const args = mode === 'set' ? [name, value!] : mode === 'set-all' ? [name, value!, ...pattern === null ? ['.*'] : [pattern]]
+          : mode === 'add' ? ['--add', name, value!] : [`--${mode}`, name, ...value === null ? [] : [value], ...pattern === null ? [] : [pattern]];
+        const r = gitConfig(['--file', file, ...args]);
+        if (pattern === '(') {
+          assert.equal(r.status, 6, label);
+          continue;
+        }
+        const re = pattern === null ? null : posixExtended(mode === 'set-all' && pattern === null ? '.*' : pattern.replace(/^!/, ''));
+        const negate = pattern?.startsWith('!') ?? false;
+        const effective = mode === 'set-all' && pattern === null ? /.*/s : re;
+        const write: VariableWrite = {
+          name: parseVariableName(name), value, all: mode === 'replace-all' || mode === 'unset-all',
+          ...mode === 'add' ? { matches: () => false } : effective ? { matches: (v: string | null) => negate !== (v !== null && effective.test(v)) } : {},
+        };
+        const ours = writeVariable(text, file, write);
+        if (r.status === 5) {
+          assert.ok('refused' in ours, `${label}: git set nothing`);
+          assert.equal(ours.refused === 'multiple-values', r.err.includes('has multiple values'), label);
+          continue;
+        }
+        assert.equal(r.status, 0, `${label}: ${r.err}`);
+        const theirs = fs.readFileSync(file).toString('latin1');
+        assert.ok('text' in ours, label);
+        assert.equal(ours.text, theirs, label);
+        text = theirs;
+      }
+    }
   } finally {
     rmrf(dir);
   }
