@@ -172,7 +172,9 @@ test('typed reading: --type and its short forms, --default, and the errors of ba
     files: { '.git/config': TEXT + '[t]\n\tcolor = bold red ul\n\tbadcolor = purple\n\thome = ~/x\n\tdate = never\n\tabs = 2023-11-14 22:13:20 +0000\n\tbaddate = someday\n' },
     steps: [
       ['--bool', 'a.yes'], ['--bool', 'a.bare'], ['--bool', 'a.empty'], ['--int', 'a.n'], ['--type=int', 'a.neg'], ['--bool-or-int', 'a.n'],
-      ['--bool-or-int', 'a.yes'], ['--bool-or-str', 'a.b'], ['--bool-or-str', 'a.yes'], ['--type', 'bool-or-str', 'a.bare'],
+      ['--bool-or-int', 'a.yes'], ['--bool-or-str', 'a.b'], ['--bool-or-str', 'a.yes'], ['--type', 'bool-or-str', 'a.bare'], ['--bool-or-str', 'a.n'],
+      ...['default', 'brightred black', 'normal red', '#ff00aa bold', '255 17', '-1', 'reset dim', 'no-ul strike nobold', '12 4', 'Blue BRIGHTgreen',
+        'red green blue', 'bold', '', '  ', '256', '#ff00a'].map((color) => ['--type=color', '--default', color, 'a.none']),
       ['--int', 'a.b'], ['--bool', 'a.b'], ['--int', 'a.bare'], ['--path', 't.home'], ['--path', 'a.bare'], ['--expiry-date', 't.date'],
       ['--expiry-date', 't.abs'], ['--expiry-date', 't.baddate'], ['--type=color', 't.color'], ['--type=color', 't.badcolor'],
       ['--get-regexp', '--bool', 'a.yes'], ['--int', '--get-all', 'a.n'], ['-t', 'int', 'a.n'], ['--int', '--no-type', 'a.n'],

@@ -40,12 +40,13 @@ export function parseColor(value: string): string | null {
     if (attribute < 0) return null;
     attributes |= 1 << attribute;
   }
-  if (!reset && !attributes && !fg && !bg) return '';
-  const parts: string[] = reset ? [''] : [];
-  for (let i = 0; i < 32; i++) if (attributes & (1 << i)) parts.push(String(i));
-  if (fg) parts.push(colorCode(fg, 0));
-  if (bg) parts.push(colorCode(bg, BACKGROUND_OFFSET));
-  return `\x1b[${parts.join(';')}m`;
+  // A normal color takes its place but says nothing (git's color_empty).
+  const colors = [fg && fg.type !== 'normal' ? colorCode(fg, 0) : null, bg && bg.type !== 'normal' ? colorCode(bg, BACKGROUND_OFFSET) : null];
+  const codes: string[] = [];
+  for (let i = 0; i < 32; i++) if (attributes & (1 << i)) codes.push(String(i));
+  codes.push(...colors.filter((c) => c !== null));
+  if (!reset && codes.length === 0) return '';
+  return `\x1b[${(reset ? [''] : []).concat(codes).join(';')}m`;
 }
 
 /** git's parse_color: normal, #rrggbb, a name (parse_ansi_color), or a number from -1 to 255. */
@@ -83,10 +84,9 @@ function attributeWord(word: string): number {
   return negate ? attribute[1] : attribute[0];
 }
 
-/** git's color_output; a normal color adds nothing but its separator. */
-function colorCode(c: Color, offset: number): string {
+/** git's color_output. */
+function colorCode(c: Exclude<Color, { type: 'normal' }>, offset: number): string {
   switch (c.type) {
-    case 'normal': return '';
     case 'ansi': return String(c.value + offset);
     case '256': return `${offset ? '4' : '3'}8;5;${c.value}`;
     case 'rgb': return `${offset ? '4' : '3'}8;2;${c.red};${c.green};${c.blue}`;
