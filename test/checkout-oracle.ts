@@ -76,10 +76,12 @@ export function indexWithoutStat(file: string): Buffer {
   const n = b.readUInt32BE(8);
   let pos = 12;
   for (let i = 0; i < n; i++) {
-    const len = b.readUInt16BE(pos + 60) & 0xfff;
+    const flags = b.readUInt16BE(pos + 60);
+    const len = flags & 0xfff;
     b.fill(0, pos, pos + 24);
     b.fill(0, pos + 28, pos + 36);
-    pos += (62 + len + 8) & ~7;
+    // Version 3 entries with CE_EXTENDED carry two more bytes of flags.
+    pos += (62 + (flags & 0x4000 ? 2 : 0) + len + 8) & ~7;
   }
   return b.subarray(0, b.length - 20);
 }

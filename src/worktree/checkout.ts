@@ -16,7 +16,7 @@ import type { Repository } from '../repository/repository.js';
 import { checkoutMessages, planConversions } from './checkout/conversions.js';
 import { BlobReader } from './checkout/blob-reader.js';
 import { planCheckout, type CheckoutPlan } from './checkout/plan.js';
-import { readCheckoutSettings, refuseSparseCheckout } from './checkout/settings.js';
+import { readCheckoutSettings } from './checkout/settings.js';
 import { newStatTable, STAT_FIELDS } from './checkout/stat-table.js';
 import { WriterThreads, writeInParallel } from './checkout/parallel.js';
 import { writePlannedFiles, type WriteSettings } from './checkout/write-files.js';
@@ -26,6 +26,9 @@ import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
 import { processesNamedAtRoot } from './checkout/filter-warm-up.js';
 import type { FilterPass } from './checkout/write-files.js';
+import { CE_SKIP_WORKTREE } from './index-file/entry.js';
+import { insidePlan, skippedEntries } from './sparse/inside-plan.js';
+import { patternWarnings, readSparseCheckout } from './sparse/settings.js';
 
 export interface CheckoutOptions {
   /** Absolute or relative to the process; default: the repository's work tree. */
@@ -61,11 +64,14 @@ export function indexPath(gitDir: string, env: NodeJS.ProcessEnv = process.env):
   return env.GIT_INDEX_FILE ? path.resolve(env.GIT_INDEX_FILE) : path.join(gitDir, 'index');
 }
 
-/** index.version or $GIT_INDEX_VERSION; 2 by default, as for git. */
-function indexVersion(config: Config, env: NodeJS.ProcessEnv): 2 | 3 | 4 {
+/**
+ * index.version or $GIT_INDEX_VERSION; 2 by default, as for git. Versions 2 and 3 are the one
+ * the entries need: 3 when some has extended flags (`extended`), as git writes them.
+ */
+export function indexVersion(config: Config, env: NodeJS.ProcessEnv, extended: boolean): 2 | 3 | 4 {
   const v = Number(env.GIT_INDEX_VERSION ?? config.get('index', null, 'version') ??
     (config.getBool('feature', null, 'manyfiles') ? 4 : 2));
-  return v === 3 || v === 4 ? v : 2;
+  return v === 4 ? 4 : extended ? 3 : 2;
 }
 
 /**
@@ -108,7 +114,8 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
   const root = path.resolve(target);
   const force = options.force ?? false;
   const config = options.config ?? repo.loadConfig(env);
-  refuseSparseCheckout(config, repo.gitDir);
+  const sparseWarnings: string[] = [];
+  const sparse = readSparseCheckout(config, repo.gitDir, line => sparseWarnings.push(line));
 
   const treeId = repo.revs().peel(commitOrTreeId, OBJ_TREE, toHex(commitOrTreeId));
   // Writer threads start once the plan shows the checkout is big enough, and boot while it goes on.
@@ -123,15 +130,16 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     // cache and its pack windows, 10 MiB for a tree of 100k files, for nothing.
     const drivers = readFilterDrivers(config);
     const filterContext = { cwd: root, env, log: options.log ?? ((m: string) => { process.stderr.write(m); }) };
-    const warm = processesNamedAtRoot(repo.odb, treeId, drivers);
+    // Not in a sparse checkout, which may well write none of the files a filter smudges.
+    const warm = sparse ? [] : processesNamedAtRoot(repo.odb, treeId, drivers);
     if (warm.length) {
       runner = new FilterRunner(filterContext);
       for (const command of warm) runner.warmUp(command);
     }
     const trees = new BlobReader(repo.odb);
-    let plan: CheckoutPlan;
+    let whole: CheckoutPlan;
     try {
-      plan = planCheckout(repo.odb, treeId, root, {
+      whole = planCheckout(repo.odb, treeId, root, {
         readTree: oid => trees.readTree(oid),
         // Not while a filter process starts: the threads' boot would compete with it for the
         // cores, and the files it smudges are written here anyway, so the threads wait for the
@@ -141,6 +149,9 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     } finally {
       trees.close();
     }
+    // A sparse checkout writes the entries inside its patterns; the index has them all.
+    const skip = sparse ? skippedEntries(whole, sparse) : null;
+    const plan = skip ? insidePlan(whole, skip, sparse!) : whole;
     const settings = readCheckoutSettings(config, repo.commonDir, env, root);
     const conversions = planConversions(plan, repo.odb, settings, drivers);
 
@@ -177,13 +188,16 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     meter.stop();
     pool = null;
     // Straight from the columns: an entry object per file would cost more than the plan itself.
-    lock.commitStream(indexVersion(config, env), plan.count, (out) => {
-      for (let i = 0; i < plan.count; i++) {
-        out.add(stats, i * STAT_FIELDS, plan.modes[i]!, plan.oids, i * OID_BYTES, plan.paths, plan.pathStart[i]!, plan.pathStart[i + 1]!);
+    // An entry left out keeps no stat data, as in git.
+    const unwritten = new Uint32Array(STAT_FIELDS);
+    lock.commitStream(indexVersion(config, env, plan.count < whole.count), whole.count, (out) => {
+      for (let i = 0, k = 0; i < whole.count; i++) {
+        const [table, row, flags] = skip?.[i] ? [unwritten, 0, CE_SKIP_WORKTREE] : [stats, (k++) * STAT_FIELDS, 0];
+        out.add(table, row, whole.modes[i]!, whole.oids, i * OID_BYTES, whole.paths, whole.pathStart[i]!, whole.pathStart[i + 1]!, 0, flags);
       }
-    }, { cacheTree: plan.cacheTree, extensions: [] });
+    }, { cacheTree: whole.cacheTree, extensions: [] });
     if (result.unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
-    return { entries: plan.count, directories: result.directories, messages: checkoutMessages(plan, conversions) };
+    return { entries: whole.count, directories: result.directories, messages: [...patternWarnings(sparseWarnings, plan.modes.subarray(0, plan.count), plan.modes.subarray(0, plan.count).keys(), settings.symlinks), ...checkoutMessages(plan, conversions)] };
   } finally {
     lock?.rollback();
     // Threads that never got their job (a refusal, an error) are stopped.

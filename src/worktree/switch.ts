@@ -13,6 +13,11 @@
 // A file is compared with its blob through its clean filter (switch/clean-filters.ts), and
 // written through its smudge filter, as in a checkout.
 //
+// In a sparse checkout (sparse/), a skip-worktree entry has no file, so it counts as clean, and
+// then each entry of the result is brought in line with the patterns as git's
+// apply_sparse_checkout does: a path outside them is not written and its file, when clean, goes;
+// a path back inside is written (switch/sparse-result.ts).
+//
 // Every check runs before the first change. Then all removals happen (leading directories vetted
 // first, so no removal goes through a symlink), then the writes, with a directory cache that
 // starts empty after those removals (checkout/directories.ts).
@@ -28,19 +33,23 @@ import { checkoutMessages, planConversions } from './checkout/conversions.js';
 import { displayPath } from './checkout/path-check.js';
 import { entryFsPath, entryOid, entryPath, planCheckout } from './checkout/plan.js';
 import { indexEntry, newStatTable } from './checkout/stat-table.js';
-import { readCheckoutSettings, refuseSparseCheckout } from './checkout/settings.js';
+import { readCheckoutSettings } from './checkout/settings.js';
 import { writePlannedFiles } from './checkout/write-files.js';
-import { compareEntries, entryStage, isRacy, type IndexEntry, type IndexFile } from './index-file/entry.js';
+import { CE_SKIP_WORKTREE, compareEntries, entryStage, isRacy, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
 import { CleanChecks, lstatOrNull, type CleanCheck } from './switch/clean.js';
 import { smudgeRacyIfChanged } from './switch/racy-smudge.js';
 import { updatingFiles } from './checkout/updating-files.js';
-import { LeadingPathCheck } from './switch/leading-path.js';
+import { removeTrackedFiles } from './switch/remove-files.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
 import { CleanFilters, cleanCheckThrough } from './switch/clean-filters.js';
+import { applySparsePatterns } from './switch/sparse-result.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
+import { clearSkipOfPresentFiles, isSkipped, sparseWarnings } from './sparse/index-state.js';
+import { withConeAttributes } from './sparse/inside-plan.js';
+import { patternWarnings, readSparseCheckout } from './sparse/settings.js';
 
 /** What a checkout takes, less the work tree: a switch writes the repository's own. */
 export type SwitchOptions = Omit<CheckoutOptions, 'workTree'>;
@@ -69,7 +78,8 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
   if (!repo.workTree) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
   const root = path.resolve(repo.workTree);
   const config = options.config ?? repo.loadConfig(env);
-  refuseSparseCheckout(config, repo.gitDir);
+  const loadWarnings: string[] = [];
+  const sparse = readSparseCheckout(config, repo.gitDir, line => loadWarnings.push(line));
   const settings = readCheckoutSettings(config, repo.commonDir, env, root);
   const odb = repo.odb;
   const revs = repo.revs();
@@ -83,8 +93,11 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     const unmerged = index.entries.find(e => entryStage(e) !== 0);
     if (unmerged) throw new GitError('worktree', 'unmerged', `you need to resolve your current index first ('${displayPath(unmerged.path)}' is unmerged)`);
 
+    const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
+    clearSkipOfPresentFiles(index.entries, config, fsPath);
     const oldTree = oldCommit ? flattenTree(odb, revs.peel(oldCommit, OBJ_TREE, toHex(oldCommit))) : new Map<string, TreeEntryInfo>();
-    const plan = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
+    const whole = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
+    const plan = sparse ? withConeAttributes(whole, sparse) : whole;
     const drivers = readFilterDrivers(config);
     const conversions = planConversions(plan, odb, settings, drivers);
     const cleanFilters = new CleanFilters(root, odb, oldTree, settings, drivers, runner);
@@ -96,17 +109,17 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     // switch writes anything, those of the commit being left, as git reads them.
     const checkThrough = (readBack: CleanFilters): CleanCheck => cleanCheckThrough(readBack, odb,
       { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index.timestampSec, log });
-    const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
     const checks = new CleanChecks(checkThrough(cleanFilters), e => fsPath(e.path));
     // Each entry's decision that hangs on whether its file is clean waits for the content checks,
     // which run together after the loops below.
     const decisions: Promise<void>[] = [];
+    // A skip-worktree entry has no file to lose (git's verify_uptodate passes it).
     const whenKnown = (e: IndexEntry, decide: (clean: boolean) => void): void => {
-      decisions.push(checks.isClean(e).then(decide));
+      decisions.push((isSkipped(e) ? Promise.resolve(true) : checks.isClean(e)).then(decide));
     };
 
     const result: IndexEntry[] = [];
-    const toWrite: number[] = [];
+    let toWrite: number[] = [];
     const toRemove: IndexEntry[] = [];
     const localChanges: string[] = [];
     const untracked: string[] = [];
@@ -133,6 +146,12 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
         };
         if (!cur || !same(cur, n)) {
           rewrite();
+          continue;
+        }
+        // git's reset keeps the entry of a path the patterns leave out, stat data and all, when it
+        // is unchanged (its file, whatever it holds, goes: sparse-result.ts).
+        if (isSkipped(cur) || (sparse && !sparse.includes(n.path, n.mode === MODE_GITLINK))) {
+          keep(cur);
           continue;
         }
         // git's reset writes the file again unless its stat data matches (ie_match_stat, which
@@ -178,15 +197,32 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     await Promise.all(decisions);
     // Decided entries joined the lists out of the plan's order; the files are written in it.
     toWrite.sort((a, b) => a - b);
+    let leftOut: number[] = [];
+    const notUpToDate: string[] = [];
+    // New files a sparse checkout writes over, warning that it did not (git 2.39 does both).
+    const alreadyPresent: number[] = [];
+    if (sparse) {
+      const applied = await applySparsePatterns(sparse, plan, toWrite, result, checks, e => fsPath(e.path), force);
+      ({ written: toWrite, leftOut } = applied);
+      result.splice(0, result.length, ...applied.kept);
+      toRemove.push(...applied.removeFiles);
+      notUpToDate.push(...applied.notUpToDate);
+    }
 
     if (!force) {
       const removing = new Set(toRemove.map(e => pathKey(e.path)));
+      const writing = sparse ? new Set(toWrite) : null;
       // A new file's path must be free, or a directory holding only tracked files being removed.
       for (const i of newPaths) {
+        if (writing && !writing.has(i)) continue;
         const where = entryFsPath(plan, i);
         const st = lstatOrNull(where);
         if (!st) continue;
         const key = pathKey(entryPath(plan, i));
+        if (sparse && !st.isDirectory()) {
+          alreadyPresent.push(i);
+          continue;
+        }
         const blocker = st.isDirectory() ? untrackedInside(where, key, removing) : key;
         if (blocker !== null) untracked.push(displayPath(Buffer.from(blocker, 'latin1')));
       }
@@ -212,7 +248,8 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
         'Please move or remove them before you switch branches.\nAborting'));
     }
 
-    const removed = removeEntries(root, toRemove);
+    const removed = removeTrackedFiles(root, toRemove);
+    for (const i of alreadyPresent) fs.unlinkSync(entryFsPath(plan, i));
     const filters = conversions?.filtered
       ? { filtered: conversions.filtered, session: { runner, ...options.ref ? { ref: options.ref } : {}, treeish: toHex(newCommit) } }
       : null;
@@ -223,12 +260,13 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
 
     // Entries kept that git would smudge as it writes the index: read back through the
     // attributes of the commit switched to, now in the work tree.
-    const racy = result.filter(e => e.mode !== MODE_GITLINK && !e.uptodate && isRacy(e, index.timestampSec));
+    const racy = result.filter(e => e.mode !== MODE_GITLINK && !isSkipped(e) && !e.uptodate && isRacy(e, index.timestampSec));
     if (racy.length) {
       const readBack = new CleanFilters(root, odb, flattenTree(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit))), settings, drivers, runner);
       await smudgeRacyIfChanged(racy, new CleanChecks(checkThrough(readBack), e => fsPath(e.path)));
     }
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
+    for (const i of leftOut) result.push({ ...indexEntry(plan, stats, i), extendedFlags: CE_SKIP_WORKTREE });
     result.sort(compareEntries);
     const exact = result.length === plan.count && result.every((e, k) =>
       same(e, { mode: plan.modes[k]!, oid: entryOid(plan, k) }) && Buffer.compare(e.path, entryPath(plan, k)) === 0);
@@ -244,7 +282,8 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     if (unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
     return {
       written: toWrite.length, removed, kept: keptCount,
-      messages: checkoutMessages(plan, conversions, toWrite),
+      messages: [...patternWarnings(loadWarnings, plan.modes, toWrite, settings.symlinks), ...sparseWarnings({ notUpToDate, alreadyPresent: alreadyPresent.map(i => displayPath(entryPath(plan, i))) }),
+        ...checkoutMessages(plan, conversions, toWrite)],
     };
   } finally {
     lock.rollback();
@@ -262,40 +301,4 @@ function untrackedInside(dir: string | Buffer, rel: string, removing: Set<string
     if (found !== null) return found;
   }
   return null;
-}
-
-/**
- * Removes tracked files (and submodule directories, when empty) whose leading directories are
- * real, then the directories the removals emptied, deepest first, as git does.
- */
-function removeEntries(root: string, entries: IndexEntry[]): number {
-  const leading = new LeadingPathCheck(root);
-  const emptied = new Set<string>();
-  let removed = 0;
-  for (const e of entries) {
-    if (!leading.safe(e.path)) continue; // a symlink or nothing where a directory was: leave it
-    const p = leading.fsPath(e.path);
-    try {
-      if (e.mode === MODE_GITLINK) fs.rmdirSync(p);
-      else fs.unlinkSync(p);
-      removed++;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTEMPTY' && code !== 'EEXIST') {
-        throw new GitError('worktree', 'io', `unable to remove '${displayPath(e.path)}': ${(err as Error).message}`, { cause: err });
-      }
-    }
-    for (let slash = e.path.lastIndexOf(0x2f); slash > 0; slash = e.path.lastIndexOf(0x2f, slash - 1)) {
-      emptied.add(Buffer.from(e.path.subarray(0, slash)).toString('latin1'));
-    }
-  }
-  const dirs = [...emptied].sort((a, b) => b.length - a.length);
-  for (const d of dirs) {
-    try {
-      fs.rmdirSync(leading.fsPath(Buffer.from(d, 'latin1')));
-    } catch {
-      // not empty (untracked files, or entries still to come): it stays
-    }
-  }
-  return removed;
 }

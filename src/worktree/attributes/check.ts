@@ -3,11 +3,8 @@
 // files, then git's built-in macros), rules in each frame from last to first, and within a rule
 // states from last to first; the first decision for an attribute wins, and a macro decided as set
 // expands into its own states.
-import { WM_CASEFOLD, WM_PATHNAME, wildmatch } from '../../core/wildmatch.js';
-import {
-  PATTERN_ENDSWITH, PATTERN_MUSTBEDIR, PATTERN_NODIR, parseAttributes,
-  type AttrMacro, type AttrRule, type AttrState, type AttrValue,
-} from './rules.js';
+import { matchesPathPattern, PATTERN_MUSTBEDIR } from '../path-pattern.js';
+import { parseAttributes, type AttrMacro, type AttrRule, type AttrState, type AttrValue } from './rules.js';
 
 /** The rules of one attributes file, matched relative to `base` (a directory, '' for the root). */
 export interface AttrFrame {
@@ -123,46 +120,6 @@ export class AttributeChecker {
 
   private matches(path: Uint8Array, basename: number, rule: AttrRule, base: Uint8Array): boolean {
     if (rule.flags & PATTERN_MUSTBEDIR) return false; // only files are looked up
-    const fold = this.ignoreCase;
-    const pat = rule.pattern;
-    if (rule.flags & PATTERN_NODIR) {
-      const nameLen = path.length - basename;
-      if (rule.literalPrefix === pat.length) {
-        return nameLen === pat.length && sameBytes(pat, 0, path, basename, nameLen, fold);
-      }
-      if (rule.flags & PATTERN_ENDSWITH) {
-        const tail = pat.length - 1;
-        return tail <= nameLen && sameBytes(pat, 1, path, path.length - tail, tail, fold);
-      }
-      return wildmatch(pat, 0, pat.length, path, basename, path.length, fold ? WM_CASEFOLD : 0);
-    }
-    // git's match_pathname: the pattern is relative to `base`.
-    let p = 0, prefix = rule.literalPrefix;
-    if (pat[0] === 0x2f) { p = 1; prefix--; }
-    const baseLen = base.length;
-    if (path.length < baseLen + 1 || (baseLen && path[baseLen] !== 0x2f) || !sameBytes(path, 0, base, 0, baseLen, fold)) {
-      return false;
-    }
-    let name = baseLen ? baseLen + 1 : 0;
-    if (prefix > 0) {
-      if (prefix > path.length - name) return false;
-      if (!sameBytes(pat, p, path, name, prefix, fold)) return false;
-      p += prefix;
-      name += prefix;
-      if (p === pat.length && name === path.length) return true;
-    }
-    return wildmatch(pat, p, pat.length, path, name, path.length, WM_PATHNAME | (fold ? WM_CASEFOLD : 0));
+    return matchesPathPattern(path, basename, rule, base, this.ignoreCase);
   }
-}
-
-function sameBytes(a: Uint8Array, ao: number, b: Uint8Array, bo: number, len: number, fold: boolean): boolean {
-  for (let k = 0; k < len; k++) {
-    let x = a[ao + k]!, y = b[bo + k]!;
-    if (x === y) continue;
-    if (!fold) return false;
-    if (x >= 0x41 && x <= 0x5a) x += 32;
-    if (y >= 0x41 && y <= 0x5a) y += 32;
-    if (x !== y) return false;
-  }
-  return true;
 }

@@ -3,6 +3,7 @@
 // `name=value`. Patterns follow gitignore syntax without negation: no '/' means "this basename at
 // any depth", a leading '/' anchors to the file's directory, a trailing '/' only matches
 // directories (so never a file being checked out).
+import { parsePathPattern, type PathPattern } from '../path-pattern.js';
 
 /** An attribute's state in a rule or result: set, unset (`-`), value, or explicitly unspecified (`!`). */
 export type AttrValue = true | false | string | null;
@@ -12,16 +13,7 @@ export interface AttrState {
   value: AttrValue;
 }
 
-export const PATTERN_NODIR = 1;
-export const PATTERN_ENDSWITH = 2;
-export const PATTERN_MUSTBEDIR = 4;
-
-export interface AttrRule {
-  pattern: Uint8Array;
-  /** PATTERN_* bits. */
-  flags: number;
-  /** Length of the leading part without wildcards. */
-  literalPrefix: number;
+export interface AttrRule extends PathPattern {
   states: AttrState[];
 }
 
@@ -104,26 +96,6 @@ function invalidName(name: string, where: string): string {
 /** git's warning for a pattern starting with '!' (its parse_path_pattern marks it negative). */
 const NEGATIVE_PATTERN = "warning: Negative patterns are ignored in git attributes\nUse '\\!' for literal leading exclamation.";
 
-/** git's parse_path_pattern, without negation (the caller refuses '!'). */
-function compilePattern(p: Uint8Array, states: AttrState[]): AttrRule {
-  let len = p.length;
-  let flags = 0;
-  if (len && p[len - 1] === 0x2f) {
-    len--;
-    flags |= PATTERN_MUSTBEDIR;
-  }
-  const pattern = p.subarray(0, len);
-  if (pattern.indexOf(0x2f) < 0) flags |= PATTERN_NODIR;
-  let literalPrefix = 0;
-  while (literalPrefix < len && !isSpecial(pattern[literalPrefix]!)) literalPrefix++;
-  if (len && pattern[0] === 0x2a && !pattern.subarray(1).some(isSpecial)) flags |= PATTERN_ENDSWITH;
-  return { pattern, flags, literalPrefix, states };
-}
-
-function isSpecial(c: number): boolean {
-  return c === 0x2a || c === 0x3f || c === 0x5b || c === 0x5c;
-}
-
 /**
  * Parses one attributes file. `macrosAllowed` is true only for the top-level files (root
  * .gitattributes, info/attributes, global and system files), as in git.
@@ -186,7 +158,7 @@ export function parseAttributes(content: Uint8Array, source: string, macrosAllow
       result.warnings.push(NEGATIVE_PATTERN);
       continue;
     }
-    result.rules.push(compilePattern(name, states));
+    result.rules.push({ ...parsePathPattern(name), states });
   }
   return result;
 }

@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config/index.js';
-import { GitError } from '../../core/errors.js';
 import { parseAutoCrlf, parseCoreEol, type EolSettings } from '../convert.js';
 
 export interface CheckoutSettings extends EolSettings {
@@ -70,17 +69,4 @@ export function readCheckoutSettings(config: Config, commonDir: string, env: Nod
     globalAttributesName: globalFile,
     infoAttributesName: infoAttributesName(commonDir, workTree),
   };
-}
-
-/**
- * Refuses a sparse checkout: with core.sparseCheckout set and the work tree's
- * info/sparse-checkout present, git writes only the paths its patterns select and marks the
- * others skip-worktree; tsgit would write every file. (Without the file git checks out everything
- * too, so that is allowed.)
- */
-export function refuseSparseCheckout(config: Config, gitDir: string): void {
-  if (!config.getBool('core', null, 'sparsecheckout')) return;
-  const file = path.join(gitDir, 'info', 'sparse-checkout');
-  if (!fs.existsSync(file)) return;
-  throw new GitError('worktree', 'unsupported', `core.sparseCheckout is set and ${file} selects paths: tsgit does not do sparse checkouts (it would write every file)`);
 }

@@ -6,7 +6,7 @@ import { OID_BYTES } from '../../core/oid.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import { LockFile } from '../../core/lock-file.js';
 import {
-  CE_EXTENDED, CE_NAME_MASK, isRacy, type CacheTreeNode, type IndexFile,
+  CE_EXTENDED, CE_NAME_MASK, CE_SKIP_WORKTREE, isRacy, type CacheTreeNode, type IndexFile,
 } from './entry.js';
 
 const HEADER = 12;
@@ -24,7 +24,8 @@ export function smudgeRacyEntries(index: IndexFile): number {
   if (!ts) return 0;
   let smudged = 0;
   for (const e of index.entries) {
-    if (e.uptodate || e.mode === MODE_GITLINK || e.size === 0) continue;
+    // A skip-worktree entry has no file to differ from it (git smudges only one it can lstat).
+    if (e.uptodate || e.mode === MODE_GITLINK || e.size === 0 || e.extendedFlags & CE_SKIP_WORKTREE) continue;
     if (isRacy(e, ts)) {
       e.size = 0;
       smudged++;
@@ -139,11 +140,13 @@ function extensionsOf(index: Pick<IndexFile, 'cacheTree' | 'extensions'>): { sig
   return [...tree, ...index.extensions];
 }
 
-/** The bytes of an index file. The version is raised to 3 if an entry has extended flags. */
+/**
+ * The bytes of an index file. Versions 2 and 3 are the one the entries need, as git writes them:
+ * 3 when an entry has extended flags, else 2.
+ */
 export function serializeIndex(index: IndexFile): Buffer {
-  let version = index.version;
   const entries = index.entries;
-  if (version === 2 && entries.some(e => e.extendedFlags !== 0)) version = 3;
+  const version = index.version === 4 ? 4 : entries.some(e => e.extendedFlags !== 0) ? 3 : 2;
   const parts: Uint8Array[] = [];
   const out = new IndexStream(bytes => parts.push(Buffer.from(bytes)), version, entries.length);
   const stat = new Array<number>(9);

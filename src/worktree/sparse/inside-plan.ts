@@ -1,0 +1,69 @@
+// The part of a checkout plan a sparse checkout writes: the entries inside the sparse patterns,
+// with the plan's directories (only those holding such an entry get created). The index is still
+// written from the whole plan, the others marked skip-worktree.
+import { OID_BYTES } from '../../core/oid.js';
+import { MODE_GITLINK } from '../../object/tree.js';
+import { entryPath, type CheckoutPlan } from '../checkout/plan.js';
+import type { SparseMatcher } from './matcher.js';
+
+const GITATTRIBUTES = Buffer.from('.gitattributes');
+
+/** 1 for each entry of the plan outside the patterns (skip-worktree), else 0. */
+export function skippedEntries(plan: CheckoutPlan, sparse: SparseMatcher): Uint8Array {
+  const skip = new Uint8Array(plan.count);
+  for (let i = 0; i < plan.count; i++) skip[i] = sparse.includes(entryPath(plan, i), plan.modes[i] === MODE_GITLINK) ? 0 : 1;
+  return skip;
+}
+
+const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(bytes);
+
+/**
+ * The plan of the entries `skip` leaves in, in the same order. A directory's .gitattributes that
+ * cone mode leaves out is not read, as in git (its directory holds nothing written).
+ */
+export function insidePlan(plan: CheckoutPlan, skip: Uint8Array, sparse: SparseMatcher): CheckoutPlan {
+  let count = 0, pathBytes = 0;
+  for (let i = 0; i < plan.count; i++) {
+    if (skip[i]) continue;
+    count++;
+    pathBytes += plan.pathStart[i + 1]! - plan.pathStart[i]!;
+  }
+  const paths = Buffer.from(shared(pathBytes));
+  const pathStart = new Uint32Array(shared((count + 1) * 4));
+  const nameStart = new Uint32Array(shared(count * 4));
+  const oids = Buffer.from(shared(count * OID_BYTES));
+  const modes = new Uint32Array(shared(count * 4));
+  const dirOf = new Uint32Array(shared(count * 4));
+  const rawName = new Uint8Array(shared(count));
+  let k = 0, at = 0;
+  for (let i = 0; i < plan.count; i++) {
+    if (skip[i]) continue;
+    const s = plan.pathStart[i]!, e = plan.pathStart[i + 1]!;
+    pathStart[k] = at;
+    nameStart[k] = at + plan.nameStart[i]! - s;
+    plan.paths.copy(paths, at, s, e);
+    at += e - s;
+    plan.oids.copy(oids, k * OID_BYTES, i * OID_BYTES, (i + 1) * OID_BYTES);
+    modes[k] = plan.modes[i]!;
+    dirOf[k] = plan.dirOf[i]!;
+    rawName[k] = plan.rawName[i]!;
+    k++;
+  }
+  pathStart[count] = at;
+  return { ...withConeAttributes(plan, sparse), count, paths, pathStart, nameStart, oids, modes, dirOf, rawName };
+}
+
+/**
+ * The plan with no .gitattributes of a directory cone mode leaves out, which git does not read in
+ * a checkout (path_in_cone_mode_sparse_checkout): that directory holds nothing written, and in a
+ * partial clone the blob may well be missing.
+ */
+export function withConeAttributes(plan: CheckoutPlan, sparse: SparseMatcher): CheckoutPlan {
+  if (!sparse.cone) return plan;
+  const dirs = plan.dirs.map(d => {
+    if (!d.attributes) return d;
+    const file = d.path.length ? Buffer.concat([d.path, Buffer.from('/'), GITATTRIBUTES]) : GITATTRIBUTES;
+    return sparse.includes(file) ? d : { ...d, attributes: null };
+  });
+  return { ...plan, dirs };
+}
