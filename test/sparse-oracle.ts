@@ -70,6 +70,8 @@ export interface SideOptions {
   prepare?: (dir: string) => void;
   env?: NodeJS.ProcessEnv;
   input?: string;
+  /** Where the command runs, relative to the clone. */
+  cwd?: string;
 }
 
 /** Clones `src` twice, prepares both, runs `args` with tsgit in one and git in the other. */
@@ -79,7 +81,8 @@ export function sideBySide(src: string, args: string[], options: SideOptions = {
     const dir = scratch(`tsgit-sparse-${tool}-`);
     git(dir, ['clone', ...options.clone ?? ['-q'], src, '.'], undefined, env);
     options.prepare?.(dir);
-    return runTool(tool, dir, args, env, options.input);
+    const r = runTool(tool, path.join(dir, options.cwd ?? '.'), args, env, options.input);
+    return { ...r, dir };
   };
   return { ours: run('tsgit'), theirs: run('git') };
 }
@@ -90,11 +93,20 @@ function indexOf(dir: string): Buffer | null {
   return fs.existsSync(file) ? indexWithoutStat(file) : null;
 }
 
+/** The files of the repository a sparse-checkout command writes, as bytes (null: missing). */
+function sparseFiles(dir: string): (Buffer | null)[] {
+  return ['config', 'config.worktree', 'info/sparse-checkout'].map(f => {
+    const file = path.join(dir, '.git', f);
+    return fs.existsSync(file) ? fs.readFileSync(file) : null;
+  });
+}
+
 /** Asserts that tsgit's run left everything as git's did. */
 export function assertSameOutcome(ours: Run, theirs: Run, env: NodeJS.ProcessEnv = GIT_ENV): void {
   assert.equal(ours.stderr, theirs.stderr);
   assert.equal(ours.stdout, theirs.stdout);
   assert.equal(ours.status, theirs.status);
+  assert.deepEqual(sparseFiles(ours.dir).map(String), sparseFiles(theirs.dir).map(String));
   assert.deepEqual(snapshot(ours.dir), snapshot(theirs.dir));
   execFileSync('diff', ['-r', '--no-dereference', '-x', '.git', ours.dir, theirs.dir]);
   assert.deepEqual(indexOf(ours.dir), indexOf(theirs.dir));

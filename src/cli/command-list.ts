@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   'rev-parse': () => import('./commands/rev-parse.js'),
   serve: () => import('./commands/serve.js'),
   'show-ref': () => import('./commands/show-ref.js'),
+  'sparse-checkout': () => import('./commands/sparse-checkout.js'),
   submodule: () => import('./commands/submodule.js'),
   'upload-pack': () => import('./commands/upload-pack.js'),
   'verify-pack': () => import('./commands/verify-pack.js'),

@@ -197,7 +197,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
       }
     }, { cacheTree: whole.cacheTree, extensions: [] });
     if (result.unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
-    return { entries: whole.count, directories: result.directories, messages: [...patternWarnings(sparseWarnings, plan.modes.subarray(0, plan.count), plan.modes.subarray(0, plan.count).keys(), settings.symlinks), ...checkoutMessages(plan, conversions)] };
+    return { entries: whole.count, directories: result.directories, messages: [...patternWarnings(sparseWarnings, plan.modes.subarray(0, plan.count), null, settings.symlinks), ...checkoutMessages(plan, conversions)] };
   } finally {
     lock?.rollback();
     // Threads that never got their job (a refusal, an error) are stopped.

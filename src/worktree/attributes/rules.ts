@@ -42,8 +42,11 @@ function isValidName(s: string): boolean {
   return /^[A-Za-z0-9_.][-A-Za-z0-9_.]*$/.test(s);
 }
 
-/** git's unquote_c_style for a quoted pattern; null if the quoting is malformed. */
-function unquote(line: Uint8Array, start: number): { bytes: Uint8Array; end: number } | null {
+/**
+ * git's unquote_c_style of the quoted string starting at `start`: its bytes and where it ends;
+ * null if the quoting is malformed.
+ */
+export function unquoteCStyle(line: Uint8Array, start: number): { bytes: Uint8Array; end: number } | null {
   const out: number[] = [];
   let i = start + 1;
   const ESC: Record<number, number> = { 0x61: 7, 0x62: 8, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9, 0x76: 11, 0x5c: 0x5c, 0x22: 0x22 };
@@ -120,7 +123,7 @@ export function parseAttributes(content: Uint8Array, source: string, macrosAllow
     }
     let name: Uint8Array;
     let statesStart: number;
-    const quoted = line[i] === 0x22 ? unquote(line, i) : null;
+    const quoted = line[i] === 0x22 ? unquoteCStyle(line, i) : null;
     if (quoted) {
       name = quoted.bytes;
       statesStart = quoted.end;

@@ -29,8 +29,8 @@ export interface FilterSession {
   runner: FilterRunner;
   /** The branch being checked out, as git names it to filters (clone only). */
   ref?: string;
-  /** The commit (or tree) being checked out. */
-  treeish: string;
+  /** The commit (or tree) being checked out; none when entries of the index are (sparse-checkout). */
+  treeish?: string;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -166,8 +166,9 @@ export class FilteredWriter {
     this.onWritten();
   }
 
-  private metadata(i: number): { ref?: string; treeish: string; blob: string } {
+  private metadata(i: number): { ref?: string; treeish?: string; blob: string } {
     const blob = toHex(this.cols.oids.subarray(i * OID_BYTES, (i + 1) * OID_BYTES));
-    return this.session.ref !== undefined ? { ref: this.session.ref, treeish: this.session.treeish, blob } : { treeish: this.session.treeish, blob };
+    const { ref, treeish } = this.session;
+    return { ...ref !== undefined ? { ref } : {}, ...treeish !== undefined ? { treeish } : {}, blob };
   }
 }

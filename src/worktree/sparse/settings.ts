@@ -44,12 +44,14 @@ export function readSparseCheckout(config: Config, gitDir: string, warn: (line: 
 /**
  * The pattern warnings a checkout prints: git reads the patterns once to apply them, and once
  * more for the new index as soon as it looks up the attributes of a file it writes (the checkout
- * of a regular file; of a symlink too when core.symlinks is off).
+ * of a regular file; of a symlink too when core.symlinks is off). `written` lists the entries
+ * written among `modes` (null: all of them).
  */
-export function patternWarnings(lines: readonly string[], modes: ArrayLike<number>, written: Iterable<number>, symlinks: boolean): string[] {
+export function patternWarnings(lines: readonly string[], modes: ArrayLike<number>, written: readonly number[] | null, symlinks: boolean): string[] {
   if (!lines.length) return [];
-  for (const i of written) {
-    const mode = modes[i]!;
+  const count = written ? written.length : modes.length;
+  for (let k = 0; k < count; k++) {
+    const mode = modes[written ? written[k]! : k]!;
     if (mode === MODE_BLOB || mode === MODE_EXEC || (mode === MODE_SYMLINK && !symlinks)) return [...lines, ...lines];
   }
   return [...lines];

@@ -1,0 +1,248 @@
+// Bringing an existing work tree and index in line with new sparse patterns, as git's
+// update_sparsity does for `sparse-checkout set/add/reapply/disable` (no tree is merged):
+//   an entry leaving the patterns loses its file, unless the file differs from the entry by its
+//     stat data (git does not refresh first): then it stays, with a warning;
+//   an entry coming back inside is written, unless something is already at its path (warned);
+//   unmerged entries are left as they are, with a warning.
+// Removals go first (emptied directories with them), then the writes, in index order, through
+// the checkout's conversions and filters. Then, in cone mode, each directory wholly outside the
+// cone that is still on disk is removed, unless something untracked is left in it (git's
+// clean_tracked_sparse_directories).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../../config/index.js';
+import { GitError } from '../../core/errors.js';
+import { LockFile } from '../../core/lock-file.js';
+import type { Progress } from '../../core/progress.js';
+import { MODE_GITLINK } from '../../object/tree.js';
+import type { Repository } from '../../repository/repository.js';
+import { indexPath } from '../checkout.js';
+import { checkoutMessages, planConversions } from '../checkout/conversions.js';
+import { displayPath } from '../checkout/path-check.js';
+import { readCheckoutSettings } from '../checkout/settings.js';
+import { indexEntry, newStatTable } from '../checkout/stat-table.js';
+import { updatingFiles } from '../checkout/updating-files.js';
+import { writePlannedFiles } from '../checkout/write-files.js';
+import { readFilterDrivers } from '../filter/driver.js';
+import { FilterRunner } from '../filter/filters.js';
+import { CE_SKIP_WORKTREE, entryStage, isRacy, type IndexEntry } from '../index-file/entry.js';
+import { readIndexFile } from '../index-file/read.js';
+import { IndexLock } from '../index-file/write.js';
+import { CleanChecks, lstatOrNull } from '../switch/clean.js';
+import { CleanFilters, cleanCheckThrough } from '../switch/clean-filters.js';
+import { smudgeRacyIfChanged } from '../switch/racy-smudge.js';
+import { removeTrackedFiles } from '../switch/remove-files.js';
+import { pathKey } from '../switch/tree-entries.js';
+import { planOfEntries } from './entries-plan.js';
+import { clearSkipOfPresentFiles, isSkipped, sparseWarnings } from './index-state.js';
+import type { SparseMatcher } from './matcher.js';
+import { sparseCheckoutFile } from './settings.js';
+
+export interface SparsityOptions {
+  env?: NodeJS.ProcessEnv;
+  config: Config;
+  /** Whether the index was read as that of a sparse work tree (present files lose the bit). */
+  readAsSparse: boolean;
+  progress?: Progress;
+  log?: (message: string) => void;
+}
+
+const GITATTRIBUTES = Buffer.from('.gitattributes');
+
+/**
+ * Applies `sparse` to the work tree and index (null: no patterns to apply, as when the file is
+ * missing; the index is written all the same). Returns what git prints on stderr, as lines.
+ * Nothing happens without an index (nothing checked out yet).
+ */
+export async function updateSparsity(repo: Repository, sparse: SparseMatcher | null, options: SparsityOptions): Promise<string[]> {
+  const env = options.env ?? process.env;
+  if (!repo.workTree) throw new GitError('worktree', 'bare', 'this operation must be run in a work tree');
+  const root = path.resolve(repo.workTree);
+  const file = indexPath(repo.gitDir, env);
+  if (!fs.existsSync(file)) return [];
+  const config = options.config;
+  const lock = IndexLock.acquire(file);
+  const log = options.log ?? ((m: string) => { process.stderr.write(m); });
+  const runner = new FilterRunner({ cwd: root, env, log });
+  try {
+    const index = readIndexFile(file)!;
+    const fsPath = (rel: Uint8Array): Buffer => Buffer.concat([Buffer.from(root + '/'), rel]);
+    if (options.readAsSparse) clearSkipOfPresentFiles(index.entries, config, fsPath);
+    const settings = readCheckoutSettings(config, repo.commonDir, env, root);
+    const drivers = readFilterDrivers(config);
+    // Files are read back through the attributes of the work tree as it is at the time, with the
+    // index's .gitattributes where it has none.
+    const tracked = new Map(index.entries.filter(e => entryStage(e) === 0).map(e => [pathKey(e.path), e]));
+    const checksNow = (): CleanChecks => new CleanChecks(cleanCheckThrough(new CleanFilters(root, repo.odb, tracked, settings, drivers, runner), repo.odb,
+      { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index.timestampSec, log }),
+    e => fsPath(e.path));
+    const checks = checksNow();
+
+    const notUpToDate: string[] = [], unmerged: string[] = [], alreadyPresent: string[] = [];
+    const remove: IndexEntry[] = [], write: IndexEntry[] = [];
+    const verdicts: Promise<void>[] = [];
+    if (sparse) {
+      for (const e of index.entries) {
+        if (entryStage(e) !== 0) {
+          const shown = displayPath(e.path);
+          if (unmerged.at(-1) !== shown) unmerged.push(shown);
+          continue;
+        }
+        const out = !sparse.includes(e.path, e.mode === MODE_GITLINK);
+        if (out === isSkipped(e)) continue;
+        if (out) {
+          const leave = (): void => {
+            e.extendedFlags |= CE_SKIP_WORKTREE;
+            remove.push(e);
+          };
+          verdicts.push(unchangedByStat(e, checks, fsPath).then(clean => (clean ? leave() : void notUpToDate.push(displayPath(e.path)))));
+        } else {
+          e.extendedFlags &= ~CE_SKIP_WORKTREE;
+          if (lstatOrNull(fsPath(e.path))) alreadyPresent.push(displayPath(e.path));
+          else write.push(e);
+        }
+      }
+      await checks.run();
+      await Promise.all(verdicts);
+    }
+
+    removeTrackedFiles(root, remove);
+    let messages: string[] = [];
+    if (write.length) messages = await writeEntries(repo, root, index.entries, write, sparse!, { settings, drivers, runner, progress: options.progress });
+    // git smudges a racy entry as it writes the index only when its file no longer matches.
+    const racy = index.entries.filter(e => e.mode !== MODE_GITLINK && !isSkipped(e) && !e.uptodate && isRacy(e, index.timestampSec));
+    if (racy.length) await smudgeRacyIfChanged(racy, checksNow());
+    lock.commit(index);
+    const warnings = sparseWarnings({ notUpToDate: notUpToDate.sort(), unmerged, alreadyPresent });
+    const cleaned = sparse?.cone ? cleanSparseDirectories(root, index.entries, sparse) : [];
+    return [...messages, ...warnings, ...cleaned];
+  } finally {
+    lock.rollback();
+    await runner.close();
+  }
+}
+
+/**
+ * git's verify_uptodate_sparse: a file that is gone is no change; otherwise the stat data must
+ * match (its content is read only when the entry is racy). A submodule never counts as changed.
+ */
+async function unchangedByStat(e: IndexEntry, checks: CleanChecks, fsPath: (rel: Uint8Array) => Buffer): Promise<boolean> {
+  if (e.mode === MODE_GITLINK || !lstatOrNull(fsPath(e.path))) return true;
+  const verdict = checks.byStat(e);
+  return verdict === 'racy' ? checks.isClean(e) : verdict === 'clean';
+}
+
+interface WriteContext {
+  settings: ReturnType<typeof readCheckoutSettings>;
+  drivers: ReturnType<typeof readFilterDrivers>;
+  runner: FilterRunner;
+  progress?: Progress;
+}
+
+/**
+ * Writes `entries` (in index order) with the attributes of the index, whose .gitattributes cone
+ * mode reads only inside the cone; each entry takes its file's stat data. Returns git's messages.
+ */
+async function writeEntries(repo: Repository, root: string, all: readonly IndexEntry[], entries: IndexEntry[], sparse: SparseMatcher,
+  ctx: WriteContext): Promise<string[]> {
+  const attributes = new Map<string, Uint8Array>();
+  for (const e of all) {
+    if (entryStage(e) !== 0 || e.mode === MODE_GITLINK) continue;
+    const slash = e.path.lastIndexOf(0x2f);
+    if (Buffer.compare(e.path.subarray(slash + 1), GITATTRIBUTES) !== 0) continue;
+    if (sparse.cone && !sparse.includes(e.path)) continue;
+    attributes.set(pathKey(e.path.subarray(0, Math.max(slash, 0))), e.oid);
+  }
+  const plan = planOfEntries(root, entries, dir => attributes.get(pathKey(dir)) ?? null);
+  const conversions = planConversions(plan, repo.odb, ctx.settings, ctx.drivers);
+  const stats = newStatTable(plan.count);
+  const filters = conversions?.filtered ? { filtered: conversions.filtered, session: { runner: ctx.runner } } : null;
+  const meter = updatingFiles(ctx.progress);
+  const { unfiltered } = await writePlannedFiles(repo.odb, plan, stats, null, conversions?.codes ?? null,
+    { ...ctx.settings, encodings: conversions?.encodings }, true, meter.report, filters);
+  meter.stop();
+  entries.forEach((e, k) => {
+    const written = indexEntry(plan, stats, k);
+    Object.assign(e, { ...written, flags: e.flags, extendedFlags: e.extendedFlags });
+  });
+  if (unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
+  return checkoutMessages(plan, conversions);
+}
+
+/**
+ * git's clean_tracked_sparse_directories: the directories a sparse index would fold (wholly
+ * outside the cone, every entry skip-worktree, no submodule), as far as they are still on disk,
+ * are removed with what is left in them, unless that includes a file (untracked or ignored).
+ */
+function cleanSparseDirectories(root: string, entries: readonly IndexEntry[], sparse: SparseMatcher): string[] {
+  if (entries.some(e => entryStage(e) !== 0)) return [];
+  const warnings: string[] = [];
+  for (const dir of foldedDirectories(entries, sparse)) {
+    const where = Buffer.concat([Buffer.from(root + '/'), dir]);
+    const st = lstatOrNull(where);
+    if (!st?.isDirectory()) continue;
+    const shown = `${Buffer.from(dir).toString('utf8')}/`;
+    if (holdsAFile(where)) {
+      warnings.push(`warning: directory '${shown}' contains untracked files, but is not in the sparse-checkout cone`);
+      continue;
+    }
+    try {
+      fs.rmSync(where, { recursive: true });
+    } catch {
+      warnings.push(`warning: failed to remove directory '${shown}'`);
+    }
+  }
+  return warnings;
+}
+
+/**
+ * The directories a sparse index folds: outermost first (none inside another), wholly outside
+ * the cone, every entry under them a skip-worktree file. In index order, as "dir/" sorts.
+ */
+function foldedDirectories(entries: readonly IndexEntry[], sparse: SparseMatcher): Uint8Array[] {
+  // Whether every entry under each directory could fold.
+  const foldable = new Map<string, boolean>();
+  for (const e of entries) {
+    const ok = isSkipped(e) && e.mode !== MODE_GITLINK;
+    for (let slash = e.path.indexOf(0x2f); slash >= 0; slash = e.path.indexOf(0x2f, slash + 1)) {
+      const key = pathKey(e.path.subarray(0, slash));
+      foldable.set(key, ok && foldable.get(key) !== false);
+    }
+  }
+  const chosen = new Set<string>();
+  const insideChosen = (key: string): boolean => {
+    for (let s = key.lastIndexOf('/'); s > 0; s = key.lastIndexOf('/', s - 1)) if (chosen.has(key.slice(0, s))) return true;
+    return false;
+  };
+  for (const key of [...foldable.keys()].sort((a, b) => a.length - b.length)) {
+    if (foldable.get(key) && !insideChosen(key) && !sparse.includesDirectory(Buffer.from(key, 'latin1'))) chosen.add(key);
+  }
+  return [...chosen].map(k => Buffer.from(`${k}/`, 'latin1')).sort(Buffer.compare).map(b => b.subarray(0, b.length - 1));
+}
+
+/** Whether anything but directories is under `dir`. */
+function holdsAFile(dir: Buffer): boolean {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) {
+    const p = Buffer.concat([dir, Buffer.from('/'), entry.name]);
+    if (!entry.isDirectory() || holdsAFile(p)) return true;
+  }
+  return false;
+}
+
+/**
+ * git's write_patterns_and_update: with the patterns file locked, the work tree is brought in line
+ * with `sparse`, then the file takes `text`. Returns git's messages.
+ */
+export async function writePatternsAndUpdate(repo: Repository, text: Uint8Array, sparse: SparseMatcher, options: SparsityOptions): Promise<string[]> {
+  const file = sparseCheckoutFile(repo.gitDir);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const lock = LockFile.acquire(file, 'the sparse-checkout file', 'worktree');
+  try {
+    const messages = await updateSparsity(repo, sparse, options);
+    lock.write(text);
+    lock.commit();
+    return messages;
+  } finally {
+    lock.rollback();
+  }
+}
