@@ -17,6 +17,9 @@ import { deepens, formatFilterSpec, NO_DEEPEN, type FilterSpec, type HistoryShap
 import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { checkoutTree } from '../worktree/checkout.js';
+import { recordSparseMode } from '../worktree/sparse/config.js';
+import type { SparseMatcher } from '../worktree/sparse/matcher.js';
+import { readSparseCheckout, sparseCheckoutFile } from '../worktree/sparse/settings.js';
 import { postCheckout } from '../worktree/post-checkout.js';
 import { fetchPack } from './fetch-pack.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
@@ -60,6 +63,11 @@ export interface CloneOptions {
   readonly dissociate?: boolean;
   readonly filter?: FilterSpec;
   readonly noCheckout?: boolean;
+  /**
+   * Start a sparse checkout of the top-level files alone, in cone mode (git's --sparse, which
+   * runs `sparse-checkout init`); with a filter, only their blobs are fetched.
+   */
+  readonly sparse?: boolean;
   /**
    * Put the repository here instead of `<directory>/.git`, which becomes a gitfile naming it
    * (git's --separate-git-dir; a submodule's clone into `.git/modules/<name>`).
@@ -170,6 +178,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     config.set('remote', origin, 'url', storedUrl);
     if (options.noTags) config.set('remote', origin, 'tagOpt', '--no-tags');
     config.save();
+    if (options.sparse) initSparseCheckout(gitDir, bare);
 
     // As git's remote_get: the stored URL is the one given, the one used has url.<base>.insteadOf
     // applied; and the protocol must be allowed (protocol.<name>.allow).
@@ -260,7 +269,8 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         try {
           if (options.filter) {
             session = await RemoteSession.open(fetchUrl, connectOptions);
-            await fetchMissingBlobs(session, repository, headState.oid, fsck, options);
+            const sparse = readSparseCheckout(repository.loadConfig(env), gitDir, () => {});
+            await fetchMissingBlobs(session, repository, headState.oid, sparse, fsck, options);
             session = null;
           }
           if (options.signal?.aborted) throw interrupted();
@@ -292,6 +302,18 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   }
 }
 
+/**
+ * git's `sparse-checkout init` as clone --sparse runs it, before anything is fetched: cone mode,
+ * the top level alone. A bare clone has no work tree to make sparse, and fails as git's does.
+ */
+function initSparseCheckout(gitDir: string, bare: boolean): void {
+  if (bare) throw new GitError('client', 'sparse-init-failed', 'this operation must be run in a work tree\nerror: failed to initialize sparse-checkout');
+  recordSparseMode(gitDir, gitDir, 'cone');
+  const file = sparseCheckoutFile(gitDir);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, '/*\n!/*/\n');
+}
+
 function checkoutFailed(cause: unknown): GitError {
   const why = cause instanceof Error ? cause.message : String(cause);
   return new GitError('client', 'checkout-failed', `${why}\nwarning: Clone succeeded, but checkout failed.\n` +
@@ -299,8 +321,9 @@ function checkoutFailed(cause: unknown): GitError {
 }
 
 /** A partial clone fetches the blobs of the commit it checks out in one more request, as git does. */
-async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commit: string, fsck: FsckOptions | null, options: CloneOptions): Promise<void> {
-  const blobs = missingBlobs(repo.odb, commit);
+async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commit: string, sparse: SparseMatcher | null,
+  fsck: FsckOptions | null, options: CloneOptions): Promise<void> {
+  const blobs = missingBlobs(repo.odb, commit, sparse);
   if (blobs.length === 0) {
     await session.close();
     return;

@@ -1,31 +1,46 @@
 // What a partial clone must fetch before it can check out: the blobs of one tree that the filter
-// left on the server (git's check_updates collects them and fetches them in one request).
+// left on the server (git's check_updates collects them and fetches them in one request). In a
+// sparse checkout, only those of the paths it writes, and the .gitattributes files it reads.
 import { fromHex, OID_BYTES, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { TreeCursor } from '../object/tree.js';
 import { OBJ_COMMIT, OBJ_TREE } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
+import type { SparseMatcher } from '../worktree/sparse/matcher.js';
 
-/** Ids (hex) of blobs reachable from the commit's tree that the repository does not hold. */
-export function missingBlobs(odb: ObjectStore, commitHex: string): string[] {
+const GITATTRIBUTES = Buffer.from('.gitattributes');
+
+/**
+ * Ids (hex) of blobs reachable from the commit's tree that the repository does not hold; with
+ * `sparse`, of the paths a checkout writes (and, outside cone mode, every .gitattributes, which
+ * it reads whether or not it writes them).
+ */
+export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: SparseMatcher | null = null): string[] {
   const commit = odb.mustRead(fromHex(commitHex)!, 0, OBJ_COMMIT);
   const root = parseCommit(commit.data, () => `commit ${commitHex}`).tree;
   const missing = new Set<string>();
+  // A tree met again holds nothing new, unless which of its paths are wanted depends on where it is.
   const seenTrees = new Set<string>();
-  const trees: Uint8Array[] = [root];
+  const trees: { id: Uint8Array; path: Buffer }[] = [{ id: root, path: Buffer.alloc(0) }];
   while (trees.length) {
-    const id = trees.pop()!;
+    const { id, path } = trees.pop()!;
     const hex = toHex(id);
-    if (seenTrees.has(hex)) continue;
+    if (!sparse && seenTrees.has(hex)) continue;
     seenTrees.add(hex);
     const tree = odb.mustRead(id, 0, OBJ_TREE);
     const cur = new TreeCursor(tree.data, 0, tree.data.length, `tree ${hex}`);
     while (cur.next()) {
       if (cur.isGitlink()) continue;
       const child = tree.data.subarray(cur.oidOffset, cur.oidOffset + OID_BYTES);
-      if (cur.isTree()) trees.push(child);
-      else if (!odb.has(child)) missing.add(toHex(child));
+      const name = tree.data.subarray(cur.nameStart, cur.nameEnd);
+      const childPath = sparse ? (path.length ? Buffer.concat([path, Buffer.from('/'), name]) : Buffer.from(name)) : path;
+      if (cur.isTree()) trees.push({ id: child, path: childPath });
+      else if (!odb.has(child) && (!sparse || wanted(sparse, childPath, name))) missing.add(toHex(child));
     }
   }
   return [...missing];
+}
+
+function wanted(sparse: SparseMatcher, path: Buffer, name: Uint8Array): boolean {
+  return sparse.includes(path) || (!sparse.cone && Buffer.compare(name, GITATTRIBUTES) === 0);
 }

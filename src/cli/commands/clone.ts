@@ -1,6 +1,6 @@
 // tsgit clone [--bare] [--mirror] [-b <branch>] [--[no-]single-branch] [--no-tags] [--depth <n>]
 //             [--shallow-since <date>] [--shallow-exclude <ref>...] [--filter <spec>] [-n | --no-checkout] [-o <name>]
-//             [-c <name>=<value>] [--recurse-submodules[=<pathspec>]] [--[no-]shallow-submodules]
+//             [--sparse] [-c <name>=<value>] [--recurse-submodules[=<pathspec>]] [--[no-]shallow-submodules]
 //             [-j <n>] [--reference[-if-able] <repo>] [--dissociate] [-u <upload-pack>] [-q] [--progress]
 //             <repository> [<directory>]
 // Messages and progress go to stderr as git prints them; SIGINT, SIGTERM and SIGHUP stop the
@@ -44,6 +44,7 @@ export const help: CommandHelp = {
     ['--[no-]single-branch', 'clone only one branch, HEAD or --branch'],
     ['--no-tags', "don't clone any tags, and make later fetches not to follow them"],
     ['--filter <args>', 'object filtering'],
+    ['--sparse', 'initialize sparse-checkout file to include only files at root'],
     ['--recurse-submodules[=<pathspec>]', 'initialize submodules in the clone'],
     ['--shallow-submodules', 'any cloned submodules will be shallow'],
     ['-j, --jobs <n>', 'number of submodules cloned in parallel'],
@@ -55,7 +56,7 @@ export const help: CommandHelp = {
 };
 
 export default async function cloneCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  let bare = false, mirror = false, noTags = false, noCheckout = false;
+  let bare = false, mirror = false, noTags = false, noCheckout = false, sparse = false;
   let singleBranch: boolean | undefined;
   let branch: string | undefined, origin: string | undefined;
   let filter: string | undefined;
@@ -93,6 +94,8 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       case '--filter': filter = value(); break;
       case '--no-filter': filter = undefined; break;
       case '-n': case '--no-checkout': noCheckout = true; break;
+      case '--sparse': sparse = true; break;
+      case '--no-sparse': sparse = false; break;
       case '-o': case '--origin': origin = value(); break;
       case '--separate-git-dir': separateGitDir = value(); break;
       case '--reject-shallow': rejectShallow = true; break;
@@ -128,7 +131,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       ...(references.length ? { references } : {}), dissociate, ...(rejectShallow !== undefined ? { rejectShallow } : {}),
       ...(separateGitDir !== undefined ? { separateGitDir } : {}),
       ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
-      noCheckout, origin, progress: progressIf(run.showProgress),
+      noCheckout, sparse, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: (message) => { if (!quiet || /^(warning|error|info):/.test(message)) run.stderr(message); },
       checkoutOutput: (message) => { run.stderr(message); },
@@ -137,12 +140,19 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       transport: uploadPack !== undefined ? { uploadPack } : {},
       ...(config.length > 0 ? { config } : {}),
     };
-    if (recurse.length === 0) return (await clone(rest[0]!, options)).hookStatus;
-    const result = await cloneRecursive(rest[0]!, options, {
-      pathspecs: recurse, shallow: shallowSubmodules, ...(jobs !== undefined ? { jobs } : {}), quiet,
-      report: { out: (text) => writeAll(1, Buffer.from(text, 'utf8')), err: run.stderr },
-    });
-    return result.hookStatus || result.submoduleStatus;
+    try {
+      if (recurse.length === 0) return (await clone(rest[0]!, options)).hookStatus;
+      const result = await cloneRecursive(rest[0]!, options, {
+        pathspecs: recurse, shallow: shallowSubmodules, ...(jobs !== undefined ? { jobs } : {}), quiet,
+        report: { out: (text) => writeAll(1, Buffer.from(text, 'utf8')), err: run.stderr },
+      });
+      return result.hookStatus || result.submoduleStatus;
+    } catch (e) {
+      // --sparse in a bare clone: git's `sparse-checkout init` dies, and the clone stops with status 1.
+      if (!(e instanceof GitError && e.code === 'sparse-init-failed')) throw e;
+      run.stderr(`fatal: ${e.message}\n`);
+      return 1;
+    }
   }, (e, run) => {
     // Interrupted during checkout, the repository stays, as git leaves it; say so.
     if (e instanceof GitError && e.code === 'checkout-failed') run.stderr(`fatal: ${e.message}\n`);

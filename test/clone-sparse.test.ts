@@ -1,0 +1,83 @@
+// clone --sparse against git's: the sparse checkout it starts (cone mode, the top level alone),
+// the config, config.worktree and patterns file it writes, the work tree and index; with
+// --filter=blob:none, the blobs it fetches (those of the files it writes, no others); with
+// --no-checkout, the settings alone; with --bare, git's failure.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { git, rmrf } from './helpers.js';
+import { removeScratch, scratch } from './checkout-oracle.js';
+import { assertSameOutcome, branchesRepo, runTool, type Run } from './sparse-oracle.js';
+
+afterEach(removeScratch);
+
+let src: string;
+before(() => {
+  src = branchesRepo();
+  git(src, ['config', 'uploadpack.allowFilter', 'true']);
+});
+after(() => rmrf(src));
+
+/** Clones with tsgit and with git, each into a directory of its own. */
+function cloneBoth(args: string[], url = src): { ours: Run; theirs: Run } {
+  const run = (tool: 'tsgit' | 'git'): Run => {
+    const parent = scratch(`tsgit-clone-sparse-${tool}-`);
+    const r = runTool(tool, parent, ['clone', ...args, url, 'c']);
+    return { ...r, dir: path.join(parent, 'c') };
+  };
+  return { ours: run('tsgit'), theirs: run('git') };
+}
+
+/** Objects the clone lacks, as git lists them. */
+const missing = (dir: string): string =>
+  git(dir, ['rev-list', '--objects', '--all', '--missing=print']).split('\n').filter(l => l.startsWith('?')).sort().join('\n');
+
+/** The config less what tsgit writes and git 2.39 does not (extensions.partialclone). */
+const configOf = (dir: string): string => git(dir, ['config', '--local', '-l']).split('\n').filter(l => !l.startsWith('extensions.partialclone=')).join('\n');
+
+describe('clone --sparse', () => {
+  it('checks out the top-level files alone, in cone mode', () => {
+    const { ours, theirs } = cloneBoth(['-q', '--sparse']);
+    assertSameOutcome(ours, theirs);
+    assert.equal(ours.status, 0, ours.stderr);
+    assert.deepEqual(fs.readdirSync(ours.dir).sort(), ['.git', 'top.md', 'top.txt']);
+  });
+
+  it('with --filter=blob:none fetches the blobs of those files alone', () => {
+    const url = `file://${src}`;
+    const { ours, theirs } = cloneBoth(['-q', '--sparse', '--filter=blob:none'], url);
+    assert.equal(ours.status, 0, ours.stderr);
+    assert.equal(ours.stderr, theirs.stderr);
+    assert.equal(configOf(ours.dir), configOf(theirs.dir));
+    assert.equal(missing(ours.dir), missing(theirs.dir));
+    assert.notEqual(missing(ours.dir), '');
+    // tsgit wrote one more config line; the rest is compared as bytes.
+    git(ours.dir, ['config', '--unset', 'extensions.partialclone']);
+    assertSameOutcome(ours, theirs);
+  });
+
+  it('with --no-checkout records the sparse checkout and writes nothing', () => {
+    const { ours, theirs } = cloneBoth(['-q', '--sparse', '--no-checkout']);
+    assertSameOutcome(ours, theirs);
+    assert.equal(fs.existsSync(path.join(ours.dir, '.git', 'index')), false);
+  });
+
+  it('then sparse-checkout set and checkout write the cone, as git', () => {
+    const { ours, theirs } = cloneBoth(['-q', '--sparse', '--no-checkout']);
+    for (const [tool, r] of [['tsgit', ours], ['git', theirs]] as const) {
+      assert.equal(runTool(tool, r.dir, ['sparse-checkout', 'set', 'in', 'd/x']).status, 0);
+      const c = runTool(tool, r.dir, ['checkout', '-q', 'A']);
+      assert.equal(c.status, 0, c.stderr);
+    }
+    assertSameOutcome(ours, theirs);
+  });
+
+  it('fails in a bare clone, as git does, and leaves nothing', () => {
+    const { ours, theirs } = cloneBoth(['--sparse', '--bare']);
+    assert.equal(ours.status, 1);
+    assert.equal(ours.status, theirs.status);
+    assert.equal(ours.stderr, theirs.stderr);
+    assert.equal(fs.existsSync(ours.dir), false);
+  });
+});
