@@ -48,7 +48,7 @@ import { applySparsePatterns } from './switch/sparse-result.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
 import { clearSkipOfPresentFiles, isSkipped, sparseWarnings } from './sparse/index-state.js';
-import { withConeAttributes } from './sparse/inside-plan.js';
+import { withConeAttributes, withConeAttributesOnly } from './sparse/inside-plan.js';
 import { patternWarnings, readSparseCheckout } from './sparse/settings.js';
 
 /** What a checkout takes, less the work tree: a switch writes the repository's own. */
@@ -100,7 +100,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     const plan = sparse ? withConeAttributes(whole, sparse) : whole;
     const drivers = readFilterDrivers(config);
     const conversions = planConversions(plan, odb, settings, drivers);
-    const cleanFilters = new CleanFilters(root, odb, oldTree, settings, drivers, runner);
+    const cleanFilters = new CleanFilters(root, odb, withConeAttributesOnly(oldTree, sparse), settings, drivers, runner);
     const stats = newStatTable(plan.count);
     const current = new Map<string, IndexEntry>();
     for (const e of index.entries) current.set(pathKey(e.path), e);
@@ -262,7 +262,8 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     // attributes of the commit switched to, now in the work tree.
     const racy = result.filter(e => e.mode !== MODE_GITLINK && !isSkipped(e) && !e.uptodate && isRacy(e, index.timestampSec));
     if (racy.length) {
-      const readBack = new CleanFilters(root, odb, flattenTree(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit))), settings, drivers, runner);
+      const newTree = flattenTree(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)));
+      const readBack = new CleanFilters(root, odb, withConeAttributesOnly(newTree, sparse), settings, drivers, runner);
       await smudgeRacyIfChanged(racy, new CleanChecks(checkThrough(readBack), e => fsPath(e.path)));
     }
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));

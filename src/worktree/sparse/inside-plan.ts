@@ -67,3 +67,16 @@ export function withConeAttributes(plan: CheckoutPlan, sparse: SparseMatcher): C
   });
   return { ...plan, dirs };
 }
+
+/**
+ * Tree or index entries (by path) with no .gitattributes that cone mode leaves out: git reads
+ * none of those in either direction, so they do not count when a file is read back either.
+ */
+export function withConeAttributesOnly<T>(entries: ReadonlyMap<string, T>, sparse: SparseMatcher | null): ReadonlyMap<string, T> {
+  if (!sparse?.cone) return entries;
+  const out = new Map(entries);
+  for (const key of entries.keys()) {
+    if ((key === '.gitattributes' || key.endsWith('/.gitattributes')) && !sparse.includes(Buffer.from(key, 'latin1'))) out.delete(key);
+  }
+  return out;
+}

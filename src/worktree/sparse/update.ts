@@ -34,6 +34,7 @@ import { smudgeRacyIfChanged } from '../switch/racy-smudge.js';
 import { removeTrackedFiles } from '../switch/remove-files.js';
 import { pathKey } from '../switch/tree-entries.js';
 import { planOfEntries } from './entries-plan.js';
+import { withConeAttributesOnly } from './inside-plan.js';
 import { clearSkipOfPresentFiles, isSkipped, sparseWarnings } from './index-state.js';
 import type { SparseMatcher } from './matcher.js';
 import { sparseCheckoutFile } from './settings.js';
@@ -73,7 +74,7 @@ export async function updateSparsity(repo: Repository, sparse: SparseMatcher | n
     // Files are read back through the attributes of the work tree as it is at the time, with the
     // index's .gitattributes where it has none.
     const tracked = new Map(index.entries.filter(e => entryStage(e) === 0).map(e => [pathKey(e.path), e]));
-    const checksNow = (): CleanChecks => new CleanChecks(cleanCheckThrough(new CleanFilters(root, repo.odb, tracked, settings, drivers, runner), repo.odb,
+    const checksNow = (): CleanChecks => new CleanChecks(cleanCheckThrough(new CleanFilters(root, repo.odb, withConeAttributesOnly(tracked, sparse), settings, drivers, runner), repo.odb,
       { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index.timestampSec, log }),
     e => fsPath(e.path));
     const checks = checksNow();
