@@ -1,7 +1,8 @@
 // clone --sparse against git's: the sparse checkout it starts (cone mode, the top level alone),
 // the config, config.worktree and patterns file it writes, the work tree and index; with
-// --filter=blob:none, the blobs it fetches (those of the files it writes, no others); with
-// --no-checkout, the settings alone; with --bare, git's failure.
+// --filter=blob:none, the blobs it fetches (those of the files it writes, no others), at the
+// clone or at each later checkout; with --no-checkout, the settings alone; with --bare, git's
+// failure.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,6 +72,24 @@ describe('clone --sparse', () => {
       assert.equal(c.status, 0, c.stderr);
     }
     assertSameOutcome(ours, theirs);
+  });
+
+  it('a partial clone checked out later fetches what each checkout writes, as git does on demand', () => {
+    const { ours, theirs } = cloneBoth(['-q', '--filter=blob:none', '--no-checkout'], `file://${src}`);
+    const steps: [string, string[]][] = [['set', ['sparse-checkout', 'set', 'in', 'd/x']], ['checkout', ['checkout', '-q', 'A']],
+      ['switch', ['checkout', '-q', 'origin/B']], ['widen', ['sparse-checkout', 'add', 'out']]];
+    for (const [step, args] of steps) {
+      for (const [tool, r] of [['tsgit', ours], ['git', theirs]] as const) {
+        const c = runTool(tool, r.dir, args);
+        assert.equal(c.status, 0, `${tool} ${step}: ${c.stderr}`);
+      }
+      assert.equal(missing(ours.dir), missing(theirs.dir), step);
+    }
+    // tsgit's clone made an [extensions] section where git 2.39's made none (extensions.partialclone),
+    // so worktreeConfig went into it rather than at the end.
+    const sorted = (dir: string): string[] => configOf(dir).split('\n').sort();
+    assert.deepEqual(sorted(ours.dir), sorted(theirs.dir));
+    assertSameOutcome(ours, theirs, undefined, false);
   });
 
   it('fails in a bare clone, as git does, and leaves nothing', () => {

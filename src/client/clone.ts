@@ -18,7 +18,6 @@ import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { checkoutTree } from '../worktree/checkout.js';
 import { recordSparseMode } from '../worktree/sparse/config.js';
-import type { SparseMatcher } from '../worktree/sparse/matcher.js';
 import { readSparseCheckout, sparseCheckoutFile } from '../worktree/sparse/settings.js';
 import { postCheckout } from '../worktree/post-checkout.js';
 import { fetchPack } from './fetch-pack.js';
@@ -28,13 +27,13 @@ import { guessDirectory } from './guess-directory.js';
 import { configuredInitialBranch, DEFAULT_INITIAL_BRANCH, initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
 import { missingBlobs } from './missing-blobs.js';
+import { fetchBlobs } from './promised-blobs.js';
 import { peeledValue } from './peel.js';
 import { parseRefspec, type Refspec } from '../refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { boundaryHere, updateShallow } from './shallow-file.js';
 import { receivedFsck, storePack, type PackStored } from './store-pack.js';
-import type { FsckOptions } from '../object/fsck.js';
 import { rewriteUrl } from './remote-config.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
@@ -269,8 +268,9 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         try {
           if (options.filter) {
             session = await RemoteSession.open(fetchUrl, connectOptions);
+            // In one more request, as git does: those the checkout writes.
             const sparse = readSparseCheckout(repository.loadConfig(env), gitDir, () => {});
-            await fetchMissingBlobs(session, repository, headState.oid, sparse, fsck, options);
+            await fetchBlobs(session, repository, missingBlobs(repository.odb, headState.oid, sparse), fsck, options);
             session = null;
           }
           if (options.signal?.aborted) throw interrupted();
@@ -318,25 +318,6 @@ function checkoutFailed(cause: unknown): GitError {
   const why = cause instanceof Error ? cause.message : String(cause);
   return new GitError('client', 'checkout-failed', `${why}\nwarning: Clone succeeded, but checkout failed.\n` +
     "You can inspect what was checked out with 'git status'\nand retry with 'git restore --source=HEAD :/'\n", { cause });
-}
-
-/** A partial clone fetches the blobs of the commit it checks out in one more request, as git does. */
-async function fetchMissingBlobs(session: RemoteSession, repo: Repository, commit: string, sparse: SparseMatcher | null,
-  fsck: FsckOptions | null, options: CloneOptions): Promise<void> {
-  const blobs = missingBlobs(repo.odb, commit, sparse);
-  if (blobs.length === 0) {
-    await session.close();
-    return;
-  }
-  const fetched = await fetchPack(session, {
-    wants: blobs, negotiator: null, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
-    receivePack: (pack) => storePack(repo, pack, {
-      fixThin: false, fsck, connectivity: false, progress: options.progress,
-      promisorRefs: [], signal: options.signal,
-    }),
-  });
-  await session.close(session.version === 2);
-  fetched.pack.unlock();
 }
 
 interface RefPlan {

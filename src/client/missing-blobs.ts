@@ -1,6 +1,7 @@
 // What a partial clone must fetch before it can check out: the blobs of one tree that the filter
 // left on the server (git's check_updates collects them and fetches them in one request). In a
-// sparse checkout, only those of the paths it writes, and the .gitattributes files it reads.
+// sparse checkout, only those of the paths it writes, and the .gitattributes files it reads; in a
+// switch, not those of files that stay as they are.
 import { fromHex, OID_BYTES, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { TreeCursor } from '../object/tree.js';
@@ -13,19 +14,22 @@ const GITATTRIBUTES = Buffer.from('.gitattributes');
 /**
  * Ids (hex) of blobs reachable from the commit's tree that the repository does not hold; with
  * `sparse`, of the paths a checkout writes (and, outside cone mode, every .gitattributes, which
- * it reads whether or not it writes them).
+ * it reads whether or not it writes them); with `kept`, not of the paths where it says the work
+ * tree has that blob already (given the path and the blob's id).
  */
-export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: SparseMatcher | null = null): string[] {
+export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: SparseMatcher | null = null,
+  kept: ((path: Buffer, oid: Uint8Array) => boolean) | null = null): string[] {
   const commit = odb.mustRead(fromHex(commitHex)!, 0, OBJ_COMMIT);
   const root = parseCommit(commit.data, () => `commit ${commitHex}`).tree;
   const missing = new Set<string>();
   // A tree met again holds nothing new, unless which of its paths are wanted depends on where it is.
+  const byPath = sparse !== null || kept !== null;
   const seenTrees = new Set<string>();
   const trees: { id: Uint8Array; path: Buffer }[] = [{ id: root, path: Buffer.alloc(0) }];
   while (trees.length) {
     const { id, path } = trees.pop()!;
     const hex = toHex(id);
-    if (!sparse && seenTrees.has(hex)) continue;
+    if (!byPath && seenTrees.has(hex)) continue;
     seenTrees.add(hex);
     const tree = odb.mustRead(id, 0, OBJ_TREE);
     const cur = new TreeCursor(tree.data, 0, tree.data.length, `tree ${hex}`);
@@ -33,9 +37,9 @@ export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: Sparse
       if (cur.isGitlink()) continue;
       const child = tree.data.subarray(cur.oidOffset, cur.oidOffset + OID_BYTES);
       const name = tree.data.subarray(cur.nameStart, cur.nameEnd);
-      const childPath = sparse ? (path.length ? Buffer.concat([path, Buffer.from('/'), name]) : Buffer.from(name)) : path;
+      const childPath = byPath ? (path.length ? Buffer.concat([path, Buffer.from('/'), name]) : Buffer.from(name)) : path;
       if (cur.isTree()) trees.push({ id: child, path: childPath });
-      else if (!odb.has(child) && (!sparse || wanted(sparse, childPath, name))) missing.add(toHex(child));
+      else if (!odb.has(child) && (!sparse || wanted(sparse, childPath, name)) && !kept?.(childPath, child)) missing.add(toHex(child));
     }
   }
   return [...missing];

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { GitError, UsageError } from '../../core/errors.js';
 import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
+import { fetchBlobsForCheckout } from '../../client/promised-blobs.js';
 import { checkedOutAt } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
@@ -136,6 +137,8 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // git names the branch or remote-tracking ref being checked out to filters, not a tag or commit.
   const named = tracking?.ref ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
   const ref = named ? { ref: named } : {};
+  // A partial clone first fetches what it is about to write, as git does on demand.
+  await fetchBlobsForCheckout(repo, toHex(commit), env, ctx.cwd);
   let messages: string[];
   try {
     if (!fs.existsSync(indexFile)) {

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/index.js';
+import { fetchPromisedBlobs } from '../../client/promised-blobs.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import type { Repository } from '../../repository/repository.js';
 import { unquoteCStyle } from '../../worktree/attributes/rules.js';
@@ -17,7 +18,7 @@ import { recordNoSparseIndex, recordSparseMode } from '../../worktree/sparse/con
 import { SparseMatcher } from '../../worktree/sparse/matcher.js';
 import { parseSparsePatterns } from '../../worktree/sparse/patterns.js';
 import { coneModeOf, readSparseCheckoutFile, sparseCheckoutFile } from '../../worktree/sparse/settings.js';
-import { updateSparsity, writePatternsAndUpdate } from '../../worktree/sparse/update.js';
+import { updateSparsity, writePatternsAndUpdate, type SparsityOptions } from '../../worktree/sparse/update.js';
 import { ConePatterns, conePattern, normalizePath, patternsText } from '../../worktree/sparse/write-patterns.js';
 import { fatal, type CommandContext } from '../context.js';
 import type { CommandHelp } from '../help.js';
@@ -117,10 +118,12 @@ class SparseState {
     return 0;
   }
 
-  get sparsityOptions() {
+  get sparsityOptions(): SparsityOptions {
     return {
       env: this.ctx.env, config: this.repo.loadConfig(this.ctx.env), readAsSparse: this.readAsSparse,
       progress: progressIf(progressWanted({})),
+      // A partial clone fetches what it writes back, as git does on demand.
+      fetchBlobs: blobs => fetchPromisedBlobs(this.repo, blobs, this.ctx.env, this.ctx.cwd),
     };
   }
 

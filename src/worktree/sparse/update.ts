@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
+import { toHex } from '../../core/oid.js';
 import { LockFile } from '../../core/lock-file.js';
 import type { Progress } from '../../core/progress.js';
 import { MODE_GITLINK } from '../../object/tree.js';
@@ -46,9 +47,15 @@ export interface SparsityOptions {
   readAsSparse: boolean;
   progress?: Progress;
   log?: (message: string) => void;
+  /**
+   * Gets blobs (hex ids) the files to write need, before they are read: a partial clone fetches
+   * those it lacks from its promisor remote, as git does on demand.
+   */
+  fetchBlobs?: (blobs: string[]) => Promise<void>;
 }
 
 const GITATTRIBUTES = Buffer.from('.gitattributes');
+const isAttributesFile = (path: Uint8Array): boolean => Buffer.compare(path.subarray(path.lastIndexOf(0x2f) + 1), GITATTRIBUTES) === 0;
 
 /**
  * Applies `sparse` to the work tree and index (null: no patterns to apply, as when the file is
@@ -107,6 +114,10 @@ export async function updateSparsity(repo: Repository, sparse: SparseMatcher | n
       await Promise.all(verdicts);
     }
 
+    if (write.length && options.fetchBlobs) {
+      const attributes = sparse!.cone ? [] : index.entries.filter(e => entryStage(e) === 0 && isAttributesFile(e.path));
+      await options.fetchBlobs([...new Set([...write, ...attributes].map(e => toHex(e.oid)))]);
+    }
     removeTrackedFiles(root, remove);
     let messages: string[] = [];
     if (write.length) messages = await writeEntries(repo, root, index.entries, write, sparse!, { settings, drivers, runner, progress: options.progress });
@@ -149,10 +160,8 @@ async function writeEntries(repo: Repository, root: string, all: readonly IndexE
   const attributes = new Map<string, Uint8Array>();
   for (const e of all) {
     if (entryStage(e) !== 0 || e.mode === MODE_GITLINK) continue;
-    const slash = e.path.lastIndexOf(0x2f);
-    if (Buffer.compare(e.path.subarray(slash + 1), GITATTRIBUTES) !== 0) continue;
-    if (sparse.cone && !sparse.includes(e.path)) continue;
-    attributes.set(pathKey(e.path.subarray(0, Math.max(slash, 0))), e.oid);
+    if (!isAttributesFile(e.path) || (sparse.cone && !sparse.includes(e.path))) continue;
+    attributes.set(pathKey(e.path.subarray(0, Math.max(e.path.lastIndexOf(0x2f), 0))), e.oid);
   }
   const plan = planOfEntries(root, entries, dir => attributes.get(pathKey(dir)) ?? null);
   const conversions = planConversions(plan, repo.odb, ctx.settings, ctx.drivers);
