@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { git, rmrf } from './helpers.js';
-import { removeScratch } from './checkout-oracle.js';
-import { assertSameOutcome, branchesRepo, sideBySide, writeFiles, type SideOptions } from './sparse-oracle.js';
+import { indexWithoutStat, removeScratch, scratch, snapshot } from './checkout-oracle.js';
+import { assertSameOutcome, branchesRepo, runTool, sideBySide, writeFiles, type SideOptions } from './sparse-oracle.js';
 
 afterEach(removeScratch);
 
@@ -103,4 +103,32 @@ describe('sparse-checkout command line', () => {
       assert.equal(ours.stderr.split('\n')[0], theirs.stderr.split('\n')[0]);
     });
   }
+});
+
+describe('sparse-checkout in a linked work tree', () => {
+  it('has its own patterns file and config.worktree, and leaves the main work tree whole', () => {
+    const run = (tool: 'tsgit' | 'git') => {
+      const top = scratch(`tsgit-sparse-linked-${tool}-`);
+      const main = path.join(top, 'main'), linked = path.join(top, 'linked');
+      git(top, ['clone', '-q', '-b', 'A', src, main]);
+      git(main, ['worktree', 'add', '-q', '--detach', linked, 'origin/B']);
+      const r = runTool(tool, linked, ['sparse-checkout', 'set', 'in', 'd/x']);
+      const own = path.join(main, '.git', 'worktrees', 'linked');
+      const read = (file: string): string | null => (fs.existsSync(file) ? fs.readFileSync(file, 'latin1') : null);
+      return {
+        status: r.status, stderr: r.stderr,
+        files: [path.join(main, '.git', 'config'), path.join(main, '.git', 'config.worktree'), path.join(main, '.git', 'info', 'sparse-checkout'),
+          path.join(own, 'config.worktree'), path.join(own, 'info', 'sparse-checkout')].map(read),
+        trees: [snapshot(main), snapshot(linked)],
+        index: indexWithoutStat(path.join(own, 'index')),
+        listed: git(linked, ['ls-files', '-t']),
+        status2: git(linked, ['status', '--porcelain']) + git(main, ['status', '--porcelain']),
+      };
+    };
+    const ours = run('tsgit'), theirs = run('git');
+    assert.equal(ours.status, 0, ours.stderr);
+    assert.deepEqual(ours, theirs);
+    assert.equal(ours.files[3], '[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = true\n');
+    assert.equal(ours.files[1], null);
+  });
 });
