@@ -74,10 +74,15 @@ describe('clone --sparse', () => {
     assertSameOutcome(ours, theirs);
   });
 
-  it('a partial clone checked out later fetches what each checkout writes, as git does on demand', () => {
+  const laterCheckouts: [string, [string, string[]][]][] = [
+    ['cone mode', [['set', ['sparse-checkout', 'set', 'in', 'd/x']], ['checkout', ['checkout', '-q', 'A']],
+      ['switch', ['checkout', '-q', 'origin/B']], ['widen', ['sparse-checkout', 'add', 'out']]]],
+    // A file written back needs its directory's .gitattributes, which is not: fetched too.
+    ['gitignore patterns, whose .gitattributes git reads everywhere', [['set', ['sparse-checkout', 'set', 'in']], ['checkout', ['checkout', '-q', 'A']],
+      ['a file out of a directory', ['sparse-checkout', 'set', '--no-cone', '/in/', '/out/chg.txt']]]],
+  ];
+  for (const [name, steps] of laterCheckouts) it(`a partial clone checked out later fetches what each step writes, as git does on demand: ${name}`, () => {
     const { ours, theirs } = cloneBoth(['-q', '--filter=blob:none', '--no-checkout'], `file://${src}`);
-    const steps: [string, string[]][] = [['set', ['sparse-checkout', 'set', 'in', 'd/x']], ['checkout', ['checkout', '-q', 'A']],
-      ['switch', ['checkout', '-q', 'origin/B']], ['widen', ['sparse-checkout', 'add', 'out']]];
     for (const [step, args] of steps) {
       for (const [tool, r] of [['tsgit', ours], ['git', theirs]] as const) {
         const c = runTool(tool, r.dir, args);

@@ -64,6 +64,11 @@ describe('sparse-checkout set', () => compare([
       git(dir, ['config', 'filter.log.clean', 'cat']);
     }) },
   { name: 'before anything is checked out: the file alone', args: ['set', 'in'], clone: ['-q', '-n'] },
+  { name: 'sparse.expectFilesOutsideOfPatterns: a file there where a path comes back in is left, with a warning', args: ['set', 'in', 'out'],
+    prepare: then(gitSparse('set', 'in'), dir => {
+      git(dir, ['config', 'sparse.expectFilesOutsideOfPatterns', 'true']);
+      writeFiles(dir, { 'out/keep.txt': 'mine\n' });
+    }) },
   { name: 'extensions.worktreeConfig already on', args: ['set', 'in'], prepare: dir => { git(dir, ['config', 'extensions.worktreeConfig', 'true']); } },
   { name: 'a leading slash is refused in cone mode', args: ['set', '/in'], status: 128 },
   { name: 'wildcards are refused in cone mode', args: ['set', 'i*'], status: 128 },
