@@ -80,6 +80,10 @@ describe('clone --sparse', () => {
     // A file written back needs its directory's .gitattributes, which is not: fetched too.
     ['gitignore patterns, whose .gitattributes git reads everywhere', [['set', ['sparse-checkout', 'set', 'in']], ['checkout', ['checkout', '-q', 'A']],
       ['a file out of a directory', ['sparse-checkout', 'set', '--no-cone', '/in/', '/out/chg.txt']]]],
+    // Git reads no .gitattributes of a directory it writes nothing in, and every one above a file it writes.
+    ['gitignore patterns from the start', [['set', ['sparse-checkout', 'set', '--no-cone', '/in/']], ['checkout', ['checkout', '-q', 'A']]]],
+    ['gitignore patterns from the start, a file out of a directory', [['set', ['sparse-checkout', 'set', '--no-cone', '/out/chg.txt']],
+      ['checkout', ['checkout', '-q', 'A']]]],
   ];
   for (const [name, steps] of laterCheckouts) it(`a partial clone checked out later fetches what each step writes, as git does on demand: ${name}`, () => {
     const { ours, theirs } = cloneBoth(['-q', '--filter=blob:none', '--no-checkout'], `file://${src}`);

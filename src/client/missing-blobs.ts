@@ -1,7 +1,7 @@
 // What a partial clone must fetch before it can check out: the blobs of one tree that the filter
 // left on the server (git's check_updates collects them and fetches them in one request). In a
-// sparse checkout, only those of the paths it writes, and the .gitattributes files it reads; in a
-// switch, not those of files that stay as they are.
+// sparse checkout, only those of the paths it writes, and the .gitattributes files git reads for
+// them; in a switch, not those of files that stay as they are.
 import { fromHex, OID_BYTES, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { TreeCursor } from '../object/tree.js';
@@ -13,9 +13,9 @@ const GITATTRIBUTES = Buffer.from('.gitattributes');
 
 /**
  * Ids (hex) of blobs reachable from the commit's tree that the repository does not hold; with
- * `sparse`, of the paths a checkout writes (and, outside cone mode, every .gitattributes, which
- * it reads whether or not it writes them); with `kept`, not of the paths where it says the work
- * tree has that blob already (given the path and the blob's id).
+ * `sparse`, of the paths a checkout writes, and of the .gitattributes it reads for them (those
+ * of their directories and the directories above); with `kept`, not of the paths where it says
+ * the work tree has that blob already (given the path and the blob's id).
  */
 export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: SparseMatcher | null = null,
   kept: ((path: Buffer, oid: Uint8Array) => boolean) | null = null): string[] {
@@ -25,6 +25,9 @@ export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: Sparse
   // A tree met again holds nothing new, unless which of its paths are wanted depends on where it is.
   const byPath = sparse !== null || kept !== null;
   const seenTrees = new Set<string>();
+  // With `sparse`: the directories holding something written, and each directory's missing .gitattributes.
+  const written = new Set<string>();
+  const attributes = new Map<string, string>();
   const trees: { id: Uint8Array; path: Buffer }[] = [{ id: root, path: Buffer.alloc(0) }];
   while (trees.length) {
     const { id, path } = trees.pop()!;
@@ -38,13 +41,24 @@ export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: Sparse
       const child = tree.data.subarray(cur.oidOffset, cur.oidOffset + OID_BYTES);
       const name = tree.data.subarray(cur.nameStart, cur.nameEnd);
       const childPath = byPath ? (path.length ? Buffer.concat([path, Buffer.from('/'), name]) : Buffer.from(name)) : path;
-      if (cur.isTree()) trees.push({ id: child, path: childPath });
-      else if (!odb.has(child) && (!sparse || wanted(sparse, childPath, name)) && !kept?.(childPath, child)) missing.add(toHex(child));
+      if (cur.isTree()) {
+        trees.push({ id: child, path: childPath });
+        continue;
+      }
+      if (sparse && Buffer.compare(name, GITATTRIBUTES) === 0 && !odb.has(child)) attributes.set(path.toString('latin1'), toHex(child));
+      if (sparse && !sparse.includes(childPath)) continue;
+      if (sparse) markWithParents(written, path);
+      if (!odb.has(child) && !kept?.(childPath, child)) missing.add(toHex(child));
     }
   }
+  for (const [dir, blob] of attributes) if (written.has(dir)) missing.add(blob);
   return [...missing];
 }
 
-function wanted(sparse: SparseMatcher, path: Buffer, name: Uint8Array): boolean {
-  return sparse.includes(path) || (!sparse.cone && Buffer.compare(name, GITATTRIBUTES) === 0);
+/** Adds directory `dir` ('' for the top) and those above it to `dirs`. */
+function markWithParents(dirs: Set<string>, dir: Buffer): void {
+  for (let key = dir.toString('latin1'); !dirs.has(key); key = key.slice(0, Math.max(key.lastIndexOf('/'), 0))) {
+    dirs.add(key);
+    if (key === '') return;
+  }
 }

@@ -151,7 +151,7 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     }
     // A sparse checkout writes the entries inside its patterns; the index has them all.
     const skip = sparse ? skippedEntries(whole, sparse) : null;
-    const plan = skip ? insidePlan(whole, skip, sparse!) : whole;
+    const plan = skip ? insidePlan(whole, skip) : whole;
     const settings = readCheckoutSettings(config, repo.commonDir, env, root);
     const conversions = planConversions(plan, repo.odb, settings, drivers);
 

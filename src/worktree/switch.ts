@@ -48,7 +48,7 @@ import { applySparsePatterns } from './switch/sparse-result.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
 import { clearSkipOfPresentFiles, isSkipped, sparseWarnings } from './sparse/index-state.js';
-import { withConeAttributes, withConeAttributesOnly } from './sparse/inside-plan.js';
+import { withAttributesOf, withConeAttributesOnly } from './sparse/inside-plan.js';
 import { patternWarnings, readSparseCheckout } from './sparse/settings.js';
 
 /** What a checkout takes, less the work tree: a switch writes the repository's own. */
@@ -97,7 +97,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     clearSkipOfPresentFiles(index.entries, config, fsPath);
     const oldTree = oldCommit ? flattenTree(odb, revs.peel(oldCommit, OBJ_TREE, toHex(oldCommit))) : new Map<string, TreeEntryInfo>();
     const whole = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
-    const plan = sparse ? withConeAttributes(whole, sparse) : whole;
+    const plan = sparse ? withAttributesOf(whole, i => sparse.includes(entryPath(whole, i), whole.modes[i] === MODE_GITLINK)) : whole;
     const drivers = readFilterDrivers(config);
     const conversions = planConversions(plan, odb, settings, drivers);
     const cleanFilters = new CleanFilters(root, odb, withConeAttributesOnly(oldTree, sparse), settings, drivers, runner);

@@ -6,8 +6,6 @@ import { MODE_GITLINK } from '../../object/tree.js';
 import { entryPath, type CheckoutPlan } from '../checkout/plan.js';
 import type { SparseMatcher } from './matcher.js';
 
-const GITATTRIBUTES = Buffer.from('.gitattributes');
-
 /** 1 for each entry of the plan outside the patterns (skip-worktree), else 0. */
 export function skippedEntries(plan: CheckoutPlan, sparse: SparseMatcher): Uint8Array {
   const skip = new Uint8Array(plan.count);
@@ -18,10 +16,10 @@ export function skippedEntries(plan: CheckoutPlan, sparse: SparseMatcher): Uint8
 const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(bytes);
 
 /**
- * The plan of the entries `skip` leaves in, in the same order. A directory's .gitattributes that
- * cone mode leaves out is not read, as in git (its directory holds nothing written).
+ * The plan of the entries `skip` leaves in, in the same order, reading only the .gitattributes git
+ * reads for them.
  */
-export function insidePlan(plan: CheckoutPlan, skip: Uint8Array, sparse: SparseMatcher): CheckoutPlan {
+export function insidePlan(plan: CheckoutPlan, skip: Uint8Array): CheckoutPlan {
   let count = 0, pathBytes = 0;
   for (let i = 0; i < plan.count; i++) {
     if (skip[i]) continue;
@@ -50,22 +48,22 @@ export function insidePlan(plan: CheckoutPlan, skip: Uint8Array, sparse: SparseM
     k++;
   }
   pathStart[count] = at;
-  return { ...withConeAttributes(plan, sparse), count, paths, pathStart, nameStart, oids, modes, dirOf, rawName };
+  return withAttributesOf({ ...plan, count, paths, pathStart, nameStart, oids, modes, dirOf, rawName }, () => true);
 }
 
 /**
- * The plan with no .gitattributes of a directory cone mode leaves out, which git does not read in
- * a checkout (path_in_cone_mode_sparse_checkout): that directory holds nothing written, and in a
- * partial clone the blob may well be missing.
+ * The plan with no .gitattributes but those git reads for the entries `inside` says it may write:
+ * of their directories and the directories above. Git looks up the attributes of a file as it
+ * writes it; a directory holding nothing written is never read (and in a partial clone its blob
+ * need not be there).
  */
-export function withConeAttributes(plan: CheckoutPlan, sparse: SparseMatcher): CheckoutPlan {
-  if (!sparse.cone) return plan;
-  const dirs = plan.dirs.map(d => {
-    if (!d.attributes) return d;
-    const file = d.path.length ? Buffer.concat([d.path, Buffer.from('/'), GITATTRIBUTES]) : GITATTRIBUTES;
-    return sparse.includes(file) ? d : { ...d, attributes: null };
-  });
-  return { ...plan, dirs };
+export function withAttributesOf(plan: CheckoutPlan, inside: (i: number) => boolean): CheckoutPlan {
+  const read = new Uint8Array(plan.dirs.length);
+  for (let i = 0; i < plan.count; i++) {
+    if (!inside(i)) continue;
+    for (let d = plan.dirOf[i]!; d >= 0 && !read[d]; d = plan.dirs[d]!.parent) read[d] = 1;
+  }
+  return { ...plan, dirs: plan.dirs.map((d, k) => (d.attributes && !read[k] ? { ...d, attributes: null } : d)) };
 }
 
 /**

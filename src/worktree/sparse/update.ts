@@ -20,6 +20,7 @@ import type { Repository } from '../../repository/repository.js';
 import { indexPath } from '../checkout.js';
 import { checkoutMessages, planConversions } from '../checkout/conversions.js';
 import { displayPath } from '../checkout/path-check.js';
+import type { CheckoutPlan } from '../checkout/plan.js';
 import { readCheckoutSettings } from '../checkout/settings.js';
 import { indexEntry, newStatTable } from '../checkout/stat-table.js';
 import { updatingFiles } from '../checkout/updating-files.js';
@@ -114,13 +115,15 @@ export async function updateSparsity(repo: Repository, sparse: SparseMatcher | n
       await Promise.all(verdicts);
     }
 
-    if (write.length && options.fetchBlobs) {
-      const attributes = sparse!.cone ? [] : index.entries.filter(e => entryStage(e) === 0 && isAttributesFile(e.path));
-      await options.fetchBlobs([...new Set([...write, ...attributes].map(e => toHex(e.oid)))]);
+    const plan = write.length ? entriesPlan(root, index.entries, write, sparse!) : null;
+    if (plan && options.fetchBlobs) {
+      const blobs = write.filter(e => e.mode !== MODE_GITLINK).map(e => e.oid);
+      for (const d of plan.dirs) if (d.attributes) blobs.push(d.attributes);
+      await options.fetchBlobs([...new Set(blobs.map(oid => toHex(oid)))]);
     }
     removeTrackedFiles(root, remove);
     let messages: string[] = [];
-    if (write.length) messages = await writeEntries(repo, root, index.entries, write, sparse!, { settings, drivers, runner, progress: options.progress });
+    if (plan) messages = await writeEntries(repo, plan, write, { settings, drivers, runner, progress: options.progress });
     // git smudges a racy entry as it writes the index only when its file no longer matches.
     const racy = index.entries.filter(e => e.mode !== MODE_GITLINK && !isSkipped(e) && !e.uptodate && isRacy(e, index.timestampSec));
     if (racy.length) await smudgeRacyIfChanged(racy, checksNow());
@@ -152,18 +155,21 @@ interface WriteContext {
 }
 
 /**
- * Writes `entries` (in index order) with the attributes of the index, whose .gitattributes cone
- * mode reads only inside the cone; each entry takes its file's stat data. Returns git's messages.
+ * The plan writing `entries` (in index order) with the attributes of the index `all`, for their
+ * directories and those above, whose .gitattributes cone mode reads only inside the cone.
  */
-async function writeEntries(repo: Repository, root: string, all: readonly IndexEntry[], entries: IndexEntry[], sparse: SparseMatcher,
-  ctx: WriteContext): Promise<string[]> {
+function entriesPlan(root: string, all: readonly IndexEntry[], entries: IndexEntry[], sparse: SparseMatcher): CheckoutPlan {
   const attributes = new Map<string, Uint8Array>();
   for (const e of all) {
     if (entryStage(e) !== 0 || e.mode === MODE_GITLINK) continue;
     if (!isAttributesFile(e.path) || (sparse.cone && !sparse.includes(e.path))) continue;
     attributes.set(pathKey(e.path.subarray(0, Math.max(e.path.lastIndexOf(0x2f), 0))), e.oid);
   }
-  const plan = planOfEntries(root, entries, dir => attributes.get(pathKey(dir)) ?? null);
+  return planOfEntries(root, entries, dir => attributes.get(pathKey(dir)) ?? null);
+}
+
+/** Writes `entries` as `plan` lays them out; each takes its file's stat data. Returns git's messages. */
+async function writeEntries(repo: Repository, plan: CheckoutPlan, entries: IndexEntry[], ctx: WriteContext): Promise<string[]> {
   const conversions = planConversions(plan, repo.odb, ctx.settings, ctx.drivers);
   const stats = newStatTable(plan.count);
   const filters = conversions?.filtered ? { filtered: conversions.filtered, session: { runner: ctx.runner } } : null;
