@@ -97,7 +97,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     clearSkipOfPresentFiles(index.entries, config, fsPath);
     const oldTree = oldCommit ? flattenTree(odb, revs.peel(oldCommit, OBJ_TREE, toHex(oldCommit))) : new Map<string, TreeEntryInfo>();
     const whole = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
-    const plan = sparse ? withAttributesOf(whole, i => sparse.includes(entryPath(whole, i), whole.modes[i] === MODE_GITLINK)) : whole;
+    const plan = sparse ? withAttributesOf(whole, i => sparse.includesEntry(root, entryPath(whole, i), whole.modes[i]!)) : whole;
     const drivers = readFilterDrivers(config);
     const conversions = planConversions(plan, odb, settings, drivers);
     const cleanFilters = new CleanFilters(root, odb, withConeAttributesOnly(oldTree, sparse), settings, drivers, runner);
@@ -150,7 +150,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
         }
         // git's reset keeps the entry of a path the patterns leave out, stat data and all, when it
         // is unchanged (its file, whatever it holds, goes: sparse-result.ts).
-        if (isSkipped(cur) || (sparse && !sparse.includes(n.path, n.mode === MODE_GITLINK))) {
+        if (isSkipped(cur) || (sparse && !sparse.includesEntry(root, n.path, n.mode))) {
           keep(cur);
           continue;
         }

@@ -2,14 +2,13 @@
 // with the plan's directories (only those holding such an entry get created). The index is still
 // written from the whole plan, the others marked skip-worktree.
 import { OID_BYTES } from '../../core/oid.js';
-import { MODE_GITLINK } from '../../object/tree.js';
 import { entryPath, type CheckoutPlan } from '../checkout/plan.js';
 import type { SparseMatcher } from './matcher.js';
 
 /** 1 for each entry of the plan outside the patterns (skip-worktree), else 0. */
 export function skippedEntries(plan: CheckoutPlan, sparse: SparseMatcher): Uint8Array {
   const skip = new Uint8Array(plan.count);
-  for (let i = 0; i < plan.count; i++) skip[i] = sparse.includes(entryPath(plan, i), plan.modes[i] === MODE_GITLINK) ? 0 : 1;
+  for (let i = 0; i < plan.count; i++) skip[i] = sparse.includesEntry(plan.root, entryPath(plan, i), plan.modes[i]!) ? 0 : 1;
   return skip;
 }
 

@@ -5,7 +5,9 @@
 //   otherwise:  the last pattern that matches the path decides (a negative one: out); when none
 //               does, the nearest directory above it that some pattern decides, as a directory;
 //               when none, it is out.
+import { MODE_GITLINK } from '../../object/tree.js';
 import { matchesPathPattern, PATTERN_MUSTBEDIR, PATTERN_NEGATIVE } from '../path-pattern.js';
+import { lstatOrNull } from '../switch/clean.js';
 import { coneKey, type ConeSets, type SparsePatterns } from './patterns.js';
 
 const UNDECIDED = -1, NOT_MATCHED = 0, MATCHED = 1, MATCHED_RECURSIVE = 2;
@@ -31,14 +33,23 @@ export class SparseMatcher {
   }
 
   /**
-   * Whether the index entry at `path` is in (not skip-worktree); `isDir` for a submodule, which
-   * git matches as a directory.
+   * Whether `path` is in (not skip-worktree); `isDir` to match it as a directory (patterns ending
+   * in '/' match only those).
    */
   includes(path: Uint8Array, isDir = false): boolean {
     const own = this.match(path, isDir);
     if (own !== UNDECIDED) return own > NOT_MATCHED;
     const slash = path.lastIndexOf(0x2f);
     return slash > 0 && this.dirIncludes(path.subarray(0, slash));
+  }
+
+  /**
+   * Whether the index entry at `path` (under work tree `root`) is in. git 2.39 takes a submodule
+   * for a directory only when its directory is there: its ce_to_dtype reads the mode
+   * byte-swapped, so the type comes from lstat.
+   */
+  includesEntry(root: string, path: Uint8Array, mode: number): boolean {
+    return this.includes(path, mode === MODE_GITLINK && lstatOrNull(Buffer.concat([Buffer.from(`${root}/`), path]))?.isDirectory() === true);
   }
 
   /**

@@ -97,7 +97,7 @@ export async function updateSparsity(repo: Repository, sparse: SparseMatcher | n
           if (unmerged.at(-1) !== shown) unmerged.push(shown);
           continue;
         }
-        const out = !sparse.includes(e.path, e.mode === MODE_GITLINK);
+        const out = !sparse.includesEntry(root, e.path, e.mode);
         if (out === isSkipped(e)) continue;
         if (out) {
           const leave = (): void => {

@@ -5,7 +5,6 @@
 // skip-worktree entry back inside the patterns is written. A new entry takes the bit its path
 // calls for.
 import { oidEquals } from '../../core/oid.js';
-import { MODE_GITLINK } from '../../object/tree.js';
 import { displayPath } from '../checkout/path-check.js';
 import { entryOid, entryPath, type CheckoutPlan } from '../checkout/plan.js';
 import { CE_SKIP_WORKTREE, type IndexEntry } from '../index-file/entry.js';
@@ -34,7 +33,7 @@ export interface SparseResult {
  */
 export async function applySparsePatterns(sparse: SparseMatcher, plan: CheckoutPlan, toWrite: readonly number[],
   kept: readonly IndexEntry[], checks: CleanChecks, fsPath: (e: IndexEntry) => Buffer, force: boolean): Promise<SparseResult> {
-  const outside = (path: Uint8Array, mode: number): boolean => !sparse.includes(path, mode === MODE_GITLINK);
+  const outside = (path: Uint8Array, mode: number): boolean => !sparse.includesEntry(plan.root, path, mode);
   const written: number[] = [], leftOut: number[] = [];
   for (const i of toWrite) (outside(entryPath(plan, i), plan.modes[i]!) ? leftOut : written).push(i);
   let planIndex: Map<string, number> | null = null;
