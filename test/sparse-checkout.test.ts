@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { git, rmrf } from './helpers.js';
+import { spawnSync } from 'node:child_process';
+import { GIT_ENV, git, rmrf } from './helpers.js';
 import { indexWithoutStat, removeScratch, scratch, snapshot } from './checkout-oracle.js';
 import { assertSameOutcome, branchesRepo, runTool, sideBySide, writeFiles, type SideOptions } from './sparse-oracle.js';
 
@@ -23,6 +24,17 @@ const patternsFile = (text: string) => (dir: string): void => {
   fs.mkdirSync(path.join(dir, '.git', 'info'), { recursive: true });
   fs.writeFileSync(path.join(dir, '.git', 'info', 'sparse-checkout'), text);
 };
+
+/** A merge that stops on a conflict in in/keep.txt. */
+function conflict(dir: string): void {
+  git(dir, ['checkout', '-q', '-b', 'other']);
+  writeFiles(dir, { 'in/keep.txt': 'theirs\n' });
+  git(dir, ['commit', '-q', '-am', 'theirs']);
+  git(dir, ['checkout', '-q', 'A']);
+  writeFiles(dir, { 'in/keep.txt': 'ours\n' });
+  git(dir, ['commit', '-q', '-am', 'ours']);
+  assert.equal(spawnSync('git', ['merge', '-q', 'other'], { cwd: dir, env: GIT_ENV }).status, 1);
+}
 
 interface Case extends SideOptions {
   name: string;
@@ -64,6 +76,7 @@ describe('sparse-checkout set', () => compare([
       git(dir, ['config', 'filter.log.clean', 'cat']);
     }) },
   { name: 'before anything is checked out: the file alone', args: ['set', 'in'], clone: ['-q', '-n'] },
+  { name: 'an unmerged path is left as it is, with a warning', args: ['set', 'd'], prepare: conflict },
   { name: 'sparse.expectFilesOutsideOfPatterns: a file there where a path comes back in is left, with a warning', args: ['set', 'in', 'out'],
     prepare: then(gitSparse('set', 'in'), dir => {
       git(dir, ['config', 'sparse.expectFilesOutsideOfPatterns', 'true']);
