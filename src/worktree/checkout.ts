@@ -192,8 +192,10 @@ export async function checkoutTree(repo: Repository, commitOrTreeId: Uint8Array,
     const unwritten = new Uint32Array(STAT_FIELDS);
     lock.commitStream(indexVersion(config, env, plan.count < whole.count), whole.count, (out) => {
       for (let i = 0, k = 0; i < whole.count; i++) {
-        const [table, row, flags] = skip?.[i] ? [unwritten, 0, CE_SKIP_WORKTREE] : [stats, (k++) * STAT_FIELDS, 0];
-        out.add(table, row, whole.modes[i]!, whole.oids, i * OID_BYTES, whole.paths, whole.pathStart[i]!, whole.pathStart[i + 1]!, 0, flags);
+        // No array per entry here: this runs for every file of the checkout.
+        const skipped = skip !== null && skip[i] !== 0;
+        out.add(skipped ? unwritten : stats, skipped ? 0 : (k++) * STAT_FIELDS, whole.modes[i]!, whole.oids, i * OID_BYTES,
+          whole.paths, whole.pathStart[i]!, whole.pathStart[i + 1]!, 0, skipped ? CE_SKIP_WORKTREE : 0);
       }
     }, { cacheTree: whole.cacheTree, extensions: [] });
     if (result.unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
