@@ -83,6 +83,7 @@ describe('sparse-checkout set', () => compare([
       writeFiles(dir, { 'out/keep.txt': 'mine\n' });
     }) },
   { name: 'extensions.worktreeConfig already on', args: ['set', 'in'], prepare: dir => { git(dir, ['config', 'extensions.worktreeConfig', 'true']); } },
+  { name: '--no-sparse-index recorded after the mode', args: ['set', '--no-sparse-index', 'in'] },
   { name: 'a leading slash is refused in cone mode', args: ['set', '/in'], status: 128 },
   { name: 'wildcards are refused in cone mode', args: ['set', 'i*'], status: 128 },
   { name: 'a leading "!" is refused in cone mode', args: ['set', '!in'], status: 128 },
@@ -113,7 +114,14 @@ describe('sparse-checkout add, list, init, reapply, disable', () => compare([
 ]));
 
 describe('sparse-checkout command line', () => {
-  for (const args of [[], ['bogus'], ['list', '-x'], ['init', '--bogus']]) {
+  it('--sparse-index is refused: tsgit writes no sparse index', () => {
+    const { ours } = sideBySide(src, ['sparse-checkout', 'set', '--sparse-index', 'in']);
+    assert.equal(ours.status, 128);
+    assert.equal(ours.stderr, 'fatal: tsgit does not write a sparse index (--sparse-index); use --no-sparse-index\n');
+    assert.equal(fs.existsSync(path.join(ours.dir, '.git', 'info', 'sparse-checkout')), false);
+  });
+
+  for (const args of [[], ['bogus'], ['toString'], ['list', '-x'], ['init', '--bogus']]) {
     it(`${JSON.stringify(args)}: git's error line, status 129`, () => {
       const { ours, theirs } = sideBySide(src, ['sparse-checkout', ...args], { prepare: gitSparse('set', 'in') });
       assert.equal(ours.status, 129);

@@ -16,7 +16,7 @@ import { readIndexFile } from '../../worktree/index-file/read.js';
 import { parsePathPattern, type PathPattern } from '../../worktree/path-pattern.js';
 import { recordNoSparseIndex, recordSparseMode } from '../../worktree/sparse/config.js';
 import { SparseMatcher } from '../../worktree/sparse/matcher.js';
-import { parseSparsePatterns } from '../../worktree/sparse/patterns.js';
+import { parseSparsePatterns, type SparsePatterns } from '../../worktree/sparse/patterns.js';
 import { coneModeOf, readSparseCheckoutFile, sparseCheckoutFile } from '../../worktree/sparse/settings.js';
 import { updateSparsity, writePatternsAndUpdate, type SparsityOptions } from '../../worktree/sparse/update.js';
 import { ConePatterns, conePattern, normalizePath, patternsText } from '../../worktree/sparse/write-patterns.js';
@@ -47,9 +47,12 @@ export const help: CommandHelp = {
 const say = (text: string): void => writeAll(2, Buffer.from(`${text}\n`, 'utf8'));
 /** One char per byte, as the patterns are held. */
 const binary = (s: string): string => Buffer.from(s, 'utf8').toString('latin1');
+/** A gitignore-style pattern (one char per byte), as git's add_pattern takes it. */
+const literal = (p: string): PathPattern => parsePathPattern(Buffer.from(p, 'latin1'), true);
 
 interface Options {
   cone?: boolean;
+  noSparseIndex: boolean;
   skipChecks: boolean;
   stdin: boolean;
   /** The words left: patterns for set and add (git keeps unknown options among them). */
@@ -61,7 +64,7 @@ interface Options {
  * `keepUnknown` (set and add, which take it as a pattern, as git's PARSE_OPT_KEEP_UNKNOWN_OPT).
  */
 function parse(args: readonly string[], known: readonly string[], keepUnknown: boolean): Options {
-  const o: Options = { skipChecks: false, stdin: false, rest: [] };
+  const o: Options = { noSparseIndex: false, skipChecks: false, stdin: false, rest: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') {
@@ -79,7 +82,7 @@ function parse(args: readonly string[], known: readonly string[], keepUnknown: b
       case '--stdin': o.stdin = true; break;
       case '--sparse-index':
         throw new GitError('cli', 'unsupported', 'tsgit does not write a sparse index (--sparse-index); use --no-sparse-index');
-      case '--no-sparse-index': break;
+      case '--no-sparse-index': o.noSparseIndex = true; break;
       default:
         throw new UsageError(a.startsWith('--') ? `unknown option \`${a.slice(2)}'` : `unknown switch \`${a[1]}'`);
     }
@@ -104,12 +107,12 @@ class SparseState {
   }
 
   /** git's update_modes: the mode asked for, recorded when asked for or when it was off. */
-  updateModes(o: Options, args: readonly string[]): void {
+  updateModes(o: Options): void {
     const record = o.cone !== undefined || !this.apply;
     this.cone = o.cone ?? (this.apply ? this.cone : true);
     this.apply = true;
     if (record) recordSparseMode(this.repo.gitDir, this.repo.commonDir, this.cone ? 'cone' : 'patterns');
-    if (args.includes('--no-sparse-index')) recordNoSparseIndex(this.repo.gitDir, this.repo.commonDir);
+    if (o.noSparseIndex) recordNoSparseIndex(this.repo.gitDir, this.repo.commonDir);
   }
 
   /** Runs an update of the work tree and prints what git prints. */
@@ -128,12 +131,12 @@ class SparseState {
   }
 
   /** The patterns file as it stands, read in the current mode; null when there is none. */
-  existing(): ReturnType<typeof parseSparsePatterns> | null {
+  existing(): SparsePatterns | null {
     const text = readSparseCheckoutFile(this.repo.gitDir);
     return text && parseSparsePatterns(text, this.cone, say);
   }
 
-  matcher(patterns: ReturnType<typeof parseSparsePatterns>): SparseMatcher {
+  matcher(patterns: SparsePatterns): SparseMatcher {
     return new SparseMatcher(patterns, this.config.getBool('core', null, 'ignorecase') ?? false);
   }
 }
@@ -141,7 +144,7 @@ class SparseState {
 export default async function sparseCheckout(ctx: CommandContext, args: string[]): Promise<number> {
   const sub = args[0];
   if (sub === undefined) throw new UsageError('need a subcommand');
-  const run = SUBCOMMANDS[sub];
+  const run = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
   if (!run) throw new UsageError(sub.startsWith('-') ? `unknown option \`${sub.replace(/^-+/, '')}'` : `unknown subcommand: \`${sub}'`);
   const repo = ctx.repository();
   if (!repo.workTree) throw fatal('this operation must be run in a work tree');
@@ -169,7 +172,7 @@ const SUBCOMMANDS: Record<string, (s: SparseState, args: string[]) => Promise<nu
 
   async init(s, args) {
     const o = parse(args, ['--cone', '--no-cone', '--sparse-index', '--no-sparse-index'], false);
-    s.updateModes(o, args);
+    s.updateModes(o);
     const existing = s.existing();
     if (existing) return s.report(updateSparsity(s.repo, s.matcher(existing), s.sparsityOptions));
     const text = Buffer.from('/*\n!/*/\n');
@@ -179,17 +182,17 @@ const SUBCOMMANDS: Record<string, (s: SparseState, args: string[]) => Promise<nu
       fs.writeFileSync(sparseCheckoutFile(s.repo.gitDir), text);
       return 0;
     }
-    return s.report(writePatternsAndUpdate(s.repo, text, s.matcher({ patterns: [parsePathPattern(Buffer.from('/*'), true), parsePathPattern(Buffer.from('!/*/'), true)], cone: null }), s.sparsityOptions));
+    return s.report(writePatternsAndUpdate(s.repo, text, s.matcher({ patterns: ['/*', '!/*/'].map(literal), cone: null }), s.sparsityOptions));
   },
 
   async set(s, args) {
     const o = parse(args, ['--cone', '--no-cone', '--sparse-index', '--no-sparse-index', '--skip-checks', '--stdin'], true);
-    s.updateModes(o, args);
+    s.updateModes(o);
     // Cone mode always has the top level; without it, no patterns means the top level too.
     if (!s.cone && !o.rest.length && !o.stdin) o.rest.push('/*', '!/*/');
     else sanitize(s, o);
     const input = readInput(s, o);
-    return s.report(s.cone ? writeCone(s, input) : writeLiteral(s, input.map(p => parsePathPattern(Buffer.from(p, 'latin1'), true))));
+    return s.report(s.cone ? writeCone(s, input) : writeLiteral(s, input.map(literal)));
   },
 
   async add(s, args) {
@@ -199,7 +202,7 @@ const SUBCOMMANDS: Record<string, (s: SparseState, args: string[]) => Promise<nu
     const input = readInput(s, o);
     const existing = s.existing();
     if (!existing) throw fatal('unable to load existing sparse-checkout patterns');
-    if (!s.cone) return s.report(writeLiteral(s, [...existing.patterns, ...input.map(p => parsePathPattern(Buffer.from(p, 'latin1'), true))]));
+    if (!s.cone) return s.report(writeLiteral(s, [...existing.patterns, ...input.map(literal)]));
     if (!existing.cone) throw fatal('existing sparse-checkout patterns do not use cone mode');
     return s.report(writeCone(s, input, existing.cone.recursive));
   },
@@ -207,7 +210,7 @@ const SUBCOMMANDS: Record<string, (s: SparseState, args: string[]) => Promise<nu
   async reapply(s, args) {
     if (!s.apply) throw fatal('must be in a sparse-checkout to reapply sparsity patterns');
     const o = parse(args, ['--cone', '--no-cone', '--sparse-index', '--no-sparse-index'], false);
-    s.updateModes(o, args);
+    s.updateModes(o);
     const existing = s.existing();
     return s.report(updateSparsity(s.repo, existing && s.matcher(existing), s.sparsityOptions));
   },
@@ -215,7 +218,7 @@ const SUBCOMMANDS: Record<string, (s: SparseState, args: string[]) => Promise<nu
   async disable(s, args) {
     parse(args, [], false);
     // Everything back in: the work tree first, then the mode off.
-    const all = s.matcher({ patterns: [parsePathPattern(Buffer.from('/*'), true)], cone: null });
+    const all = s.matcher({ patterns: [literal('/*')], cone: null });
     const code = await s.report(updateSparsity(s.repo, all, s.sparsityOptions));
     recordSparseMode(s.repo.gitDir, s.repo.commonDir, 'off');
     return code;
