@@ -283,8 +283,11 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     if (unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
     return {
       written: toWrite.length, removed, kept: keptCount,
-      messages: [...patternWarnings(loadWarnings, plan.modes, toWrite, settings.symlinks), ...sparseWarnings({ notUpToDate, alreadyPresent: alreadyPresent.map(i => displayPath(entryPath(plan, i))) }),
-        ...checkoutMessages(plan, conversions, toWrite)],
+      messages: [
+        ...patternWarnings(loadWarnings, plan.modes, toWrite, settings.symlinks),
+        ...sparseWarnings({ notUpToDate, alreadyPresent: alreadyPresent.map(i => displayPath(entryPath(plan, i))) }),
+        ...checkoutMessages(plan, conversions, toWrite),
+      ],
     };
   } finally {
     lock.rollback();

@@ -71,9 +71,10 @@ export function withAttributesOf(plan: CheckoutPlan, inside: (i: number) => bool
  */
 export function withConeAttributesOnly<T>(entries: ReadonlyMap<string, T>, sparse: SparseMatcher | null): ReadonlyMap<string, T> {
   if (!sparse?.cone) return entries;
+  const outside = [...entries.keys()].filter(key =>
+    (key === '.gitattributes' || key.endsWith('/.gitattributes')) && !sparse.includes(Buffer.from(key, 'latin1')));
+  if (!outside.length) return entries;
   const out = new Map(entries);
-  for (const key of entries.keys()) {
-    if ((key === '.gitattributes' || key.endsWith('/.gitattributes')) && !sparse.includes(Buffer.from(key, 'latin1'))) out.delete(key);
-  }
+  for (const key of outside) out.delete(key);
   return out;
 }

@@ -14,6 +14,8 @@ const UNDECIDED = -1, NOT_MATCHED = 0, MATCHED = 1, MATCHED_RECURSIVE = 2;
 type Match = typeof UNDECIDED | typeof NOT_MATCHED | typeof MATCHED | typeof MATCHED_RECURSIVE;
 
 const NO_BASE = new Uint8Array(0);
+/** Bytes as a string of one char per byte, without a copy. */
+const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
 
 export class SparseMatcher {
   /** Each directory's verdict as the parent of what it holds (non-cone), by its path. */
@@ -59,7 +61,7 @@ export class SparseMatcher {
   includesDirectory(dir: Uint8Array): boolean {
     const cone = this.coneSets;
     if (!cone || cone.full) return true;
-    const key = '/' + coneKey(Buffer.from(dir).toString('latin1'), this.fold);
+    const key = '/' + coneKey(latin1(dir), this.fold);
     if (cone.parent.has(key)) return true;
     for (let s = key.length; s > 0; s = key.lastIndexOf('/', s - 1)) {
       if (cone.recursive.has(key.slice(0, s))) return true;
@@ -69,7 +71,7 @@ export class SparseMatcher {
 
   /** What holds for a path inside directory `dir` that no pattern decides. */
   private dirIncludes(dir: Uint8Array): boolean {
-    const key = Buffer.from(dir).toString('latin1');
+    const key = latin1(dir);
     let verdict = this.dirVerdicts.get(key);
     if (verdict === undefined) {
       const own = this.match(dir, true);
@@ -97,7 +99,7 @@ export class SparseMatcher {
       return UNDECIDED;
     }
     if (cone.full) return MATCHED;
-    const key = '/' + coneKey(Buffer.from(path).toString('latin1'), this.fold);
+    const key = '/' + coneKey(latin1(path), this.fold);
     if (cone.recursive.has(key)) return MATCHED_RECURSIVE;
     const slash = key.lastIndexOf('/');
     if (slash === 0) return MATCHED; // every file at the top level

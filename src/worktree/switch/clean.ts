@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { oidEquals } from '../../core/oid.js';
 import { hashObject } from '../../core/hash.js';
 import { MODE_GITLINK, MODE_SYMLINK } from '../../object/tree.js';
-import { isRacy, type IndexEntry } from '../index-file/entry.js';
+import { CE_SKIP_WORKTREE, isRacy, type IndexEntry } from '../index-file/entry.js';
 
 const NS = 1000000000n;
 const LOW32 = 0xffffffffn;
@@ -138,7 +138,8 @@ export class CleanChecks {
    * is (smudged when racy, as git does). Settled by run() when its content must decide.
    */
   async refresh(e: IndexEntry): Promise<void> {
-    if (e.mode === MODE_GITLINK || e.uptodate) return;
+    // git's refresh takes a skip-worktree entry at its word, as it has no file.
+    if (e.mode === MODE_GITLINK || e.uptodate || e.extendedFlags & CE_SKIP_WORKTREE) return;
     const fsPath = this.fsPathOf(e);
     const st = lstatOrNull(fsPath);
     if (!st) return;
