@@ -18,7 +18,7 @@ import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { checkoutTree } from '../worktree/checkout.js';
 import { recordSparseMode } from '../worktree/sparse/config.js';
-import { readSparseCheckout, sparseCheckoutFile } from '../worktree/sparse/settings.js';
+import { readSparseCheckout, writeFirstPatterns } from '../worktree/sparse/settings.js';
 import { postCheckout } from '../worktree/post-checkout.js';
 import { fetchPack } from './fetch-pack.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
@@ -309,9 +309,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
 function initSparseCheckout(gitDir: string, bare: boolean): void {
   if (bare) throw new GitError('client', 'sparse-init-failed', 'this operation must be run in a work tree\nerror: failed to initialize sparse-checkout');
   recordSparseMode(gitDir, gitDir, 'cone');
-  const file = sparseCheckoutFile(gitDir);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, '/*\n!/*/\n');
+  writeFirstPatterns(gitDir);
 }
 
 function checkoutFailed(cause: unknown): GitError {

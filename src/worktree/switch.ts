@@ -48,7 +48,7 @@ import { applySparsePatterns } from './switch/sparse-result.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
 import { clearSkipOfPresentFiles, isSkipped, sparseWarnings } from './sparse/index-state.js';
-import { withAttributesOf, withConeAttributesOnly } from './sparse/inside-plan.js';
+import { skippedEntries, withAttributesOf, withConeAttributesOnly } from './sparse/inside-plan.js';
 import { patternWarnings, readSparseCheckout } from './sparse/settings.js';
 
 /** What a checkout takes, less the work tree: a switch writes the repository's own. */
@@ -97,7 +97,9 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     clearSkipOfPresentFiles(index.entries, config, fsPath);
     const oldTree = oldCommit ? flattenTree(odb, revs.peel(oldCommit, OBJ_TREE, toHex(oldCommit))) : new Map<string, TreeEntryInfo>();
     const whole = planCheckout(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)), root);
-    const plan = sparse ? withAttributesOf(whole, i => sparse.includesEntry(root, entryPath(whole, i), whole.modes[i]!)) : whole;
+    // Each entry's verdict once: the attributes, the merge and the patterns' last step all ask.
+    const skip = sparse ? skippedEntries(whole, sparse) : null;
+    const plan = skip ? withAttributesOf(whole, i => skip[i] === 0) : whole;
     const drivers = readFilterDrivers(config);
     const conversions = planConversions(plan, odb, settings, drivers);
     const cleanFilters = new CleanFilters(root, odb, withConeAttributesOnly(oldTree, sparse), settings, drivers, runner);
@@ -150,7 +152,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
         }
         // git's reset keeps the entry of a path the patterns leave out, stat data and all, when it
         // is unchanged (its file, whatever it holds, goes: sparse-result.ts).
-        if (isSkipped(cur) || (sparse && !sparse.includesEntry(root, n.path, n.mode))) {
+        if (isSkipped(cur) || (skip !== null && skip[i] !== 0)) {
           keep(cur);
           continue;
         }
@@ -202,7 +204,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     // New files a sparse checkout writes over, warning that it did not (git 2.39 does both).
     const alreadyPresent: number[] = [];
     if (sparse) {
-      const applied = await applySparsePatterns(sparse, plan, toWrite, result, checks, e => fsPath(e.path), force);
+      const applied = await applySparsePatterns(sparse, plan, skip!, toWrite, result, checks, e => fsPath(e.path), force);
       ({ written: toWrite, leftOut } = applied);
       result.splice(0, result.length, ...applied.kept);
       toRemove.push(...applied.removeFiles);

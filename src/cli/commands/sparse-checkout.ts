@@ -4,7 +4,6 @@
 // and index follow (worktree/sparse/update.ts). `set` defaults to cone mode, where the arguments
 // are directories; with --no-cone they are gitignore-style patterns.
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../../config/index.js';
 import { fetchPromisedBlobs } from '../../client/promised-blobs.js';
 import { GitError, UsageError } from '../../core/errors.js';
@@ -17,7 +16,7 @@ import { parsePathPattern, type PathPattern } from '../../worktree/path-pattern.
 import { recordNoSparseIndex, recordSparseMode } from '../../worktree/sparse/config.js';
 import { SparseMatcher } from '../../worktree/sparse/matcher.js';
 import { parseSparsePatterns, type SparsePatterns } from '../../worktree/sparse/patterns.js';
-import { coneModeOf, readSparseCheckoutFile, sparseCheckoutFile } from '../../worktree/sparse/settings.js';
+import { coneModeOf, readSparseCheckoutFile, TOP_LEVEL_PATTERNS, TOP_LEVEL_TEXT, writeFirstPatterns } from '../../worktree/sparse/settings.js';
 import { updateSparsity, writePatternsAndUpdate, type SparsityOptions } from '../../worktree/sparse/update.js';
 import { ConePatterns, conePattern, normalizePath, patternsText } from '../../worktree/sparse/write-patterns.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -175,21 +174,20 @@ const SUBCOMMANDS: Record<string, (s: SparseState, args: string[]) => Promise<nu
     s.updateModes(o);
     const existing = s.existing();
     if (existing) return s.report(updateSparsity(s.repo, s.matcher(existing), s.sparsityOptions));
-    const text = Buffer.from('/*\n!/*/\n');
     if (!s.repo.openRefs(s.ctx.env).head().oid) {
       // A repository without commits: nothing to update, the file alone.
-      fs.mkdirSync(path.dirname(sparseCheckoutFile(s.repo.gitDir)), { recursive: true });
-      fs.writeFileSync(sparseCheckoutFile(s.repo.gitDir), text);
+      writeFirstPatterns(s.repo.gitDir);
       return 0;
     }
-    return s.report(writePatternsAndUpdate(s.repo, text, s.matcher({ patterns: ['/*', '!/*/'].map(literal), cone: null }), s.sparsityOptions));
+    const patterns = { patterns: TOP_LEVEL_PATTERNS.map(literal), cone: null };
+    return s.report(writePatternsAndUpdate(s.repo, Buffer.from(TOP_LEVEL_TEXT), s.matcher(patterns), s.sparsityOptions));
   },
 
   async set(s, args) {
     const o = parse(args, ['--cone', '--no-cone', '--sparse-index', '--no-sparse-index', '--skip-checks', '--stdin'], true);
     s.updateModes(o);
     // Cone mode always has the top level; without it, no patterns means the top level too.
-    if (!s.cone && !o.rest.length && !o.stdin) o.rest.push('/*', '!/*/');
+    if (!s.cone && !o.rest.length && !o.stdin) o.rest.push(...TOP_LEVEL_PATTERNS);
     else sanitize(s, o);
     const input = readInput(s, o);
     return s.report(s.cone ? writeCone(s, input) : writeLiteral(s, input.map(literal)));

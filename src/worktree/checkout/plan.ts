@@ -81,6 +81,16 @@ const sharedBytes = (n: number): Buffer => Buffer.from(new SharedArrayBuffer(n))
 const sharedU32 = (n: number): Uint32Array => new Uint32Array(new SharedArrayBuffer(n * 4));
 const sharedU8 = (n: number): Uint8Array => new Uint8Array(new SharedArrayBuffer(n));
 
+type ColumnArrays = Pick<EntryColumns, 'paths' | 'pathStart' | 'nameStart' | 'oids' | 'modes' | 'dirOf' | 'rawName'>;
+
+/** Columns for `count` entries whose paths take `pathBytes` in all, for a plan built in one go. */
+export function sharedColumns(count: number, pathBytes: number): ColumnArrays {
+  return {
+    paths: sharedBytes(pathBytes), pathStart: sharedU32(count + 1), nameStart: sharedU32(count), oids: sharedBytes(count * OID_BYTES),
+    modes: sharedU32(count), dirOf: sharedU32(count), rawName: sharedU8(count),
+  };
+}
+
 /** Growable columns, doubled as needed. */
 class Columns {
   count = 0;
@@ -163,7 +173,8 @@ function entryProblem(dir: Uint8Array, data: Uint8Array, start: number, end: num
   return unsafePath(joinPath(dir, data.subarray(start, end)), rule, detail);
 }
 
-function join(dir: string | Buffer, name: Buffer, utf8: boolean): string | Buffer {
+/** The absolute path of `name` in directory `dir`: a string while both are UTF-8. */
+export function childFsPath(dir: string | Buffer, name: Buffer, utf8: boolean): string | Buffer {
   if (typeof dir === 'string' && utf8) return `${dir}/${name.toString('utf8')}`;
   return Buffer.concat([typeof dir === 'string' ? Buffer.from(dir) : dir, Buffer.from('/'), name]);
 }
@@ -252,7 +263,7 @@ export function planCheckout(odb: ObjectStore, treeId: Uint8Array, root: string,
         const name = data.subarray(ns, ne);
         const id = data.subarray(cur.oidOffset, cur.oidOffset + OID_BYTES);
         const childIndex = dirs.length;
-        dirs.push({ path: joinPath(dir.path, name), fsPath: join(dir.fsPath, name, utf8), parent: dirIndex, attributes: null });
+        dirs.push({ path: joinPath(dir.path, name), fsPath: childFsPath(dir.fsPath, name, utf8), parent: dirIndex, attributes: null });
         const child: CacheTreeNode = { name: Buffer.from(name), entryCount: 0, oid: null, children: [] };
         const count = walk(id, childIndex, child, depth + 1);
         if (count > 0) node.children.push(child);

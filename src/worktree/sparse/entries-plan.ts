@@ -4,10 +4,8 @@
 // them in this direction.
 import { isUtf8 } from 'node:buffer';
 import { OID_BYTES } from '../../core/oid.js';
-import type { CheckoutPlan, PlanDir } from '../checkout/plan.js';
+import { childFsPath, sharedColumns, type CheckoutPlan, type PlanDir } from '../checkout/plan.js';
 import type { IndexEntry } from '../index-file/entry.js';
-
-const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(bytes);
 
 /**
  * The plan writing `entries` (sorted, stage 0) under `root`; `attributesOf` gives the id of a
@@ -16,13 +14,8 @@ const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(bytes
 export function planOfEntries(root: string, entries: readonly IndexEntry[], attributesOf: (dir: Uint8Array) => Uint8Array | null): CheckoutPlan {
   const count = entries.length;
   const pathBytes = entries.reduce((n, e) => n + e.path.length, 0);
-  const paths = Buffer.from(shared(pathBytes));
-  const pathStart = new Uint32Array(shared((count + 1) * 4));
-  const nameStart = new Uint32Array(shared(count * 4));
-  const oids = Buffer.from(shared(count * OID_BYTES));
-  const modes = new Uint32Array(shared(count * 4));
-  const dirOf = new Uint32Array(shared(count * 4));
-  const rawName = new Uint8Array(shared(count));
+  const columns = sharedColumns(count, pathBytes);
+  const { paths, pathStart, nameStart, oids, modes, dirOf, rawName } = columns;
   const dirs: PlanDir[] = [{ path: new Uint8Array(0), fsPath: root, parent: -1, attributes: attributesOf(new Uint8Array(0)) }];
   const dirIndex = new Map<string, number>([['', 0]]);
   const dirFor = (dirPath: Uint8Array): number => {
@@ -32,9 +25,7 @@ export function planOfEntries(root: string, entries: readonly IndexEntry[], attr
     const slash = dirPath.lastIndexOf(0x2f);
     const parent = dirFor(dirPath.subarray(0, Math.max(slash, 0)));
     const name = Buffer.from(dirPath.subarray(slash + 1));
-    const up = dirs[parent]!.fsPath;
-    const fsPath = typeof up === 'string' && isUtf8(name) ? `${up}/${name.toString('utf8')}`
-      : Buffer.concat([typeof up === 'string' ? Buffer.from(up) : up, Buffer.from('/'), name]);
+    const fsPath = childFsPath(dirs[parent]!.fsPath, name, isUtf8(name));
     d = dirs.length;
     dirs.push({ path: Buffer.from(dirPath), fsPath, parent, attributes: attributesOf(dirPath) });
     dirIndex.set(key, d);
@@ -54,7 +45,7 @@ export function planOfEntries(root: string, entries: readonly IndexEntry[], attr
   });
   pathStart[count] = at;
   return {
-    root, dirs, count, paths, pathStart, nameStart, oids, modes, dirOf, rawName,
+    root, dirs, count, ...columns,
     cacheTree: { name: new Uint8Array(0), entryCount: -1, oid: null, children: [] },
   };
 }

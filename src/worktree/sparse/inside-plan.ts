@@ -2,7 +2,7 @@
 // with the plan's directories (only those holding such an entry get created). The index is still
 // written from the whole plan, the others marked skip-worktree.
 import { OID_BYTES } from '../../core/oid.js';
-import { entryPath, type CheckoutPlan } from '../checkout/plan.js';
+import { entryPath, sharedColumns, type CheckoutPlan } from '../checkout/plan.js';
 import type { SparseMatcher } from './matcher.js';
 
 /** 1 for each entry of the plan outside the patterns (skip-worktree), else 0. */
@@ -11,8 +11,6 @@ export function skippedEntries(plan: CheckoutPlan, sparse: SparseMatcher): Uint8
   for (let i = 0; i < plan.count; i++) skip[i] = sparse.includesEntry(plan.root, entryPath(plan, i), plan.modes[i]!) ? 0 : 1;
   return skip;
 }
-
-const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(bytes);
 
 /**
  * The plan of the entries `skip` leaves in, in the same order, reading only the .gitattributes git
@@ -25,13 +23,8 @@ export function insidePlan(plan: CheckoutPlan, skip: Uint8Array): CheckoutPlan {
     count++;
     pathBytes += plan.pathStart[i + 1]! - plan.pathStart[i]!;
   }
-  const paths = Buffer.from(shared(pathBytes));
-  const pathStart = new Uint32Array(shared((count + 1) * 4));
-  const nameStart = new Uint32Array(shared(count * 4));
-  const oids = Buffer.from(shared(count * OID_BYTES));
-  const modes = new Uint32Array(shared(count * 4));
-  const dirOf = new Uint32Array(shared(count * 4));
-  const rawName = new Uint8Array(shared(count));
+  const columns = sharedColumns(count, pathBytes);
+  const { paths, pathStart, nameStart, oids, modes, dirOf, rawName } = columns;
   let k = 0, at = 0;
   for (let i = 0; i < plan.count; i++) {
     if (skip[i]) continue;
@@ -47,7 +40,7 @@ export function insidePlan(plan: CheckoutPlan, skip: Uint8Array): CheckoutPlan {
     k++;
   }
   pathStart[count] = at;
-  return withAttributesOf({ ...plan, count, paths, pathStart, nameStart, oids, modes, dirOf, rawName }, () => true);
+  return withAttributesOf({ ...plan, count, ...columns }, () => true);
 }
 
 /**

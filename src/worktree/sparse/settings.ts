@@ -13,6 +13,20 @@ export function sparseCheckoutFile(gitDir: string): string {
   return path.join(gitDir, 'info', 'sparse-checkout');
 }
 
+/** The patterns a sparse checkout starts with (git's init): every file at the top level, no directory. */
+export const TOP_LEVEL_PATTERNS = ['/*', '!/*/'] as const;
+export const TOP_LEVEL_TEXT = TOP_LEVEL_PATTERNS.map(p => `${p}\n`).join('');
+
+/**
+ * Writes the patterns file as it first is (TOP_LEVEL_TEXT), for a repository with nothing checked
+ * out yet (a clone, a repository without commits): no work tree to bring in line, so no lock.
+ */
+export function writeFirstPatterns(gitDir: string): void {
+  const file = sparseCheckoutFile(gitDir);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, TOP_LEVEL_TEXT);
+}
+
 /** The file's bytes; null when it does not exist. */
 export function readSparseCheckoutFile(gitDir: string): Buffer | null {
   try {

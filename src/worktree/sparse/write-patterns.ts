@@ -5,6 +5,7 @@
 // strings of one char per byte.
 import { GitError } from '../../core/errors.js';
 import { isGlobSpecial, PATTERN_MUSTBEDIR, PATTERN_NEGATIVE, type PathPattern } from '../path-pattern.js';
+import { TOP_LEVEL_TEXT } from './settings.js';
 
 const bytesOf = (s: string): Buffer => Buffer.from(s, 'latin1');
 const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -30,7 +31,7 @@ export class ConePatterns {
   fileText(): Buffer {
     const parents = [...this.parent].filter(p => !this.recursive.has(p) && !hasAncestorIn(this.recursive, p)).sort(byteOrder);
     const whole = [...this.recursive].filter(p => !hasAncestorIn(this.recursive, p)).sort(byteOrder);
-    let text = '/*\n!/*/\n';
+    let text = TOP_LEVEL_TEXT;
     for (const p of parents) {
       const e = escaped(p);
       if (e) text += `${e}/\n!${e}/*/\n`;

@@ -27,20 +27,19 @@ export interface SparseResult {
 }
 
 /**
- * Applies the patterns to the switch's decisions: `toWrite` (plan entries) and `kept` (entries
- * carried over). Files that are replaced by an entry left out are already on the removal list.
+ * Applies the patterns to the switch's decisions: `toWrite` (plan entries, whose verdicts `skip`
+ * holds: skippedEntries) and `kept` (entries carried over). Files that are replaced by an entry left out are already on the removal list.
  * `force` drops kept files outside the patterns whatever they hold, as git's reset does.
  */
-export async function applySparsePatterns(sparse: SparseMatcher, plan: CheckoutPlan, toWrite: readonly number[],
+export async function applySparsePatterns(sparse: SparseMatcher, plan: CheckoutPlan, skip: Uint8Array, toWrite: readonly number[],
   kept: readonly IndexEntry[], checks: CleanChecks, fsPath: (e: IndexEntry) => Buffer, force: boolean): Promise<SparseResult> {
-  const outside = (path: Uint8Array, mode: number): boolean => !sparse.includesEntry(plan.root, path, mode);
   const written: number[] = [], leftOut: number[] = [];
-  for (const i of toWrite) (outside(entryPath(plan, i), plan.modes[i]!) ? leftOut : written).push(i);
+  for (const i of toWrite) (skip[i] ? leftOut : written).push(i);
   let planIndex: Map<string, number> | null = null;
   const result: SparseResult = { written, leftOut, kept: [], removeFiles: [], notUpToDate: [] };
   const verdicts: Promise<void>[] = [];
   for (const e of kept) {
-    const out = outside(e.path, e.mode);
+    const out = !sparse.includesEntry(plan.root, e.path, e.mode);
     if (isSkipped(e) && !out) {
       // Back inside: written from the commit when it holds the entry (an entry staged apart
       // from it stays unwritten).
