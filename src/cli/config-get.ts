@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import { parseColor } from '../config/color.js';
 import { type ConfigEntry, type ConfigScope } from '../config/index.js';
-import { configOutsideRepository } from '../config/config.js';
-import { parseVariableName } from '../config/edit.js';
+import { configOutsideRepository, displayName } from '../config/config.js';
+import { asciiLower, parseVariableName } from '../config/edit.js';
 import { fromBinary, toBinary } from '../config/parse.js';
 import { posixExtended } from '../config/posix-regex.js';
 import { runSync, textEntries } from '../config/read.js';
@@ -18,7 +18,7 @@ import { OBJ_BLOB } from '../object/type.js';
 import type { ConfigSetup, Locations, Source } from './config-setup.js';
 import { typedValue, ValueError, type ValueType } from './config-typed.js';
 import { fatal } from './context.js';
-import { Output, writeAll } from './output.js';
+import { Output, writeAll, writeStderr } from './output.js';
 import { quoteCStyle } from './quote.js';
 
 export interface Display {
@@ -51,8 +51,6 @@ interface Origin {
 
 const CONFIG_INVALID_KEY = 1, CONFIG_INVALID_PATTERN = 6;
 
-const stderr = (text: string) => writeAll(2, Buffer.from(text, 'utf8'));
-
 /** --list */
 export function listAction(req: ReadRequest): number {
   const entries = readEntries(req, true);
@@ -60,7 +58,7 @@ export function listAction(req: ReadRequest): number {
   const { display } = req;
   for (const e of entries) {
     out.text(prefixOf(req, e.scope, originOf(req, e)));
-    const name = nameOf(e);
+    const name = displayName(e);
     if (display.nameOnly || e.value === null) out.text(`${name}${display.nul ? '\0' : '\n'}`);
     else out.text(`${name}${display.nul ? '\n' : '='}${e.value}${display.nul ? '\0' : '\n'}`);
   }
@@ -75,7 +73,7 @@ export function getAction(req: ReadRequest, action: 'get' | 'get-all' | 'get-reg
   if (regexp) {
     const re = posixExtended(lowerSectionAndKey(key));
     if (!re) {
-      stderr(`error: invalid key pattern: ${key}\n`);
+      writeStderr(`error: invalid key pattern: ${key}\n`);
       return CONFIG_INVALID_PATTERN;
     }
     keyMatches = (name) => re.test(name);
@@ -85,7 +83,7 @@ export function getAction(req: ReadRequest, action: 'get' | 'get-all' | 'get-reg
       canonical = fromBinary(parseVariableName(toBinary(key)).canonical);
     } catch (e) {
       if (!(e instanceof GitError)) throw e;
-      stderr(`error: ${e.message}\n`);
+      writeStderr(`error: ${e.message}\n`);
       return CONFIG_INVALID_KEY;
     }
     keyMatches = (name) => name === canonical;
@@ -94,7 +92,7 @@ export function getAction(req: ReadRequest, action: 'get' | 'get-all' | 'get-reg
   if (!valueMatches) return CONFIG_INVALID_PATTERN;
   const shown: string[] = [];
   for (const e of readEntries(req, false)) {
-    const name = nameOf(e);
+    const name = displayName(e);
     if (!keyMatches(name) || !valueMatches(e.value)) continue;
     shown.push(formatEntry(req, name, e.value, e.scope, originOf(req, e), regexp, e.line));
   }
@@ -130,17 +128,17 @@ export function urlmatchAction(req: ReadRequest, name: string, urlText: string):
 export function colorAction(req: ReadRequest, slot: string, fallback: string | null): number {
   let color: string | null = null;
   for (const e of readEntries(req, false)) {
-    if (nameOf(e) !== slot) continue;
+    if (displayName(e) !== slot) continue;
     color = parseColor(e.value ?? '');
     if (color === null) {
-      stderr(`error: invalid color value: ${e.value}\n`);
+      writeStderr(`error: invalid color value: ${e.value}\n`);
       throw badLine(originOf(req, e), e.line);
     }
   }
   if (color === null && fallback !== null) {
     color = parseColor(fallback);
     if (color === null) {
-      stderr(`error: invalid color value: ${fallback}\n`);
+      writeStderr(`error: invalid color value: ${fallback}\n`);
       throw fatal('unable to parse default color value');
     }
   }
@@ -157,7 +155,7 @@ export function colorboolAction(req: ReadRequest, slot: string, ttyArg: string |
   const AUTO = 2;
   let found = -1, diff = -1, ui = -1;
   for (const e of readEntries(req, false)) {
-    const name = nameOf(e);
+    const name = displayName(e);
     if (name === slot) found = colorBool(name, e.value);
     else if (name === 'diff.color') diff = colorBool(name, e.value);
     else if (name === 'color.ui') ui = colorBool(name, e.value);
@@ -227,7 +225,7 @@ function blobText(req: ReadRequest, name: string, fatalIfMissing: boolean): stri
     : !object ? `unable to load config blob object '${name}'`
       : object.type !== OBJ_BLOB ? `reference '${name}' does not point to a blob` : null;
   if (error === null) return object!.data.toString('latin1');
-  stderr(`error: ${error}\n`);
+  writeStderr(`error: ${error}\n`);
   if (fatalIfMissing) throw fatal('error processing config file(s)');
   return null;
 }
@@ -257,7 +255,7 @@ function typed(req: ReadRequest, name: string, value: string | null, origin: Ori
     return typedValue(req.display.type!, name, value, origin.where, req.env);
   } catch (e) {
     if (!(e instanceof ValueError)) throw e;
-    stderr(`error: ${e.message}\n`);
+    writeStderr(`error: ${e.message}\n`);
     if (line === null) throw fatal(`failed to format default config value: ${value}`);
     throw badLine(origin, line);
   }
@@ -288,12 +286,6 @@ function originOf(req: ReadRequest, e: ConfigEntry): Origin {
   return { type: 'file', name, where: `file ${name}` };
 }
 
-/** A variable's full name as git's parser gives it. */
-function nameOf(e: ConfigEntry): string {
-  if (e.section === '') return e.key;
-  return e.subsection === null ? `${e.section}.${e.key}` : `${e.section}.${e.subsection}.${e.key}`;
-}
-
 /**
  * git's naive lower-casing of a name pattern (--get-regexp): up to its first dot and after its
  * last, as if those were the section and the key.
@@ -301,9 +293,8 @@ function nameOf(e: ConfigEntry): string {
 function lowerSectionAndKey(key: string): string {
   const first = key.indexOf('.');
   const last = key.lastIndexOf('.');
-  const lower = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-  if (first < 0) return lower(key);
-  return lower(key.slice(0, first)) + key.slice(first, last + 1) + lower(key.slice(last + 1));
+  if (first < 0) return asciiLower(key);
+  return asciiLower(key.slice(0, first)) + key.slice(first, last + 1) + asciiLower(key.slice(last + 1));
 }
 
 /** A value-pattern: a string --fixed-value compares with, or a regular expression `!` may negate. */
@@ -316,7 +307,7 @@ export function compileValuePattern(pattern: string, fixed: boolean): ValuePatte
   const source = negate ? pattern.slice(1) : pattern;
   const re = posixExtended(source);
   if (!re) {
-    stderr(`error: invalid pattern: ${source}\n`);
+    writeStderr(`error: invalid pattern: ${source}\n`);
     return null;
   }
   return { re, negate };

@@ -17,7 +17,7 @@ import { shellArgv } from '../core/shell.js';
 import { compileValuePattern, errnoText, type ReadRequest } from './config-get.js';
 import { normalizedValue } from './config-typed.js';
 import { fatal } from './context.js';
-import { writeAll } from './output.js';
+import { writeStderr } from './output.js';
 
 export type SetMode = 'set' | 'set-all' | 'add' | 'replace-all' | 'unset' | 'unset-all';
 
@@ -27,8 +27,6 @@ export interface WriteRequest extends ReadRequest {
 }
 
 const CONFIG_NOTHING_SET = 5, CONFIG_INVALID_PATTERN = 6, CONFIG_NO_LOCK = 255;
-
-const stderr = (text: string) => writeAll(2, Buffer.from(text, 'utf8'));
 
 /** `<name> <value> [<value-pattern>]` and the other value writes, as `args` gives them. */
 export function setAction(req: WriteRequest, mode: SetMode, args: string[]): number {
@@ -42,7 +40,7 @@ export function setAction(req: WriteRequest, mode: SetMode, args: string[]): num
     parsedName = parseVariableName(toBinary(name));
   } catch (e) {
     if (!(e instanceof GitError)) throw e;
-    stderr(`error: ${e.message}\n`);
+    writeStderr(`error: ${e.message}\n`);
     return e.code === 'no-section-or-name' ? 2 : 1;
   }
   let status = 0;
@@ -66,9 +64,9 @@ export function setAction(req: WriteRequest, mode: SetMode, args: string[]): num
     if ('text' in result) return result.text;
     status = CONFIG_NOTHING_SET;
     if (result.refused === 'multiple-values') {
-      stderr(`warning: ${fromBinary(parsedName.canonical)} has multiple values\n`);
+      writeStderr(`warning: ${fromBinary(parsedName.canonical)} has multiple values\n`);
       if (mode === 'set') {
-        stderr(`error: cannot overwrite multiple values with a single value\n       Use a regexp, --add or --replace-all to change ${name}.\n`);
+        writeStderr(`error: cannot overwrite multiple values with a single value\n       Use a regexp, --add or --replace-all to change ${name}.\n`);
       }
     }
     return null;
@@ -79,7 +77,7 @@ export function setAction(req: WriteRequest, mode: SetMode, args: string[]): num
 /** --rename-section <old> <new> and --remove-section <name> (newName null). */
 export function sectionAction(req: WriteRequest, oldName: string, newName: string | null): number {
   if (newName !== null && !sectionNameOk(toBinary(newName))) {
-    stderr(`error: invalid section name: ${newName}\n`);
+    writeStderr(`error: invalid section name: ${newName}\n`);
     return CONFIG_NO_LOCK;
   }
   let count = 0;
@@ -113,13 +111,13 @@ export function editAction(req: ReadRequest): number {
   let editor = env.GIT_EDITOR ?? get('core', 'editor') ?? (dumb ? undefined : env.VISUAL) ?? env.EDITOR;
   if (editor === undefined && !dumb) editor = 'vi';
   if (editor === undefined) {
-    stderr('error: Terminal is dumb, but EDITOR unset\n');
+    writeStderr('error: Terminal is dumb, but EDITOR unset\n');
     return 0;
   }
   if (editor === ':') return 0;
   const { command, args } = shellArgv(editor, [path.resolve(file)]);
   const r = spawnSync(command, args, { cwd: setup.repo?.workTree ?? setup.cwd, env, stdio: 'inherit' });
-  if (r.status !== 0) stderr(`error: There was a problem with the editor '${editor}'.\n`);
+  if (r.status !== 0) writeStderr(`error: There was a problem with the editor '${editor}'.\n`);
   return 0;
 }
 
@@ -151,7 +149,7 @@ function withLock(req: WriteRequest, reason: boolean, change: (text: string | nu
     return null;
   } catch (e) {
     if (!(e instanceof ConfigLockError)) throw e;
-    stderr(`error: could not lock config file ${req.target.shown}${reason ? `: ${errnoText(e.cause)}` : ''}\n`);
+    writeStderr(`error: could not lock config file ${req.target.shown}${reason ? `: ${errnoText(e.cause)}` : ''}\n`);
     return CONFIG_NO_LOCK;
   }
 }

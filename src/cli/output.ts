@@ -104,6 +104,11 @@ export function writeAll(fd: number, data: Uint8Array): void {
   }
 }
 
+/** Text on stderr, written through at once (messages that must come in order with stdout's). */
+export function writeStderr(text: string): void {
+  writeAll(2, Buffer.from(text, 'utf8'));
+}
+
 /** Reads stdin line by line, synchronously (git's batch modes answer each line as it arrives). */
 export class LineReader {
   private buf = Buffer.allocUnsafe(0);

@@ -7,7 +7,7 @@ import { onInterrupt } from '../client/interrupt.js';
 import { formatRemoteProgress, stderrIsSmartTerminal } from '../client/remote-progress.js';
 import { UsageError } from '../core/errors.js';
 import type { HistoryShape } from '../protocol/index.js';
-import { writeAll } from './output.js';
+import { writeStderr } from './output.js';
 import { parseOptions } from './parse-options.js';
 import { progressWanted } from './progress.js';
 
@@ -78,7 +78,6 @@ export async function runRemoteCommand(env: NodeJS.ProcessEnv, flags: { quiet: b
   body: (run: RemoteRun) => Promise<number>, onInterrupted?: (error: unknown, run: RemoteRun) => void): Promise<number> {
   const showProgress = progressWanted(flags);
   const terminal = stderrIsSmartTerminal(env);
-  const stderr = (text: string) => writeAll(2, Buffer.from(text, 'utf8'));
   const controller = new AbortController();
   let caught = 0;
   const release = onInterrupt((signal) => {
@@ -86,8 +85,8 @@ export async function runRemoteCommand(env: NodeJS.ProcessEnv, flags: { quiet: b
     controller.abort();
   });
   const run: RemoteRun = {
-    showProgress, stderr, signal: controller.signal,
-    ...(showProgress ? { onRemoteProgress: (text: string) => stderr(formatRemoteProgress(text, terminal)) } : {}),
+    showProgress, stderr: writeStderr, signal: controller.signal,
+    ...(showProgress ? { onRemoteProgress: (text: string) => writeStderr(formatRemoteProgress(text, terminal)) } : {}),
   };
   // Should the event loop ever drain with the work unfinished, exit as a failure, not as 0.
   process.exitCode = 128;

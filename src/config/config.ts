@@ -226,7 +226,8 @@ export function configOutsideRepository(read: ReadOptions): ConfigEntry[] {
   return [...runSync(outerEntries(read)), ...commandLineEntries(read.env)];
 }
 
-function displayName(e: ConfigEntry): string {
+/** A variable's full name as git's parser gives it (section and key lower-cased, the subsection as written). */
+export function displayName(e: ConfigEntry): string {
   if (e.subsection !== null) return `${e.section}.${e.subsection}.${e.key}`;
   return e.section === '' ? e.key : `${e.section}.${e.key}`;
 }
