@@ -21,7 +21,12 @@ import { Worker } from 'node:worker_threads';
 import { writeExactly } from '../src/core/write-exactly.js';
 import { GIT_ENV, ROOT, tmpDir, TSGIT } from './helpers.js';
 
-export interface BatchCommand { cwd: string; args: string[] }
+export interface BatchCommand {
+  cwd: string;
+  args: string[];
+  /** This command line's own environment, instead of the batch's. */
+  env?: NodeJS.ProcessEnv;
+}
 export interface BatchResult { status: number; stdout: Buffer; stderr: Buffer }
 
 const BATCH_FLAG = '--tsgit-cli-batch';
@@ -85,6 +90,33 @@ export function sameAsSpawned(commands: BatchCommand[], results: BatchResult[], 
     assert.ok(b.stdout.equals(t.stdout), `${what}: stdout differs between the batch and the spawned CLI`);
     assert.equal(b.stderr.toString('latin1'), t.stderr.toString('latin1'), `${what}: stderr differs between the batch and the spawned CLI`);
   });
+}
+
+/**
+ * Runs `commands` with tsgit (one batch) and with git (each spawned, in the same directory and
+ * environment) and asserts that they agree: exit status, stdout, and stderr (always, or only
+ * where git fails); git's usage text (status 129) by its first line, since the rest names git and
+ * its options. With `spawnSome`, the first, middle and last command lines also run spawned.
+ */
+export function assertSameAsGit(commands: BatchCommand[], options: { stderr: 'always' | 'on-failure'; spawnSome?: boolean; env?: NodeJS.ProcessEnv }): void {
+  const env = options.env ?? GIT_ENV;
+  const ours = tsgitBatch(commands, env);
+  commands.forEach((c, i) => {
+    const theirs = spawnSync('git', c.args, { cwd: c.cwd, env: c.env ?? env });
+    const r = ours[i]!;
+    const what = `${c.args.join(' ')} in ${c.cwd}`;
+    assert.equal(r.status, theirs.status, `${what}: status (${r.stderr})`);
+    assert.equal(r.stdout.toString('latin1'), theirs.stdout.toString('latin1'), what);
+    if (theirs.status === 129) {
+      assert.equal(r.stderr.toString().split('\n')[0], theirs.stderr.toString().split('\n')[0], `${what}: stderr`);
+    } else if (options.stderr === 'always' || theirs.status !== 0) {
+      assert.equal(r.stderr.toString(), theirs.stderr.toString(), `${what}: stderr`);
+    }
+  });
+  if (options.spawnSome) {
+    const some = [...new Set([0, Math.floor(commands.length / 2), commands.length - 1])];
+    sameAsSpawned(some.map((i) => commands[i]!), some.map((i) => ours[i]!), env);
+  }
 }
 
 /**
@@ -218,7 +250,7 @@ if (process.argv[2] === BATCH_FLAG || process.argv[2] === SESSION_FLAG) {
 if (process.argv[2] === BATCH_FLAG) {
   const nonce = process.argv[3]!;
   const env = { ...process.env };
-  for (const c of JSON.parse(fs.readFileSync(process.argv[4]!, 'utf8')) as BatchCommand[]) await runOne(nonce, c, env);
+  for (const c of JSON.parse(fs.readFileSync(process.argv[4]!, 'utf8')) as BatchCommand[]) await runOne(nonce, c, c.env ?? env);
 }
 if (process.argv[2] === SESSION_FLAG) {
   const nonce = process.argv[3]!;

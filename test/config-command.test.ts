@@ -1,14 +1,17 @@
 // `tsgit config` against `git config` (2.39): each case starts two copies of one repository, runs
 // the same command lines with git in one and tsgit in the other, and compares exit status,
 // stdout and stderr (git's usage text aside, which names git), then every file outside
-// .git/objects and .git/hooks, byte for byte. Global and system files are always temporary files
-// of the case: a `git config --global` with GIT_CONFIG_GLOBAL=/dev/null would replace /dev/null.
+// .git/objects and .git/hooks, byte for byte. tsgit's command lines of a case run in one process
+// (tsgitBatch) but in every fourth case, which spawns bin/tsgit for each. Global and system files
+// are always temporary files of the case: a `git config --global` with GIT_CONFIG_GLOBAL=/dev/null
+// would replace /dev/null.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { GIT_ENV, TSGIT, git, rmrf, tmpDir } from './helpers.js';
+import { tsgitBatch } from './cli-batch.js';
 
 // realpath: includeIf's gitdir: matches the git directory's real path, which a symbolic link in $TMPDIR would change.
 const root = fs.realpathSync(tmpDir('tsgit-config-cmd-'));
@@ -61,15 +64,43 @@ function environment(top: string, extra: Step['env'] = {}): NodeJS.ProcessEnv {
   return env;
 }
 
+/** The command line of `step` in the copy `top`. */
+function argsOf(top: string, step: Step): string[] {
+  return [...step.global ?? [], 'config', ...step.args].map((a) => a.replaceAll('@ROOT@', top));
+}
+
+/** Output as compared: `top` as @ROOT@; git's usage text names git and lists its own options the same way, so only the message before it is compared. */
+function shown(top: string, b: Buffer): string {
+  return b.toString('latin1').replaceAll(top, '@ROOT@').replace(/usage: (git|tsgit) config[^]*$/, 'usage: ...\n');
+}
+
 function run(program: 'git' | 'tsgit', top: string, step: Step): Result {
   const [cmd, pre] = program === 'git' ? ['git', []] : [process.execPath, [TSGIT]];
-  const args = [...step.global ?? [], 'config', ...step.args].map((a) => a.replaceAll('@ROOT@', top));
-  const r = spawnSync(cmd, [...pre, ...args], {
+  const r = spawnSync(cmd, [...pre, ...argsOf(top, step)], {
     cwd: path.join(top, step.cwd ?? ''), env: environment(top, step.env), input: step.input ?? '',
   });
-  // git's usage text names git and lists its own options the same way; the message before it is compared.
-  const text = (b: Buffer) => b.toString('latin1').replaceAll(top, '@ROOT@').replace(/usage: (git|tsgit) config[^]*$/, 'usage: ...\n');
-  return { status: r.status, stdout: text(r.stdout), stderr: text(r.stderr) };
+  return { status: r.status, stdout: shown(top, r.stdout), stderr: shown(top, r.stderr) };
+}
+
+/**
+ * The steps run with tsgit in `top`: each in a process of its own when `spawned`, else the runs of
+ * steps without input each in one process (tsgitBatch), and a step with input spawned (the batch
+ * child's stdin is not the step's).
+ */
+function runTsgit(top: string, steps: Step[], spawned: boolean): Result[] {
+  const out: Result[] = [];
+  for (let i = 0; i < steps.length;) {
+    let j = i;
+    while (!spawned && j < steps.length && steps[j]!.input === undefined) j++;
+    if (j === i) {
+      out.push(run('tsgit', top, steps[i++]!));
+      continue;
+    }
+    const batch = steps.slice(i, j).map((s) => ({ cwd: path.join(top, s.cwd ?? ''), args: argsOf(top, s), env: environment(top, s.env) }));
+    out.push(...tsgitBatch(batch, environment(top)).map((r) => ({ status: r.status, stdout: shown(top, r.stdout), stderr: shown(top, r.stderr) })));
+    i = j;
+  }
+  return out;
 }
 
 /** Every file under `dir` but objects and hooks, as relative path -> bytes (`dir` in them as @ROOT@). */
@@ -104,13 +135,12 @@ export function compare(c: Case, base = template): void {
     c.prepare?.(top);
   }
   try {
-    for (const s of c.steps) {
-      const step = Array.isArray(s) ? { args: s } : s;
-      const label = `${c.name}: config ${step.args.map((x) => JSON.stringify(x)).join(' ')}`;
-      const theirs = run('git', a, step);
-      const ours = run('tsgit', b, step);
-      assert.deepEqual(ours, theirs, label);
-    }
+    const steps = c.steps.map((s) => Array.isArray(s) ? { args: s } : s);
+    // git's run first, in its copy, then tsgit's in the other. Every fourth case spawns bin/tsgit
+    // for each step, so that the batch stands for the CLI only where the two are seen to agree.
+    const theirs = steps.map((s) => run('git', a, s));
+    const ours = runTsgit(b, steps, n % 4 === 0);
+    steps.forEach((step, i) => assert.deepEqual(ours[i], theirs[i], `${c.name}: config ${step.args.map((x) => JSON.stringify(x)).join(' ')}`));
     assert.deepEqual(snapshot(b), snapshot(a), `${c.name}: the files`);
   } finally {
     rmrf(a);

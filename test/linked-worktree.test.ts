@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Repository } from '../src/index.js';
 import { git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT, tsgit } from './helpers.js';
+import { assertSameAsGit } from './cli-batch.js';
 
 describe('linked work trees', () => {
   let root: string, main: string, linked: string, detached: string, common: string;
@@ -50,13 +51,9 @@ describe('linked work trees', () => {
       ['rev-parse', '--show-toplevel'], ['show-ref'], ['show-ref', '--head'], ['rev-list', '--all'], ['rev-list', 'HEAD'],
       ['cat-file', '-p', 'HEAD'], ['ls-tree', 'HEAD'], ['ls-tree', '-r', 'HEAD'],
     ];
-    for (const dir of [linked, detached, main]) {
-      for (const args of commands) same(dir, args);
-    }
-    // Below the top (where ls-tree lists that directory, relative to it).
-    for (const dir of [path.join(linked, 'dir1'), path.join(main, 'dir1')]) {
-      for (const args of commands) same(dir, args);
-    }
+    // In each work tree, and below the top (where ls-tree lists that directory, relative to it).
+    const dirs = [linked, detached, main, path.join(linked, 'dir1'), path.join(main, 'dir1')];
+    assertSameAsGit(dirs.flatMap((cwd) => commands.map((args) => ({ cwd, args }))), { stderr: 'always', spawnSome: true });
     // Each work tree has its own HEAD, and --all takes in the other work trees' HEADs, as git's.
     assert.equal(same(linked, ['rev-parse', 'HEAD']).trim(), git(main, ['rev-parse', 'main~1']).trim());
     assert.equal(same(detached, ['rev-parse', 'HEAD']).trim(), detachedOnly);

@@ -1,13 +1,13 @@
 // ls-tree's paths, as git's: relative to the current directory below the top of the work tree
 // (which, with no path, is what is listed), names printed relative to it unless --full-name, and
 // --full-tree to take both from the top. git, run in the same directory, is the oracle: stdout,
-// stderr's fatal line and the exit status, byte for byte.
+// stderr's fatal line and the exit status, byte for byte. tsgit's command lines run in one process
+// (tsgitBatch), a few of them spawned as well.
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { git, GIT_ENV, rmrf, tmpDir, tsgit } from './helpers.js';
+import { git, rmrf, tmpDir } from './helpers.js';
+import { assertSameAsGit } from './cli-batch.js';
 
 describe('ls-tree paths below the top of the work tree', () => {
   let root: string, repo: string;
@@ -30,15 +30,9 @@ describe('ls-tree paths below the top of the work tree', () => {
   });
   after(() => rmrf(root));
 
-  const compare = (rel: string, args: string[]): void => {
-    const cwd = path.join(repo, rel);
-    const ours = tsgit(cwd, ['ls-tree', ...args]);
-    const theirs = spawnSync('git', ['ls-tree', ...args], { cwd, env: GIT_ENV });
-    const what = `ls-tree ${args.join(' ')} in ${rel || '.'}`;
-    assert.equal(ours.status, theirs.status, `${what}: status (${ours.stderr})`);
-    assert.equal(ours.stdout.toString('latin1'), theirs.stdout.toString('latin1'), what);
-    if (theirs.status !== 0) assert.equal(ours.stderr.toString(), theirs.stderr.toString(), `${what}: stderr`);
-  };
+  /** The command lines, each `ls-tree <args>` in `rel` below the top, run in tsgit (one batch) and git, compared. */
+  const compareAll = (lines: Array<[string, string[]]>): void =>
+    assertSameAsGit(lines.map(([rel, args]) => ({ cwd: path.join(repo, rel), args: ['ls-tree', ...args] })), { stderr: 'on-failure', spawnSome: true });
 
   const pathSets = [[], ['.'], ['a.txt'], ['deep'], ['deep/'], ['deep/deeper/y.txt'], ['..'], ['../'], ['../sub2'],
     ['../sub'], ['../sub/'], ['../top.txt', 'a.txt'], ['./deep//x.txt'], ['mod'], ['mod/'], ['missing'], ['../../..'],
@@ -47,21 +41,23 @@ describe('ls-tree paths below the top of the work tree', () => {
     ['--full-tree'], ['-r', '--full-name'], ['--full-tree', '-r', '--name-only'], ['-z'], ['-z', '--name-only']];
 
   test('from a subdirectory: each path, each option', () => {
-    for (const opts of [[], ['-r']]) for (const paths of pathSets) compare('sub', [...opts, 'HEAD', ...paths]);
-    for (const opts of optionSets) for (const paths of [[], ['..'], ['../sub2', 'deep/']]) compare('sub', [...opts, 'HEAD', ...paths]);
+    const lines: Array<[string, string[]]> = [];
+    for (const opts of [[], ['-r']]) for (const paths of pathSets) lines.push(['sub', [...opts, 'HEAD', ...paths]]);
+    for (const opts of optionSets) for (const paths of [[], ['..'], ['../sub2', 'deep/']]) lines.push(['sub', [...opts, 'HEAD', ...paths]]);
+    compareAll(lines);
   });
 
   test('from a nested subdirectory and from the top', () => {
+    const lines: Array<[string, string[]]> = [];
     for (const rel of ['sub/deep', 'sub/deep/deeper', '']) {
       for (const opts of [[], ['-r', '-t'], ['--full-name'], ['--full-tree', '-d']]) {
-        for (const paths of [[], ['..'], ['../..', 'x.txt'], ['sub/deep']]) compare(rel, [...opts, 'HEAD', ...paths]);
+        for (const paths of [[], ['..'], ['../..', 'x.txt'], ['sub/deep']]) lines.push([rel, [...opts, 'HEAD', ...paths]]);
       }
     }
+    compareAll(lines);
   });
 
   test('absolute paths: inside the work tree, and outside it', () => {
-    compare('sub', ['HEAD', path.join(repo, 'sub', 'deep')]);
-    compare('sub', ['HEAD', `${path.join(repo, 'sub', 'deep')}/`]);
-    compare('sub', ['HEAD', root]);
+    compareAll([['sub', ['HEAD', path.join(repo, 'sub', 'deep')]], ['sub', ['HEAD', `${path.join(repo, 'sub', 'deep')}/`]], ['sub', ['HEAD', root]]]);
   });
 });

@@ -4,12 +4,11 @@
 // <branch>@{upstream} (and git's errors when there is none), <ref>@{<n>}, @{-<n>}, --show-prefix and --show-cdup from the
 // top and from below it, and an argument that is no revision: printed, then an error unless a file
 // of that name exists.
-import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { GIT_ENV, git, rmrf, TSGIT, tmpDir } from './helpers.js';
+import { git, rmrf, tmpDir } from './helpers.js';
+import { assertSameAsGit } from './cli-batch.js';
 
 describe('rev-parse names', () => {
   let work: string;
@@ -36,14 +35,11 @@ describe('rev-parse names', () => {
   });
   after(() => rmrf(work));
 
-  const compare = (cwd: string, args: string[]): void => {
-    const ours = spawnSync(process.execPath, [TSGIT, 'rev-parse', ...args], { cwd, env: GIT_ENV, encoding: 'utf8' });
-    const theirs = spawnSync('git', ['rev-parse', ...args], { cwd, env: GIT_ENV, encoding: 'utf8' });
-    const what = `rev-parse ${args.join(' ')} in ${path.relative(work, cwd)}`;
-    assert.equal(ours.status, theirs.status, `${what}: ${ours.stderr}`);
-    assert.equal(ours.stdout, theirs.stdout, what);
-    assert.equal(ours.stderr, theirs.stderr, what);
-  };
+  /** `rev-parse <args>` in each [cwd, args], run in tsgit (one batch) and git, compared. */
+  const compareAll = (lines: Array<[string, string[]]>, spawnSome = true): void =>
+    assertSameAsGit(lines.map(([cwd, args]) => ({ cwd, args: ['rev-parse', ...args] })), { stderr: 'always', spawnSome });
+  /** One command line, between changes to the repository: its batch of one is its own process. */
+  const compare = (cwd: string, args: string[]): void => compareAll([[cwd, args]], false);
 
   it('--short, --abbrev-ref and --symbolic-full-name as git shows them', () => {
     const cases = [
@@ -58,7 +54,7 @@ describe('rev-parse names', () => {
       ['--abbrev-ref', 'heads/origin/side'], ['--abbrev-ref=loose', 'heads/origin/side'], ['--abbrev-ref=strict', 'heads/origin/side'],
       ['nothere'], ['afile'], ['HEAD', 'afile'], ['^nothere'], ['-q', 'nothere'], ['--verify', '-q', 'nothere'], ['HEAD~9'],
     ];
-    for (const args of cases) compare(wt, args);
+    compareAll(cases.map((args) => [wt, args]));
     // git warns of a name both a branch and a tag have wherever it resolves one, unless told not to.
     compare(wt, ['both']);
     git(wt, ['config', 'core.warnAmbiguousRefs', 'false']);
@@ -83,7 +79,7 @@ describe('rev-parse names', () => {
       ['--symbolic-full-name', 'feature@{upstream}'], ['--verify', 'main@{u}'],
       ['nomerge@{u}'], ['nosuch@{u}'], ['--verify', '-q', 'nomerge@{u}'],
     ];
-    for (const args of cases) compare(wt, args);
+    compareAll(cases.map((args) => [wt, args]));
     // An upstream no fetch refspec stores, and a detached HEAD.
     git(wt, ['config', 'remote.origin.fetch', '+refs/heads/side:refs/remotes/origin/side']);
     compare(wt, ['@{u}']);
@@ -117,15 +113,12 @@ describe('rev-parse names', () => {
       // The branches checked out before: feature, then moving, then main (the clone's).
       ['@{-1}'], ['@{-2}'], ['@{-3}'], ['@{-9}'], ['@{-1}~1'], ['--symbolic-full-name', '@{-1}'], ['--abbrev-ref', '@{-2}'],
     ];
-    for (const args of cases) compare(wt, args);
+    compareAll(cases.map((args) => [wt, args]));
     git(wt, ['checkout', '-q', 'main']);
   });
 
   it('--show-prefix and --show-cdup at the top and below it', () => {
-    for (const cwd of [wt, path.join(wt, 'd'), path.join(wt, 'd', 'e')]) {
-      compare(cwd, ['--show-prefix']);
-      compare(cwd, ['--show-cdup']);
-      compare(cwd, ['--show-cdup', '--show-prefix', 'HEAD']);
-    }
+    compareAll([wt, path.join(wt, 'd'), path.join(wt, 'd', 'e')]
+      .flatMap((cwd): Array<[string, string[]]> => [[cwd, ['--show-prefix']], [cwd, ['--show-cdup']], [cwd, ['--show-cdup', '--show-prefix', 'HEAD']]]));
   });
 });
