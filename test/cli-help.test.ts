@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { commandNames, loadCommand } from '../src/cli/command-list.js';
 import { rmrf, tmpDir, tsgit } from './helpers.js';
+import { sameAsSpawned, tsgitBatch, type BatchResult } from './cli-batch.js';
 
 const cwd = tmpDir();
 after(() => rmrf(cwd));
@@ -19,22 +20,24 @@ test('the command list names every module in cli/commands', () => {
 test('every command module has a summary, a synopsis and answers -h, --help and help <command>', async () => {
   const names = commandNames();
   assert.ok(names.includes('clone') && names.includes('help'));
-  for (const name of names) {
+  // Three command lines a command, in one process (tsgitBatch); the first command's also spawned.
+  const commands = names.flatMap((name) => [[name, '-h'], [name, '--help'], ['help', name]].map((args) => ({ cwd, args })));
+  const results = tsgitBatch(commands);
+  sameAsSpawned(commands.slice(0, 3), results.slice(0, 3));
+  for (const [i, name] of names.entries()) {
     const module = await loadCommand(name);
     assert.ok(module, name);
     assert.equal(typeof module.default, 'function', `${name} exports its command`);
     assert.ok(module.help?.summary, `${name} has a summary`);
     assert.ok(module.help.synopsis.length > 0, `${name} has a synopsis`);
-    const h = tsgit(cwd, [name, '-h']);
+    const [h, long, viaHelp] = results.slice(3 * i, 3 * i + 3) as [BatchResult, BatchResult, BatchResult];
     assert.equal(h.status, 129, `${name} -h exits 129`);
     assert.match(h.stdout.toString(), new RegExp(`^usage: tsgit ${name} `), `${name} -h prints its usage`);
     for (const option of module.help.options) {
       if (option[0]) assert.ok(h.stdout.toString().includes(option[0]), `${name} -h lists ${option[0]}`);
     }
-    const long = tsgit(cwd, [name, '--help']);
     assert.equal(long.status, 0, `${name} --help exits 0`);
     assert.equal(long.stdout.toString(), h.stdout.toString());
-    const viaHelp = tsgit(cwd, ['help', name]);
     assert.equal(viaHelp.status, 0);
     assert.equal(viaHelp.stdout.toString(), h.stdout.toString());
   }

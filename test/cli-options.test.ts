@@ -5,16 +5,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { GIT_ENV, git, makeRepo, rmrf, tsgit } from './helpers.js';
+import { GIT_ENV, git, makeRepo, rmrf } from './helpers.js';
+import { sameAsSpawned, tsgitBatch } from './cli-batch.js';
 
 function gitStatus(cwd: string, args: string[]): number | null {
   return spawnSync('git', args, { cwd, env: GIT_ENV, input: '' }).status;
 }
 
-/** tsgit's exit status and the first line of its stderr. */
-function ours(cwd: string, args: string[]): { status: number | null; error: string } {
-  const r = tsgit(cwd, args, '');
-  return { status: r.status, error: r.stderr.toString('utf8').split('\n')[0]! };
+/**
+ * tsgit's exit status and the first line of its stderr for each command line, run in one process
+ * (tsgitBatch); the first is also spawned.
+ */
+function ours(cwd: string, lines: readonly (readonly string[])[]): { status: number | null; error: string }[] {
+  const commands = lines.map((args) => ({ cwd, args: [...args] }));
+  const results = tsgitBatch(commands);
+  sameAsSpawned(commands.slice(0, 1), results.slice(0, 1));
+  return results.map((r) => ({ status: r.status, error: r.stderr.toString('utf8').split('\n')[0]! }));
 }
 
 test('upload-pack and receive-pack: the options, `--` and `-` as git reads them', () => {
@@ -46,9 +52,10 @@ test('upload-pack and receive-pack: the options, `--` and `-` as git reads them'
       ['receive-pack', ['--advertise-refs', d, 'extra']],
       ['receive-pack', ['--advertise-refs']],
     ];
-    for (const [command, args] of cases) {
-      assert.equal(ours(cwd, [command, ...args]).status, gitStatus(cwd, [command, ...args]), `${command} ${args.join(' ')}`);
-    }
+    const results = ours(cwd, cases.map(([command, args]) => [command, ...args]));
+    cases.forEach(([command, args], i) => {
+      assert.equal(results[i]!.status, gitStatus(cwd, [command, ...args]), `${command} ${args.join(' ')}`);
+    });
     const messages: [string[], string][] = [
       [['upload-pack', '--timeout'], 'error: --timeout needs a number of seconds'],
       [['upload-pack', '--timeout=x', d], 'error: --timeout needs a number of seconds'],
@@ -59,7 +66,8 @@ test('upload-pack and receive-pack: the options, `--` and `-` as git reads them'
       [['receive-pack', '--stateless-rpc'], 'error: you must specify a directory'],
       [['receive-pack', '--timeout', 'soon', d], 'error: --timeout needs a number of seconds'],
     ];
-    for (const [args, error] of messages) assert.deepEqual(ours(cwd, args), { status: 129, error }, args.join(' '));
+    const answers = ours(cwd, messages.map(([args]) => args));
+    messages.forEach(([args, error], i) => assert.deepEqual(answers[i], { status: 129, error }, args.join(' ')));
   } finally {
     rmrf(repo);
     rmrf(bare);
@@ -70,17 +78,18 @@ test('submodule: each subcommand\'s options, values as `--x v` or `--x=v`, and `
   const repo = makeRepo(1);
   try {
     // Past the options, a path that matches nothing: git's error, and git's status 1.
-    for (const args of [
+    const unmatched = [
       ['update', '--depth', '1', '-j', '2', '--init', '--', '--init'],
       ['update', '--depth=1', '--jobs=2', '--no-recommend-shallow', 'nomatch'],
       ['status', '--cached', '--recursive', '-'],
       ['init', '-q', 'nomatch'],
-    ]) {
-      const r = ours(repo, ['submodule', ...args]);
+    ];
+    ours(repo, unmatched.map((args) => ['submodule', ...args])).forEach((r, i) => {
+      const args = unmatched[i]!;
       assert.equal(r.status, gitStatus(repo, ['submodule', ...args]), args.join(' '));
       assert.match(r.error, /^error: pathspec '.*' did not match any file\(s\) known to git$/, args.join(' '));
-    }
-    for (const [args, error] of [
+    });
+    const refused = [
       [['update', '--depth'], "error: option '--depth' requires a value"],
       [['update', '-j'], "error: option '-j' requires a value"],
       [['update', '--jobs=x'], "error: option '--jobs' expects a number, not 'x'"],
@@ -88,9 +97,11 @@ test('submodule: each subcommand\'s options, values as `--x v` or `--x=v`, and `
       [['update', '-j2'], "error: unknown option '-j2'"],
       [['init', '--cached'], "error: unknown option '--cached'"],
       [['status', '--bogus'], "error: unknown option '--bogus'"],
-    ] as const) {
-      assert.deepEqual(ours(repo, ['submodule', ...args]), { status: 129, error }, args.join(' '));
-    }
+    ] as const;
+    ours(repo, refused.map(([args]) => ['submodule', ...args])).forEach((r, i) => {
+      const [args, error] = refused[i]!;
+      assert.deepEqual(r, { status: 129, error }, args.join(' '));
+    });
   } finally {
     rmrf(repo);
   }
@@ -99,7 +110,7 @@ test('submodule: each subcommand\'s options, values as `--x v` or `--x=v`, and `
 test('serve: a missing or bad value, an unknown option, and anything but one root are usage errors', () => {
   const repo = makeRepo(1);
   try {
-    for (const [args, error] of [
+    const lines = [
       [['--port'], 'error: --port needs a value'],
       [['--access-log'], 'error: --access-log needs a value'],
       [['--enable'], 'error: --enable needs a value'],
@@ -110,12 +121,13 @@ test('serve: a missing or bad value, an unknown option, and anything but one roo
       [['.', '.'], /^usage: tsgit serve /],
       [['--port', '0'], /^usage: tsgit serve /],
       [['--host=', '.'], /^usage: tsgit serve /],
-    ] as const) {
-      const r = ours(repo, ['serve', ...args]);
+    ] as const;
+    ours(repo, lines.map(([args]) => ['serve', ...args])).forEach((r, i) => {
+      const [args, error] = lines[i]!;
       assert.equal(r.status, 129, args.join(' '));
       if (typeof error === 'string') assert.equal(r.error, error, args.join(' '));
       else assert.match(r.error, error, args.join(' '));
-    }
+    });
   } finally {
     rmrf(repo);
   }
