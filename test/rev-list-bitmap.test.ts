@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildBitmapRepo, type BitmapRepo } from './bitmap-walk-fixture.js';
 import { gitBuf, rmrf, tsgit } from './helpers.js';
+import { assertSameAsGit } from './cli-batch.js';
 
 let repo: BitmapRepo;
 
@@ -34,17 +35,13 @@ const ARGS: string[][] = [
   ['--count', 'main', '--not', '--all'],
 ];
 
-function same(dir: string, args: string[]): void {
-  const full = ['rev-list', '--use-bitmap-index', ...args];
-  const theirs = gitBuf(dir, full).toString();
-  const ours = tsgit(dir, full);
-  assert.equal(ours.stderr.toString(), '', `stderr of ${args.join(' ')}`);
-  assert.equal(ours.status, 0);
-  assert.equal(ours.stdout.toString(), theirs, `rev-list --use-bitmap-index ${args.join(' ')}`);
+/** `rev-list --use-bitmap-index <args>` for each of `lines` in `dir`: tsgit (one batch, some spawned) prints what git prints, and no error. */
+function same(dir: string, lines: string[][]): void {
+  assertSameAsGit(lines.map((args) => ({ cwd: dir, args: ['rev-list', '--use-bitmap-index', ...args] })), { stderr: 'always', spawnSome: true });
 }
 
 test('over git\'s bitmap, output equals git\'s', () => {
-  for (const args of ARGS) same(repo.dir, args);
+  same(repo.dir, ARGS);
   // The bitmap answer has no paths and another order: equal output means the bitmap was used.
   const viaBitmap = gitBuf(repo.dir, ['rev-list', '--use-bitmap-index', '--objects', '--all']).toString();
   const walked = gitBuf(repo.dir, ['rev-list', '--objects', '--all']).toString();
@@ -60,7 +57,7 @@ test('over the bitmap tsgit repack -a -d -b writes, output equals git\'s', () =>
     assert.equal(r.status, 0, r.stderr.toString());
     const pack = path.join(copy, 'objects', 'pack');
     assert.equal(fs.readdirSync(pack).filter(f => f.endsWith('.bitmap')).length, 1);
-    for (const args of ARGS) same(copy, args);
+    same(copy, ARGS);
   } finally {
     rmrf(copy);
   }
@@ -82,7 +79,7 @@ test('without a bitmap, or with a truncated one, both walk and print the same', 
     }
     assert.ok(tsgit(copy, ['rev-list', '--use-bitmap-index', '--objects', '--all']).stdout.includes(' same/copy.txt\n'), 'the walk prints paths');
     fs.rmSync(bitmap);
-    for (const args of [['--objects', '--all'], ['--count', '--objects', 'main']]) same(copy, args);
+    same(copy, [['--objects', '--all'], ['--count', '--objects', 'main']]);
   } finally {
     rmrf(copy);
   }
