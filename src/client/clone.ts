@@ -13,7 +13,7 @@ import type { Progress } from '../core/progress.js';
 import { fromHex, ZERO_HEX } from '../core/oid.js';
 import { checkRefFormat } from '../refs/check-ref-format.js';
 import type { RefStore } from '../refs/index.js';
-import { deepens, formatFilterSpec, NO_DEEPEN, type FilterSpec, type HistoryShape } from '../protocol/index.js';
+import { deepens, NO_DEEPEN, type FilterSpec, type HistoryShape } from '../protocol/index.js';
 import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { checkoutTree } from '../worktree/checkout.js';
@@ -26,14 +26,14 @@ import { addReferences, dissociate, referenceTips, type Reference } from './refe
 import { guessDirectory } from './guess-directory.js';
 import { configuredInitialBranch, DEFAULT_INITIAL_BRANCH, initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
-import { missingBlobs } from './missing-blobs.js';
-import { fetchBlobs } from './promised-blobs.js';
+import { registerPartialClone } from './partial-clone.js';
+import { fetchForCheckout } from './promised-blobs.js';
 import { peeledValue } from './peel.js';
 import { parseRefspec, type Refspec } from '../refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { boundaryHere, updateShallow } from './shallow-file.js';
-import { receivedFsck, storePack, type PackStored } from './store-pack.js';
+import { fetchKeepsFrom, receivedFsck, storePack, type PackStored } from './store-pack.js';
 import { rewriteUrl } from './remote-config.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
@@ -199,14 +199,7 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     if (nullRef) throw new GitError('client', 'corrupt', `'${nullRef.local ?? nullRef.remote.name}' has a null OID`);
 
     writeRefspecConfig(config, plan, { origin, bare, mirror, singleBranch, branch: options.branch, srcPrefix, branchTop });
-    if (options.filter) {
-      // git's partial_clone_register; extensions.partialclone also lets older gits see the promisor.
-      config.set('core', null, 'repositoryformatversion', '1');
-      config.set('remote', origin, 'promisor', 'true');
-      config.set('remote', origin, 'partialclonefilter', formatFilterSpec(options.filter));
-      config.set('extensions', null, 'partialclone', origin);
-      config.save();
-    }
+    if (options.filter) registerPartialClone(config, origin, options.filter);
 
     const borrowed = addReferences(gitDir, cwd, options.references ?? [], log);
     const repository = new Repository(gitDir, workTree);
@@ -234,7 +227,8 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
             return storePack(repository, pack, {
             fixThin: false, fsck, connectivity: !deepen && !filtered && serverBoundary.length === 0, progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
-            ...(filtered ? { promisorRefs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })) } : {}),
+            // git's clone keeps its pack, so its .promisor always lists the refs.
+            ...(filtered ? { promisor: { refs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })), listFrom: 0 } } : {}),
             });
           },
         });
@@ -267,10 +261,11 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       if (workTree && !options.noCheckout && headState.oid) {
         try {
           if (options.filter) {
-            session = await RemoteSession.open(fetchUrl, connectOptions);
-            // In one more request, as git does: those the checkout writes.
+            // What the checkout reads and writes, as git fetches it on demand. Each session is
+            // kept where an interrupt can abort it.
+            const open = async () => (session = await RemoteSession.open(fetchUrl, connectOptions));
             const sparse = readSparseCheckout(repository.loadConfig(env), gitDir, () => {});
-            await fetchBlobs(session, repository, missingBlobs(repository.odb, headState.oid, sparse), fsck, options);
+            await fetchForCheckout({ open, fsck, keepsFrom: fetchKeepsFrom(config) }, repository, headState.oid, sparse, null, options);
             session = null;
           }
           if (options.signal?.aborted) throw interrupted();
@@ -281,7 +276,6 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           });
           for (const message of messages) (options.checkoutOutput ?? log)(`${message}\n`);
         } catch (e) {
-          session?.abort();
           throw checkoutFailed(e);
         }
         // As under git clone: GIT_DIR set, and its output shown even when the clone is quiet.

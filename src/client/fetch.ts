@@ -12,7 +12,7 @@ import { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
-import { deepens, INFINITE_DEPTH, NO_DEEPEN, parseFilterSpec, type HistoryShape } from '../protocol/index.js';
+import { deepens, INFINITE_DEPTH, NO_DEEPEN, type FilterSpec, type HistoryShape } from '../protocol/index.js';
 import type { RefStore } from '../refs/index.js';
 import { checkedOutBranches } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
@@ -21,6 +21,7 @@ import { isAncestor } from './ancestry.js';
 import { fetchPack } from './fetch-pack.js';
 import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
+import { fetchFilter, promisorRemotes } from './partial-clone.js';
 import { peeledValue } from './peel.js';
 import { mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, refPrefixes, type MappedRef } from './refspec.js';
@@ -28,7 +29,7 @@ import { defaultRemoteName, resolveRemote, type RemoteSpec } from './remote-conf
 import { RemoteSession, type RemoteRef } from './session.js';
 import { readShallow, updateShallow } from './shallow-file.js';
 import { assignRoots, incompleteTips, newRoots, type NewRoots } from './shallow-update.js';
-import { receivedFsck, storePack, type PackStored } from './store-pack.js';
+import { fetchKeepsFrom, receivedFsck, storePack, type PackStored } from './store-pack.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
 export interface FetchOptions {
@@ -41,6 +42,12 @@ export interface FetchOptions {
    * NO_DEEPEN. A relative shape needs a depth.
    */
   readonly shape?: HistoryShape;
+  /**
+   * The filter to ask the server for (git's --filter), which also makes the remote a promisor
+   * remote with it as its filter, when it has none yet (partial-clone.ts); null asks for
+   * everything (--no-filter). Default: the remote's partialclonefilter, when it has one.
+   */
+  readonly filter?: FilterSpec | null;
   /** Make a shallow repository complete (--unshallow); not with a depth. */
   readonly unshallow?: boolean;
   /**
@@ -153,7 +160,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   if (options.remote === undefined && config.list().every((e) => e.section !== 'remote')) {
     throw new GitError('client', 'no-remote', 'No remote repository specified.  Please, specify either a URL or a remote name from which new revisions should be fetched.');
   }
-  const remote = resolveRemote(config, options.remote ?? defaultRemoteName(config, currentBranch));
+  const remoteName = options.remote ?? defaultRemoteName(config, currentBranch);
+  const remote = resolveRemote(config, remoteName);
   const tagMode: TagMode = options.tags ? 'all' : options.noTags ? 'none'
     : remote.tagOpt === '--no-tags' ? 'none' : remote.tagOpt === '--tags' ? 'all' : 'auto';
   const fromCommandLine = (options.refspecs?.length ?? 0) > 0;
@@ -166,7 +174,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const headOnly = specs.length === 0;
   const tagSpec = tagMode === 'all' ? parseRefspec(TAG_REFSPEC) : null;
   const follow = tagMode === 'auto' && specs.some((s) => !s.negative && s.dst !== '');
-  const filter = remote.promisor && remote.partialCloneFilter ? parseFilterSpec(remote.partialCloneFilter) : null;
+  // Registered before anything is fetched, as git does: a failed fetch leaves the remote a promisor.
+  const filter = fetchFilter(config, remoteName, options.filter);
   const shape = historyShape(repo, options);
   const deepen = deepens(shape);
   const connectOptions = {
@@ -176,7 +185,9 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   checkProtocolAllowed(config, env, remoteUrl);
   const shown = fetchHeadUrl(remote.url);
   const fsck = receivedFsck(config, repo.gitDir, options.strict);
-  const connectivity = !deepen && filter === null;
+  // A partial clone's new history may point at objects the filter left out, fetched or not.
+  const connectivity = !deepen && promisorRemotes(config).length === 0;
+  const keepsFrom = fetchKeepsFrom(config);
 
   const session = await RemoteSession.open(remoteUrl, connectOptions);
   const sessions = [session];
@@ -220,7 +231,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
           return storePack(repo, pack, {
             fixThin: true, fsck, connectivity: connectivity && roots.closed, progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
-            ...(filter ? { promisorRefs: targets.map((t) => ({ name: t.remote.name, oid: t.remote.oid })) } : {}),
+            ...(filter ? { promisor: { refs: soughtRefs(refStore, sought), listFrom: keepsFrom } } : {}),
           });
         },
       });
@@ -310,6 +321,19 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (options.signal?.aborted) throw interrupted();
     throw e;
   }
+}
+
+/**
+ * The refs git's fetch-pack lists in a .promisor file: those it was asked for whose local ref does
+ * not have the id already, each name once.
+ */
+function soughtRefs(refStore: RefStore, sought: readonly Target[]): { name: string; oid: string }[] {
+  const byName = new Map<string, string>();
+  for (const t of sought) {
+    if (t.local !== null && refStore.resolve(t.local)?.oid === t.remote.oid) continue;
+    if (!byName.has(t.remote.name)) byName.set(t.remote.name, t.remote.oid);
+  }
+  return [...byName].map(([name, oid]) => ({ name, oid }));
 }
 
 function unique(oids: readonly string[]): string[] {

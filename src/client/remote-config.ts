@@ -13,8 +13,6 @@ export interface RemoteSpec {
   /** remote.<name>.tagOpt: '--no-tags' or '--tags' when set. */
   readonly tagOpt: string | null;
   readonly uploadPack: string | null;
-  readonly promisor: boolean;
-  readonly partialCloneFilter: string | null;
 }
 
 export function rewriteUrl(config: Config | null, url: string): string {
@@ -61,13 +59,10 @@ export function resolveRemote(config: Config | null, nameOrUrl: string): RemoteS
       fetch: config.getAll('remote', nameOrUrl, 'fetch'),
       tagOpt,
       uploadPack: config.get('remote', nameOrUrl, 'uploadpack') ?? null,
-      promisor: config.getBool('remote', nameOrUrl, 'promisor') ?? false,
-      partialCloneFilter: config.get('remote', nameOrUrl, 'partialclonefilter') ?? null,
     };
   }
   return {
     name: null, url: rewriteUrl(config, nameOrUrl), fetch: [], tagOpt: null, uploadPack: null,
-    promisor: false, partialCloneFilter: null,
   };
 }
 

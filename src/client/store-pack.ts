@@ -1,8 +1,8 @@
 // The received pack goes straight into index-pack as it arrives (network, inflate and hash, and
 // delta resolution overlap). Like git's fetch-pack, the pack is written with a .keep so that a
 // concurrent gc cannot delete its objects before refs point at them; the caller removes the .keep
-// once the refs are written. A partial clone's pack gets a .promisor listing the refs it was
-// fetched for, which is what tells git that objects it lacks may be fetched later.
+// once the refs are written. A partial clone's pack gets a .promisor file, which is what tells git
+// that objects it lacks may be fetched later.
 import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,8 +25,13 @@ export interface StorePackOptions {
   readonly connectivity: boolean;
   /** Meters for "Receiving objects" / "Resolving deltas". */
   readonly progress?: Progress;
-  /** For a partial clone: the refs the pack was fetched for, written to its .promisor file. */
-  readonly promisorRefs?: readonly { name: string; oid: string }[];
+  /**
+   * For a pack from a promisor remote: its .promisor file, which lists `refs` (the refs the pack
+   * was fetched for) when the pack has at least `listFrom` objects and is empty otherwise, as
+   * git's: fetch-pack lists them for a pack it keeps (a clone's always, a fetch's from
+   * fetchKeepsFrom objects up), and index-pack --promisor leaves the file empty.
+   */
+  readonly promisor?: { readonly refs: readonly { name: string; oid: string }[]; readonly listFrom: number };
   /** Stops index-pack promptly, even while it resolves deltas. */
   readonly signal?: AbortSignal;
   /**
@@ -56,12 +61,26 @@ export function receivedFsck(config: Config, gitDir: string, strict: boolean | u
   return transferFsck(config, 'fetch', gitDir);
 }
 
+/**
+ * From how many objects git 2.39's fetch keeps a pack rather than unpacking it: fetch-pack's
+ * unpack_limit, where transfer.unpackLimit wins over fetch.unpackLimit (a negative one is unset);
+ * 0 keeps none.
+ */
+export function fetchKeepsFrom(config: Config): number {
+  const set = (section: string) => {
+    const n = config.getInt(section, null, 'unpacklimit');
+    return n !== undefined && n >= 0 ? n : undefined;
+  };
+  const limit = set('transfer') ?? set('fetch') ?? 100;
+  return limit > 0 ? limit : Infinity;
+}
+
 export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array>, options: StorePackOptions): Promise<PackStored> {
   const { objects, packPath, keepCreated, keepPath } = await receive(repo, pack, options);
   options.onIndexed?.();
-  if (options.promisorRefs) {
-    const promisor = packPath.replace(/\.pack$/, '.promisor');
-    fs.writeFileSync(promisor, options.promisorRefs.map((r) => `${r.oid} ${r.name}\n`).join(''));
+  if (options.promisor) {
+    const listed = objects >= options.promisor.listFrom ? options.promisor.refs : [];
+    fs.writeFileSync(packPath.replace(/\.pack$/, '.promisor'), listed.map((r) => `${r.oid} ${r.name}\n`).join(''));
   }
   // The pack directory changed under the open repository: let it see the new pack.
   repo.odb.refresh();

@@ -1,7 +1,7 @@
 // tsgit fetch [-q] [-v] [--progress] [--depth <n> | --deepen <n> | --unshallow] [--shallow-since <date>]
 //             [--shallow-exclude <ref>...] [--update-shallow] [--[no-]prune] [-P] [--tags | --no-tags] [-f]
 //             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head] [--dry-run] [-a]
-//             [<remote> [<refspec>...] | --all]
+//             [--filter <spec> | --no-filter] [<remote> [<refspec>...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0). SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fetch, type FetchOptions } from '../../client/fetch.js';
 import { remotesToFetchAll } from '../../client/remote-config.js';
 import { GitError, UsageError } from '../../core/errors.js';
+import { parseFilterSpec, type FilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { historyShape, parseRemoteOptions, runRemoteCommand, type RemoteRun } from '../remote-command.js';
@@ -34,6 +35,7 @@ export const help: CommandHelp = {
     ['--shallow-since <time>', 'deepen history of shallow repository based on time'],
     ['--shallow-exclude <revision>', 'deepen history of shallow clone, excluding rev'],
     ['--unshallow', 'convert to a complete repository'],
+    ['--filter <args>', 'object filtering'],
     ['--no-recurse-submodules', 'do not fetch in submodules (tsgit never does)'],
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
     ['--all', 'fetch from all remotes'],
@@ -52,6 +54,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   // Unset: the remote's or fetch's configuration decides.
   let prune: boolean | undefined, pruneTags: boolean | undefined;
   let deepen: number | undefined;
+  // Unset: the remote's partialclonefilter; null: --no-filter.
+  let filter: FilterSpec | null | undefined;
   const remote = parseRemoteOptions('fetch', args, (name, value, inline) => {
     switch (name) {
       // CI checkouts pass --no-recurse-submodules; fetching inside submodules is not done.
@@ -66,6 +70,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
         break;
       }
       case '--unshallow': unshallow = true; break;
+      case '--filter': filter = parseFilterSpec(value()); break;
+      case '--no-filter': filter = null; break;
       case '-v': case '--verbose': verbose = true; break;
       case '-p': case '--prune': prune = true; break;
       case '--no-prune': prune = false; break;
@@ -101,13 +107,15 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   const one = (run: RemoteRun, name: string | undefined, refspecs: string[], o: FetchOptions): Promise<number> => fetch(repo, {
     cwd: ctx.setupDir(), env: ctx.env, remote: name, refspecs, updateShallow, updateHeadOk, ...(prune !== undefined ? { prune } : {}),
     ...(pruneTags !== undefined ? { pruneTags } : {}), tags, noTags, force, dryRun,
-    unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose,
+    unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose, ...(filter !== undefined ? { filter } : {}),
     ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
     log: run.stderr, onPackStored: collectGarbage, signal: run.signal,
     transport: uploadPack !== undefined ? { uploadPack } : {}, ...o,
   }).then((result) => (result.rejected > 0 ? 1 : 0));
   if (all && rest.length) throw new GitError('cli', 'usage', rest.length === 1 ? 'fetch --all does not take a repository argument' : 'fetch --all does not make sense with refspecs');
   const names = all ? remotesToFetchAll(repo.loadConfig(ctx.env)) : [];
+  // git makes only the one remote it fetches itself a promisor, never each of several.
+  if (all && names.length !== 1 && filter) throw new GitError('cli', 'usage', '--filter can only be used with the remote configured in extensions.partialclone');
   // One remote, named or the only one --all finds, git fetches itself, with every option.
   if (!all || names.length === 1) {
     return runRemoteCommand(ctx.env, { quiet, progress }, (run) =>

@@ -1,7 +1,8 @@
-// What a partial clone must fetch before it can check out: the blobs of one tree that the filter
-// left on the server (git's check_updates collects them and fetches them in one request). In a
-// sparse checkout, only those of the paths it writes, and the .gitattributes files git reads for
-// them; in a switch, not those of files that stay as they are.
+// What a partial clone must fetch before it can check out: the trees of one commit that the filter
+// left on the server (git fetches each as unpack_trees meets it), then the blobs (git's
+// check_updates collects them and fetches them in one request). In a sparse checkout, only those
+// of the paths it writes, and the .gitattributes files git reads for them; in a switch, not those
+// of files that stay as they are.
 import { fromHex, OID_BYTES, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { TreeCursor } from '../object/tree.js';
@@ -11,17 +12,25 @@ import type { SparseMatcher } from '../worktree/sparse/matcher.js';
 
 const GITATTRIBUTES = Buffer.from('.gitattributes');
 
+export interface MissingObjects {
+  /** Trees the walk met and could not read: what is below them is not known yet. */
+  readonly trees: string[];
+  readonly blobs: string[];
+}
+
 /**
- * Ids (hex) of blobs reachable from the commit's tree that the repository does not hold; with
- * `sparse`, of the paths a checkout writes, and of the .gitattributes it reads for them (those
- * of their directories and the directories above); with `kept`, not of the paths where it says
- * the work tree has that blob already (given the path and the blob's id).
+ * Ids (hex) of the trees reachable from the commit that the repository does not hold, and of the
+ * blobs below the trees it holds that it does not; with `sparse`, of the paths a checkout writes,
+ * and of the .gitattributes it reads for them (those of their directories and the directories
+ * above); with `kept`, not of the paths where it says the work tree has that blob already (given
+ * the path and the blob's id). Once no tree is missing, the blobs are all the checkout lacks.
  */
-export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: SparseMatcher | null = null,
-  kept: ((path: Buffer, oid: Uint8Array) => boolean) | null = null): string[] {
+export function missingObjects(odb: ObjectStore, commitHex: string, sparse: SparseMatcher | null = null,
+  kept: ((path: Buffer, oid: Uint8Array) => boolean) | null = null): MissingObjects {
   const commit = odb.mustRead(fromHex(commitHex)!, 0, OBJ_COMMIT);
   const root = parseCommit(commit.data, () => `commit ${commitHex}`).tree;
   const missing = new Set<string>();
+  const missingTrees = new Set<string>();
   // A tree met again holds nothing new, unless which of its paths are wanted depends on where it is.
   const byPath = sparse !== null || kept !== null;
   const seenTrees = new Set<string>();
@@ -34,6 +43,10 @@ export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: Sparse
     const hex = toHex(id);
     if (!byPath && seenTrees.has(hex)) continue;
     seenTrees.add(hex);
+    if (!odb.has(id)) {
+      missingTrees.add(hex);
+      continue;
+    }
     const tree = odb.mustRead(id, 0, OBJ_TREE);
     const cur = new TreeCursor(tree.data, 0, tree.data.length, `tree ${hex}`);
     while (cur.next()) {
@@ -52,7 +65,7 @@ export function missingBlobs(odb: ObjectStore, commitHex: string, sparse: Sparse
     }
   }
   for (const [dir, blob] of attributes) if (written.has(dir)) missing.add(blob);
-  return [...missing];
+  return { trees: [...missingTrees], blobs: [...missing] };
 }
 
 /** Adds directory `dir` ('' for the top) and those above it to `dirs`. */
