@@ -57,7 +57,7 @@ function describeClone(dir: string, env: NodeJS.ProcessEnv, bare: boolean): Reco
   const out: Record<string, string> = {
     refs: gitIn(dir, ['for-each-ref', '--format=%(refname) %(objectname) %(symref)'], env),
     HEAD: read('HEAD'),
-    config: gitIn(dir, ['config', '--local', '-l'], env).split('\n').filter((l) => !l.startsWith('extensions.partialclone=')).join('\n'),
+    config: gitIn(dir, ['config', '--local', '-l'], env),
     shallow: read('shallow'),
     objects: gitIn(dir, ['rev-list', '--objects', '--all', '--missing=print'], env).split('\n').sort().join('\n'),
     log: gitIn(dir, ['log', '--format=%H %s', '--all'], env),
