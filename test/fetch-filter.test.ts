@@ -153,6 +153,22 @@ describe('fetch --filter: the promisor remote it makes', () => {
     assert.match(config(dirs[0]!), /partialclonefilter = blob:none\n/);
   });
 
+  it('--refetch with another filter fetches again what it lets through, and leaves the recorded filter', () => {
+    const dirs = TOOLS.map(tool => {
+      const dir = emptyRepo(tool, daemon.url('src.git'));
+      steps(tool, dir, actionsCheckout(commitA, ['--filter=blob:none', '--depth=1'], ['in']));
+      return dir;
+    });
+    const before = missing(dirs[0]!);
+    const runs = TOOLS.map((tool, i) => steps(tool, dirs[i]!, [['fetch', '-q', '--refetch', '--filter=blob:limit=9', 'origin', 'A']]));
+    assert.equal(runs[0]!.stderr, runs[1]!.stderr);
+    assertSameRepository(dirs[0]!, dirs[1]!);
+    // The blobs under 9 bytes (d/chg.txt's) came, the others are still missing.
+    assert.notEqual(missing(dirs[0]!), before);
+    assert.notEqual(missing(dirs[0]!), '');
+    assert.match(config(dirs[0]!), /partialclonefilter = blob:none\n/);
+  });
+
   it('--no-filter fetches everything and registers nothing', () => {
     const [ours, theirs] = TOOLS.map(tool =>
       steps(tool, emptyRepo(tool, daemon.url('src.git')), [['fetch', '-q', '--filter=blob:none', '--no-filter', 'origin']])) as [Run, Run];

@@ -48,6 +48,12 @@ export interface FetchOptions {
    * everything (--no-filter). Default: the remote's partialclonefilter, when it has one.
    */
   readonly filter?: FilterSpec | null;
+  /**
+   * Fetch every object the refs reach, as a clone would, offering nothing we have (git's
+   * --refetch: a changed filter applied to what is here). The packs here stay as they are, where
+   * git's auto maintenance would then repack them.
+   */
+  readonly refetch?: boolean;
   /** Make a shallow repository complete (--unshallow); not with a depth. */
   readonly unshallow?: boolean;
   /**
@@ -188,6 +194,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   // A partial clone's new history may point at objects the filter left out, fetched or not.
   const connectivity = !deepen && promisorRemotes(config).length === 0;
   const keepsFrom = fetchKeepsFrom(config);
+  const refetch = options.refetch ?? false;
 
   const session = await RemoteSession.open(remoteUrl, connectOptions);
   const sessions = [session];
@@ -218,9 +225,12 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     const fetchRound = async (s: RemoteSession, wants: string[], withShape: boolean, sought: readonly Target[],
       { shallows, shallowSet, incomplete }: RoundStart): Promise<void> => {
       let roots: NewRoots = { ours: [], theirs: [], closed: true };
-      const negotiator = new ConsecutiveNegotiator(repo.odb, shallowSet);
-      for (const r of refs) if (r.oid !== null && !incomplete.has(r.oid) && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
-      for (const r of refStore.list()) negotiator.addTip(r.oid);
+      let negotiator: ConsecutiveNegotiator | null = null;
+      if (!refetch) {
+        negotiator = new ConsecutiveNegotiator(repo.odb, shallowSet);
+        for (const r of refs) if (r.oid !== null && !incomplete.has(r.oid) && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
+        for (const r of refStore.list()) negotiator.addTip(r.oid);
+      }
       const result = await fetchPack(s, {
         wants, negotiator, shallows, shape: withShape ? shape : NO_DEEPEN, filter,
         includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
@@ -231,7 +241,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
           return storePack(repo, pack, {
             fixThin: true, fsck, connectivity: connectivity && roots.closed, progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
-            ...(filter ? { promisor: { refs: soughtRefs(refStore, sought), listFrom: keepsFrom } } : {}),
+            ...(filter ? { promisor: { refs: soughtRefs(refStore, sought, refetch), listFrom: keepsFrom } } : {}),
           });
         },
       });
@@ -245,7 +255,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     };
 
     const first = roundStart(refs.flatMap((r) => r.oid ?? []));
-    const wants = unfetched(repo, targets.map((t) => t.remote.oid), first.incomplete);
+    const wants = refetch ? unique(targets.map((t) => t.remote.oid)) : unfetched(repo, targets.map((t) => t.remote.oid), first.incomplete);
     if (wants.length > 0 || deepen) {
       await fetchRound(session, wants.length > 0 ? wants : unique(targets.map((t) => t.remote.oid)), deepen, targets, first);
     } else await session.close();
@@ -325,12 +335,12 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
 
 /**
  * The refs git's fetch-pack lists in a .promisor file: those it was asked for whose local ref does
- * not have the id already, each name once.
+ * not have the id already (all of them in a refetch), each name once.
  */
-function soughtRefs(refStore: RefStore, sought: readonly Target[]): { name: string; oid: string }[] {
+function soughtRefs(refStore: RefStore, sought: readonly Target[], refetch: boolean): { name: string; oid: string }[] {
   const byName = new Map<string, string>();
   for (const t of sought) {
-    if (t.local !== null && refStore.resolve(t.local)?.oid === t.remote.oid) continue;
+    if (!refetch && t.local !== null && refStore.resolve(t.local)?.oid === t.remote.oid) continue;
     if (!byName.has(t.remote.name)) byName.set(t.remote.name, t.remote.oid);
   }
   return [...byName].map(([name, oid]) => ({ name, oid }));

@@ -1,7 +1,7 @@
 // tsgit fetch [-q] [-v] [--progress] [--depth <n> | --deepen <n> | --unshallow] [--shallow-since <date>]
 //             [--shallow-exclude <ref>...] [--update-shallow] [--[no-]prune] [-P] [--tags | --no-tags] [-f]
 //             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head] [--dry-run] [-a]
-//             [--filter <spec> | --no-filter] [<remote> [<refspec>...] | --all]
+//             [--filter <spec> | --no-filter] [--refetch] [<remote> [<refspec>...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0). SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
@@ -36,6 +36,7 @@ export const help: CommandHelp = {
     ['--shallow-exclude <revision>', 'deepen history of shallow clone, excluding rev'],
     ['--unshallow', 'convert to a complete repository'],
     ['--filter <args>', 'object filtering'],
+    ['--refetch', 're-fetch without negotiating common commits'],
     ['--no-recurse-submodules', 'do not fetch in submodules (tsgit never does)'],
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
     ['--all', 'fetch from all remotes'],
@@ -50,7 +51,7 @@ export const help: CommandHelp = {
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
-  let updateHeadOk = false, all = false, writeFetchHead = true, noRecurse = false, dryRun = false, append = false;
+  let updateHeadOk = false, all = false, writeFetchHead = true, noRecurse = false, dryRun = false, append = false, refetch = false;
   // Unset: the remote's or fetch's configuration decides.
   let prune: boolean | undefined, pruneTags: boolean | undefined;
   let deepen: number | undefined;
@@ -72,6 +73,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       case '--unshallow': unshallow = true; break;
       case '--filter': filter = parseFilterSpec(value()); break;
       case '--no-filter': filter = null; break;
+      case '--refetch': refetch = true; break;
+      case '--no-refetch': refetch = false; break;
       case '-v': case '--verbose': verbose = true; break;
       case '-p': case '--prune': prune = true; break;
       case '--no-prune': prune = false; break;
@@ -107,7 +110,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   const one = (run: RemoteRun, name: string | undefined, refspecs: string[], o: FetchOptions): Promise<number> => fetch(repo, {
     cwd: ctx.setupDir(), env: ctx.env, remote: name, refspecs, updateShallow, updateHeadOk, ...(prune !== undefined ? { prune } : {}),
     ...(pruneTags !== undefined ? { pruneTags } : {}), tags, noTags, force, dryRun,
-    unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose, ...(filter !== undefined ? { filter } : {}),
+    unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose, refetch, ...(filter !== undefined ? { filter } : {}),
     ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
     log: run.stderr, onPackStored: collectGarbage, signal: run.signal,
     transport: uploadPack !== undefined ? { uploadPack } : {}, ...o,
@@ -122,9 +125,9 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       one(run, all ? names[0] : rest[0], rest.slice(1), { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
   }
   // Otherwise git runs `fetch --append --no-auto-gc --no-write-commit-graph <options> <remote>` for
-  // each, with the options of add_options_to_argv (none of the history's: git 2.39 passes no
-  // --depth, --unshallow or --update-shallow on), after emptying FETCH_HEAD; a failed one is
-  // reported and the others still fetched.
+  // each, with the options of add_options_to_argv (none of the history's, nor --refetch: git 2.39
+  // passes no --depth, --unshallow, --update-shallow or --refetch on), after emptying FETCH_HEAD; a
+  // failed one is reported and the others still fetched.
   const passed = [
     ...(dryRun ? ['--dry-run'] : []), ...(prune !== undefined ? [prune ? '--prune' : '--no-prune'] : []),
     ...(pruneTags !== undefined ? [pruneTags ? '--prune-tags' : '--no-prune-tags'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
@@ -140,7 +143,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       let code: number;
       try {
         code = await one(run, name, [], {
-          unshallow: false, updateShallow: false, fetchHead: writeFetchHead ? 'append' : 'none',
+          unshallow: false, updateShallow: false, refetch: false, fetchHead: writeFetchHead ? 'append' : 'none',
           reflogAction: ['fetch', '--append', '--no-auto-gc', '--no-write-commit-graph', ...passed, name].join(' '),
         });
       } catch (e) {
