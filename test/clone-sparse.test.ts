@@ -1,8 +1,8 @@
 // clone --sparse against git's: the sparse checkout it starts (cone mode, the top level alone),
 // the config, config.worktree and patterns file it writes, the work tree and index; with
-// --filter=blob:none, the blobs it fetches (those of the files it writes, no others), at the
-// clone or at each later checkout; with --no-checkout, the settings alone; with --bare, git's
-// failure.
+// --filter=blob:none (or tree:0, whose trees come first), the blobs it fetches (those of the
+// files it writes, no others), at the clone or at each later checkout; with --no-checkout, the
+// settings alone; with --bare, git's failure.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,9 +42,10 @@ describe('clone --sparse', () => {
     assert.deepEqual(fs.readdirSync(ours.dir).sort(), ['.git', 'top.md', 'top.txt']);
   });
 
-  it('with --filter=blob:none fetches the blobs of those files alone', () => {
+  // With tree:0 the commit's trees are fetched first, as git's checkout fetches each it meets.
+  for (const filter of ['blob:none', 'tree:0']) it(`with --filter=${filter} fetches the blobs of those files alone`, () => {
     const url = `file://${src}`;
-    const { ours, theirs } = cloneBoth(['-q', '--sparse', '--filter=blob:none'], url);
+    const { ours, theirs } = cloneBoth(['-q', '--sparse', `--filter=${filter}`], url);
     assert.equal(ours.status, 0, ours.stderr);
     assert.equal(missing(ours.dir), missing(theirs.dir));
     assert.notEqual(missing(ours.dir), '');
