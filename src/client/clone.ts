@@ -27,7 +27,7 @@ import { guessDirectory } from './guess-directory.js';
 import { configuredInitialBranch, DEFAULT_INITIAL_BRANCH, initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
 import { registerPartialClone } from './partial-clone.js';
-import { fetchForCheckout } from './promised-blobs.js';
+import { fetchForCheckout } from './promised-objects.js';
 import { peeledValue } from './peel.js';
 import { parseRefspec, type Refspec } from '../refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';

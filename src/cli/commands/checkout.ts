@@ -9,7 +9,7 @@ import path from 'node:path';
 import { GitError, UsageError } from '../../core/errors.js';
 import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
-import { fetchBlobsForCheckout } from '../../client/promised-blobs.js';
+import { fetchPromisedForCheckout } from '../../client/promised-objects.js';
 import { checkedOutAt } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
@@ -138,7 +138,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const named = tracking?.ref ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
   const ref = named ? { ref: named } : {};
   // A partial clone first fetches what it is about to write, as git does on demand.
-  await fetchBlobsForCheckout(repo, toHex(commit), env, ctx.cwd);
+  await fetchPromisedForCheckout(repo, toHex(commit), env, ctx.cwd);
   let messages: string[];
   try {
     if (!fs.existsSync(indexFile)) {

@@ -5,7 +5,7 @@
 // are directories; with --no-cone they are gitignore-style patterns.
 import fs from 'node:fs';
 import type { Config } from '../../config/index.js';
-import { fetchPromisedBlobs } from '../../client/promised-blobs.js';
+import { fetchPromisedBlobs } from '../../client/promised-objects.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import type { Repository } from '../../repository/repository.js';
 import { unquoteCStyle } from '../../worktree/attributes/rules.js';

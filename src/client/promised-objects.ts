@@ -29,7 +29,7 @@ import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-conf
 /** What git's lazy fetch asks with: a tree comes with the trees below it, and no blob. */
 const LAZY_FILTER: FilterSpec = { kind: 'blob:none' };
 
-export interface BlobFetchOptions {
+export interface PromisedFetchOptions {
   readonly progress?: Progress;
   readonly onRemoteProgress?: (text: string) => void;
   readonly signal?: AbortSignal;
@@ -48,7 +48,7 @@ export interface PromisorFetch {
  * when one of them did not come.
  */
 async function fetchPromised(from: PromisorFetch, repo: Repository, oids: readonly string[], filter: FilterSpec | null,
-  options: BlobFetchOptions): Promise<void> {
+  options: PromisedFetchOptions): Promise<void> {
   const session = await from.open();
   try {
     const fetched = await fetchPack(session, {
@@ -73,7 +73,7 @@ async function fetchPromised(from: PromisorFetch, repo: Repository, oids: readon
  * leaves some below it missing), then the blobs missingObjects picks with `sparse` and `kept`.
  */
 export async function fetchForCheckout(from: PromisorFetch, repo: Repository, commitHex: string, sparse: SparseMatcher | null,
-  kept: ((path: Buffer, oid: Uint8Array) => boolean) | null, options: BlobFetchOptions): Promise<void> {
+  kept: ((path: Buffer, oid: Uint8Array) => boolean) | null, options: PromisedFetchOptions): Promise<void> {
   for (;;) {
     const missing = missingObjects(repo.odb, commitHex, sparse, kept);
     if (missing.trees.length > 0) {
@@ -101,7 +101,7 @@ function promisorFetch(repo: Repository, config: Config, env: NodeJS.ProcessEnv,
  * partial clone, or lacks none of them.
  */
 export async function fetchPromisedBlobs(repo: Repository, blobs: readonly string[], env: NodeJS.ProcessEnv, cwd: string,
-  options: BlobFetchOptions = {}): Promise<void> {
+  options: PromisedFetchOptions = {}): Promise<void> {
   const wanted = blobs.filter(hex => !repo.odb.has(fromHex(hex)!));
   if (wanted.length === 0) return;
   const from = promisorFetch(repo, repo.loadConfig(env), env, cwd);
@@ -113,8 +113,8 @@ export async function fetchPromisedBlobs(repo: Repository, blobs: readonly strin
  * that the repository lacks: blobs of the sparse patterns' paths, less the files the index has
  * with that blob already (written before, so here).
  */
-export async function fetchBlobsForCheckout(repo: Repository, commitHex: string, env: NodeJS.ProcessEnv, cwd: string,
-  options: BlobFetchOptions = {}): Promise<void> {
+export async function fetchPromisedForCheckout(repo: Repository, commitHex: string, env: NodeJS.ProcessEnv, cwd: string,
+  options: PromisedFetchOptions = {}): Promise<void> {
   const config = repo.loadConfig(env);
   const from = promisorFetch(repo, config, env, cwd);
   if (from === null) return;
