@@ -86,12 +86,15 @@ function assertSameRepository(ours: string, theirs: string): void {
   fsckClean(ours);
 }
 
-/** actions/checkout's commands for a sparse checkout of `dirs` at `sha`, fetched with `fetchOptions`. */
-function actionsCheckout(sha: string, fetchOptions: string[], dirs: string[]): string[][] {
+/** actions/checkout's sparse-checkout step for `dirs`. */
+const cone = (...dirs: string[]): string[][] => [['sparse-checkout', 'set', '--cone', ...dirs]];
+
+/** actions/checkout's commands for a sparse checkout at `sha`, fetched with `fetchOptions`, made sparse by `sparse`. */
+function actionsCheckout(sha: string, fetchOptions: string[], sparse: string[][]): string[][] {
   return [
     ['-c', 'protocol.version=2', 'fetch', '--no-tags', '--prune', '--no-recurse-submodules', ...fetchOptions, 'origin',
       `+${sha}:refs/remotes/origin/main`],
-    ['sparse-checkout', 'set', '--cone', ...dirs],
+    ...sparse,
     ['checkout', '--progress', '--force', '-B', 'main', 'refs/remotes/origin/main'],
   ];
 }
@@ -107,7 +110,7 @@ describe('fetch --filter: the actions/checkout sparse flow', () => {
       it(`${fetchOptions.join(' ')} over ${transport}: the work tree, index, config and objects of git's run`, () => {
         const [ours, theirs] = TOOLS.map(tool => {
           const dir = emptyRepo(tool, url());
-          return steps(tool, dir, actionsCheckout(commitA, fetchOptions, ['in', 'd/x']));
+          return steps(tool, dir, actionsCheckout(commitA, fetchOptions, cone('in', 'd/x')));
         }) as [Run, Run];
         assertSameRepository(ours.dir, theirs.dir);
         assert.notEqual(missing(ours.dir), '');
@@ -116,11 +119,24 @@ describe('fetch --filter: the actions/checkout sparse flow', () => {
     }
   }
 
+  const sparseSteps: [string, string[][]][] = [
+    ['sparse-checkout init --cone, then add', [['sparse-checkout', 'init', '--cone'], ['sparse-checkout', 'add', 'd/x']]],
+    ['sparse-checkout set --no-cone', [['sparse-checkout', 'set', '--no-cone', '/in/', '/out/chg.txt']]],
+  ];
+  for (const [name, sparse] of sparseSteps) {
+    it(`--filter=blob:none --depth=1 with ${name}: as git's run`, () => {
+      const [ours, theirs] = TOOLS.map(tool =>
+        steps(tool, emptyRepo(tool, daemon.url('src.git')), actionsCheckout(commitA, ['--filter=blob:none', '--depth=1'], sparse))) as [Run, Run];
+      assertSameRepository(ours.dir, theirs.dir);
+      assertSameOutcome(ours, theirs);
+    });
+  }
+
   it('lists the refs it fetched in .promisor files where git keeps its packs (transfer.unpackLimit 1)', () => {
     const [ours, theirs] = TOOLS.map(tool => {
       const dir = emptyRepo(tool, daemon.url('src.git'));
       git(dir, ['config', 'transfer.unpackLimit', '1']);
-      return steps(tool, dir, actionsCheckout(commitA, ['--filter=blob:none'], ['in']));
+      return steps(tool, dir, actionsCheckout(commitA, ['--filter=blob:none'], cone('in')));
     }) as [Run, Run];
     assert.notDeepEqual(promisorLines(ours.dir), []);
     assertSameRepository(ours.dir, theirs.dir);
@@ -136,7 +152,7 @@ describe('fetch --filter: the promisor remote it makes', () => {
     const url = `file://${src}`;
     const dirs = TOOLS.map(tool => {
       const dir = emptyRepo(tool, url);
-      steps(tool, dir, actionsCheckout(commitA, ['--filter=blob:none', '--depth=1'], ['in']));
+      steps(tool, dir, actionsCheckout(commitA, ['--filter=blob:none', '--depth=1'], cone('in')));
       return dir;
     });
     // A new commit on A, with a new blob in and out of the cone.
@@ -156,7 +172,7 @@ describe('fetch --filter: the promisor remote it makes', () => {
   it('--refetch with another filter fetches again what it lets through, and leaves the recorded filter', () => {
     const dirs = TOOLS.map(tool => {
       const dir = emptyRepo(tool, daemon.url('src.git'));
-      steps(tool, dir, actionsCheckout(commitA, ['--filter=blob:none', '--depth=1'], ['in']));
+      steps(tool, dir, actionsCheckout(commitA, ['--filter=blob:none', '--depth=1'], cone('in')));
       return dir;
     });
     const before = missing(dirs[0]!);
@@ -181,7 +197,7 @@ describe('fetch --filter: the promisor remote it makes', () => {
   it('from a server that does not allow filters: git\'s warning, everything fetched, the remote a promisor all the same', () => {
     const [ours, theirs] = TOOLS.map(tool => {
       const dir = emptyRepo(tool, daemon.url('nofilter.git'));
-      return steps(tool, dir, actionsCheckout(commitA, ['--filter=blob:none', '--depth=1'], ['in']));
+      return steps(tool, dir, actionsCheckout(commitA, ['--filter=blob:none', '--depth=1'], cone('in')));
     }) as [Run, Run];
     const fetched = TOOLS.map(tool => runTool(tool, emptyRepo(tool, daemon.url('nofilter.git')), ['fetch', '--filter=blob:none', 'origin']));
     assert.match(fetched[0]!.stderr, /^warning: filtering not recognized by server, ignoring\n/);
