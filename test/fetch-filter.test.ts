@@ -2,9 +2,9 @@
 // fetch of one commit, sparse-checkout set, checkout -B) run by tsgit and by git over git daemon
 // and file://, which must leave the same config bytes, sparse settings, work tree, index, status,
 // the same objects missing and the same .promisor files, with git fsck clean; then what git does
-// with the remote it made a promisor (a later plain fetch keeps the filter, another --filter does
-// not replace it), --no-filter, a server that does not allow filters, a fetch from an address, and
-// --all with a filter.
+// with the remote it made a promisor (a later plain fetch keeps the filter, another --filter or a
+// --refetch does not replace it), --no-filter, a server that does not allow filters, a fetch from
+// an address, two --filter options, and --all with a filter.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -217,6 +217,13 @@ describe('fetch --filter: the promisor remote it makes', () => {
     }) as [Run, Run];
     assertSameRepository(ours.dir, theirs.dir);
     assert.match(config(ours.dir), /\[remote "git:\/\/.*"\]\n\tpromisor = true\n/);
+  });
+
+  it('two --filter options are combined, as git combines them', () => {
+    const [ours, theirs] = TOOLS.map(tool =>
+      steps(tool, emptyRepo(tool, daemon.url('src.git')), [['fetch', '-q', '--filter=blob:none', '--filter=tree:1', 'origin']])) as [Run, Run];
+    assertSameRepository(ours.dir, theirs.dir);
+    assert.match(config(ours.dir), /partialclonefilter = combine:blob:none\+tree:1\n/);
   });
 
   it('--all with a filter and two remotes is refused as git refuses it, before anything is written', () => {

@@ -61,6 +61,15 @@ export function parseFilterSpec(spec: string): FilterSpec {
   throw invalid(spec, 'unknown filter');
 }
 
+/**
+ * The filter of a command line that gives `next` after `current` (git's repeated --filter):
+ * `next` alone at first, then every one given, combined (added to a combine: given first).
+ */
+export function addFilter(current: FilterSpec | null | undefined, next: FilterSpec): FilterSpec {
+  if (!current) return next;
+  return { kind: 'combine', filters: current.kind === 'combine' ? [...current.filters, next] : [current, next] };
+}
+
 function encodeSub(text: string): string {
   let out = '';
   for (const ch of Buffer.from(text, 'utf8')) {

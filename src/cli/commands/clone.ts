@@ -13,7 +13,7 @@ import { cloneRecursive } from '../../client/submodule/clone-recursive.js';
 import { parseConfigSetting } from '../../config/command-line.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { isDirectory } from '../../core/is-directory.js';
-import { parseFilterSpec } from '../../protocol/index.js';
+import { addFilter, parseFilterSpec, type FilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { historyShape, parseRemoteOptions, runRemoteCommand } from '../remote-command.js';
@@ -59,7 +59,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
   let bare = false, mirror = false, noTags = false, noCheckout = false, sparse = false;
   let singleBranch: boolean | undefined;
   let branch: string | undefined, origin: string | undefined;
-  let filter: string | undefined;
+  let filter: FilterSpec | undefined;
   const settings: string[] = [];
   const recurse: string[] = [];
   const references: Reference[] = [];
@@ -91,7 +91,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       case '--reference': references.push({ path: value(), required: true }); break;
       case '--reference-if-able': references.push({ path: value(), required: false }); break;
       case '--dissociate': dissociate = true; break;
-      case '--filter': filter = value(); break;
+      case '--filter': filter = addFilter(filter, parseFilterSpec(value())); break;
       case '--no-filter': filter = undefined; break;
       case '-n': case '--no-checkout': noCheckout = true; break;
       case '--sparse': sparse = true; break;
@@ -130,7 +130,7 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       cwd: ctx.cwd, env: ctx.env, directory: rest[1], bare, mirror, branch, singleBranch, noTags, shape: historyShape(remote),
       ...(references.length ? { references } : {}), dissociate, ...(rejectShallow !== undefined ? { rejectShallow } : {}),
       ...(separateGitDir !== undefined ? { separateGitDir } : {}),
-      ...(filter !== undefined ? { filter: parseFilterSpec(filter) } : {}),
+      ...(filter !== undefined ? { filter } : {}),
       noCheckout, sparse, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
       log: (message) => { if (!quiet || /^(warning|error|info):/.test(message)) run.stderr(message); },

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fetch, type FetchOptions } from '../../client/fetch.js';
 import { remotesToFetchAll } from '../../client/remote-config.js';
 import { GitError, UsageError } from '../../core/errors.js';
-import { parseFilterSpec, type FilterSpec } from '../../protocol/index.js';
+import { addFilter, parseFilterSpec, type FilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { historyShape, parseRemoteOptions, runRemoteCommand, type RemoteRun } from '../remote-command.js';
@@ -71,7 +71,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
         break;
       }
       case '--unshallow': unshallow = true; break;
-      case '--filter': filter = parseFilterSpec(value()); break;
+      case '--filter': filter = addFilter(filter, parseFilterSpec(value())); break;
       case '--no-filter': filter = null; break;
       case '--refetch': refetch = true; break;
       case '--no-refetch': refetch = false; break;
