@@ -2,6 +2,7 @@
 //
 // Order of operations (clone.ts and fetch.ts read top to bottom in this order):
 //   remote-config.ts, transport-config.ts   which remote, which URL, which protocol settings
+//   partial-clone.ts  the filter asked for (--filter, or the promisor remote's), recorded in the config
 //   session.ts        transport.connect -> v2 capabilities or v0 advertisement -> list refs
 //   parse-refspec.ts, refspec.ts   refspecs read; remote refs -> local refs (every name checked
 //                     before it becomes a path)
@@ -10,6 +11,8 @@
 //   store-pack.ts     the stream straight into index-pack (.keep until refs point at it)
 //   shallow-file.ts   the shallow boundary the server sent
 //   clone.ts / fetch.ts   refs, HEAD, config, FETCH_HEAD -> checkout (clone)
+//   promised-objects.ts, missing-objects.ts   in a partial clone, the trees and blobs a checkout
+//                     lacks, fetched from the promisor remote before it
 //   junk.ts, interrupt.ts   what a failed or interrupted clone removes
 //   submodule/        submodule init, update and status, clone --recurse-submodules
 export { clone, type CloneOptions, type CloneResult } from './clone.js';
