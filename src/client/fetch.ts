@@ -180,10 +180,11 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const headOnly = specs.length === 0;
   const tagSpec = tagMode === 'all' ? parseRefspec(TAG_REFSPEC) : null;
   const follow = tagMode === 'auto' && specs.some((s) => !s.negative && s.dst !== '');
-  // Registered before anything is fetched, as git does: a failed fetch leaves the remote a promisor.
-  const filter = fetchFilter(config, remoteName, options.filter);
   const shape = historyShape(repo, options);
   const deepen = deepens(shape);
+  // Registered once the options are known good and before anything is fetched, as git does: a
+  // failed fetch leaves the remote a promisor.
+  const filter = fetchFilter(config, remoteName, options.filter);
   const connectOptions = {
     ...connectOptionsFromConfig(config, env), ...(remote.uploadPack ? { uploadPack: remote.uploadPack } : {}), ...options.transport,
   };
