@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   'ls-tree': () => import('./commands/ls-tree.js'),
   push: () => import('./commands/push.js'),
   'receive-pack': () => import('./commands/receive-pack.js'),
+  remote: () => import('./commands/remote.js'),
   repack: () => import('./commands/repack.js'),
   'rev-list': () => import('./commands/rev-list.js'),
   'rev-parse': () => import('./commands/rev-parse.js'),

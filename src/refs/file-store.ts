@@ -172,6 +172,44 @@ export class FileRefStore implements RefStore {
   }
 
   /**
+   * git's files_copy_or_rename_ref: the reflog is moved aside (logs/refs/.tmp-renamed-log), the old
+   * ref deleted (from packed-refs too) and any ref at the new name, the reflog moved to the new
+   * name, and the new ref written as a loose file whose reflog gains "<id> <id> <ident>\t<message>".
+   */
+  rename(oldName: string, newName: string, message: string): void {
+    checkName(oldName, 'delete');
+    checkName(newName, 'update');
+    const raw = this.readUnchecked(oldName);
+    if (!raw) throw new GitError('refs', 'not-found', `refname ${oldName} not found`);
+    if (raw.type === 'symbolic') throw new GitError('refs', 'symbolic-ref', `refname ${oldName} is a symbolic ref, renaming it is not supported`);
+    const logOf = (name: string) => path.join(this.refDir(name), 'logs', name);
+    const parked = path.join(this.commonDir, 'logs', 'refs/.tmp-renamed-log');
+    let log = false;
+    try {
+      if (fs.lstatSync(logOf(oldName)).isSymbolicLink()) throw new GitError('refs', 'io', `reflog for ${oldName} is a symlink`);
+      log = true;
+    } catch (e) {
+      if (!isMissing(e)) throw e;
+    }
+    if (log) fs.renameSync(logOf(oldName), parked);
+    this.delete(oldName, { oldOid: raw.oid, noDeref: true });
+    if (this.readUnchecked(newName)) this.delete(newName, { noDeref: true });
+    if (log) {
+      fs.mkdirSync(path.dirname(logOf(newName)), { recursive: true });
+      fs.renameSync(parked, logOf(newName));
+    }
+    this.makeRoomFor(newName);
+    const lock = LockFile.acquire(path.join(this.refDir(newName), newName), `ref '${newName}'`);
+    try {
+      lock.write(`${raw.oid}\n`);
+      if (shouldLog(this.refDir(newName), newName, this.logMode)) appendReflog(this.refDir(newName), newName, raw.oid, raw.oid, this.ident(), message);
+      lock.commit();
+    } finally {
+      lock.rollback();
+    }
+  }
+
+  /**
    * Writes packed-refs with exactly `refs` (any order), atomically, as git's clone does. The header
    * promises "fully-peeled": give `peeled` for every annotated tag. Loose refs still take precedence.
    */

@@ -123,7 +123,26 @@ export function trackingRefFor(specs: readonly Refspec[], ref: string): string |
 }
 
 /**
- * git's query_matches_negative_refspec for this query: the sources the other refspecs give `ref`,
+ * The remote ref a fetch refspec among `specs` stores in `ref`, or null: remote_find_tracking asked
+ * the other way (by destination), which `remote remove` uses to find a remote's tracking refs.
+ * Names are compared as written, the first refspec that maps `ref` wins, as in trackingRefFor.
+ */
+export function trackedSourceFor(specs: readonly Refspec[], ref: string): string | null {
+  if (negated(specs, ref)) return null;
+  for (const s of specs) {
+    if (s.negative || s.dst === '') continue;
+    if (!s.pattern) {
+      if (s.dst === ref) return s.src;
+      continue;
+    }
+    const mapped = mapPattern(s.dst, s.src, ref);
+    if (mapped !== null) return mapped;
+  }
+  return null;
+}
+
+/**
+ * git's query_matches_negative_refspec for this query (by source or by destination alike): the sources the other refspecs give `ref`,
  * any of them excluded by a `^` refspec. git reads a pattern from its destination side here (the
  * check serves the reverse query too), so a `^refs/heads/x` hides refs/heads/x from an exact
  * refspec naming it or from `refs/heads/*:refs/heads/*`, but not from

@@ -119,6 +119,11 @@ export interface RefStore {
   /** Deletes `name` (or, unless noDeref, the ref it leads to); false when there was nothing to delete. */
   delete(name: string, opts?: DeleteOptions): boolean;
   /**
+   * Moves the direct ref `oldName` to `newName` with its reflog, which gains an entry `message`
+   * (git's rename_ref: a symbolic ref is refused; a ref already at `newName` is replaced).
+   */
+  rename(oldName: string, newName: string, message: string): void;
+  /**
    * Makes `name` a symbolic ref to `target`, even over a broken ref (so HEAD can be repaired).
    * `reflogMessage` is for the reflog of `name`, when the target resolves.
    */
