@@ -57,6 +57,11 @@ export function parseOptions(args: readonly string[],
   return rest;
 }
 
+/** parse-options.c's error for an option a command does not have: "unknown option `name'", "unknown switch `c'". */
+export function unknownOption(word: string): UsageError {
+  return new UsageError(word.startsWith('--') ? `unknown option \`${word.slice(2)}'` : `unknown switch \`${word[1]}'`);
+}
+
 /** The switches of one word "-abc", up to one that takes a value (parse-options.c's parse_short_opt in a loop). */
 function bundle(word: string, option: (name: string, value: () => string, inline: undefined) => boolean,
   nextWord: (name: string) => string): void {

@@ -8,7 +8,7 @@ import { GitError, UsageError } from '../../core/errors.js';
 import { fatal, type CommandContext } from '../context.js';
 import { formatHelp, type CommandHelp } from '../help.js';
 import { Output, writeAll, writeStderr } from '../output.js';
-import { parseOptions } from '../parse-options.js';
+import { parseOptions, unknownOption } from '../parse-options.js';
 import {
   addRemote, MIRROR_FETCH, MIRROR_PUSH, NoSuchRemote, remoteNamed, setBranches, setHead, setUrl, type AddOptions, type RemoteSetup,
 } from '../remote-edit.js';
@@ -158,7 +158,10 @@ function options(subcommand: string | null, args: string[], option: (name: strin
   try {
     return parseOptions(args, (name, value, inline) => {
       if (name === '-h') throw new HelpAsked();
-      return option(name, value, inline);
+      if (option(name, value, inline)) return true;
+      // git's words for it, where parseOptions has tsgit's.
+      if (name.startsWith('-')) throw unknownOption(name);
+      return false;
     }, { stopAtNonOption });
   } catch (e) {
     if (e instanceof HelpAsked) {

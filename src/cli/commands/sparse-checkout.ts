@@ -22,6 +22,7 @@ import { ConePatterns, conePattern, normalizePath, patternsText } from '../../wo
 import { fatal, type CommandContext } from '../context.js';
 import type { CommandHelp } from '../help.js';
 import { writeAll } from '../output.js';
+import { unknownOption } from '../parse-options.js';
 import { cwdPrefix } from '../pathspec.js';
 import { progressIf, progressWanted } from '../progress.js';
 import { quoteCStyle } from '../quote.js';
@@ -83,7 +84,7 @@ function parse(args: readonly string[], known: readonly string[], keepUnknown: b
         throw new GitError('cli', 'unsupported', 'tsgit does not write a sparse index (--sparse-index); use --no-sparse-index');
       case '--no-sparse-index': o.noSparseIndex = true; break;
       default:
-        throw new UsageError(a.startsWith('--') ? `unknown option \`${a.slice(2)}'` : `unknown switch \`${a[1]}'`);
+        throw unknownOption(a);
     }
   }
   return o;
