@@ -20,6 +20,8 @@ fs.writeFileSync(path.join(source, 'a'), 'a\n');
 git(source, ['add', 'a']);
 git(source, ['commit', '-qm', 'one']);
 git(source, ['tag', 'v1']);
+// A second branch at main's commit: only the HEAD symref the server sends picks main for set-head -a.
+git(source, ['branch', 'same']);
 git(source, ['checkout', '-qb', 'dev']);
 git(source, ['commit', '-qm', 'two', '--allow-empty']);
 git(source, ['checkout', '-q', 'main']);
@@ -160,8 +162,8 @@ test('rename --progress draws git\'s meter on stderr', () => {
   git(top, ['remote', 'set-head', 'origin', 'main']);
   const [r] = tsgitBatch([{ cwd: top, args: ['remote', 'rename', '--progress', 'origin', 'up'] }]);
   assert.equal(r!.status, 0);
-  // HEAD counts twice (deleted, made again), main and dev once.
-  assert.match(r!.stderr.toString(), /Renaming remote references: 100% \(4\/4\), done\.\n$/);
+  // HEAD counts twice (deleted, made again), main, dev and same once.
+  assert.match(r!.stderr.toString(), /Renaming remote references: 100% \(5\/5\), done\.\n$/);
 });
 
 test('remove: refs, branch.<x>.remote and merge, refs another remote tracks kept, local branches noted, remote.pushDefault in a global file', () => {
@@ -176,7 +178,7 @@ test('remove: refs, branch.<x>.remote and merge, refs another remote tracks kept
       ['config', '--add', 'remote.other.fetch', '+refs/heads/*:refs/remotes/origin/*'], ['fetch', '-q', 'other'],
       ['remote', 'add', 'third', source], ['config', '--add', 'remote.third.fetch', '+refs/heads/dev:refs/heads/solo'], ['fetch', '-q', 'third'],
     ],
-    steps: [['rm', 'nope'], ['remove'], ['rm', 'a', 'b'], ['rm', 'origin'], ['-v'], ['remove', 'third'], ['rm', 'other'], []],
+    steps: [['rm', 'nope'], ['remove'], ['rm', 'a', 'b'], ['rm', 'origin'], ['-v'], ['remove', 'third'], []],
   });
 });
 
