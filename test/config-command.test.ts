@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { GIT_ENV, TSGIT, git, rmrf, tmpDir } from './helpers.js';
+import { GIT_ENV, TSGIT, git, repositorySnapshot, rmrf, tmpDir } from './helpers.js';
 import { tsgitBatch } from './cli-batch.js';
 
 // realpath: includeIf's gitdir: matches the git directory's real path, which a symbolic link in $TMPDIR would change.
@@ -103,21 +103,6 @@ function runTsgit(top: string, steps: Step[], spawned: boolean): Result[] {
   return out;
 }
 
-/** Every file under `dir` but objects and hooks, as relative path -> bytes (`dir` in them as @ROOT@). */
-function snapshot(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      const rel = path.relative(dir, p);
-      if (rel === '.git/objects' || rel === '.git/hooks') continue;
-      if (e.isDirectory()) walk(p);
-      else out.set(rel, fs.readFileSync(p).toString('latin1').replaceAll(dir, '@ROOT@'));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 let counter = 0;
 
@@ -141,7 +126,7 @@ export function compare(c: Case, base = template): void {
     const theirs = steps.map((s) => run('git', a, s));
     const ours = runTsgit(b, steps, n % 4 === 0);
     steps.forEach((step, i) => assert.deepEqual(ours[i], theirs[i], `${c.name}: config ${step.args.map((x) => JSON.stringify(x)).join(' ')}`));
-    assert.deepEqual(snapshot(b), snapshot(a), `${c.name}: the files`);
+    assert.deepEqual(repositorySnapshot(b, '@ROOT@'), repositorySnapshot(a, '@ROOT@'), `${c.name}: the files`);
   } finally {
     rmrf(a);
     rmrf(b);

@@ -139,3 +139,27 @@ export function seededInt(seed: number): (n: number) => number {
   const random = seededRandom(seed);
   return (n) => Math.floor(random() * n);
 }
+
+/**
+ * Every file under `dir` but .git/objects and .git/hooks, as relative path -> bytes (latin1), `dir`
+ * in them as `placeholder`; with `directories`, every directory too (as "<path>/"), so that one
+ * left behind empty shows. For tests that compare what git and tsgit leave in two copies.
+ */
+export function repositorySnapshot(dir: string, placeholder: string, directories = false): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      const rel = path.relative(dir, p);
+      if (rel === '.git/objects' || rel === '.git/hooks') continue;
+      if (e.isDirectory()) {
+        if (directories) out.set(`${rel}/`, '');
+        walk(p);
+      } else {
+        out.set(rel, fs.readFileSync(p).toString('latin1').replaceAll(dir, placeholder));
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}

@@ -1,14 +1,14 @@
 // `tsgit remote` against `git remote` (2.39): each case copies one clone twice, runs the same
 // command lines with git in one copy and tsgit in the other (one batch process), and compares exit
 // status, stdout and stderr (of git's usage text the first line, with tsgit for git), then every
-// file under .git but objects and hooks, byte for byte: config, refs, packed-refs, reflogs.
+// file and directory but .git/objects and .git/hooks, byte for byte: config, refs, packed-refs, reflogs.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { sameAsSpawned, tsgitBatch } from './cli-batch.js';
-import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
+import { GIT_ENV, git, repositorySnapshot, rmrf, tmpDir } from './helpers.js';
 
 const root = fs.realpathSync(tmpDir('tsgit-remote-cmd-'));
 after(() => rmrf(root));
@@ -49,25 +49,6 @@ function shown(top: string, status: number | null, b: Buffer): string {
   return status === 129 ? text.split('\n')[0]! : text;
 }
 
-/** Every file under `dir`/.git but objects and hooks, as relative path -> bytes. */
-function snapshot(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      const rel = path.relative(dir, p);
-      if (rel === '.git/objects' || rel === '.git/hooks') continue;
-      if (e.isDirectory()) {
-        out.set(`${rel}/`, '');
-        walk(p);
-      } else {
-        out.set(rel, fs.readFileSync(p).toString('latin1').replaceAll(dir, '@TOP@'));
-      }
-    }
-  };
-  walk(path.join(dir, '.git'));
-  return out;
-}
 
 /** Runs a case with git and with tsgit and compares everything; returns the tsgit copy's path and command lines (kept until the end). */
 function compare(c: Case): { top: string; args: string[][] } {
@@ -90,7 +71,7 @@ function compare(c: Case): { top: string; args: string[][] } {
   const ours: Result[] = tsgitBatch(args.map((s) => ({ cwd: b, args: s })), env)
     .map((r) => ({ status: r.status, stdout: shown(b, r.status, r.stdout), stderr: shown(b, r.status, r.stderr) }));
   args.forEach((s, i) => assert.deepEqual(ours[i], theirs[i], `${c.name}: ${s.join(' ')}`));
-  assert.deepEqual(snapshot(b), snapshot(a), `${c.name}: the files under .git`);
+  assert.deepEqual(repositorySnapshot(b, '@TOP@', true), repositorySnapshot(a, '@TOP@', true), `${c.name}: the files under .git`);
   rmrf(a);
   return { top: b, args };
 }

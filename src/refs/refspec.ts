@@ -109,33 +109,28 @@ export function mapPattern(from: string, to: string, name: string): string | nul
  * as the refspec spells it. The first refspec that maps `ref` wins.
  */
 export function trackingRefFor(specs: readonly Refspec[], ref: string): string | null {
-  if (negated(specs, ref)) return null;
-  for (const s of specs) {
-    if (s.negative || s.dst === '') continue;
-    if (!s.pattern) {
-      if (s.src === ref) return s.dst;
-      continue;
-    }
-    const mapped = mapPattern(s.src, s.dst, ref);
-    if (mapped !== null) return mapped;
-  }
-  return null;
+  return queryRefspecs(specs, ref, 'src');
 }
 
 /**
  * The remote ref a fetch refspec among `specs` stores in `ref`, or null: remote_find_tracking asked
  * the other way (by destination), which `remote remove` uses to find a remote's tracking refs.
- * Names are compared as written, the first refspec that maps `ref` wins, as in trackingRefFor.
  */
 export function trackedSourceFor(specs: readonly Refspec[], ref: string): string | null {
+  return queryRefspecs(specs, ref, 'dst');
+}
+
+/** git's query_refspecs: `ref` looked up on the `by` side of each refspec, the other side's name returned. */
+function queryRefspecs(specs: readonly Refspec[], ref: string, by: 'src' | 'dst'): string | null {
   if (negated(specs, ref)) return null;
   for (const s of specs) {
     if (s.negative || s.dst === '') continue;
+    const [key, value] = by === 'src' ? [s.src, s.dst] : [s.dst, s.src];
     if (!s.pattern) {
-      if (s.dst === ref) return s.src;
+      if (key === ref) return value;
       continue;
     }
-    const mapped = mapPattern(s.dst, s.src, ref);
+    const mapped = mapPattern(key, value, ref);
     if (mapped !== null) return mapped;
   }
   return null;
