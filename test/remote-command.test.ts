@@ -177,6 +177,19 @@ test('set-head (-a against the remote, -d, a branch) and set-branches', () => {
   });
 });
 
+test('prune: refs gone from the remote, by every fetch refspec, -n, and the symbolic refs left dangling', () => {
+  compare({
+    name: 'prune',
+    prepare: [
+      ['remote', 'add', 'other', source], ['fetch', '-q', 'other'], ['update-ref', 'refs/remotes/origin/gone', 'HEAD'],
+      ['update-ref', 'refs/remotes/origin/alsogone', 'HEAD'], ['update-ref', 'refs/remotes/other/x', 'HEAD'],
+      ['symbolic-ref', 'refs/remotes/other/HEAD', 'refs/remotes/other/x'], ['symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/gone'],
+      ['config', '--add', 'remote.origin.fetch', '+refs/tags/*:refs/tags/*'], ['tag', 'zz'],
+    ],
+    steps: [['prune'], ['prune', '-n', 'origin', 'other'], ['prune', '--dry-run', 'origin'], ['prune', 'origin', 'other'], ['prune', 'origin']],
+  });
+});
+
 test('add -f fetches through tsgit fetch, then -m points HEAD at the fetched branch', () => {
   compare({
     name: 'add-fetch',

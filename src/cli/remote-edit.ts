@@ -4,6 +4,7 @@
 import { lsRemote } from '../client/ls-remote.js';
 import { resolveRemote } from '../client/remote-config.js';
 import { findRemote, validRemoteName, type Remote } from '../client/remotes.js';
+import type { RemoteRef } from '../client/session.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../client/transport-config.js';
 import type { Config } from '../config/index.js';
 import { posixExtended } from '../config/posix-regex.js';
@@ -171,17 +172,22 @@ export async function setHead(setup: RemoteSetup, name: string, how: { auto: tru
  * (protocol v2 and the v0 symref capability say), else every branch at HEAD's commit.
  */
 async function remoteHeads(setup: RemoteSetup, name: string): Promise<string[]> {
-  const { config, ctx } = setup;
-  const remote = resolveRemote(config, name);
-  checkProtocolAllowed(config, ctx.env, parseRemoteUrl(remote.url, ctx.setupDir()));
-  const refs = await lsRemote(remote.url, {
-    ...connectOptionsFromConfig(config, ctx.env), cwd: ctx.setupDir(),
-    ...(remote.uploadPack !== null ? { uploadPack: remote.uploadPack } : {}),
-  });
+  const refs = await remoteRefs(setup, name);
   const head = refs.find((r) => r.name === 'HEAD');
   if (!head) return [];
   const branches = refs.filter((r) => r.name.startsWith('refs/heads/'));
   const picked = head.symrefTarget !== undefined ? branches.filter((r) => r.name === head.symrefTarget)
     : branches.filter((r) => r.oid === head.oid);
   return picked.map((r) => r.name.slice('refs/heads/'.length));
+}
+
+/** Every ref the remote `name` (or the address it stands for) advertises, as git's transport_get_remote_refs. */
+export async function remoteRefs(setup: RemoteSetup, name: string): Promise<RemoteRef[]> {
+  const { config, ctx } = setup;
+  const remote = resolveRemote(config, name);
+  checkProtocolAllowed(config, ctx.env, parseRemoteUrl(remote.url, ctx.setupDir()));
+  return lsRemote(remote.url, {
+    ...connectOptionsFromConfig(config, ctx.env), cwd: ctx.setupDir(),
+    ...(remote.uploadPack !== null ? { uploadPack: remote.uploadPack } : {}),
+  });
 }

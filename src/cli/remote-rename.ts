@@ -8,7 +8,7 @@ import { toBinary } from '../config/parse.js';
 import { renameSection } from '../config/rename-section.js';
 import { writeConfigFile } from '../config/write-file.js';
 import { GitError } from '../core/errors.js';
-import { parseRefspec, trackedSourceFor } from '../refs/refspec.js';
+import { parseRefspec, trackedSourcesFor } from '../refs/refspec.js';
 import { setMultivar, setMultivarGently } from './config-multivar.js';
 import { fatal } from './context.js';
 import { writeStderr } from './output.js';
@@ -108,9 +108,9 @@ export function removeRemote(setup: RemoteSetup, name: string): number {
   const deleting: string[] = [];
   const skipped: string[] = [];
   for (const r of refs.list('refs/')) {
-    if (trackedSourceFor(specs, r.name) === null) continue;
+    if (trackedSourcesFor(specs, r.name).length === 0) continue;
     // Not a ref another remote also tracks.
-    if (others.some((s) => trackedSourceFor(s, r.name) !== null)) continue;
+    if (others.some((s) => trackedSourcesFor(s, r.name).length > 0)) continue;
     if (r.name.startsWith('refs/remotes/')) deleting.push(r.name);
     else if (r.name.startsWith('refs/heads/')) skipped.push(r.name.slice('refs/heads/'.length));
   }

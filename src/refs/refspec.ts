@@ -109,31 +109,30 @@ export function mapPattern(from: string, to: string, name: string): string | nul
  * as the refspec spells it. The first refspec that maps `ref` wins.
  */
 export function trackingRefFor(specs: readonly Refspec[], ref: string): string | null {
-  return queryRefspecs(specs, ref, 'src');
+  return queryRefspecs(specs, ref, 'src')[0] ?? null;
 }
 
 /**
- * The remote ref a fetch refspec among `specs` stores in `ref`, or null: remote_find_tracking asked
- * the other way (by destination), which `remote remove` uses to find a remote's tracking refs.
+ * The remote refs the fetch refspecs among `specs` store in `ref`, each refspec's in order, none
+ * when a `^` refspec excludes it: remote_find_tracking asked the other way (by destination, git's
+ * query_refspecs_multiple), which `remote remove` and `remote prune` use to find a remote's
+ * tracking refs and those gone from it.
  */
-export function trackedSourceFor(specs: readonly Refspec[], ref: string): string | null {
+export function trackedSourcesFor(specs: readonly Refspec[], ref: string): string[] {
   return queryRefspecs(specs, ref, 'dst');
 }
 
-/** git's query_refspecs: `ref` looked up on the `by` side of each refspec, the other side's name returned. */
-function queryRefspecs(specs: readonly Refspec[], ref: string, by: 'src' | 'dst'): string | null {
-  if (negated(specs, ref)) return null;
+/** git's query_refspecs: `ref` looked up on the `by` side of each refspec, the other side's names returned. */
+function queryRefspecs(specs: readonly Refspec[], ref: string, by: 'src' | 'dst'): string[] {
+  if (negated(specs, ref)) return [];
+  const found: string[] = [];
   for (const s of specs) {
     if (s.negative || s.dst === '') continue;
     const [key, value] = by === 'src' ? [s.src, s.dst] : [s.dst, s.src];
-    if (!s.pattern) {
-      if (key === ref) return value;
-      continue;
-    }
-    const mapped = mapPattern(key, value, ref);
-    if (mapped !== null) return mapped;
+    const mapped = s.pattern ? mapPattern(key, value, ref) : key === ref ? value : null;
+    if (mapped !== null) found.push(mapped);
   }
-  return null;
+  return found;
 }
 
 /**

@@ -1,8 +1,9 @@
-// tsgit remote: git 2.39's `git remote` (builtin/remote.c) without show, prune and update: the
+// tsgit remote: git 2.39's `git remote` (builtin/remote.c) without show and update: the
 // remotes listed (-v with their URLs), add, rename, remove, set-head, set-branches, get-url and
 // set-url, with git's messages, exit statuses (2 for no such remote, 3 for one that exists, 128
 // fatal, 129 usage) and config bytes. Each subcommand's command line is read here; the work is in
-// remote-edit.ts (one remote's settings) and remote-rename.ts (rename and remove).
+// remote-edit.ts (one remote's settings), remote-rename.ts (rename and remove) and
+// remote-prune.ts.
 import { configuredRemotes } from '../../client/remotes.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -12,6 +13,7 @@ import { parseOptions, unknownOption } from '../parse-options.js';
 import {
   addRemote, MIRROR_FETCH, MIRROR_PUSH, NoSuchRemote, remoteNamed, setBranches, setHead, setUrl, type AddOptions, type RemoteSetup,
 } from '../remote-edit.js';
+import { pruneRemote } from '../remote-prune.js';
 import { removeRemote, renameRemote } from '../remote-rename.js';
 
 export const help: CommandHelp = {
@@ -22,6 +24,7 @@ export const help: CommandHelp = {
     'rename [--[no-]progress] <old> <new>',
     'remove <name>',
     'set-head <name> (-a | --auto | -d | --delete | <branch>)',
+    'prune [-n | --dry-run] <name>',
     'set-branches [--add] <name> <branch>...',
     'get-url [--push] [--all] <name>',
     'set-url [--push] <name> <newurl> [<oldurl>]',
@@ -50,6 +53,7 @@ const SUBCOMMANDS: Record<string, CommandHelp> = {
     options: [['-a, --auto', 'set refs/remotes/<name>/HEAD according to remote'], ['-d, --delete', 'delete refs/remotes/<name>/HEAD']],
   },
   'set-branches': { summary: '', synopsis: ['set-branches <name> <branch>...', 'set-branches --add <name> <branch>...'], options: [['--add', 'add branch']] },
+  prune: { summary: '', synopsis: ['prune [<options>] <name>'], options: [['-n, --dry-run', 'dry run']] },
   'get-url': {
     summary: '', synopsis: ['get-url [--push] [--all] <name>'],
     options: [['--push', 'query push URLs rather than fetch URLs'], ['--all', 'return all URLs']],
@@ -142,7 +146,15 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
       if (names.length < 2 || names.length > 3 || ((flags.add || flags.delete) && names.length !== 2)) throw new SubcommandUsage('set-url');
       return setUrl(setup, names[0]!, names[1]!, names[2] ?? null, flags);
     }
-    case 'show': case 'prune': case 'update':
+    case 'prune': {
+      let dryRun = false;
+      const names = options('prune', words, (name) => (name === '-n' || name === '--dry-run') && (dryRun = true));
+      if (names.length === 0) throw new SubcommandUsage('prune');
+      let result = 0;
+      for (const name of names) result |= await pruneRemote(setup, name, dryRun);
+      return result ? 1 : 0;
+    }
+    case 'show': case 'update':
       throw new GitError('cli', 'unsupported', `tsgit remote does not do '${subcommand}'`);
     default:
       throw new SubcommandUsage(null, `unknown subcommand: \`${subcommand}'`);

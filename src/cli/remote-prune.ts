@@ -1,0 +1,49 @@
+// `tsgit remote prune [-n] <name>...`, as git 2.39's prune_remote: the remote's refs listed, and
+// every local ref its fetch refspecs map to a remote ref that is no longer there (git's
+// get_stale_heads) deleted, or with -n only named; symbolic refs left pointing at one are warned of.
+import { rewriteUrl } from '../client/remote-config.js';
+import { GitError } from '../core/errors.js';
+import { parseRefspec, trackedSourcesFor } from '../refs/refspec.js';
+import { Output, writeStderr } from './output.js';
+import { findRemoteIn, remoteRefs, type RemoteSetup } from './remote-edit.js';
+
+export async function pruneRemote(setup: RemoteSetup, name: string, dryRun: boolean): Promise<number> {
+  const remote = findRemoteIn(setup, name);
+  const specs = (remote?.fetch ?? []).map(parseRefspec);
+  const advertised = new Set((await remoteRefs(setup, name)).map((r) => r.name));
+  const refs = setup.repo.openRefs(setup.ctx.env, setup.config);
+  const local = refs.list('refs/');
+  const stale = local.filter((r) => {
+    if (r.symref !== undefined) return false;
+    const sources = trackedSourcesFor(specs, r.name);
+    return sources.length > 0 && !sources.some((s) => advertised.has(s));
+  }).map((r) => r.name);
+  if (stale.length === 0) return 0;
+  const gone = new Set(stale);
+  // Found before the deletions, while they still resolve.
+  const dangling = local.filter((r) => r.symref !== undefined && gone.has(r.symref)).map((r) => r.name);
+  const out = new Output();
+  out.text(`Pruning ${name}\nURL: ${remote?.urls[0] ?? rewriteUrl(setup.config, name)}\n`);
+  let result = 0;
+  if (!dryRun) {
+    for (const ref of stale) {
+      try {
+        refs.delete(ref);
+      } catch (e) {
+        if (!(e instanceof GitError)) throw e;
+        writeStderr(`error: ${e.message}\n`);
+        result = 1;
+      }
+    }
+  }
+  const shown = (ref: string) => (ref.startsWith('refs/remotes/') ? ref.slice('refs/remotes/'.length) : ref);
+  const abbreviated = (ref: string) => (ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref);
+  for (const ref of [...stale].sort((a, b) => compare(abbreviated(a), abbreviated(b)))) {
+    out.text(` * [${dryRun ? 'would prune' : 'pruned'}] ${shown(ref)}\n`);
+  }
+  for (const ref of dangling) out.text(` ${ref} ${dryRun ? 'will become' : 'has become'} dangling!\n`);
+  out.flush();
+  return result;
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
