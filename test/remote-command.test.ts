@@ -190,6 +190,14 @@ test('prune: refs gone from the remote, by every fetch refspec, -n, and the symb
   });
 });
 
+test('update: fetch --all, with --prune', () => {
+  compare({
+    name: 'update',
+    prepare: [['remote', 'add', 'other', source], ['update-ref', 'refs/remotes/origin/gone', 'HEAD'], ['update-ref', 'refs/remotes/other/old', 'HEAD']],
+    steps: [['update', '-p'], ['update', '--no-prune'], ['-v', 'update'], ['update', '--bogus']],
+  });
+});
+
 test('add -f fetches through tsgit fetch, then -m points HEAD at the fetched branch', () => {
   compare({
     name: 'add-fetch',

@@ -1,4 +1,4 @@
-// tsgit remote: git 2.39's `git remote` (builtin/remote.c) without show and update: the
+// tsgit remote: git 2.39's `git remote` (builtin/remote.c) but show, and update only as `fetch --all`: the
 // remotes listed (-v with their URLs), add, rename, remove, set-head, set-branches, get-url and
 // set-url, with git's messages, exit statuses (2 for no such remote, 3 for one that exists, 128
 // fatal, 129 usage) and config bytes. Each subcommand's command line is read here; the work is in
@@ -25,6 +25,7 @@ export const help: CommandHelp = {
     'remove <name>',
     'set-head <name> (-a | --auto | -d | --delete | <branch>)',
     'prune [-n | --dry-run] <name>',
+    'update [-p | --prune]',
     'set-branches [--add] <name> <branch>...',
     'get-url [--push] [--all] <name>',
     'set-url [--push] <name> <newurl> [<oldurl>]',
@@ -54,6 +55,7 @@ const SUBCOMMANDS: Record<string, CommandHelp> = {
   },
   'set-branches': { summary: '', synopsis: ['set-branches <name> <branch>...', 'set-branches --add <name> <branch>...'], options: [['--add', 'add branch']] },
   prune: { summary: '', synopsis: ['prune [<options>] <name>'], options: [['-n, --dry-run', 'dry run']] },
+  update: { summary: '', synopsis: ['update [<options>] [<group> | <remote>]...'], options: [['-p, --prune', 'prune remotes after fetching']] },
   'get-url': {
     summary: '', synopsis: ['get-url [--push] [--all] <name>'],
     options: [['--push', 'query push URLs rather than fetch URLs'], ['--all', 'return all URLs']],
@@ -154,7 +156,21 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
       for (const name of names) result |= await pruneRemote(setup, name, dryRun);
       return result ? 1 : 0;
     }
-    case 'show': case 'update':
+    case 'update': {
+      let prune: boolean | null = null;
+      const names = options('update', words, (name) => {
+        if (name === '-p' || name === '--prune' || name === '--no-prune') prune = name !== '--no-prune';
+        else return false;
+        return true;
+      });
+      // git runs `fetch --multiple [<group> | <remote>...]`, `--all` for none (unless remotes.default names a group).
+      if (names.length > 0 || config.get('remotes', null, 'default') !== undefined) {
+        throw new GitError('cli', 'unsupported', 'tsgit remote update fetches every remote only (no remotes, groups or remotes.default)');
+      }
+      const { default: fetch } = await import('./fetch.js');
+      return fetch(ctx, [...prune === null ? [] : [prune ? '--prune' : '--no-prune'], ...verbose ? ['-v'] : [], '--all']);
+    }
+    case 'show':
       throw new GitError('cli', 'unsupported', `tsgit remote does not do '${subcommand}'`);
     default:
       throw new SubcommandUsage(null, `unknown subcommand: \`${subcommand}'`);
