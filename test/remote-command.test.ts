@@ -111,7 +111,7 @@ test('get-url and set-url: insteadOf and pushInsteadOf, push URLs, patterns, and
       ['set-url', '--push', 'up', 'pushy'], ['set-url', '--push', '--add', 'up', 'pushy2'], ['set-url', '--push', '--delete', 'up', 'nomatch'],
       ['set-url', '--push', '--delete', 'up', 'pushy'], ['set-url', '--add', '--delete', 'up', 'x'], ['set-url', 'nope', 'x'],
       ['set-url', 'up'], ['set-url', '--add', 'up', 'a', 'b'], ['set-url', 'rf', 'http://new'], ['-v'],
-      ['rename', 'bf', 'bf2'], ['remove', 'bf'],
+      ['rename', 'bf', 'bf2'], ['remove', 'bf'], ['rename', 'bf', 'bf'], ['rename', 'rf', 'rf'], ['-v'], ['get-url', '--all', 'bf'],
     ],
   });
 });

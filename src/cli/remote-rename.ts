@@ -2,13 +2,16 @@
 // section renamed or removed (config/rename-section.ts under config.lock), the fetch refspecs moved
 // to the new name, branch.<x>.remote and .pushRemote followed, remote-tracking refs renamed with
 // their reflogs or deleted, and remote.pushDefault kept pointing at the remote.
-import { configuredRemotes, validRemoteName } from '../client/remotes.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { configuredRemotes, validRemoteName, type Remote } from '../client/remotes.js';
 import { displayName } from '../config/config.js';
 import { toBinary } from '../config/parse.js';
 import { renameSection } from '../config/rename-section.js';
 import { writeConfigFile } from '../config/write-file.js';
 import { GitError } from '../core/errors.js';
 import { parseRefspec, trackedSourcesFor } from '../refs/refspec.js';
+import { errnoText } from './config-get.js';
 import { setMultivar, setMultivarGently } from './config-multivar.js';
 import { fatal } from './context.js';
 import { writeStderr } from './output.js';
@@ -18,6 +21,7 @@ import { findRemoteIn, remoteNamed, type RemoteSetup } from './remote-edit.js';
 /** `remote rename [--[no-]progress] <old> <new>`. */
 export function renameRemote(setup: RemoteSetup, oldName: string, newName: string, progress: boolean): number {
   const old = remoteNamed(setup, oldName, true);
+  if (oldName === newName && old.origin !== 'config') return migrateFile(setup, old);
   if (findRemoteIn(setup, newName)) {
     writeStderr(`error: remote ${newName} already exists.\n`);
     return 3;
@@ -49,6 +53,21 @@ export function renameRemote(setup: RemoteSetup, oldName: string, newName: strin
   if (!refspecUpdated) return 0;
   renameTrackingRefs(setup, oldName, newName, progress);
   handlePushDefault(setup, oldName, newName);
+  return 0;
+}
+
+/** git's migrate_file: a remotes/ or branches/ file's remote written into the config, and the file removed. */
+function migrateFile(setup: RemoteSetup, remote: Remote): number {
+  // git writes the URLs as it read them, insteadOf applied.
+  for (const [key, values] of [['url', remote.urls], ['push', remote.push], ['fetch', remote.fetch]] as const) {
+    for (const value of values) setMultivar(setup.file, { key: `remote.${remote.name}.${key}`, value, pattern: '^$' });
+  }
+  const file = path.join(setup.repo.commonDir, remote.origin, remote.name);
+  try {
+    fs.unlinkSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') writeStderr(`warning: unable to unlink '${file}': ${errnoText(e)}\n`);
+  }
   return 0;
 }
 
