@@ -353,6 +353,32 @@ test('delete with noDeref removes a symbolic ref itself, even one leading nowher
   }
 });
 
+test('rename moves a ref and its reflog as git branch -m does, packed copy and all, and refuses a symbolic ref', () => {
+  const { dir, gitDir } = richRepo();
+  const copy = `${dir}-copy`;
+  try {
+    // b1 is packed and loose, with a reflog; loose-only is loose, with one; the second name is taken.
+    fs.cpSync(dir, copy, { recursive: true });
+    git(copy, ['branch', '-m', 'b1', 'renamed/b1']);
+    git(copy, ['branch', '-M', 'loose-only', 'feature/deep/x']);
+    const store = new FileRefStore(gitDir, { logAllRefUpdates: true, ident: () => IDENT });
+    store.rename('refs/heads/b1', 'refs/heads/renamed/b1', 'Branch: renamed refs/heads/b1 to refs/heads/renamed/b1');
+    store.rename('refs/heads/loose-only', 'refs/heads/feature/deep/x', 'Branch: renamed refs/heads/loose-only to refs/heads/feature/deep/x');
+    for (const file of ['packed-refs', 'refs/heads/renamed/b1', 'logs/refs/heads/renamed/b1', 'refs/heads/feature/deep/x', 'logs/refs/heads/feature/deep/x']) {
+      assert.equal(fs.readFileSync(path.join(gitDir, file), 'utf8'), fs.readFileSync(path.join(copy, '.git', file), 'utf8'), file);
+    }
+    for (const gone of ['refs/heads/b1', 'logs/refs/heads/b1', 'refs/heads/loose-only', 'logs/refs/heads/loose-only', 'logs/refs/.tmp-renamed-log']) {
+      assert.ok(!fs.existsSync(path.join(gitDir, gone)), gone);
+    }
+    assert.deepEqual(forEachRef(dir).entries, forEachRef(copy).entries);
+    assert.throws(() => store.rename('refs/remotes/origin/HEAD', 'refs/remotes/origin/x', 'm'), /is a symbolic ref, renaming it is not supported/);
+    assert.throws(() => store.rename('refs/heads/nope', 'refs/heads/x', 'm'), /refname refs\/heads\/nope not found/);
+  } finally {
+    rmrf(dir);
+    rmrf(copy);
+  }
+});
+
 test('createInitial writes packed-refs with the same bytes as git pack-refs --all', () => {
   const { dir, gitDir } = richRepo();
   const copy = `${dir}-copy`;
