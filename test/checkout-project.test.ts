@@ -8,6 +8,7 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { GIT_ENV, git, seededInt, tsgit } from './helpers.js';
 import {
@@ -186,6 +187,38 @@ test('attributes from info/attributes, core.attributesFile (with ~) and the XDG 
     assert.deepEqual(snapshot(ours), snapshot(theirs));
     for (const [file, content] of Object.entries(expect)) assert.equal(fs.readFileSync(path.join(ours, file), 'latin1'), content, file);
     assert.equal(git(ours, ['status', '--porcelain'], undefined, env), '');
+  }
+});
+
+test('core.attributesFile with ~user is that user\'s home from the password file, and an unknown user is fatal, as in git', () => {
+  // HOME points elsewhere, so only the password file finds the directory under the user's home.
+  const home = scratch('tsgit-home-');
+  const env = { ...GIT_ENV, HOME: home };
+  const { username, homedir } = os.userInfo();
+  const dir = fs.mkdtempSync(path.join(homedir, '.tsgit-attrs-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'attrs'), '*.txt text eol=crlf\n');
+    const src = repoWith([{ mode: '100644', path: 'a.txt', data: 'one\ntwo\n' }, { mode: '100644', path: 'b.dat', data: 'b\n' }]);
+    const config = [`core.attributesFile=~${username}/${path.basename(dir)}/attrs`];
+    const ours = cloneNoCheckout(src, config, env);
+    const theirs = cloneNoCheckout(src, config, env);
+    const r = tsgit(ours, ['checkout', '-q'], undefined, env);
+    assert.equal(r.status, 0, r.stderr.toString());
+    git(theirs, ['checkout', '-q'], undefined, env);
+    assert.deepEqual(snapshot(ours), snapshot(theirs));
+    assert.equal(fs.readFileSync(path.join(ours, 'a.txt'), 'latin1'), 'one\r\ntwo\r\n');
+
+    const unknown = ['core.attributesFile=~no-such-user-tsgit/attrs'];
+    const ours2 = cloneNoCheckout(src, [], env);
+    const theirs2 = cloneNoCheckout(src, [], env);
+    const o = tsgit(ours2, ['-c', unknown[0]!, 'checkout', '-q'], undefined, env);
+    const t = spawnSync('git', ['-c', unknown[0]!, 'checkout', '-q'], { cwd: theirs2, env });
+    assert.equal(t.status, 128);
+    assert.equal(o.status, t.status);
+    assert.equal(o.stderr.toString(), t.stderr.toString());
+    assert.deepEqual(snapshot(ours2), snapshot(theirs2));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 

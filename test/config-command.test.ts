@@ -197,6 +197,7 @@ test('typed reading: --type and its short forms, --default, and the errors of ba
       ['--default', 'dflt', 'a.none'], ['--default', 'dflt', 'a.n'], ['--int', '--default', '2k', 'a.none'], ['--int', '--default', 'x', 'a.none'],
       ['--bool', '--default', 'x', 'a.none'], ['--type=color', '--default', 'blue', 'a.none'], ['--type=color', '--default', 'nope', 'a.none'],
       ['--expiry-date', '--default', 'bogus', 'a.none'], ['--path', '--default', '~/y', 'a.none'], ['--path', '--default', '~nosuchuser/y', 'a.none'],
+      ['--path', '--default', '~root/y', 'a.none'], ['--path', '--default', '~root', 'a.none'], ['--path', '--default', '%(prefix)/share', 'a.none'],
       ['--show-scope', '--default', 'd', 'a.none'], ['--get-color', 't.color'], ['--get-color', 't.none', 'green'], ['--get-color', 't.badcolor'],
       ['--get-color', 't.none', 'nocolor'], ['--get-colorbool', 'color.diff', 'true'],
       ...[['color.ui=always'], ['color.ui=never'], ['color.ui=auto'], ['color.ui=false'], ['diff.color=always'], ['color.diff=never', 'color.ui=always']]
@@ -343,6 +344,24 @@ test('includeIf: gitdir:, gitdir/i: and onbranch: conditions, relative, with ~/,
     files: { 'global.cfg': '[includeIf "gitdir:@ROOT@/.git"]\n\tpath = @ROOT@/g.cfg\n', 'g.cfg': '[g]\n\tk = 1\n' },
     steps: [['--show-scope', '--show-origin', '-l'], { args: ['--show-origin', '-l'], cwd: 'home' }],
   });
+});
+
+test('include.path expands ~user from the password file, and one it cannot expand stops the reading, as in git', () => {
+  compare({
+    name: 'include ~user',
+    files: { '.git/config': '[x]\n\tk = local\n[include]\n\tpath = ~root/../@ROOT@/inc.cfg\n', 'inc.cfg': '[x]\n\tk = included\n' },
+    steps: [['--get-all', 'x.k']],
+  });
+  // git says "error: could not expand include path" and then names the line; tsgit says the first, in one fatal line.
+  const top = fs.mkdtempSync(path.join(root, 'include-unknown-'));
+  fs.cpSync(template, top, { recursive: true });
+  fs.appendFileSync(path.join(top, '.git', 'config'), '[include]\n\tpath = ~no-such-user-tsgit/x\n');
+  const theirs = spawnSync('git', ['config', 'core.bare'], { cwd: top, env: environment(top) });
+  const ours = spawnSync(process.execPath, [TSGIT, 'config', 'core.bare'], { cwd: top, env: environment(top) });
+  assert.equal(theirs.status, 128);
+  assert.equal(ours.status, 128);
+  assert.match(theirs.stderr.toString(), /^error: could not expand include path '~no-such-user-tsgit\/x'\n/);
+  assert.equal(ours.stderr.toString(), "fatal: could not expand include path '~no-such-user-tsgit/x'\n");
 });
 
 test('what actions/checkout runs: credentials in a file of their own, included for the git directory and its work trees', () => {

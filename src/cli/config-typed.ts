@@ -1,10 +1,10 @@
 // Values read or written with `tsgit config --type=<type>`, as git shows and stores them
 // (builtin/config.c format_config and normalize_value): booleans as true/false, integers with their
-// unit applied, a path with `~`, `~user` and `%(prefix)/` expanded, an expiry date as seconds, a
-// color as its escape sequence. git dies at once on a bad number or boolean; for a bad path,
+// unit applied, a path expanded as git_config_pathname does, an expiry date as seconds, a color as
+// its escape sequence. git dies at once on a bad number or boolean; for a bad path,
 // date or color it reports an error and lets its caller die, which says what it was doing.
-import fs from 'node:fs';
 import { parseColor } from '../config/color.js';
+import { configPathname } from '../config/interpolate-path.js';
 import { parseBool, parseSigned } from '../config/index.js';
 import { parseBoolText } from '../config/values.js';
 import { parseApproxDate } from '../client/date.js';
@@ -18,8 +18,6 @@ const INT32_MAX = 2n ** 31n - 1n;
 const INT64_MAX = 2n ** 63n - 1n;
 /** git's TIME_MAX, the expiry date "now" and "all" stand for. */
 const TIME_MAX = '18446744073709551615';
-/** Where git's own `%(prefix)` is, for the Debian git tsgit is compared with. */
-const PREFIX = '/usr';
 
 /** A value git reports as an error (a path, date or color it cannot read); its caller dies after it. */
 export class ValueError extends GitError {
@@ -47,7 +45,7 @@ export function typedValue(type: ValueType, name: string, value: string | null, 
       return b !== null ? String(b) : value!;
     }
     case 'path':
-      return expandPath(nonNull(name, value), env);
+      return configPathname(nonNull(name, value), env);
     case 'expiry-date':
       return expiryDate(name, nonNull(name, value));
     case 'color': {
@@ -92,32 +90,6 @@ function boolean(name: string, value: string | null): boolean {
 function nonNull(name: string, value: string | null): string {
   if (value === null) throw new ValueError(`missing value for '${name}'`);
   return value;
-}
-
-/** git's interpolate_path: `~/` from $HOME, `~user/` from the password file, `%(prefix)/` from git's prefix. */
-function expandPath(value: string, env: NodeJS.ProcessEnv): string {
-  if (value.startsWith('%(prefix)/')) return `${PREFIX}/${value.slice('%(prefix)/'.length)}`;
-  if (!value.startsWith('~')) return value;
-  const slash = value.indexOf('/');
-  const user = value.slice(1, slash < 0 ? value.length : slash);
-  const home = user === '' ? env.HOME : homeOf(user);
-  if (home === undefined) throw fatal(`failed to expand user dir in: '${value}'`);
-  return home + (slash < 0 ? '' : value.slice(slash));
-}
-
-/** A user's home directory from /etc/passwd (getpwnam). */
-function homeOf(user: string): string | undefined {
-  let passwd: string;
-  try {
-    passwd = fs.readFileSync('/etc/passwd', 'utf8');
-  } catch {
-    return undefined;
-  }
-  for (const line of passwd.split('\n')) {
-    const fields = line.split(':');
-    if (fields[0] === user && fields.length >= 7) return fields[5];
-  }
-  return undefined;
 }
 
 /** git's parse_expiry_date: never/false is 0, now/all everything, anything else a date. */

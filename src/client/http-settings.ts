@@ -10,9 +10,9 @@
 // system's bundle, which is what git's libcurl trusts (so a CA the administrator installed is
 // trusted here too), with $NODE_EXTRA_CA_CERTS; node's own roots where there is no such file.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseBool, type Config } from '../config/index.js';
+import { configPathname } from '../config/interpolate-path.js';
 import { urlMatchedList, urlMatchedValue } from '../config/url-match.js';
 import { GitError } from '../core/errors.js';
 import type { HttpSettings } from '../transport/index.js';
@@ -73,10 +73,9 @@ function bypasses(noProxy: string, hostname: string): boolean {
   });
 }
 
-/** A config path value as git_config_pathname takes it: `~/` is the home directory. */
+/** A path setting as git_config_pathname reads it; unset or empty is none. */
 function pathname(value: string | null | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  if (!value) return undefined;
-  return value.startsWith('~/') ? path.join(env.HOME ?? os.homedir(), value.slice(2)) : value;
+  return value ? configPathname(value, env) : undefined;
 }
 
 function readCertificates(file: string, from: string): string {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
 import { WM_CASEFOLD, WM_PATHNAME, wildmatch } from '../core/wildmatch.js';
+import { interpolatePath } from './interpolate-path.js';
 import { fromBinary, parseConfig } from './parse.js';
 import { parseBool } from './values.js';
 
@@ -37,7 +38,7 @@ export interface ConfigSource {
 }
 
 export interface ReadOptions {
-  /** Environment to take $HOME (for `~/` in include.path) from. */
+  /** Environment to take $HOME (for `~/` in include paths and gitdir: patterns) from. */
   env: NodeJS.ProcessEnv;
   /** Follow include.path, as git does but for a file named on `git config`'s command line. */
   includes: boolean;
@@ -108,15 +109,14 @@ function* conditionHolds(condition: string, file: string, opts: ReadOptions): Lo
 }
 
 /**
- * git's include_by_gitdir: the pattern with `~/` expanded, `./` taken from the including file's
- * directory, "**" and a slash before a relative one and "**" after a trailing slash, matched against the
- * git directory's real path, then its absolute one (a pattern naming it through a symbolic link).
+ * git's include_by_gitdir: the pattern expanded (interpolate_path, $HOME by its real path), `./`
+ * taken from the including file's directory, "**" and a slash before a relative one and "**" after
+ * a trailing slash, matched against the git directory's real path, then its absolute one (a
+ * pattern naming it through a symbolic link).
  */
 function gitDirMatches(condition: string, icase: boolean, file: string, opts: ReadOptions): boolean {
-  let pattern = condition;
-  if (pattern === '~' || pattern.startsWith('~/')) {
-    if (opts.env.HOME) pattern = realPath(opts.env.HOME) + pattern.slice(1);
-  }
+  // A pattern git cannot expand (no $HOME, an unknown user) is matched as it is.
+  let pattern = interpolatePath(condition, opts.env, realPath) ?? condition;
   let prefix = 0;
   if (pattern.startsWith('./')) {
     const dir = path.dirname(realPath(file));
@@ -152,12 +152,12 @@ function realPath(p: string): string {
   }
 }
 
+/** git's handle_path_include: the path expanded, a relative one found from the including file's directory. */
 function includeTarget(value: string, from: string, env: NodeJS.ProcessEnv): string {
-  if (value === '~' || value.startsWith('~/')) {
-    if (!env.HOME) throw new GitError('config', 'bad-value', `cannot expand '${value}' in file ${from}: HOME is not set`);
-    return path.join(env.HOME, value.slice(1));
-  }
-  return path.resolve(path.dirname(from), value);
+  const expanded = interpolatePath(value, env);
+  // git reports this and then the file's line as a bad one; the first says what is wrong.
+  if (expanded === null) throw new GitError('config', 'bad-value', `could not expand include path '${value}'`);
+  return path.resolve(path.dirname(from), expanded);
 }
 
 /** The system file git reads, unless $GIT_CONFIG_NOSYSTEM: $GIT_CONFIG_SYSTEM, else /etc/gitconfig. */

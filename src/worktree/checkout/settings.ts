@@ -3,9 +3,9 @@
 // attributes, core.attributesFile or its XDG default, /etc/gitattributes unless
 // $GIT_ATTR_NOSYSTEM).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config/index.js';
+import { configPathname } from '../../config/interpolate-path.js';
 import { parseAutoCrlf, parseCoreEol, type EolSettings } from '../convert.js';
 
 export interface CheckoutSettings extends EolSettings {
@@ -29,11 +29,6 @@ function readIfExists(file: string): Buffer | null {
   }
 }
 
-function expandHome(p: string, env: NodeJS.ProcessEnv): string {
-  if (p === '~' || p.startsWith('~/')) return path.join(env.HOME ?? os.homedir(), p.slice(1));
-  return p;
-}
-
 function truthy(v: string | undefined): boolean {
   return v !== undefined && /^(1|true|yes|on)$/i.test(v);
 }
@@ -53,7 +48,7 @@ export function readCheckoutSettings(config: Config, commonDir: string, env: Nod
   const attributesFile = config.get('core', null, 'attributesfile');
   let globalFile: string | null;
   if (attributesFile !== undefined) {
-    globalFile = attributesFile ? expandHome(attributesFile, env) : null;
+    globalFile = attributesFile ? configPathname(attributesFile, env) : null;
   } else {
     const xdg = env.XDG_CONFIG_HOME || (env.HOME ? path.join(env.HOME, '.config') : null);
     globalFile = xdg ? path.join(xdg, 'git', 'attributes') : null;
