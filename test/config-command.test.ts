@@ -229,6 +229,12 @@ test('the command line, includes and the files git reads in its order', () => {
       { args: ['-f', 'nofile', '-l'] }, { args: ['-f', 'nofile', '--get', 'x.k'] },
       { args: ['-f', '-', '--show-origin', '-l'], input: '[s]\n\tk = stdin\n' }, { args: ['-f', '-', '--get', 's.k'], input: '[s\n' },
       { args: ['--show-origin', '--get-all', 'x.k'], env: { GIT_DIR: '@ROOT@/.git' } }, { args: ['--show-origin', '-l'], cwd: '.git' },
+      // The git directory named as git's setup leaves it: as given or found, its real path where git starts below the top.
+      ...[{ GIT_DIR: '.git/' }, { GIT_DIR: './.git' }, { GIT_DIR: '.git', GIT_WORK_TREE: '.' }, { GIT_WORK_TREE: 'sub' }]
+        .map((env) => ({ args: ['--show-origin', '--get-all', 'x.k'], env })),
+      ...[{ GIT_DIR: '../.git', GIT_WORK_TREE: '..' }, { GIT_DIR: '../.git', GIT_WORK_TREE: '.' }, { GIT_WORK_TREE: '..' }, { GIT_WORK_TREE: '.' }]
+        .map((env) => ({ args: ['--show-origin', '--get-all', 'x.k'], env, cwd: 'sub' })),
+      { args: ['--show-origin', '--get-all', 'x.k'], cwd: '.git/objects' },
       { args: ['--show-origin', '--show-scope', '--get-all', 'x.k'], global: ['-c', 'x.k=dash-c', '-c', 'X.Bare'] },
       { args: ['--show-origin', '--get', 'x.k'], global: ['-C', 'sub', '--git-dir=../.git'] },
     ],
@@ -381,6 +387,9 @@ test('what actions/checkout runs: credentials in a file of their own, included f
         ['--local', `includeIf.gitdir:@ROOT@/.git/worktrees/*.path`, creds],
         ['--local', 'includeIf.gitdir:/github/workspace/.git.path', '/github/runner_temp/git-credentials-0f3c.config'],
         ['--get', header], ['--show-origin', '--get-regexp', '.*extraheader'], { args: ['--show-origin', '--get', header], cwd: 'wt' },
+        ['extensions.worktreeConfig', 'true'], { args: ['--worktree', 'w.k', 'v'], cwd: 'wt' },
+        { args: ['--show-origin', '--get-regexp', '^w\\.|^extensions'], cwd: 'wt' },
+        { args: ['--show-origin', '--get-regexp', '^w\\.|^extensions'], cwd: 'wt', env: { GIT_COMMON_DIR: '../.git' } },
         ['--get-urlmatch', 'http.extraheader', 'https://github.com/owner/repo'],
         ['--local', '--name-only', '--get-regexp', '^includeIf\\.gitdir:'], ['--local', '--get-all', 'includeIf.gitdir:@ROOT@/.git.path'],
         ['--local', '--unset', 'includeIf.gitdir:@ROOT@/.git.path', creds], ['--local', '--unset', 'includeIf.gitdir:@ROOT@/.git/worktrees/*.path', creds],

@@ -141,6 +141,30 @@ describe('a pack damaged under an intact .idx is passed over, as by git', () => 
     git(bare, ['config', 'core.bare', 'true']);
     same(bare, ['cat-file', '-t', blob]);
     same(work, ['--git-dir=only-copy/.git', 'cat-file', '-t', blob]);
+    // git keeps the name it was given or found unless it starts below the top of the work tree,
+    // where it takes the real path; a linked work tree's common directory by its real path.
+    const sub = path.join(repo, 'sub');
+    fs.mkdirSync(sub);
+    const withEnv = (vars: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...GIT_ENV, ...vars });
+    for (const [cwd, vars] of [
+      [repo, { GIT_DIR: '.git/' }], [repo, { GIT_DIR: './.git' }], [repo, { GIT_DIR: '.git', GIT_WORK_TREE: '.' }],
+      [sub, { GIT_DIR: '../.git', GIT_WORK_TREE: '..' }], [sub, { GIT_DIR: '../.git', GIT_WORK_TREE: '.' }],
+      [sub, { GIT_WORK_TREE: '..' }], [repo, { GIT_WORK_TREE: 'sub' }], [work, { GIT_DIR: 'only-copy/.git', GIT_WORK_TREE: 'only-copy' }],
+      [path.join(bare, 'objects'), {}],
+    ] as [string, NodeJS.ProcessEnv][]) {
+      same(cwd, ['cat-file', '-t', blob], undefined, withEnv(vars));
+    }
+    // A linked work tree laid out by hand: git worktree add would need the damaged pack's commits.
+    const linked = path.join(work, 'only-copy-wt');
+    const admin = path.join(repo, '.git', 'worktrees', 'wt');
+    fs.mkdirSync(admin, { recursive: true });
+    fs.mkdirSync(linked);
+    fs.writeFileSync(path.join(admin, 'HEAD'), 'ref: refs/heads/main\n');
+    fs.writeFileSync(path.join(admin, 'commondir'), '../..\n');
+    fs.writeFileSync(path.join(admin, 'gitdir'), `${linked}/.git\n`);
+    fs.writeFileSync(path.join(linked, '.git'), `gitdir: ${admin}\n`);
+    same(linked, ['cat-file', '-t', blob]);
+    same(linked, ['cat-file', '-t', blob], undefined, withEnv({ GIT_COMMON_DIR: '../only-copy/.git' }));
     const borrower = path.join(work, 'borrower');
     git(work, ['init', '-q', borrower]);
     fs.writeFileSync(path.join(borrower, '.git/objects/info/alternates'), '../../../only-copy/.git/objects\n');

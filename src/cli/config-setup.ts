@@ -1,9 +1,8 @@
 // Where `tsgit config` reads and writes: the repository it runs in (if any), the file its
 // location options name (--global, --system, --local, --worktree, -f, $GIT_CONFIG) and the names
-// git gives files in messages and --show-origin. git chdirs to the top of the work tree and
-// names the repository's files from there (".git/config"), a bare repository's from itself when
-// run there ("config"), those under $GIT_DIR or --git-dir from the name given, and a relative
-// `-f <file>` from the top, through the subdirectory it was run in ("sub/../x").
+// git gives files in messages and --show-origin: the repository's through the git directory's
+// name (git-dir-names.ts: ".git/config", "config" in a bare repository), a relative `-f <file>`
+// from the top, through the subdirectory it was run in ("sub/../x").
 import path from 'node:path';
 import { type ConfigScope } from '../config/index.js';
 import { globalFileTarget, systemFileTarget } from '../config/read.js';
@@ -12,6 +11,7 @@ import { discover, type Location } from '../repository/discover.js';
 import { allWorktrees } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
 import { fatal, type CommandContext } from './context.js';
+import { gitDirNames, isWithin, shownGitFile, type GitDirNames } from './git-dir-names.js';
 
 export interface Locations {
   global: boolean;
@@ -32,9 +32,8 @@ export type Source =
 
 export class ConfigSetup {
   private constructor(readonly repo: Repository | null, private readonly ctx: CommandContext,
-    private readonly gitDir: string | null,
-    /** The git directory as git names it: its path prefix for the files in it. */
-    private readonly gitDirShown: string | null,
+    /** The git directory, as git names it too; null outside a repository. */
+    private readonly names: GitDirNames | null,
     /** The directory run in, relative to the top of the work tree, with a '/' ('' at the top). */
     private readonly prefix: string) {}
 
@@ -43,22 +42,19 @@ export class ConfigSetup {
    * reads its config), so that an error in its files names them as git does (see renamed).
    */
   static open(ctx: CommandContext): ConfigSetup {
-    const given = ctx.gitDir ?? ctx.env.GIT_DIR;
+    const given = ctx.gitDir ?? ctx.env.GIT_DIR ?? null;
     let loc: Location;
     try {
       loc = discover(ctx.cwd, given ? { ...ctx.env, GIT_DIR: path.resolve(ctx.cwd, given) } : ctx.env);
     } catch (e) {
-      if (e instanceof GitError && e.code === 'not-a-repository') return new ConfigSetup(null, ctx, null, null, '');
+      if (e instanceof GitError && e.code === 'not-a-repository') return new ConfigSetup(null, ctx, null, '');
       throw e;
     }
     const prefix = loc.workTree && isWithin(loc.workTree, ctx.cwd) ? withSlash(path.relative(loc.workTree, ctx.cwd)) : '';
-    let shown: string | null = null;
-    if (given) shown = given.replace(/\/+$/, '');
-    else if (loc.workTree && loc.gitDir === path.join(loc.workTree, '.git')) shown = '.git';
-    else if (!loc.workTree && loc.gitDir === path.resolve(ctx.cwd)) shown = '';
-    const named = new ConfigSetup(null, ctx, loc.gitDir, shown, prefix);
+    const names = gitDirNames(loc, ctx.cwd, ctx.env, given || null);
+    const named = new ConfigSetup(null, ctx, names, prefix);
     try {
-      return new ConfigSetup(ctx.repository(), ctx, loc.gitDir, shown, prefix);
+      return new ConfigSetup(ctx.repository(), ctx, names, prefix);
     } catch (e) {
       throw named.renamed(e);
     }
@@ -80,10 +76,7 @@ export class ConfigSetup {
 
   /** `file` (absolute) as git names it. */
   shown(file: string): string {
-    const { gitDir } = this;
-    if (this.gitDirShown === null || !gitDir || !isWithin(gitDir, file)) return file;
-    const rest = path.relative(gitDir, file);
-    return this.gitDirShown === '' ? rest : `${this.gitDirShown}/${rest}`;
+    return this.names ? shownGitFile(this.names, file) : file;
   }
 
   /** The source the location options name, null for git's sequence; dies where git does. */
@@ -131,11 +124,6 @@ export class ConfigSetup {
     if (!this.repo) throw fatal('not in a git directory');
     return this.repo.config.path;
   }
-}
-
-function isWithin(dir: string, file: string): boolean {
-  const rel = path.relative(dir, file);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function withSlash(rel: string): string {

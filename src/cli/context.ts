@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
 import { Repository } from '../repository/repository.js';
-import { shownObjectsDir } from './shown-objects-dir.js';
+import { gitDirNames, shownObjectsDir } from './git-dir-names.js';
 
 export class CommandContext {
   private repo: Repository | null = null;
@@ -15,7 +15,8 @@ export class CommandContext {
       const env = this.gitDir ? { ...this.env, GIT_DIR: path.resolve(this.cwd, this.gitDir) } : this.env;
       this.repo = Repository.discover(this.cwd, env);
       this.repo.warn = (text) => process.stderr.write(text);
-      this.repo.shownObjectsDir = shownObjectsDir(this.repo, this.cwd, this.env, this.gitDir);
+      const names = gitDirNames(this.repo, this.cwd, this.env, this.gitDir);
+      this.repo.shownObjectsDir = shownObjectsDir(names, this.env);
     }
     return this.repo;
   }

@@ -144,7 +144,8 @@ function wildmatchText(pattern: string, text: string, flags: number): boolean {
   return wildmatch(p, 0, p.length, t, 0, t.length, flags);
 }
 
-function realPath(p: string): string {
+/** `p`'s real path, else (it does not exist) its absolute one. */
+export function realPath(p: string): string {
   try {
     return fs.realpathSync(p);
   } catch {
