@@ -10,7 +10,7 @@ import { AttributeChecker, type AttrFrame } from '../src/worktree/attributes/che
 import type { AttrValue } from '../src/worktree/attributes/rules.js';
 import { WM_PATHNAME, wildmatch } from '../src/core/wildmatch.js';
 import { GIT_ENV, git, rmrf, tmpDir, tsgit } from './helpers.js';
-import { cloneNoCheckout, fastImport, removeScratch, repoWith, scratch, snapshot, type FileSpec } from './checkout-oracle.js';
+import { cloneNoCheckout, compareWithGit, fastImport, removeScratch, repoWith, scratch, snapshot, type FileSpec } from './checkout-oracle.js';
 
 afterEach(removeScratch);
 
@@ -161,4 +161,21 @@ test('checkout, clone and switch print git\'s warnings about attributes lines, o
   assert.doesNotMatch(gs.stderr.toString(), /a\/\.gitattributes/);
   assert.equal(rs.stderr.toString(), gs.stderr.toString());
   assert.deepEqual(snapshot(ours), snapshot(theirs));
+});
+
+test('only a file named exactly .gitattributes is read, with core.ignoreCase too, as in git', () => {
+  const src = repoWith([
+    { mode: '100644', path: '.GITATTRIBUTES', data: '* text eol=crlf\n' },
+    { mode: '100644', path: 'a.txt', data: 'a\nb\n' },
+    { mode: '100644', path: 'sub/.GitAttributes', data: '* text eol=crlf\n' },
+    { mode: '100644', path: 'sub/.gitattributes', data: '*.crlf text eol=crlf\n' },
+    { mode: '100644', path: 'sub/b.txt', data: 'a\nb\n' },
+    { mode: '100644', path: 'sub/c.crlf', data: 'a\nb\n' },
+  ]);
+  for (const config of [[], ['core.ignoreCase=true']]) {
+    const { ours } = compareWithGit(src, config);
+    assert.equal(fs.readFileSync(path.join(ours, 'a.txt'), 'latin1'), 'a\nb\n');
+    assert.equal(fs.readFileSync(path.join(ours, 'sub/b.txt'), 'latin1'), 'a\nb\n');
+    assert.equal(fs.readFileSync(path.join(ours, 'sub/c.crlf'), 'latin1'), 'a\r\nb\r\n');
+  }
 });

@@ -8,9 +8,8 @@ import { parseCommit } from '../object/commit.js';
 import { TreeCursor } from '../object/tree.js';
 import { OBJ_COMMIT, OBJ_TREE } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
+import { isAttributesName } from '../worktree/attributes/file-name.js';
 import type { SparseMatcher } from '../worktree/sparse/matcher.js';
-
-const GITATTRIBUTES = Buffer.from('.gitattributes');
 
 export interface MissingObjects {
   /** Trees the walk met and could not read: what is below them is not known yet. */
@@ -58,7 +57,7 @@ export function missingObjects(odb: ObjectStore, commitHex: string, sparse: Spar
         trees.push({ id: child, path: childPath });
         continue;
       }
-      if (sparse && Buffer.compare(name, GITATTRIBUTES) === 0 && !odb.has(child)) attributes.set(path.toString('latin1'), toHex(child));
+      if (sparse && isAttributesName(name) && !odb.has(child)) attributes.set(path.toString('latin1'), toHex(child));
       if (sparse && !sparse.includes(childPath)) continue;
       if (sparse) markWithParents(written, path);
       if (!odb.has(child) && !kept?.(childPath, child)) missing.add(toHex(child));

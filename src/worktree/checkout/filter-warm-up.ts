@@ -6,6 +6,7 @@
 import { MODE_BLOB, MODE_EXEC, TreeCursor } from '../../object/tree.js';
 import { OBJ_BLOB, OBJ_TREE } from '../../object/type.js';
 import type { ObjectStore } from '../../odb/object-store.js';
+import { isAttributesName } from '../attributes/file-name.js';
 import { processCommand, type FilterDriver } from '../filter/driver.js';
 
 /** The process commands of drivers the root .gitattributes of `treeId` names. */
@@ -15,7 +16,7 @@ export function processesNamedAtRoot(odb: ObjectStore, treeId: Uint8Array, drive
   const tree = odb.mustRead(treeId, 0, OBJ_TREE).data;
   const cur = new TreeCursor(tree);
   while (cur.next()) {
-    if (tree.toString('latin1', cur.nameStart, cur.nameEnd) !== '.gitattributes') continue;
+    if (!isAttributesName(tree, cur.nameStart, cur.nameEnd)) continue;
     if (cur.mode !== MODE_BLOB && cur.mode !== MODE_EXEC) return [];
     const text = odb.mustRead(tree, cur.oidOffset, OBJ_BLOB).data.toString('latin1');
     return [...new Set(candidates.filter(d => text.includes(`filter=${d.name}`)).map(d => processCommand(d)!))];

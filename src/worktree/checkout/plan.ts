@@ -12,6 +12,7 @@ import { MODE_BLOB, MODE_EXEC, MODE_SYMLINK, MODE_TREE, TreeCursor } from '../..
 import { OBJ_TREE } from '../../object/type.js';
 import type { ObjectStore } from '../../odb/object-store.js';
 import { compareCacheTreeNames, type CacheTreeNode } from '../index-file/entry.js';
+import { isAttributesName } from '../attributes/file-name.js';
 import { symlinkDirectoryCollision } from './fold-collisions.js';
 import { canonicalMode, checkComponent, compareTreeOrder, displayPath, unsafePath } from './path-check.js';
 
@@ -19,7 +20,6 @@ import { canonicalMode, checkComponent, compareTreeOrder, displayPath, unsafePat
 const MAX_DEPTH = 4096;
 /** Linux's PATH_MAX, counting the terminating NUL: longer paths cannot be created. */
 const PATH_MAX = 4096;
-const GITATTRIBUTES = Buffer.from('.gitattributes');
 /** The mode text git writes for each canonical mode; any other spelling makes another tree id. */
 const MODE_TEXT = new Map([MODE_BLOB, MODE_EXEC, MODE_SYMLINK, MODE_TREE, 0o160000].map(m => [m, Buffer.from(m.toString(8))]));
 
@@ -272,7 +272,7 @@ export function planCheckout(odb: ObjectStore, treeId: Uint8Array, root: string,
         continue;
       }
       if (mode === MODE_SYMLINK) (symlinks ??= []).push(ns, ne);
-      else if (mode !== 0o160000 && ne - ns === GITATTRIBUTES.length && sameBytes(data, ns, GITATTRIBUTES)) {
+      else if (mode !== 0o160000 && isAttributesName(data, ns, ne)) {
         dir.attributes = data.subarray(cur.oidOffset, cur.oidOffset + OID_BYTES);
       }
       cols.add(dir.path, data, ns, ne, cur.oidOffset, mode, dirIndex, !utf8);

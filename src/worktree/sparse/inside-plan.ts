@@ -2,6 +2,7 @@
 // with the plan's directories (only those holding such an entry get created). The index is still
 // written from the whole plan, the others marked skip-worktree.
 import { OID_BYTES } from '../../core/oid.js';
+import { isAttributesPath } from '../attributes/file-name.js';
 import { entryPath, sharedColumns, type CheckoutPlan } from '../checkout/plan.js';
 import type { SparseMatcher } from './matcher.js';
 
@@ -64,8 +65,10 @@ export function withAttributesOf(plan: CheckoutPlan, inside: (i: number) => bool
  */
 export function withConeAttributesOnly<T>(entries: ReadonlyMap<string, T>, sparse: SparseMatcher | null): ReadonlyMap<string, T> {
   if (!sparse?.cone) return entries;
-  const outside = [...entries.keys()].filter(key =>
-    (key === '.gitattributes' || key.endsWith('/.gitattributes')) && !sparse.includes(Buffer.from(key, 'latin1')));
+  const outside = [...entries.keys()].filter((key) => {
+    const p = Buffer.from(key, 'latin1');
+    return isAttributesPath(p) && !sparse.includes(p);
+  });
   if (!outside.length) return entries;
   const out = new Map(entries);
   for (const key of outside) out.delete(key);

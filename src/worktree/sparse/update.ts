@@ -17,6 +17,7 @@ import { LockFile } from '../../core/lock-file.js';
 import type { Progress } from '../../core/progress.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import type { Repository } from '../../repository/repository.js';
+import { isAttributesPath } from '../attributes/file-name.js';
 import { indexPath } from '../checkout.js';
 import { checkoutMessages, planConversions } from '../checkout/conversions.js';
 import { displayPath } from '../checkout/path-check.js';
@@ -54,9 +55,6 @@ export interface SparsityOptions {
    */
   fetchBlobs?: (blobs: string[]) => Promise<void>;
 }
-
-const GITATTRIBUTES = Buffer.from('.gitattributes');
-const isAttributesFile = (path: Uint8Array): boolean => Buffer.compare(path.subarray(path.lastIndexOf(0x2f) + 1), GITATTRIBUTES) === 0;
 
 /**
  * Applies `sparse` to the work tree and index (null: no patterns to apply, as when the file is
@@ -162,7 +160,7 @@ function entriesPlan(root: string, all: readonly IndexEntry[], entries: IndexEnt
   const attributes = new Map<string, Uint8Array>();
   for (const e of all) {
     if (entryStage(e) !== 0 || e.mode === MODE_GITLINK) continue;
-    if (!isAttributesFile(e.path) || (sparse.cone && !sparse.includes(e.path))) continue;
+    if (!isAttributesPath(e.path) || (sparse.cone && !sparse.includes(e.path))) continue;
     attributes.set(pathKey(e.path.subarray(0, Math.max(e.path.lastIndexOf(0x2f), 0))), e.oid);
   }
   return planOfEntries(root, entries, dir => attributes.get(pathKey(dir)) ?? null);
