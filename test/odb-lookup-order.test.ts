@@ -103,4 +103,34 @@ describe('lookup order when an id is stored in several places, as in git', () =>
       odb.close();
     }
   });
+  it("searches its own packs once on a miss that an alternate's pack answers, or nothing does", () => {
+    const lender = path.join(work, 'lender4.git');
+    git(work, ['init', '-q', '--bare', lender]);
+    const lent = git(lender, ['hash-object', '-w', '--stdin'], 'only in the alternate\n').trim();
+    git(lender, ['pack-objects', '-q', path.join(lender, 'objects/pack/pack')], `${lent}\n`);
+    git(lender, ['prune-packed']);
+    const repo = path.join(work, 'repo4');
+    git(work, ['init', '-q', repo]);
+    const own = git(repo, ['hash-object', '-w', '--stdin'], 'own\n').trim();
+    git(repo, ['pack-objects', '-q', path.join(repo, '.git/objects/pack/pack')], `${own}\n`);
+    fs.writeFileSync(path.join(repo, '.git/objects/info/alternates'), `${path.join(lender, 'objects')}\n`);
+    const odb = new ObjectDatabase(path.join(repo, '.git/objects'));
+    try {
+      const [ours] = odb.allPacks();
+      let finds = 0;
+      const find = ours!.index.find.bind(ours!.index);
+      ours!.index.find = (oid, off) => { finds++; return find(oid, off); };
+      assert.equal(odb.read(fromHex(lent)!)!.data.toString(), 'only in the alternate\n');
+      assert.equal(finds, 1, 'read');
+      finds = 0;
+      assert.equal(odb.info(fromHex(lent)!)!.size, 'only in the alternate\n'.length);
+      assert.equal(finds, 1, 'info');
+      // A miss everywhere: one search, and no second one, since no pack directory changed.
+      finds = 0;
+      assert.equal(odb.has(fromHex('0123456789012345678901234567890123456789')!), false);
+      assert.equal(finds, 1, 'has');
+    } finally {
+      odb.close();
+    }
+  });
 });

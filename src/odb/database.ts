@@ -66,6 +66,13 @@ function cacheFlags(top: boolean, transient: boolean): number {
   return (!top || transient ? RECYCLE : 0) | (top ? SPECULATIVE : 0);
 }
 
+/** Where locate() found an object: the database holding it, and the pack and offset unless loose. */
+interface Location {
+  db: ObjectDatabase;
+  pack: StoredPack | null;
+  offset: number;
+}
+
 /** A pack this database opened: it knows which database, whose name for the directory its messages use. */
 interface OwnedPack extends StoredPack {
   readonly owner: ObjectDatabase;
@@ -356,9 +363,12 @@ export class ObjectDatabase implements ObjectStore {
     ids.add(toHex(oid, off));
   }
 
-  /** locatePacked() over this database and then its alternates; the database that has it, or null. */
-  private locatePackedAnywhere(oid: Uint8Array, off: number): ObjectDatabase | null {
-    if (this.locatePacked(oid, off)) return this;
+  /**
+   * locatePacked() over this database (unless `ownSearched`: a fast miss just searched its packs)
+   * and then its alternates; the database that has it, or null.
+   */
+  private locatePackedAnywhere(oid: Uint8Array, off: number, ownSearched = false): ObjectDatabase | null {
+    if (!ownSearched && this.locatePacked(oid, off)) return this;
     for (const alt of this.alternates) {
       const hit = alt.locatePackedAnywhere(oid, off);
       if (hit) return hit;
@@ -391,11 +401,24 @@ export class ObjectDatabase implements ObjectStore {
    * Where an object is stored: in which database, and for packed ones which pack and offset. As
    * git: every pack (ours, then the alternates'), then loose objects (ours, then the alternates').
    */
-  locate(oid: Uint8Array, off = 0): { db: ObjectDatabase; pack: StoredPack | null; offset: number } | null {
+  locate(oid: Uint8Array, off = 0): Location | null {
+    return this.search(oid, off, false);
+  }
+
+  /**
+   * locate() after locatePackedFast() missed. It searched our packs only while all were usable
+   * (order null), and a usable pack that misses now misses again: the first round starts at the
+   * alternates' packs. After a rescan, every pack is searched again.
+   */
+  private locateAfterFastMiss(oid: Uint8Array, off: number): Location | null {
+    return this.search(oid, off, this.order === null);
+  }
+
+  private search(oid: Uint8Array, off: number, ownSearched: boolean): Location | null {
     const shared = this.shared;
     shared.reachedUnusable = false;
     for (let attempt = 0; ; attempt++) {
-      const db = this.locatePackedAnywhere(oid, off);
+      const db = this.locatePackedAnywhere(oid, off, attempt === 0 && ownSearched);
       if (db) return { db, pack: db.foundPack, offset: db.foundPack!.index.offset(db.foundPos) };
       const loose = this.looseAnywhere(oid, off);
       if (loose) return { db: loose, pack: null, offset: 0 };
@@ -428,7 +451,7 @@ export class ObjectDatabase implements ObjectStore {
   }
 
   has(oid: Uint8Array, off = 0): boolean {
-    return this.locatePackedFast(oid, off) || this.locate(oid, off) !== null;
+    return this.locatePackedFast(oid, off) || this.locateAfterFastMiss(oid, off) !== null;
   }
 
   hasKnown(oid: Uint8Array, off = 0): boolean {
@@ -511,7 +534,7 @@ export class ObjectDatabase implements ObjectStore {
         return this.readAfterFailure(e, oid, off, pack, offset, transient);
       }
     }
-    const where = this.locate(oid, off);
+    const where = this.locateAfterFastMiss(oid, off);
     if (!where) return null;
     if (!where.pack) {
       this.trace.pack = 0;
@@ -613,7 +636,7 @@ export class ObjectDatabase implements ObjectStore {
         return this.infoAfterFailure(e, oid, off, pack);
       }
     }
-    const where = this.locate(oid, off);
+    const where = this.locateAfterFastMiss(oid, off);
     if (!where) return null;
     if (!where.pack) {
       const h = where.db.loose.header(oid, off);

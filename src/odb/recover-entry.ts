@@ -50,7 +50,12 @@ function zlibStatus(errno: number): string {
   }
 }
 
-/** The id of the entry at `offset` of `pack` (a scan of its index: this path is rare). */
+/**
+ * The id of the entry at `offset` of `pack`, by a scan of its index. git asks its reverse index
+ * here (find_pack_revindex), but a StoredPack keeps none: only bitmap readers and repack build a
+ * PackOrder, and building one (reading and checking the .rev, or sorting every offset) costs
+ * the same pass over the index as this scan, which runs once per failed base of a damaged pack.
+ */
 function idAt(pack: StoredPack, offset: number): Buffer | null {
   const index = pack.index;
   for (let i = 0; i < index.count; i++) {
