@@ -16,6 +16,7 @@ import type { RefStore } from '../refs/index.js';
 import { deepens, NO_DEEPEN, type FilterSpec, type HistoryShape } from '../protocol/index.js';
 import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
+import { localRepositoryFound } from './local-repository-path.js';
 import { checkoutTree } from '../worktree/checkout.js';
 import { recordSparseMode } from '../worktree/sparse/config.js';
 import { readSparseCheckout, writeFirstPatterns } from '../worktree/sparse/settings.js';
@@ -139,6 +140,9 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
   const deepen = deepens(shape);
   const singleBranch = options.singleBranch ?? deepen;
   const log = options.log ?? (() => {});
+  if (!url.includes(':') && !localRepositoryFound(path.resolve(cwd, url))) {
+    throw new GitError('client', 'no-repository', `repository '${url}' does not exist`);
+  }
   const remoteUrl = parseRemoteUrl(url, cwd);
   // A local path is recorded absolute, so the clone keeps working from any directory.
   const storedUrl = remoteUrl.kind === 'file' && !/^file:/i.test(url) ? remoteUrl.path : url;

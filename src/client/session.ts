@@ -45,12 +45,15 @@ export class RemoteSession {
 
   private static async handshake(conn: Connection): Promise<RemoteSession> {
     const reader = conn.reader;
-    await readServiceHeader(reader, 'git-upload-pack');
-    const first = await reader.peek();
-    if (first === null) {
-      throw new GitError('transport', 'remote-hung-up', `${conn.name}: the remote end hung up before sending anything ` +
-        '(is it a git repository the server exports?)');
+    let first;
+    try {
+      await readServiceHeader(reader, 'git-upload-pack');
+      first = await reader.peek();
+    } catch (e) {
+      if (e instanceof GitError && e.code === 'remote-hung-up') throw couldNotRead(e);
+      throw e;
     }
+    if (first === null) throw couldNotRead(null);
     let session: RemoteSession;
     if (first.type === 'data' && first.payload.toString('latin1').replace(/\n$/, '') === 'version 2') {
       session = new RemoteSession(conn, 2, await readV2CapabilityAdvertisement(reader));
@@ -130,4 +133,14 @@ export class RemoteSession {
   abort(): void {
     this.conn.abort();
   }
+}
+
+/**
+ * git's die_initial_contact: a far end that hangs up before its first packet may have refused us,
+ * or have no such repository (its own stderr, already passed on, says which), and git says both in
+ * these words.
+ */
+function couldNotRead(cause: unknown): GitError {
+  return new GitError('transport', 'remote-hung-up',
+    'Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.', { cause });
 }

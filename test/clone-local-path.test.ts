@@ -1,0 +1,27 @@
+// A clone's source without a scheme is a path, and git's clone looks for a repository there
+// itself (get_repo_path): where there is none it stops with "repository '<path>' does not exist"
+// before making anything; where there is one (<path>, <path>/.git, <path>.git) it clones. tsgit
+// against git, for each.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { git, GIT_ENV, makeRepo, rmrf, tmpDir, TSGIT } from './helpers.js';
+
+const work = tmpDir('tsgit-clone-local-');
+after(() => rmrf(work));
+
+test('a path with no repository stops the clone as git stops it; paths git finds a repository at are cloned', () => {
+  const repo = makeRepo(1, { bare: true, at: path.join(work, 'found.git') });
+  fs.mkdirSync(path.join(work, 'plain-dir'));
+  const sources = ['nowhere', path.join(work, 'nowhere', 'deeper'), 'plain-dir', 'found', 'found.git', repo];
+  sources.forEach((source, i) => {
+    const theirs = spawnSync('git', ['clone', '-q', source, `git-${i}`], { cwd: work, env: GIT_ENV, encoding: 'utf8' });
+    const ours = spawnSync(process.execPath, [TSGIT, 'clone', '-q', source, `tsgit-${i}`], { cwd: work, env: GIT_ENV, encoding: 'utf8' });
+    assert.equal(ours.status, theirs.status, `clone ${source}: ${ours.stderr}`);
+    assert.equal(ours.stderr, theirs.stderr, `clone ${source}`);
+    assert.equal(fs.existsSync(path.join(work, `tsgit-${i}`)), fs.existsSync(path.join(work, `git-${i}`)), `clone ${source}: the directory`);
+    if (theirs.status === 0) assert.equal(git(path.join(work, `tsgit-${i}`), ['rev-parse', 'HEAD']), git(path.join(work, `git-${i}`), ['rev-parse', 'HEAD']));
+  });
+});
