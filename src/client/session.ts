@@ -5,6 +5,7 @@ import { GitError } from '../core/errors.js';
 import {
   capabilityValues, findCapability, formatCommandRequest, formatLsRefsArgs, hasCapability, commandFeatures, readLsRefsResponse,
   readRefAdvertisement, readServiceHeader, readV2CapabilityAdvertisement, FLUSH_PKT, type Capability, type AdvertisedRef,
+  type Packet, type PacketSource,
 } from '../protocol/index.js';
 import { connect, type Connection, type ConnectOptions, type RemoteUrl } from '../transport/index.js';
 
@@ -45,15 +46,7 @@ export class RemoteSession {
 
   private static async handshake(conn: Connection): Promise<RemoteSession> {
     const reader = conn.reader;
-    let first;
-    try {
-      await readServiceHeader(reader, 'git-upload-pack');
-      first = await reader.peek();
-    } catch (e) {
-      if (e instanceof GitError && e.code === 'remote-hung-up') throw couldNotRead(e);
-      throw e;
-    }
-    if (first === null) throw couldNotRead(null);
+    const first = await firstPacket(reader, 'git-upload-pack');
     let session: RemoteSession;
     if (first.type === 'data' && first.payload.toString('latin1').replace(/\n$/, '') === 'version 2') {
       session = new RemoteSession(conn, 2, await readV2CapabilityAdvertisement(reader));
@@ -136,10 +129,23 @@ export class RemoteSession {
 }
 
 /**
- * git's die_initial_contact: a far end that hangs up before its first packet may have refused us,
- * or have no such repository (its own stderr, already passed on, says which), and git says both in
- * these words.
+ * The far end's first packet, past smart HTTP's service header, left unread. A far end that hangs
+ * up before it may have refused us or have no such repository (its own stderr, already passed
+ * on, says which), and git says so in the words of its die_initial_contact.
  */
+export async function firstPacket(source: PacketSource, service: string): Promise<Packet> {
+  let first: Packet | null;
+  try {
+    await readServiceHeader(source, service);
+    first = await source.peek();
+  } catch (e) {
+    if (e instanceof GitError && e.code === 'remote-hung-up') throw couldNotRead(e);
+    throw e;
+  }
+  if (first === null) throw couldNotRead(null);
+  return first;
+}
+
 function couldNotRead(cause: unknown): GitError {
   return new GitError('transport', 'remote-hung-up',
     'Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.', { cause });

@@ -10,7 +10,8 @@ import { readShallow } from '../shallow-file.js';
 import { fromHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_TAG } from '../../object/type.js';
 import type { Progress } from '../../core/progress.js';
-import { readRefAdvertisement, readServiceHeader, findCapability, FLUSH_PKT, type AdvertisedRef } from '../../protocol/index.js';
+import { readRefAdvertisement, findCapability, FLUSH_PKT, type AdvertisedRef } from '../../protocol/index.js';
+import { firstPacket } from '../session.js';
 import { checkRefPath, type RefStore } from '../../refs/index.js';
 import type { Repository } from '../../repository/repository.js';
 import { connect, parseRemoteUrl, type ConnectOptions } from '../../transport/index.js';
@@ -127,9 +128,8 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     // packed-refs) and the object database's packs.
     const local = localRefs(refStore);
     repo.odb.packedObjectCount();
-    await readServiceHeader(conn.reader, 'git-receive-pack');
-    const first = await conn.reader.peek();
-    if (first?.type === 'data' && first.payload.toString('latin1').replace(/\n$/, '') === 'version 2') {
+    const first = await firstPacket(conn.reader, 'git-receive-pack');
+    if (first.type === 'data' && first.payload.toString('latin1').replace(/\n$/, '') === 'version 2') {
       throw new GitError('client', 'unsupported', 'support for protocol v2 not implemented yet');
     }
     const adv = await readRefAdvertisement(conn.reader);

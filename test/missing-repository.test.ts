@@ -1,7 +1,8 @@
-// A clone's source without a scheme is a path, and git's clone looks for a repository there
-// itself (get_repo_path): where there is none it stops with "repository '<path>' does not exist"
-// before making anything; where there is one (<path>, <path>/.git, <path>.git) it clones. tsgit
-// against git, for each.
+// Where there is no repository, tsgit says what git says. A clone's source without a scheme is a
+// path, and git's clone looks for a repository there itself (get_repo_path): where there is none
+// it stops with "repository '<path>' does not exist" before making anything; where there is one
+// (<path>, <path>/.git, <path>.git) it clones. fetch, ls-remote and push reach the far end, whose
+// upload-pack or receive-pack says why it stopped before git's die_initial_contact text.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,4 +25,16 @@ test('a path with no repository stops the clone as git stops it; paths git finds
     assert.equal(fs.existsSync(path.join(work, `tsgit-${i}`)), fs.existsSync(path.join(work, `git-${i}`)), `clone ${source}: the directory`);
     if (theirs.status === 0) assert.equal(git(path.join(work, `tsgit-${i}`), ['rev-parse', 'HEAD']), git(path.join(work, `git-${i}`), ['rev-parse', 'HEAD']));
   });
+});
+
+test('fetch, ls-remote and push to a path or file:// URL with no repository: the far end\'s error, then git\'s', () => {
+  const repo = makeRepo(1, { at: path.join(work, 'local') });
+  for (const target of [path.join(work, 'nowhere'), `file://${work}/nowhere`]) {
+    for (const args of [['fetch', target], ['ls-remote', target], ['push', target, 'HEAD:refs/heads/x']]) {
+      const theirs = spawnSync('git', args, { cwd: repo, env: GIT_ENV, encoding: 'utf8' });
+      const ours = spawnSync(process.execPath, [TSGIT, ...args], { cwd: repo, env: GIT_ENV, encoding: 'utf8' });
+      assert.equal(ours.status, theirs.status, `${args.join(' ')}: ${ours.stderr}`);
+      assert.equal(ours.stderr, theirs.stderr, args.join(' '));
+    }
+  }
 });
