@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configOutsideRepository } from '../config/config.js';
-import { parseVariableName, writeVariable, type VariableWrite } from '../config/edit.js';
+import { parseVariableName, writeVariable, type VariableName, type VariableWrite } from '../config/edit.js';
 import { fromBinary, toBinary } from '../config/parse.js';
-import { renameSection, sectionNameOk } from '../config/rename-section.js';
+import { renameSectionInFile, sectionNameOk } from '../config/rename-section.js';
 import { ConfigLockError, writeConfigFile } from '../config/write-file.js';
 import { GitError } from '../core/errors.js';
 import { shellArgv } from '../core/shell.js';
@@ -34,8 +34,7 @@ export function setAction(req: WriteRequest, mode: SetMode, args: string[]): num
   const removing = mode === 'unset' || mode === 'unset-all';
   // git types the value before it looks at the name or the file.
   const value = removing ? null : normalizedValue(req.display.type, name, more.shift()!, req.env);
-  const pattern = more[0] ?? null;
-  let parsedName;
+  let parsedName: VariableName;
   try {
     parsedName = parseVariableName(toBinary(name));
   } catch (e) {
@@ -43,35 +42,69 @@ export function setAction(req: WriteRequest, mode: SetMode, args: string[]): num
     writeStderr(`error: ${e.message}\n`);
     return e.code === 'no-section-or-name' ? 2 : 1;
   }
-  let status = 0;
-  const locked = withLock(req, true, (text) => {
+  const outcome = writeValue(req.target, {
+    name: parsedName, value, pattern: mode === 'add' ? ADD : more[0] ?? null, fixedValue: req.display.fixedValue,
+    all: mode === 'replace-all' || mode === 'unset-all',
+  });
+  switch (outcome) {
+    case 'written': return 0;
+    case 'invalid-pattern': return CONFIG_INVALID_PATTERN;
+    case 'no-lock': return CONFIG_NO_LOCK;
+    case 'multiple-values':
+      if (mode === 'set') {
+        writeStderr(`error: cannot overwrite multiple values with a single value\n       Use a regexp, --add or --replace-all to change ${name}.\n`);
+      }
+      return CONFIG_NOTHING_SET;
+    case 'nothing-set': return CONFIG_NOTHING_SET;
+  }
+}
+
+/** A value-pattern that matches no present value: --add's. */
+export const ADD = Symbol('add');
+
+export interface ValueWrite {
+  name: VariableName;
+  /** null removes. */
+  value: string | null;
+  /** Which present values are replaced or removed: a value-pattern, ADD, or null for all of them. */
+  pattern: string | typeof ADD | null;
+  /** The pattern is a string to compare with (--fixed-value), not an expression. */
+  fixedValue: boolean;
+  /** git's CONFIG_FLAGS_MULTI_REPLACE: every match, else a second match refuses the write. */
+  all: boolean;
+}
+
+export type WriteOutcome = 'written' | 'nothing-set' | 'multiple-values' | 'invalid-pattern' | 'no-lock';
+
+/**
+ * git's git_config_set_multivar_in_file_gently on `target` (its path, and its name as git shows
+ * it in the lock's error): one variable set, replaced or removed under the file's lock, with git's
+ * messages for several values, a bad value-pattern and a lock held elsewhere.
+ */
+export function writeValue(target: WriteRequest['target'], w: ValueWrite): WriteOutcome {
+  let outcome: WriteOutcome = 'written';
+  const locked = withLock(target, true, () => writeConfigFile(target.path, (text) => {
     let matches: VariableWrite['matches'];
-    if (mode === 'add') matches = () => false;
+    if (w.pattern === ADD) matches = () => false;
     // git compiles the pattern only once it has a file to match it against.
-    else if (pattern !== null && text !== null) {
-      const p = compileValuePattern(pattern, req.display.fixedValue);
+    else if (w.pattern !== null && text !== null) {
+      const p = compileValuePattern(w.pattern, w.fixedValue);
       if (!p) {
-        status = CONFIG_INVALID_PATTERN;
+        outcome = 'invalid-pattern';
         return null;
       }
       // git's writer lets a key without `=` match any --fixed-value, and only a negated expression.
       matches = 'fixed' in p ? (v) => v === null || fromBinary(v) === p.fixed
         : (v) => p.negate !== (v !== null && p.re.test(fromBinary(v)));
     }
-    const all = mode === 'replace-all' || mode === 'unset-all';
-    const write: VariableWrite = { name: parsedName, value: value === null ? null : toBinary(value), all, ...(matches ? { matches } : {}) };
-    const result = writeVariable(text ?? '', req.target.path, write);
+    const write: VariableWrite = { name: w.name, value: w.value === null ? null : toBinary(w.value), all: w.all, ...(matches ? { matches } : {}) };
+    const result = writeVariable(text ?? '', target.path, write);
     if ('text' in result) return result.text;
-    status = CONFIG_NOTHING_SET;
-    if (result.refused === 'multiple-values') {
-      writeStderr(`warning: ${fromBinary(parsedName.canonical)} has multiple values\n`);
-      if (mode === 'set') {
-        writeStderr(`error: cannot overwrite multiple values with a single value\n       Use a regexp, --add or --replace-all to change ${name}.\n`);
-      }
-    }
+    outcome = result.refused === 'multiple-values' ? 'multiple-values' : 'nothing-set';
+    if (outcome === 'multiple-values') writeStderr(`warning: ${fromBinary(w.name.canonical)} has multiple values\n`);
     return null;
-  });
-  return locked ?? status;
+  }));
+  return locked === null ? outcome : 'no-lock';
 }
 
 /** --rename-section <old> <new> and --remove-section <name> (newName null). */
@@ -81,12 +114,7 @@ export function sectionAction(req: WriteRequest, oldName: string, newName: strin
     return CONFIG_NO_LOCK;
   }
   let count = 0;
-  const locked = withLock(req, false, (text) => {
-    // git rewrites the file even when no section matched (and so creates a missing one, empty).
-    const result = renameSection(text ?? '', toBinary(oldName), newName === null ? null : toBinary(newName));
-    count = result.count;
-    return result.text;
-  });
+  const locked = withLock(req.target, false, () => { count = renameSectionInFile(req.target.path, oldName, newName); });
   if (locked !== null) return locked;
   if (count === 0) throw fatal(`no such section: ${oldName}`);
   return 0;
@@ -139,17 +167,17 @@ function createUserConfig(file: string, name: string | undefined, email: string 
 }
 
 /**
- * Runs `change` on the target's text under its lock (see writeConfigFile). Returns 255 after git's
+ * Runs `write`, which takes the target's lock (see writeConfigFile). Returns 255 after git's
  * message when the lock cannot be taken (with the system's reason, as the value writer gives
  * it, not the section renamer), else null.
  */
-function withLock(req: WriteRequest, reason: boolean, change: (text: string | null) => string | null): number | null {
+function withLock(target: WriteRequest['target'], reason: boolean, write: () => void): number | null {
   try {
-    writeConfigFile(req.target.path, change);
+    write();
     return null;
   } catch (e) {
     if (!(e instanceof ConfigLockError)) throw e;
-    writeStderr(`error: could not lock config file ${req.target.shown}${reason ? `: ${errnoText(e.cause)}` : ''}\n`);
+    writeStderr(`error: could not lock config file ${target.shown}${reason ? `: ${errnoText(e.cause)}` : ''}\n`);
     return CONFIG_NO_LOCK;
   }
 }

@@ -6,9 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { configuredRemotes, validRemoteName, type Remote } from '../client/remotes.js';
 import { displayName } from '../config/config.js';
-import { toBinary } from '../config/parse.js';
-import { renameSection } from '../config/rename-section.js';
-import { writeConfigFile } from '../config/write-file.js';
+import { renameSectionInFile } from '../config/rename-section.js';
 import { GitError } from '../core/errors.js';
 import { parseRefspec, trackedSourcesFor } from '../refs/refspec.js';
 import { errnoText } from './config-get.js';
@@ -27,7 +25,7 @@ export function renameRemote(setup: RemoteSetup, oldName: string, newName: strin
     return 3;
   }
   if (!validRemoteName(newName)) throw fatal(`'${newName}' is not a valid remote name`);
-  if (renameConfigSection(setup, `remote.${oldName}`, `remote.${newName}`) < 1) {
+  if (renameSectionInFile(setup.file, `remote.${oldName}`, `remote.${newName}`) < 1) {
     writeStderr(`error: Could not rename config section 'remote.${oldName}' to 'remote.${newName}'\n`);
     return 1;
   }
@@ -150,24 +148,13 @@ export function removeRemote(setup: RemoteSetup, name: string): number {
     for (const b of skipped) writeStderr(`  git branch -d ${b}\n`);
   }
   if (result === 0) {
-    if (renameConfigSection(setup, `remote.${name}`, null) < 1) {
+    if (renameSectionInFile(setup.file, `remote.${name}`, null) < 1) {
       writeStderr(`error: Could not remove config section 'remote.${name}'\n`);
       return 1;
     }
     handlePushDefault(setup, name, null);
   }
   return result;
-}
-
-/** git_config_rename_section on the repository's file: how many sections it renamed (null: removed). */
-function renameConfigSection(setup: RemoteSetup, oldName: string, newName: string | null): number {
-  let count = 0;
-  writeConfigFile(setup.file, (text) => {
-    const result = renameSection(text ?? '', toBinary(oldName), newName === null ? null : toBinary(newName));
-    count = result.count;
-    return result.text;
-  });
-  return count;
 }
 
 /** branch.<x>.remote and .pushRemote of every branch, by branch name in byte order (git's read_branches). */

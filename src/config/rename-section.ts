@@ -6,6 +6,8 @@
 // removed section loses its header line and every line up to the next header. Texts are binary
 // strings, as in parse.ts.
 import { sectionHeader } from './edit.js';
+import { toBinary } from './parse.js';
+import { writeConfigFile } from './write-file.js';
 
 /** git reads the file with fgets into a buffer of this size: longer lines come in pieces. */
 const FGETS_BUFFER = 1024;
@@ -83,4 +85,19 @@ function headerMatch(line: string, name: string): number {
   if (line[i] !== ']' || j !== name.length) return 0;
   for (i++; isSpace(line[i]); i++);
   return i;
+}
+
+/**
+ * git_config_rename_section_in_file: section `oldName` of `file` renamed to `newName` (null:
+ * removed) under the file's lock, which git takes and rewrites with even when nothing matched;
+ * how many headers named it. A lock held elsewhere throws ConfigLockError.
+ */
+export function renameSectionInFile(file: string, oldName: string, newName: string | null): number {
+  let count = 0;
+  writeConfigFile(file, (text) => {
+    const result = renameSection(text ?? '', toBinary(oldName), newName === null ? null : toBinary(newName));
+    count = result.count;
+    return result.text;
+  });
+  return count;
 }
