@@ -68,6 +68,8 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
       progress,
       signal: s.options.signal,
       compression: s.policy.compression,
+      // The client's index-pack hashes every object, as git's upload-pack relies on.
+      checkReused: false,
       prefix,
     });
     emit?.(`Total ${stats.total} (delta ${stats.deltas}), reused ${stats.reused} (delta ${stats.reusedDeltas}), pack-reused ${stats.packReused}\n`);

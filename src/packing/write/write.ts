@@ -4,7 +4,8 @@
 //   2. writing, in the caller's order: a reused delta's base is written first when it is sent too
 //      (so an OFS_DELTA can point back at it), or the delta names a base the receiver already has
 //      (thin pack, REF_DELTA); stored REF_DELTAs become OFS_DELTAs when the receiver takes them;
-//      copied bytes are checked against the .idx CRC first, as git does when it reuses;
+//      copied bytes are checked against the .idx CRC first when the pack goes to a file, as git
+//      does (not when it streams to a receiver, which checks every object's id itself);
 //      everything else (loose objects, deltas whose base is not available) is compressed once,
 //      or, in a thin pack, made a delta against another version of its path the receiver has
 //      when the enumeration names some (PackContents.similarHad), or, when the enumeration gives
@@ -90,6 +91,13 @@ export interface PackWriteOptions extends PackStreamOptions {
    * (each .idx scanned, the pack's entry order built) costs more than compressing them.
    */
   reuse?: boolean;
+  /**
+   * Check each stored entry against the CRC its .idx records before copying it (default true).
+   * git's pack-objects checks only when it writes a pack file (not with --stdout): a receiver
+   * inflates and hashes every object anyway, so a damaged entry cannot pass there, and for a full
+   * clone the check is a CRC over the whole pack.
+   */
+  checkReused?: boolean;
 }
 
 export interface PackWriteStats {
@@ -591,13 +599,14 @@ class PackWriter {
 
   /**
    * A view of the stored entry, after checking it still has the CRC its .idx recorded (v1 indexes
-   * record none); null when it does not. An entry that fits one window is read once for both.
+   * record none, and checkReused may turn the check off); null when it does not. An entry that
+   * fits one window is read once for both.
    */
   private storedEntry(idx: number): ByteView | null {
     const pack = this.slots[this.slot[idx]!]!.pack;
     const start = this.offset[idx]!, end = this.end[idx]!;
     const view = pack.file.read(start, 1);
-    const expected = pack.index.crc(this.idxPos[idx]!);
+    const expected = this.options.checkReused === false ? undefined : pack.index.crc(this.idxPos[idx]!);
     if (expected === undefined) return view;
     if (end - start <= view.end - view.pos) {
       if (crc32(view.buf, view.pos, view.pos + (end - start)) === expected) return view;
