@@ -298,16 +298,18 @@ class PackWriter {
       for (const handle of this.odb.allPacks()) {
         const index = handle.index;
         let at: Int32Array | null = null;
+        let slot = -1;
         for (let ip = 0; ip < index.count; ip++) {
           const idx = this.ids.get(index.buf, index.oidAt(ip));
           if (idx < 0 || !this.sending[idx] || found[idx]) continue;
           found[idx] = 1;
           if (!at) {
             at = new Int32Array(index.count).fill(-1);
-            objectAt[this.slotFor(handle)] = at;
+            slot = this.slotFor(handle);
+            objectAt[slot] = at;
           }
           at[ip] = idx;
-          this.slot[idx] = this.slotFor(handle);
+          this.slot[idx] = slot;
           this.offset[idx] = index.offset(ip);
         }
       }
@@ -318,7 +320,7 @@ class PackWriter {
           const ip = toIndex[pos]!;
           const idx = at[ip]!;
           if (idx < 0) continue;
-          this.planPacked(idx, s, ip, pos);
+          this.planPacked(idx, s, ip, pos, at);
           stored[k++] = idx;
           if ((k & 4095) === 0) meter?.update(k);
         }
@@ -366,8 +368,12 @@ class PackWriter {
     return slot.layout ??= PackLayout.of(slot.pack);
   }
 
-  /** Plans the object at .idx position `ip`, pack position `pos` of slot `s`. */
-  private planPacked(idx: number, s: number, ip: number, pos: number): void {
+  /**
+   * Plans the object at .idx position `ip`, pack position `pos` of slot `s`. `sentAt`, when the
+   * pack's .idx was scanned, gives the index of each object sent from it by .idx position, so a
+   * delta whose base is sent too needs no id lookup for it.
+   */
+  private planPacked(idx: number, s: number, ip: number, pos: number, sentAt?: Int32Array): void {
     const layout = this.layoutOf(s);
     const pack = layout.pack;
     const offset = this.offset[idx]!;
@@ -393,8 +399,9 @@ class PackWriter {
     } else {
       basePos = index.find(view.buf, h.baseOidPos);
     }
-    const baseIndex = basePos >= 0
-      ? this.ids.get(index.buf, index.oidAt(basePos))
+    const sentBase = basePos >= 0 && sentAt ? sentAt[basePos]! : -1;
+    const baseIndex = sentBase >= 0 ? sentBase
+      : basePos >= 0 ? this.ids.get(index.buf, index.oidAt(basePos))
       : this.ids.get(view.buf, h.baseOidPos);
     const usable = baseIndex >= 0 && (this.sending[baseIndex] ||
       (this.options.thin && this.contents.receiverHas?.(baseIndex) === true));
