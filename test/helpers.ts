@@ -141,7 +141,8 @@ export function seededInt(seed: number): (n: number) => number {
 }
 
 /**
- * Every file under `dir` but .git/objects and .git/hooks, as relative path -> bytes (latin1), `dir`
+ * Every file under `dir` but the objects and hooks of `.git` and of a bare `<name>.git` (as
+ * relative path -> bytes, latin1), `dir`
  * in them as `placeholder`; with `directories`, every directory too (as "<path>/"), so that one
  * left behind empty shows. For tests that compare what git and tsgit leave in two copies.
  */
@@ -151,7 +152,7 @@ export function repositorySnapshot(dir: string, placeholder: string, directories
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       const rel = path.relative(dir, p);
-      if (rel === '.git/objects' || rel === '.git/hooks') continue;
+      if (/(^|[/.])git\/(objects|hooks)$/.test(rel)) continue;
       if (e.isDirectory()) {
         if (directories) out.set(`${rel}/`, '');
         walk(p);

@@ -1,14 +1,12 @@
-// `tsgit remote` against `git remote` (2.39): each case copies one clone twice, runs the same
-// command lines with git in one copy and tsgit in the other (one batch process), and compares exit
-// status, stdout and stderr (of git's usage text the first line, with tsgit for git), then every
-// file and directory but .git/objects and .git/hooks, byte for byte: config, refs, packed-refs, reflogs.
+// `tsgit remote` against `git remote` (2.39), each case in two copies of one clone (oracle-copies.ts).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { sameAsSpawned, tsgitBatch } from './cli-batch.js';
-import { GIT_ENV, git, repositorySnapshot, rmrf, tmpDir } from './helpers.js';
+import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
+import { compareInCopies, type CopiesCase } from './oracle-copies.js';
 
 const root = fs.realpathSync(tmpDir('tsgit-remote-cmd-'));
 after(() => rmrf(root));
@@ -28,52 +26,10 @@ git(source, ['checkout', '-q', 'main']);
 const template = path.join(root, 'template');
 git(root, ['clone', '-q', source, template]);
 
-interface Case {
-  name: string;
-  /** git command lines run in both copies before the steps (setting the scene). */
-  prepare?: string[][];
-  /** Files written into both copies first, relative to the top. */
-  files?: Record<string, string>;
-  /** The arguments after `remote`; '@SOURCE@' stands for the source repository. */
-  steps: string[][];
-  env?: NodeJS.ProcessEnv;
-}
-
-interface Result { status: number | null; stdout: string; stderr: string }
-
-let counter = 0;
-
-/** Output as compared: the copy's path as @TOP@, tsgit's usage lines as git's, and of a usage error the first line only. */
-function shown(top: string, status: number | null, b: Buffer): string {
-  const text = b.toString('latin1').replaceAll(top, '@TOP@').replace(/^(usage:|   or:) tsgit /gm, '$1 git ');
-  return status === 129 ? text.split('\n')[0]! : text;
-}
-
-
-/** Runs a case with git and with tsgit and compares everything; returns the tsgit copy's path and command lines (kept until the end). */
-function compare(c: Case): { top: string; args: string[][] } {
-  const n = counter++;
-  const a = path.join(root, `${n}-git`), b = path.join(root, `${n}-tsgit`);
-  const env = { ...GIT_ENV, ...c.env };
-  for (const top of [a, b]) {
-    fs.cpSync(template, top, { recursive: true });
-    for (const [file, content] of Object.entries(c.files ?? {})) {
-      fs.mkdirSync(path.dirname(path.join(top, file)), { recursive: true });
-      fs.writeFileSync(path.join(top, file), content);
-    }
-    for (const args of c.prepare ?? []) git(top, args, undefined, env);
-  }
+/** A case of `remote` command lines ('@SOURCE@' in them stands for the source repository), run in a copy of the clone. */
+function compare(c: CopiesCase): { top: string; args: string[][] } {
   const args = c.steps.map((s) => ['remote', ...s.map((x) => x.replaceAll('@SOURCE@', source))]);
-  const theirs: Result[] = args.map((s) => {
-    const r = spawnSync('git', s, { cwd: a, env });
-    return { status: r.status, stdout: shown(a, r.status, r.stdout), stderr: shown(a, r.status, r.stderr) };
-  });
-  const ours: Result[] = tsgitBatch(args.map((s) => ({ cwd: b, args: s })), env)
-    .map((r) => ({ status: r.status, stdout: shown(b, r.status, r.stdout), stderr: shown(b, r.status, r.stderr) }));
-  args.forEach((s, i) => assert.deepEqual(ours[i], theirs[i], `${c.name}: ${s.join(' ')}`));
-  assert.deepEqual(repositorySnapshot(b, '@TOP@', true), repositorySnapshot(a, '@TOP@', true), `${c.name}: the files under .git`);
-  rmrf(a);
-  return { top: b, args };
+  return { top: compareInCopies(template, root, { ...c, steps: args }), args };
 }
 
 test('listing, add with its options, and its errors', () => {

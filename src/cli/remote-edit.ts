@@ -2,8 +2,7 @@
 // does them: add, set-url, set-branches and set-head. Config goes to the repository's file through
 // git's writer (config-multivar.ts), in git's order of writes, so that the file is git's byte for byte.
 import { lsRemote } from '../client/ls-remote.js';
-import { resolveRemote } from '../client/remote-config.js';
-import { findRemote, validRemoteName, type Remote } from '../client/remotes.js';
+import { findRemote, remoteGet, validRemoteName, type Remote } from '../repository/remotes.js';
 import type { RemoteRef } from '../client/session.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../client/transport-config.js';
 import type { Config } from '../config/index.js';
@@ -92,12 +91,11 @@ function addBranch(setup: RemoteSetup, remote: string, branch: string, mirror: b
 
 /** `remote set-branches [--add] <name> <branch>...`. */
 export function setBranches(setup: RemoteSetup, name: string, branches: string[], add: boolean): number {
-  remoteNamed(setup, name, false);
+  const remote = remoteNamed(setup, name, false);
   const key = `remote.${name}.fetch`;
   // git gives up when there was no refspec to remove.
   if (!add && !setMultivarGently(setup.file, { key, value: null, all: true })) return 1;
-  const mirror = setup.config.getBool('remote', name, 'mirror') ?? false;
-  for (const branch of branches) addBranch(setup, name, branch, mirror);
+  for (const branch of branches) addBranch(setup, name, branch, remote.mirror);
   return 0;
 }
 
@@ -184,9 +182,10 @@ async function remoteHeads(setup: RemoteSetup, name: string): Promise<string[]> 
 /** Every ref the remote `name` (or the address it stands for) advertises, as git's transport_get_remote_refs. */
 export async function remoteRefs(setup: RemoteSetup, name: string): Promise<RemoteRef[]> {
   const { config, ctx } = setup;
-  const remote = resolveRemote(config, name);
-  checkProtocolAllowed(config, ctx.env, parseRemoteUrl(remote.url, ctx.setupDir()));
-  return lsRemote(remote.url, {
+  const remote = remoteGet(config, setup.repo.commonDir, name);
+  const url = remote.urls[0]!;
+  checkProtocolAllowed(config, ctx.env, parseRemoteUrl(url, ctx.setupDir()));
+  return lsRemote(url, {
     ...connectOptionsFromConfig(config, ctx.env), cwd: ctx.setupDir(),
     ...(remote.uploadPack !== null ? { uploadPack: remote.uploadPack } : {}),
   });

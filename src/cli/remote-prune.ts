@@ -1,15 +1,16 @@
 // `tsgit remote prune [-n] <name>...`, as git 2.39's prune_remote: the remote's refs listed, and
 // every local ref its fetch refspecs map to a remote ref that is no longer there (git's
 // get_stale_heads) deleted, or with -n only named; symbolic refs left pointing at one are warned of.
-import { rewriteUrl } from '../client/remote-config.js';
+import { remoteGet } from '../repository/remotes.js';
 import { GitError } from '../core/errors.js';
 import { parseRefspec, trackedSourcesFor } from '../refs/refspec.js';
 import { Output, writeStderr } from './output.js';
-import { findRemoteIn, remoteRefs, type RemoteSetup } from './remote-edit.js';
+import { remoteRefs, type RemoteSetup } from './remote-edit.js';
 
 export async function pruneRemote(setup: RemoteSetup, name: string, dryRun: boolean): Promise<number> {
-  const remote = findRemoteIn(setup, name);
-  const specs = (remote?.fetch ?? []).map(parseRefspec);
+  // git's get_remote_ref_states: remote_get, configured in the repository or not.
+  const remote = remoteGet(setup.config, setup.repo.commonDir, name);
+  const specs = remote.fetch.map(parseRefspec);
   const advertised = new Set((await remoteRefs(setup, name)).map((r) => r.name));
   const refs = setup.repo.openRefs(setup.ctx.env, setup.config);
   const local = refs.list('refs/');
@@ -23,7 +24,7 @@ export async function pruneRemote(setup: RemoteSetup, name: string, dryRun: bool
   // Found before the deletions, while they still resolve.
   const dangling = local.filter((r) => r.symref !== undefined && gone.has(r.symref)).map((r) => r.name);
   const out = new Output();
-  out.text(`Pruning ${name}\nURL: ${remote?.urls[0] ?? rewriteUrl(setup.config, name)}\n`);
+  out.text(`Pruning ${name}\nURL: ${remote.urls[0]}\n`);
   let result = 0;
   if (!dryRun) {
     for (const ref of stale) {

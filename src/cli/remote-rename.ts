@@ -4,7 +4,7 @@
 // their reflogs or deleted, and remote.pushDefault kept pointing at the remote.
 import fs from 'node:fs';
 import path from 'node:path';
-import { configuredRemotes, validRemoteName, type Remote } from '../client/remotes.js';
+import { configuredRemotes, validRemoteName, type Remote } from '../repository/remotes.js';
 import { displayName } from '../config/config.js';
 import { renameSectionInFile } from '../config/rename-section.js';
 import { GitError } from '../core/errors.js';
@@ -19,7 +19,7 @@ import { findRemoteIn, remoteNamed, type RemoteSetup } from './remote-edit.js';
 /** `remote rename [--[no-]progress] <old> <new>`. */
 export function renameRemote(setup: RemoteSetup, oldName: string, newName: string, progress: boolean): number {
   const old = remoteNamed(setup, oldName, true);
-  if (oldName === newName && old.origin !== 'config') return migrateFile(setup, old);
+  if (oldName === newName && (old.origin === 'remotes' || old.origin === 'branches')) return migrateFile(setup, old, old.origin);
   if (findRemoteIn(setup, newName)) {
     writeStderr(`error: remote ${newName} already exists.\n`);
     return 3;
@@ -55,12 +55,12 @@ export function renameRemote(setup: RemoteSetup, oldName: string, newName: strin
 }
 
 /** git's migrate_file: a remotes/ or branches/ file's remote written into the config, and the file removed. */
-function migrateFile(setup: RemoteSetup, remote: Remote): number {
+function migrateFile(setup: RemoteSetup, remote: Remote, origin: 'remotes' | 'branches'): number {
   // git writes the URLs as it read them, insteadOf applied.
   for (const [key, values] of [['url', remote.urls], ['push', remote.push], ['fetch', remote.fetch]] as const) {
     for (const value of values) setMultivar(setup.file, { key: `remote.${remote.name}.${key}`, value, pattern: '^$' });
   }
-  const file = path.join(setup.repo.commonDir, remote.origin, remote.name);
+  const file = path.join(setup.repo.commonDir, origin, remote.name);
   try {
     fs.unlinkSync(file);
   } catch (e) {

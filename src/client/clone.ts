@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ConfigSetting } from '../config/command-line.js';
-import { Config } from '../config/index.js';
+import { Config, configuredInitialBranch, DEFAULT_INITIAL_BRANCH } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import type { Progress } from '../core/progress.js';
 import { fromHex, ZERO_HEX } from '../core/oid.js';
@@ -16,7 +16,6 @@ import { deepens, NO_DEEPEN, type FilterSpec, type HistoryShape } from '../proto
 import { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { localRepositoryFound } from './local-repository-path.js';
-import { validRemoteName } from './remotes.js';
 import { checkoutTree } from '../worktree/checkout.js';
 import { recordSparseMode } from '../worktree/sparse/config.js';
 import { readSparseCheckout, writeFirstPatterns } from '../worktree/sparse/settings.js';
@@ -25,7 +24,7 @@ import { fetchPack } from './fetch-pack.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { addReferences, dissociate, referenceTips, type Reference } from './reference.js';
 import { guessDirectory } from './guess-directory.js';
-import { configuredInitialBranch, DEFAULT_INITIAL_BRANCH, initRepository } from './init-repository.js';
+import { initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
 import { registerPartialClone } from './partial-clone.js';
 import { fetchForCheckout } from './promised-objects.js';
@@ -35,7 +34,7 @@ import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { boundaryHere, updateShallow } from './shallow-file.js';
 import { fetchKeepsFrom, receivedFsck, storePack, type PackStored } from './store-pack.js';
-import { rewriteUrl } from './remote-config.js';
+import { remoteGet, validRemoteName } from '../repository/remotes.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
 export interface CloneOptions {
@@ -183,9 +182,9 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     config.save();
     if (options.sparse) initSparseCheckout(gitDir, bare);
 
-    // As git's remote_get: the stored URL is the one given, the one used has url.<base>.insteadOf
-    // applied; and the protocol must be allowed (protocol.<name>.allow).
-    const fetchUrl = parseRemoteUrl(rewriteUrl(config, storedUrl), cwd);
+    // As git's clone: the stored URL is the one given, the one used is remote_get's first (which
+    // has url.<base>.insteadOf applied); and the protocol must be allowed (protocol.<name>.allow).
+    const fetchUrl = parseRemoteUrl(remoteGet(config, gitDir, origin).urls[0]!, cwd);
     checkProtocolAllowed(config, env, fetchUrl);
     const connectOptions = { ...connectOptionsFromConfig(config, env), ...options.transport };
     session = await RemoteSession.open(fetchUrl, connectOptions);

@@ -25,7 +25,7 @@ import { fetchFilter, promisorRemotes } from './partial-clone.js';
 import { peeledValue } from './peel.js';
 import { mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, refPrefixes, type MappedRef } from './refspec.js';
-import { defaultRemoteName, resolveRemote, type RemoteSpec } from './remote-config.js';
+import { defaultRemote, remoteGet, type Remote } from '../repository/remotes.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { readShallow, updateShallow } from './shallow-file.js';
 import { assignRoots, incompleteTips, newRoots, type NewRoots } from './shallow-update.js';
@@ -163,20 +163,20 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const refStore = repo.openRefs(env);
   const headRef = refStore.headTarget();
   const currentBranch = headRef?.startsWith('refs/heads/') ? headRef.slice(11) : null;
-  if (options.remote === undefined && config.list().every((e) => e.section !== 'remote')) {
+  const remote = options.remote !== undefined ? remoteGet(config, repo.commonDir, options.remote)
+    : defaultRemote(config, repo.commonDir, currentBranch);
+  if (remote === null) {
     throw new GitError('client', 'no-remote', 'No remote repository specified.  Please, specify either a URL or a remote name from which new revisions should be fetched.');
   }
-  const remoteName = options.remote ?? defaultRemoteName(config, currentBranch);
-  const remote = resolveRemote(config, remoteName);
   const tagMode: TagMode = options.tags ? 'all' : options.noTags ? 'none'
     : remote.tagOpt === '--no-tags' ? 'none' : remote.tagOpt === '--tags' ? 'all' : 'auto';
   const fromCommandLine = (options.refspecs?.length ?? 0) > 0;
-  const configured = (key: string): boolean | undefined =>
-    (remote.name !== null ? config.getBool('remote', remote.name, key) : undefined) ?? config.getBool('fetch', null, key);
-  const pruning = options.prune ?? configured('prune') ?? false;
+  const pruning = options.prune ?? remote.prune ?? config.getBool('fetch', null, 'prune') ?? false;
   const specs = (fromCommandLine ? options.refspecs! : remote.fetch).map(parseRefspec);
-  // git's prune_tags_ok: only for a remote named from the config, fetched with its own refspecs.
-  if (!fromCommandLine && remote.name !== null && (options.pruneTags ?? configured('prunetags') ?? false)) specs.push(parseRefspec(TAG_REFSPEC));
+  // git's prune_tags_ok: only for a configured remote (remote_is_configured), fetched with its own refspecs.
+  if (!fromCommandLine && remote.origin !== null && (options.pruneTags ?? remote.pruneTags ?? config.getBool('fetch', null, 'prunetags') ?? false)) {
+    specs.push(parseRefspec(TAG_REFSPEC));
+  }
   const headOnly = specs.length === 0;
   const tagSpec = tagMode === 'all' ? parseRefspec(TAG_REFSPEC) : null;
   const follow = tagMode === 'auto' && specs.some((s) => !s.negative && s.dst !== '');
@@ -184,13 +184,17 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const deepen = deepens(shape);
   // Registered once the options are known good and before anything is fetched, as git does: a
   // failed fetch leaves the remote a promisor.
-  const filter = fetchFilter(config, remoteName, options.filter);
+  const filter = fetchFilter(config, remote.name, options.filter);
   const connectOptions = {
     ...connectOptionsFromConfig(config, env), ...(remote.uploadPack ? { uploadPack: remote.uploadPack } : {}), ...options.transport,
   };
-  const remoteUrl = parseRemoteUrl(remote.url, options.cwd ?? process.cwd());
+  // git fetches from a remote's first URL.
+  const url = remote.urls[0]!;
+  // git empties FETCH_HEAD before it talks to the remote: a fetch that fails leaves it empty.
+  if ((options.fetchHead ?? 'write') === 'write' && !options.dryRun) emptyFetchHead(repo.gitDir);
+  const remoteUrl = parseRemoteUrl(url, options.cwd ?? process.cwd());
   checkProtocolAllowed(config, env, remoteUrl);
-  const shown = fetchHeadUrl(remote.url);
+  const shown = fetchHeadUrl(url);
   const fsck = receivedFsck(config, repo.gitDir, options.strict);
   // A partial clone's new history may point at objects the filter left out, fetched or not.
   const connectivity = !deepen && promisorRemotes(config).length === 0;
@@ -316,7 +320,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       const backfill = [...followed, ...more].sort((a, b) => (a.local! < b.local! ? -1 : a.local! > b.local! ? 1 : 0));
       for (const t of backfill) entries.push(updateRef(repo, refStore, t, { force: false, shallow: shallowSet, action, abbrev, dryRun }));
     }
-    if (options.fetchHead !== 'none' && !dryRun) writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), remote.url, options.fetchHead === 'append');
+    if (options.fetchHead !== 'none' && !dryRun) writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), url, options.fetchHead === 'append');
     for (const p of stored) p.unlock();
     options.signal?.removeEventListener('abort', onAbort);
 
@@ -362,7 +366,7 @@ function unfetched(repo: Repository, oids: readonly string[], incomplete: Readon
  * them (git's "opportunistic" update, left out of FETCH_HEAD).
  */
 function chooseTargets(refs: readonly RemoteRef[], specs: readonly Refspec[], o: {
-  fromCommandLine: boolean; headOnly: boolean; tagSpec: Refspec | null; remote: RemoteSpec; config: Config; currentBranch: string | null;
+  fromCommandLine: boolean; headOnly: boolean; tagSpec: Refspec | null; remote: Remote; config: Config; currentBranch: string | null;
 }): Target[] {
   const as = (status: FetchHeadStatus) => (m: MappedRef): Target => ({ ...m, status });
   const tags = o.tagSpec ? mapRefs(refs, [o.tagSpec]).map(as('not-for-merge')) : [];
@@ -492,6 +496,11 @@ function commitOf(repo: Repository, oid: string): string | null {
   const peeled = peeledValue(repo.odb, oid) ?? oid;
   const info = repo.odb.info(fromHex(peeled)!);
   return info?.type === OBJ_COMMIT ? peeled : null;
+}
+
+/** git's truncate_fetch_head. */
+export function emptyFetchHead(gitDir: string): void {
+  fs.writeFileSync(path.join(gitDir, 'FETCH_HEAD'), '');
 }
 
 /** FETCH_HEAD: refs marked for merging first, then the rest (not the opportunistic ones), as git writes it. */

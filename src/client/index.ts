@@ -2,7 +2,7 @@
 //
 // Order of operations (clone.ts and fetch.ts read top to bottom in this order):
 //   local-repository-path.ts   clone: a source with no scheme is a path git finds a repository at
-//   remote-config.ts, transport-config.ts   which remote, which URL, which protocol settings
+//   ../repository/remotes.ts, transport-config.ts   which remote, which URL, which protocol settings
 //   partial-clone.ts  the filter asked for (--filter, or the promisor remote's), recorded in the config
 //   session.ts        transport.connect -> v2 capabilities or v0 advertisement -> list refs
 //   parse-refspec.ts, refspec.ts   refspecs read; remote refs -> local refs (every name checked

@@ -2,7 +2,7 @@
 // HEAD, config, description, info/exclude, objects/{info,pack}, refs/{heads,tags}.
 import fs from 'node:fs';
 import path from 'node:path';
-import { initialConfigText, type Config } from '../config/index.js';
+import { initialConfigText } from '../config/index.js';
 
 const DESCRIPTION = "Unnamed repository; edit this file 'description' to name the repository.\n";
 const EXCLUDE = `# git ls-files --others --exclude-from=.git/info/exclude
@@ -12,14 +12,6 @@ const EXCLUDE = `# git ls-files --others --exclude-from=.git/info/exclude
 # *.[oa]
 # *~
 `;
-
-/** The initial branch when neither -b nor init.defaultBranch names one (git's default, for now). */
-export const DEFAULT_INITIAL_BRANCH = 'master';
-
-/** init.defaultBranch, or null when it is unset or empty. */
-export function configuredInitialBranch(config: Config): string | null {
-  return config.get('init', null, 'defaultbranch') || null;
-}
 
 /** Creates the repository in `gitDir` (which may exist and be empty); HEAD names `initialBranch`. */
 export function initRepository(gitDir: string, opts: { bare: boolean; initialBranch: string }): void {

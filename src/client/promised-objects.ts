@@ -21,7 +21,7 @@ import { readSparseCheckout } from '../worktree/sparse/settings.js';
 import { fetchPack } from './fetch-pack.js';
 import { missingObjects } from './missing-objects.js';
 import { promisorRemotes } from './partial-clone.js';
-import { resolveRemote } from './remote-config.js';
+import { remoteGet } from '../repository/remotes.js';
 import { RemoteSession } from './session.js';
 import { fetchKeepsFrom, receivedFsck, storePack } from './store-pack.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
@@ -89,8 +89,8 @@ export async function fetchForCheckout(from: PromisorFetch, repo: Repository, co
 function promisorFetch(repo: Repository, config: Config, env: NodeJS.ProcessEnv, cwd: string): PromisorFetch | null {
   const name = promisorRemotes(config)[0];
   if (name === undefined) return null;
-  const remote = resolveRemote(config, name);
-  const url = parseRemoteUrl(remote.url, path.resolve(cwd));
+  const remote = remoteGet(config, repo.commonDir, name);
+  const url = parseRemoteUrl(remote.urls[0]!, path.resolve(cwd));
   checkProtocolAllowed(config, env, url);
   const connect = { ...connectOptionsFromConfig(config, env), ...remote.uploadPack ? { uploadPack: remote.uploadPack } : {} };
   return { open: () => RemoteSession.open(url, connect), fsck: receivedFsck(config, repo.gitDir, undefined), keepsFrom: fetchKeepsFrom(config) };

@@ -232,6 +232,11 @@ export function displayName(e: ConfigEntry): string {
   return e.section === '' ? e.key : `${e.section}.${e.key}`;
 }
 
+/** The error for a variable git reads as a string written without a value (git's config_error_nonbool). */
+export function missingValue(e: ConfigEntry): GitError {
+  return new GitError('config', 'bad-value', `missing value for '${displayName(e)}' in file ${e.file} line ${e.line}`);
+}
+
 /** extensions.worktreeConfig as the repository's config (`local`) last sets it. */
 function worktreeConfigOn(local: readonly ConfigEntry[]): boolean {
   const e = local.filter((x) => x.section === 'extensions' && x.subsection === null && x.key === 'worktreeconfig').at(-1);

@@ -6,5 +6,5 @@
 // includes, and optionally system and global files), answers get/getAll/getBool/getInt, and
 // save() writes edits back. init.ts gives the text `git init` writes.
 export { Config, type ConfigEntry, type ConfigLoadOptions, type ConfigScope } from './config.js';
-export { initialConfigText, type InitialConfigOptions } from './init.js';
+export { configuredInitialBranch, DEFAULT_INITIAL_BRANCH, initialConfigText, type InitialConfigOptions } from './init.js';
 export { parseBool, parseSigned } from './values.js';

@@ -1,4 +1,6 @@
-// The config file `git init` writes (builtin/init-db.c create_default_files), for init and clone.
+// The config file `git init` writes (builtin/init-db.c create_default_files), for init and clone,
+// and the initial branch's name as init.defaultBranch gives it.
+import type { Config } from './config.js';
 
 export interface InitialConfigOptions {
   bare: boolean;
@@ -13,4 +15,12 @@ export function initialConfigText(opts: InitialConfigOptions): string {
     + `\tbare = ${opts.bare}\n`
     // git only turns reflogs on by default in repositories that have a work tree.
     + (opts.bare ? '' : '\tlogallrefupdates = true\n');
+}
+
+/** The initial branch when neither -b nor init.defaultBranch names one (git's default, for now). */
+export const DEFAULT_INITIAL_BRANCH = 'master';
+
+/** init.defaultBranch, or null when it is unset or empty. */
+export function configuredInitialBranch(config: Config): string | null {
+  return config.get('init', null, 'defaultbranch') || null;
 }

@@ -3,6 +3,7 @@
 // refspecs to the remote-tracking ref that stores it, or, for the remote ".", the merge ref itself.
 import { GitError } from '../core/errors.js';
 import { parseRefspec, trackingRefFor } from '../refs/refspec.js';
+import { remoteGet } from './remotes.js';
 import type { Repository } from './repository.js';
 
 /**
@@ -24,7 +25,7 @@ export function upstreamOf(repo: Repository, branch: string, env: NodeJS.Process
     throw new GitError('refs', 'no-upstream', `no upstream configured for branch '${name}'`);
   }
   if (remote === '.') return merge;
-  const tracking = trackingRefFor(config.getAll('remote', remote, 'fetch').map(parseRefspec), merge);
+  const tracking = trackingRefFor(remoteGet(config, repo.commonDir, remote).fetch.map(parseRefspec), merge);
   if (tracking !== null) return tracking;
   throw new GitError('refs', 'no-upstream', `upstream branch '${merge}' not stored as a remote-tracking branch`);
 }

@@ -91,7 +91,8 @@ function tildePath(p: string): string {
 
 /** Parses a remote address; relative local paths are resolved against `cwd`. */
 export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteUrl {
-  if (url === '') throw urlError(url, 'empty remote URL');
+  // git's connect.c words an empty URL as one without a path.
+  if (url === '') throw new GitError('transport', 'bad-url', "no path specified; see 'git help pull' for valid url syntax");
   if (/[\0\n]/.test(url)) throw urlError(JSON.stringify(url).slice(1, -1), 'URL contains a newline or NUL');
   const helper = /^([A-Za-z][A-Za-z0-9+.-]*)::/.exec(url);
   if (helper) throw new GitError('transport', 'unsupported', `remote helpers are not supported ('${helper[1]}::' in '${url}')`);

@@ -5,10 +5,8 @@
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0). SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fetch, type FetchOptions } from '../../client/fetch.js';
-import { remotesToFetchAll } from '../../client/remote-config.js';
+import { emptyFetchHead, fetch, type FetchOptions } from '../../client/fetch.js';
+import { configuredRemotes, defaultRemote } from '../../repository/remotes.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { addFilter, parseFilterSpec, type FilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
@@ -116,13 +114,19 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     transport: uploadPack !== undefined ? { uploadPack } : {}, ...o,
   }).then((result) => (result.rejected > 0 ? 1 : 0));
   if (all && rest.length) throw new GitError('cli', 'usage', rest.length === 1 ? 'fetch --all does not take a repository argument' : 'fetch --all does not make sense with refspecs');
-  const names = all ? remotesToFetchAll(repo.loadConfig(ctx.env)) : [];
+  const config = repo.loadConfig(ctx.env);
+  const head = repo.refs.headTarget();
+  // The remotes git fetches one by one: --all's (but those with remote.<name>.skipFetchAll), or
+  // none where a bare fetch finds no remote to default to (git's remote_get(NULL) giving none).
+  const names = all ? configuredRemotes(config).filter((r) => !r.skipFetchAll).map((r) => r.name)
+    : rest.length === 0 && defaultRemote(config, repo.commonDir, head?.startsWith('refs/heads/') ? head.slice(11) : null) === null ? []
+      : null;
   // git makes only the one remote it fetches itself a promisor, never each of several.
-  if (all && names.length !== 1 && filter) throw new GitError('cli', 'usage', '--filter can only be used with the remote configured in extensions.partialclone');
-  // One remote, named or the only one --all finds, git fetches itself, with every option.
-  if (!all || names.length === 1) {
+  if (names !== null && names.length !== 1 && filter) throw new GitError('cli', 'usage', '--filter can only be used with the remote configured in extensions.partialclone');
+  // One remote, named, the default or the only one --all finds, git fetches itself, with every option.
+  if (names === null || names.length === 1) {
     return runRemoteCommand(ctx.env, { quiet, progress }, (run) =>
-      one(run, all ? names[0] : rest[0], rest.slice(1), { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
+      one(run, names?.[0] ?? rest[0], rest.slice(1), { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
   }
   // Otherwise git runs `fetch --append --no-auto-gc --no-write-commit-graph <options> <remote>` for
   // each, with the options of add_options_to_argv (none of the history's, nor --refetch: git 2.39
@@ -135,7 +139,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     ...(tags ? ['--tags'] : noTags ? ['--no-tags'] : []), ...(verbose ? ['-v'] : quiet ? ['-q'] : []),
     ...(writeFetchHead || dryRun ? [] : ['--no-write-fetch-head']),
   ];
-  if (writeFetchHead && !append) fs.writeFileSync(path.join(repo.gitDir, 'FETCH_HEAD'), '');
+  if (writeFetchHead && !append) emptyFetchHead(repo.gitDir);
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     let status = 0;
     for (const name of names) {

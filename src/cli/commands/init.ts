@@ -4,8 +4,8 @@
 // initial branch is -b's, else init.defaultBranch, else 'master' with git's advice about it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { configuredInitialBranch, DEFAULT_INITIAL_BRANCH, initRepository } from '../../client/init-repository.js';
-import { Config } from '../../config/index.js';
+import { initRepository } from '../../client/init-repository.js';
+import { Config, configuredInitialBranch, DEFAULT_INITIAL_BRANCH } from '../../config/index.js';
 import { UsageError } from '../../core/errors.js';
 import { checkRefFormat } from '../../refs/index.js';
 import { fatal, type CommandContext } from '../context.js';

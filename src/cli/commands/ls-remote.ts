@@ -4,7 +4,7 @@
 // "<ref>^{}", and with --symref a "ref: <target>\t<ref>" line before each symbolic ref.
 import path from 'node:path';
 import { lsRemote, refMatcher } from '../../client/ls-remote.js';
-import { defaultRemoteName, resolveRemote } from '../../client/remote-config.js';
+import { defaultRemote, remoteGet } from '../../repository/remotes.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../../client/transport-config.js';
 import { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
@@ -55,26 +55,26 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
   const gitDir = findGitDir(ctx);
   const order = sorting.length ? refOrder(sorting, gitDir !== null) : null;
   const config = Config.loadSync(gitDir ?? path.join(ctx.cwd, '.git'), { global: true, env: ctx.env });
-  let dest = rest.shift();
-  const named = dest !== undefined;
-  if (dest === undefined) {
-    if (gitDir === null) throw fatal('No remote configured to list refs from.');
-    dest = defaultRemoteName(config, currentBranch(ctx));
-    if (config.get('remote', dest, 'url') === undefined) throw fatal('No remote configured to list refs from.');
-  }
-  // Outside a repository the global and command-line configuration still rewrite and police URLs.
-  const remote = resolveRemote(config, dest);
+  const dest = rest.shift();
+  // Outside a repository the global and command-line configuration still name remotes, and
+  // rewrite and police URLs; only the legacy remotes/ and branches/ files are not read.
+  const commonDir = gitDir === null ? null : ctx.repository().commonDir;
+  const remote = dest !== undefined ? remoteGet(config, commonDir, dest)
+    : defaultRemote(config, commonDir, commonDir === null ? null : currentBranch(ctx));
+  if (remote === null) throw fatal('No remote configured to list refs from.');
+  // git lists the first URL.
+  const url = remote.urls[0]!;
   if (getUrl) {
     const out = new Output();
-    out.text(`${remote.url}\n`);
+    out.text(`${url}\n`);
     out.flush();
     return 0;
   }
-  if (!named && !quiet) process.stderr.write(`From ${remote.url}\n`);
+  if (dest === undefined && !quiet) process.stderr.write(`From ${url}\n`);
   // Inside a repository a relative path is taken from where git's setup goes (the work tree's top).
   const base = gitDir === null ? ctx.cwd : ctx.setupDir();
-  checkProtocolAllowed(config, ctx.env, parseRemoteUrl(remote.url, base));
-  const refs = await lsRemote(remote.url, {
+  checkProtocolAllowed(config, ctx.env, parseRemoteUrl(url, base));
+  const refs = await lsRemote(url, {
     ...connectOptionsFromConfig(config, ctx.env),
     cwd: base, heads, tags,
     ...(uploadPack ?? remote.uploadPack ? { uploadPack: uploadPack ?? remote.uploadPack! } : {}),

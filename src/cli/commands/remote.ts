@@ -4,7 +4,7 @@
 // fatal, 129 usage) and config bytes. Each subcommand's command line is read here; the work is in
 // remote-edit.ts (one remote's settings), remote-rename.ts (rename and remove) and
 // remote-prune.ts.
-import { configuredRemotes } from '../../client/remotes.js';
+import { configuredRemotes } from '../../repository/remotes.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { fatal, type CommandContext } from '../context.js';
 import { formatHelp, type CommandHelp } from '../help.js';

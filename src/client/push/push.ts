@@ -1,5 +1,5 @@
 // Push, top to bottom (git's builtin/push.c, transport.c):
-//   which remote and URLs (remote.ts) -> which refspecs: the command line's, remote.<name>.push,
+//   which remote and URLs (../remotes.ts) -> which refspecs: the command line's, remote.<name>.push,
 //   else push.default's -> for each URL: connect to its receive-pack, read the advertisement,
 //   match refspecs against local and remote refs (refspec.ts) and --follow-tags -> decide each
 //   update (status.ts, leases) -> send commands, options and the thin pack, read the report
@@ -20,7 +20,7 @@ import { abbrevLength } from '../fetch-report.js';
 import { peeledValue } from '../peel.js';
 import { parsePushRefspec, parseRefspec, trackingRefFor, type PushRefspec } from '../../refs/refspec.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../transport-config.js';
-import { resolvePushRemote, type PushRemote } from './remote.js';
+import { defaultPushRemote, defaultRemoteName, pushUrlsOf, remoteGet, type Remote } from '../../repository/remotes.js';
 import { formatPushStatus, pushAdvice } from './report.js';
 import { matchPushRefs, type LocalRef, type PushTarget } from './refspec.js';
 import { prePush } from './pre-push.js';
@@ -88,10 +88,15 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const refStore = repo.openRefs(env, config);
   const headRef = refStore.headTarget();
   const branch = headRef?.startsWith('refs/heads/') ? headRef.slice(11) : null;
-  const remote = resolvePushRemote(config, options.remote, branch);
-  const mirror = options.mirror ?? (remote.name !== null && config.getBool('remote', remote.name, 'mirror') === true);
+  const remote = options.remote !== undefined ? remoteGet(config, repo.commonDir, options.remote)
+    : defaultPushRemote(config, repo.commonDir, branch);
+  if (remote === null) {
+    throw new GitError('client', 'no-remote', 'No configured push destination.\nEither specify the URL from the command-line or configure a remote repository using\n\n'
+      + '    git remote add <name> <url>\n\nand then push using the remote name\n\n    git push <name>\n');
+  }
+  const mirror = options.mirror ?? remote.mirror;
   if (mirror && options.refspecs?.length) throw new GitError('client', 'bad-refspec', '--mirror can\'t be combined with refspecs');
-  const specs = mirror ? [parsePushRefspec('+refs/*:refs/*')] : refspecsToPush(config, remote, options, branch, options.remote ?? remote.name ?? 'origin');
+  const specs = mirror ? [parsePushRefspec('+refs/*:refs/*')] : refspecsToPush(config, remote, options, branch);
   const followTags = options.followTags ?? config.getBool('push', null, 'followtags') ?? false;
   const pushOptions = options.pushOptions?.length ? options.pushOptions : configuredPushOptions(config);
   const base = { ...connectOptionsFromConfig(config, env), ...options.transport };
@@ -105,8 +110,8 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   };
   const all: PushRef[] = [];
   let failed = false;
-  for (const url of remote.urls) {
-    const result = await pushTo(repo, refStore, config, remote, options.remote ?? remote.name ?? url, url, specs,
+  for (const url of pushUrlsOf(remote)) {
+    const result = await pushTo(repo, refStore, config, remote, url, specs,
       { ...options, mirror, followTags, pushOptions }, connectOptions, headRef, log, out);
     all.push(...result.refs);
     failed ||= result.failed;
@@ -114,7 +119,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   return { refs: all, failed };
 }
 
-async function pushTo(repo: Repository, refStore: RefStore, config: Config, remote: PushRemote, remoteName: string, url: string, specs: PushRefspec[],
+async function pushTo(repo: Repository, refStore: RefStore, config: Config, remote: Remote, url: string, specs: PushRefspec[],
   options: PushOptions, connectOptions: ConnectOptions, headRef: string | null, log: (t: string) => void, out: (t: string) => void,
 ): Promise<PushResult> {
   const remoteUrl = parseRemoteUrl(url, options.cwd ?? process.cwd());
@@ -151,7 +156,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
       const oid = name ? refStore.resolve(name)?.oid ?? null : null;
       return name && oid ? { name, oid } : null;
     }), forceIfIncludes));
-    if (!options.noVerify && !await prePush(repo, config, options.env ?? process.env, remoteName, url, refs, out, log)) {
+    if (!options.noVerify && !await prePush(repo, config, options.env ?? process.env, remote.name, url, refs, out, log)) {
       // Nothing is sent: the server is told the push is over, as git's disconnect does.
       if (!conn.stateless) await conn.send(FLUSH_PKT);
       await conn.close();
@@ -179,7 +184,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     else if (!(options.quiet ?? false) || failed) log(text);
     if (!options.dryRun) {
       updateTracking(remote, refStore, refs);
-      if (options.setUpstream) setUpstream(config, remote, url, refs, out);
+      if (options.setUpstream) setUpstream(config, remote, refs, out);
     }
     if (!failed && !refs.some((r) => r.status !== 'up-to-date') && !(options.quiet ?? false)) log('Everything up-to-date\n');
     if (failed) {
@@ -217,7 +222,7 @@ function configuredPushOptions(config: Config): string[] {
 }
 
 /** git's push refspec choice: the command line's (+ --tags, --delete), remote.<name>.push, else push.default. */
-function refspecsToPush(config: Config, remote: PushRemote, o: PushOptions, branch: string | null, remoteName: string): PushRefspec[] {
+function refspecsToPush(config: Config, remote: Remote, o: PushOptions, branch: string | null): PushRefspec[] {
   let texts = [...(o.refspecs ?? [])];
   if (o.delete) {
     if (texts.length === 0) throw new GitError('cli', 'usage', '--delete doesn\'t make sense without any refs');
@@ -225,12 +230,12 @@ function refspecsToPush(config: Config, remote: PushRemote, o: PushOptions, bran
     if (texts.some((t) => !t.startsWith(':'))) throw new GitError('cli', 'usage', '--delete only accepts plain target ref names');
   }
   if (o.tags) texts.push('refs/tags/*');
-  if (texts.length === 0) texts = remote.push.length > 0 ? remote.push : defaultRefspecs(config, remote, branch, remoteName);
+  if (texts.length === 0) texts = remote.push.length > 0 ? remote.push : defaultRefspecs(config, remote.name, branch);
   return texts.map(parsePushRefspec);
 }
 
 /** git's setup_default_push_refspecs (push.default, default "simple"). */
-function defaultRefspecs(config: Config, remote: PushRemote, branch: string | null, remoteName: string): string[] {
+function defaultRefspecs(config: Config, remoteName: string, branch: string | null): string[] {
   const mode = (config.get('push', null, 'default') ?? 'simple').toLowerCase();
   if (mode === 'matching') return [':'];
   if (mode === 'nothing') throw new GitError('client', 'no-refspec', 'You didn\'t specify any refspecs to push, and push.default is "nothing".');
@@ -245,8 +250,8 @@ state now, use
   const current = `refs/heads/${branch}:refs/heads/${branch}`;
   if (mode === 'current') return [current];
   if (mode !== 'simple' && mode !== 'upstream') throw new GitError('config', 'bad-value', `invalid value for push.default: '${mode}'`);
-  const branchRemote = config.get('branch', branch, 'remote') ?? 'origin';
-  const triangular = remote.name === null || remote.name !== branchRemote;
+  // git's same_remote: the push goes where a bare fetch fetches from.
+  const triangular = remoteName !== defaultRemoteName(config, branch);
   if (mode === 'simple' && triangular) return [current];
   const merge = config.get('branch', branch, 'merge');
   if (merge === undefined || config.get('branch', branch, 'remote') === undefined) {
@@ -266,6 +271,12 @@ your current branch '${branch}', without telling me what to push
 to update which remote branch.`);
   }
   if (mode === 'simple' && merge !== `refs/heads/${branch}`) {
+    // git's die_push_simple: its advice only for who has not chosen push.default, or
+    // branch.autoSetupMerge=simple; each piece ends in a newline, and die adds one more.
+    const pushDefaultAdvice = config.get('push', null, 'default') === undefined
+      ? "\nTo choose either option permanently, see push.default in 'git help config'.\n" : '';
+    const autoSetupAdvice = config.get('branch', null, 'autosetupmerge') === 'simple' ? ''
+      : "\nTo avoid automatically configuring an upstream branch when its name\nwon't match the local branch, see option 'simple' of branch.autoSetupMerge\nin 'git help config'.\n";
     throw new GitError('client', 'upstream-name', `The upstream branch of your current branch does not match
 the name of your current branch.  To push to the upstream branch
 on the remote, use
@@ -275,12 +286,7 @@ on the remote, use
 To push to the branch of the same name on the remote, use
 
     git push ${remoteName} HEAD
-
-To choose either option permanently, see push.default in 'git help config'.
-
-To avoid automatically configuring an upstream branch when its name
-won't match the local branch, see option 'simple' of branch.autoSetupMerge
-in 'git help config'.`);
+${pushDefaultAdvice}${autoSetupAdvice}`);
   }
   return [`refs/heads/${branch}:${merge}`];
 }
@@ -305,7 +311,7 @@ function tagsToFollow(repo: Repository, local: readonly LocalRef[], remote: read
 }
 
 /** The remote-tracking ref remote.<name>.fetch stores the remote's `dst` in, if any. */
-function trackingRef(remote: PushRemote, dst: string): string | null {
+function trackingRef(remote: Remote, dst: string): string | null {
   const name = trackingRefFor(remote.fetch.map(parseRefspec), dst);
   // A destination outside refs/ (`refs/heads/x:x`) git writes as the file .git/x; tsgit writes refs
   // only where refs belong, so it keeps no remote-tracking ref for it.
@@ -313,7 +319,7 @@ function trackingRef(remote: PushRemote, dst: string): string | null {
 }
 
 /** git's transport_update_tracking_ref: what the remote now has, in its remote-tracking refs. */
-function updateTracking(remote: PushRemote, refStore: RefStore, refs: readonly PushRef[]): void {
+function updateTracking(remote: Remote, refStore: RefStore, refs: readonly PushRef[]): void {
   for (const r of refs) {
     if (r.status !== 'ok' && r.status !== 'up-to-date') continue;
     const name = trackingRef(remote, r.dst);
@@ -327,18 +333,19 @@ function updateTracking(remote: PushRemote, refStore: RefStore, refs: readonly P
   }
 }
 
-/** -u: branch.<name>.remote and .merge for every branch pushed to a branch. */
-function setUpstream(config: Config, remote: PushRemote, url: string, refs: readonly PushRef[], out: (t: string) => void): void {
+/**
+ * -u: branch.<name>.remote and .merge for every branch pushed to a branch. The remote is named as
+ * git names it (an address as given, not as insteadOf rewrites it), and so in the message.
+ */
+function setUpstream(config: Config, remote: Remote, refs: readonly PushRef[], out: (t: string) => void): void {
   let changed = false;
   for (const r of refs) {
     if ((r.status !== 'ok' && r.status !== 'up-to-date') || !r.src?.startsWith('refs/heads/') || !r.dst.startsWith('refs/heads/')) continue;
     const branch = r.src.slice(11);
-    config.set('branch', branch, 'remote', remote.name ?? url);
+    config.set('branch', branch, 'remote', remote.name);
     config.set('branch', branch, 'merge', r.dst);
     changed = true;
-    out(remote.name !== null
-      ? `branch '${branch}' set up to track '${remote.name}/${r.dst.slice(11)}'.\n`
-      : `branch '${branch}' set up to track '${r.dst}' from '${url}'.\n`);
+    out(`branch '${branch}' set up to track '${remote.name}/${r.dst.slice(11)}'.\n`);
   }
   if (changed) config.save();
 }

@@ -89,16 +89,8 @@ export class Superproject {
     return this.config.get('submodule', sub.name, 'url') !== undefined;
   }
 
-  /** git's default remote: the current branch's, else the only remote, else origin. */
   defaultRemote(): string {
-    const head = this.repo.refs.head().symref;
-    if (head?.startsWith('refs/heads/')) {
-      const name = this.config.get('branch', head.slice(11), 'remote');
-      if (name) return name;
-    }
-    const remotes = new Set(this.config.list().filter((e) => e.section === 'remote' && e.subsection !== null && e.key === 'url')
-      .map((e) => e.subsection!));
-    return remotes.size === 1 ? [...remotes][0]! : 'origin';
+    return submoduleDefaultRemote(this.repo, this.config);
   }
 
   /**
@@ -121,6 +113,16 @@ export class Superproject {
   moduleGitDir(name: string): string {
     return path.join(this.commonDir, 'modules', name);
   }
+}
+
+/**
+ * The remote git 2.39's submodule--helper takes for a repository (its get_default_remote): the
+ * current branch's branch.<name>.remote, else origin. Not remote.c's choice, which would take a
+ * repository's only remote over origin.
+ */
+export function submoduleDefaultRemote(repo: Repository, config: Config): string {
+  const head = repo.refs.head().symref;
+  return (head?.startsWith('refs/heads/') ? config.get('branch', head.slice(11), 'remote') : undefined) ?? 'origin';
 }
 
 /** The work tree's `.gitmodules` (never through a symlink), else the index's, else HEAD's. */

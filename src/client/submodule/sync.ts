@@ -6,7 +6,7 @@
 import { Config } from '../../config/index.js';
 import type { Repository } from '../../repository/repository.js';
 import { isRelativeUrl, relativeUrl } from './relative-url.js';
-import { Superproject } from './superproject.js';
+import { submoduleDefaultRemote } from './superproject.js';
 import { submoduleEnv, visitSubmodules, type SubmoduleVisitOptions } from './visit.js';
 
 export function syncSubmodules(repo: Repository, o: SubmoduleVisitOptions): void {
@@ -25,7 +25,7 @@ export function syncSubmodules(repo: Repository, o: SubmoduleVisitOptions): void
       const subConfig = Config.loadSync(dir, { env: sp.env });
       const upPath = '../'.repeat(entry.path.split('/').length);
       const remoteUrl = sp.config.get('remote', sp.defaultRemote(), 'url') ?? sp.workTree;
-      subConfig.set('remote', Superproject.open(subRepo, submoduleEnv(sp.env), () => {}).defaultRemote(), 'url',
+      subConfig.set('remote', submoduleDefaultRemote(subRepo, subRepo.loadConfig(submoduleEnv(sp.env))), 'url',
         relative ? relativeUrl(remoteUrl, url, upPath) : url);
       subConfig.save();
       recurse(subRepo);

@@ -16,12 +16,11 @@ import { isGitDirectory } from '../../repository/discover.js';
 import { Repository } from '../../repository/repository.js';
 import { clone } from '../clone.js';
 import { fetch } from '../fetch.js';
-import { defaultRemoteName } from '../remote-config.js';
 import { checkoutDetached, isTipReachable } from './checkout.js';
 import { parseUpdateStrategy, type Submodule } from './gitmodules.js';
 import { initSubmodules, submodulesToInit, type Reporter } from './init.js';
 import { RefusedPath, connectWorkTreeAndGitDir, setCoreWorktree, submoduleGitDir, validateSubmoduleGitDir, validateSubmodulePath } from './paths.js';
-import type { Superproject, ListedSubmodule } from './superproject.js';
+import { submoduleDefaultRemote, type Superproject, type ListedSubmodule } from './superproject.js';
 import { displayPath, listSubmodules, nestedOptions, submoduleEnv, type SubmoduleVisitOptions } from './visit.js';
 import type { Progress } from '../../core/progress.js';
 
@@ -299,8 +298,7 @@ async function fetchIfUnreachable(subRepo: Repository, p: Planned, env: NodeJS.P
     if (!o.quiet) o.report.err(`Unable to fetch in submodule path '${p.shown}'; trying to directly fetch ${oid}:\n`);
   }
   if (isTipReachable(subRepo, oid)) return;
-  const head = subRepo.refs.head().symref;
-  const remote = defaultRemoteName(subRepo.config, head?.startsWith('refs/heads/') ? head.slice(11) : null);
+  const remote = submoduleDefaultRemote(subRepo, subRepo.config);
   try {
     await fetch(subRepo, { ...common, remote, refspecs: [oid] });
   } catch (e) {

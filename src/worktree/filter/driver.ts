@@ -7,6 +7,7 @@
 //     git's checkout dies ("smudge filter <name> failed") unless the file takes its streaming
 //     path: no `clean` or `process` configured, no text=auto and no working-tree-encoding.
 import { GitError } from '../../core/errors.js';
+import { missingValue } from '../../config/config.js';
 import type { Config } from '../../config/index.js';
 import { parseBool } from '../../config/values.js';
 import type { AttrValue } from '../attributes/rules.js';
@@ -29,9 +30,7 @@ export function readFilterDrivers(config: Config): Map<string, FilterDriver> {
     let d = drivers.get(e.subsection);
     if (!d) drivers.set(e.subsection, d = { name: e.subsection, smudge: null, clean: null, process: null, required: false });
     if (e.key === 'smudge' || e.key === 'clean' || e.key === 'process') {
-      if (e.value === null) {
-        throw new GitError('config', 'bad-value', `missing value for 'filter.${e.subsection}.${e.key}' in file ${e.file} line ${e.line}`);
-      }
+      if (e.value === null) throw missingValue(e);
       d[e.key] = e.value;
     } else if (e.key === 'required') {
       const b = parseBool(e.value);
