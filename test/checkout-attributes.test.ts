@@ -54,7 +54,7 @@ test('attribute values match git check-attr for patterns, nesting, macros and pr
     }
     const checker = new AttributeChecker({
       root: Buffer.from(FILES['.gitattributes']!),
-      info: fs.readFileSync(path.join(repo, '.git', 'info', 'attributes')),
+      info: { data: fs.readFileSync(path.join(repo, '.git', 'info', 'attributes')), name: '.git/info/attributes' },
     });
     const sub = checker.frameFor(Buffer.from('sub'), Buffer.from(FILES['sub/.gitattributes']!), 'sub/.gitattributes');
     const inner = checker.frameFor(Buffer.from('sub/inner'), Buffer.from(FILES['sub/inner/.gitattributes']!), 'sub/inner/.gitattributes');

@@ -16,9 +16,15 @@ export interface AttrFrame {
 
 const BUILTIN = parseAttributes(Buffer.from('[attr]binary -diff -merge -text\n'), '[builtin]', true);
 
+/** An attributes file read outside the tree, with its name as git's messages about its lines give it. */
+export interface AttributesFile {
+  data: Uint8Array;
+  name: string;
+}
+
 export interface AttributeSources {
-  /** $GIT_DIR/info/attributes. */
-  info?: Uint8Array | null;
+  /** info/attributes (info-file.ts), named as git names it. */
+  info?: AttributesFile | null;
   /** The root .gitattributes of the tree being checked out. */
   root?: Uint8Array | null;
   /** core.attributesFile (or its XDG default). */
@@ -27,9 +33,8 @@ export interface AttributeSources {
   system?: Uint8Array | null;
   /** core.ignoreCase: patterns match regardless of case. */
   ignoreCase?: boolean;
-  /** The files' names as git's messages give them (the global and info files have no fixed one). */
+  /** The global file's name as git's messages give it (it has no fixed one). */
   globalName?: string;
-  infoName?: string;
 }
 
 export class AttributeChecker {
@@ -63,7 +68,7 @@ export class AttributeChecker {
     const system = frame(sources.system, '/etc/gitattributes');
     const global = frame(sources.global, sources.globalName ?? 'core.attributesFile');
     this.rootFrame = frame(sources.root, '.gitattributes');
-    const info = frame(sources.info, sources.infoName ?? '.git/info/attributes');
+    const info = sources.info ? frame(sources.info.data, sources.info.name) : null;
     this.top = info ? [info] : [];
     this.bottom = [global, system].filter((f): f is AttrFrame => f !== null);
   }

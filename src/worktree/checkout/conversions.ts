@@ -48,7 +48,6 @@ export function planConversions(plan: CheckoutPlan, odb: ObjectStore, settings: 
     system: settings.systemAttributes,
     ignoreCase: settings.ignoreCase,
     ...settings.globalAttributesName !== null ? { globalName: settings.globalAttributesName } : {},
-    infoName: settings.infoAttributesName,
   });
   const dirWarnings = new Map<number, string[]>();
   // Each directory's frames, deepest first; a directory without its own file shares its parent's.
