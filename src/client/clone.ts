@@ -22,17 +22,18 @@ import { readSparseCheckout, writeFirstPatterns } from '../worktree/sparse/setti
 import { postCheckout } from '../worktree/post-checkout.js';
 import { fetchPack } from './fetch-pack.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
+import { missingHistory, refuseIfMissing } from './connected.js';
 import { addReferences, dissociate, referenceTips, type Reference } from './reference.js';
 import { guessDirectory } from './guess-directory.js';
 import { initRepository } from './init-repository.js';
 import { JunkDirectory } from './junk.js';
-import { registerPartialClone } from './partial-clone.js';
+import { promisorRemotes, registerPartialClone } from './partial-clone.js';
 import { fetchForCheckout } from './promised-objects.js';
 import { peeledValue } from './peel.js';
 import { parseRefspec, type Refspec } from '../refs/refspec.js';
 import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
-import { boundaryHere, updateShallow } from './shallow-file.js';
+import { boundaryHere, readShallow, updateShallow } from './shallow-file.js';
 import { fetchKeepsFrom, receivedFsck, storePack, type PackStored } from './store-pack.js';
 import { remoteGet, validRemoteName } from '../repository/remotes.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
@@ -81,9 +82,9 @@ export interface CloneOptions {
   /** The remote's name (git's -o); default origin. */
   readonly origin?: string;
   /**
-   * fsck every received object, and, except for shallow and partial clones, check that everything
-   * they point to arrived. Default: as fetch.fsckObjects and transfer.fsckObjects say, on when
-   * neither is set.
+   * fsck every received object, and, except for shallow and partial clones (whose history is
+   * walked once the pack is in), check that everything they point to arrived. Default: as
+   * fetch.fsckObjects and transfer.fsckObjects say, on when neither is set.
    */
   readonly strict?: boolean;
   /** Meters for receiving the pack, resolving deltas and updating files (the CLI draws them on stderr). */
@@ -214,9 +215,10 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
       // What a reference repository holds is not asked for, and its refs are offered as haves.
       const wants = [...new Set(plan.mapped.map((m) => m.remote.oid))].filter((oid) => borrowed.length === 0 || !repository.odb.has(fromHex(oid)!));
       let negotiator: ConsecutiveNegotiator | null = null;
+      const borrowedTips = referenceTips(borrowed);
       if (borrowed.length > 0) {
         negotiator = new ConsecutiveNegotiator(repository.odb);
-        for (const tip of referenceTips(borrowed)) negotiator.addTip(tip);
+        for (const tip of borrowedTips) negotiator.addTip(tip);
       }
       if (wants.length > 0) {
         const filtered = options.filter ?? null;
@@ -249,6 +251,12 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
         session = null;
       }
 
+      // git's clone checks what the refs will reach before it writes them, with the shallow file
+      // it wrote; a failure takes the clone back.
+      refuseIfMissing(missingHistory(repository, refStore, plan.mapped.map((m) => m.remote.oid), {
+        shallow: readShallow(gitDir), deepening: false, promisor: promisorRemotes(config).length > 0,
+        closedPacks: stored?.closed ? [stored.name] : [], alternateTips: borrowedTips,
+      }), 'remote', log);
       const odb = repository.odb;
       const written = writeRemoteRefs(repository, refStore, plan.mapped, refs, singleBranch && !options.noTags, reflogMessage);
       const headState = setupHead(refStore, config, plan, {

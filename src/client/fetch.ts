@@ -18,6 +18,7 @@ import { checkedOutBranches } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
+import { incompleteTips, missingHistory, refuseIfMissing } from './connected.js';
 import { fetchPack } from './fetch-pack.js';
 import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
@@ -28,7 +29,7 @@ import { checkRemoteRefNames, mapRefs, refPrefixes, type MappedRef } from './ref
 import { defaultRemote, remoteGet, type Remote } from '../repository/remotes.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { readShallow, updateShallow } from './shallow-file.js';
-import { assignRoots, incompleteTips, newRoots, type NewRoots } from './shallow-update.js';
+import { assignRoots, newRoots, type NewRoots } from './shallow-update.js';
 import { fetchKeepsFrom, receivedFsck, storePack, type PackStored } from './store-pack.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
@@ -90,9 +91,9 @@ export interface FetchOptions {
   /** Whether FETCH_HEAD is written (default true; git's --no-write-fetch-head), and added to rather than replaced (--append). */
   readonly fetchHead?: 'write' | 'append' | 'none';
   /**
-   * fsck every received object, and, unless deepening or filtering, check that everything they
-   * point to is there. Default: as fetch.fsckObjects and transfer.fsckObjects say, on when
-   * neither is set.
+   * fsck every received object, and, unless deepening or filtering (whose history is walked once
+   * the pack is in), check that everything they point to is there. Default: as fetch.fsckObjects
+   * and transfer.fsckObjects say, on when neither is set.
    */
   readonly strict?: boolean;
   /** Meters for receiving the pack and resolving deltas (the CLI draws them on stderr). */
@@ -196,8 +197,11 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   checkProtocolAllowed(config, env, remoteUrl);
   const shown = fetchHeadUrl(url);
   const fsck = receivedFsck(config, repo.gitDir, options.strict);
-  // A partial clone's new history may point at objects the filter left out, fetched or not.
-  const connectivity = !deepen && promisorRemotes(config).length === 0;
+  // A partial clone's new history may point at objects the filter left out, fetched or not, and a
+  // deepened one at parents not sent: index-pack cannot tell those from objects that should have
+  // come, the walk of connected.ts can.
+  const partial = promisorRemotes(config).length > 0;
+  const connectivity = !deepen && !partial;
   const keepsFrom = fetchKeepsFrom(config);
   const refetch = options.refetch ?? false;
 
@@ -212,6 +216,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (follow || tagSpec) prefixes.push('refs/tags/');
     const refs = await session.listRefs({ prefixes });
     checkRemoteRefNames(refs, remoteUrl.display);
+    // git empties FETCH_HEAD once it has the refs: a fetch that fails from here on leaves it empty.
+    if (options.fetchHead !== 'none' && options.fetchHead !== 'append' && !options.dryRun) fs.writeFileSync(path.join(repo.gitDir, 'FETCH_HEAD'), '');
 
     const targets = chooseTargets(refs, specs, { fromCommandLine, headOnly, tagSpec, remote, config, currentBranch });
     if (!options.updateHeadOk) refuseCheckedOutBranches(repo, targets);
@@ -219,13 +225,15 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     targets.push(...followed);
 
     let objects = 0;
+    // Ref values a deepening round has checked already.
+    const checked = new Set<string>();
     // What a round starts from: the shallow file as it is now (a round may change it), read once,
     // and the tips among `oids` here without their history: to be fetched again, not claimed as
     // common.
     const roundStart = (oids: readonly string[]): RoundStart => {
       const shallows = readShallow(repo.commonDir);
       const shallowSet = new Set(shallows);
-      return { shallows, shallowSet, incomplete: incompleteTips(repo, refStore, oids, shallowSet) };
+      return { shallows, shallowSet, incomplete: incompleteTips(repo, refStore, oids, { shallow: shallowSet, promisor: partial }) };
     };
     const fetchRound = async (s: RemoteSession, wants: string[], withShape: boolean, sought: readonly Target[],
       { shallows, shallowSet, incomplete }: RoundStart): Promise<void> => {
@@ -252,6 +260,15 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       });
       stored.push(result.pack);
       objects += result.pack.objects;
+      if (withShape && deepen) {
+        // git's fetch-pack checks a fetch that deepens itself, with the shallow file it is about
+        // to write, and writes none when the check fails.
+        const shallow = new Set([...shallowSet, ...result.shallows]);
+        for (const oid of result.unshallows) shallow.delete(oid);
+        const tips = sought.map((t) => t.remote.oid);
+        refuseIfMissing(missingHistory(repo, refStore, tips, { shallow, deepening: true, promisor: partial }), 'remote', log);
+        for (const oid of tips) checked.add(oid);
+      }
       updateShallow(repo.commonDir, result.shallows, result.unshallows);
       const assigned = assignRoots(repo, refStore, roots, sought.map((t) => t.remote.oid), shallowSet);
       if (options.updateShallow) updateShallow(repo.commonDir, assigned.reached, []);
@@ -284,6 +301,11 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (options.signal?.aborted) throw interrupted();
 
     const shallowSet = new Set(readShallow(repo.commonDir));
+    // git's store_updated_refs: before any ref moves, what the others reach must be here.
+    const unchecked = targets.filter((t) => !t.rejectedShallow && !checked.has(t.remote.oid)).map((t) => t.remote.oid);
+    refuseIfMissing(missingHistory(repo, refStore, unchecked, {
+      shallow: shallowSet, deepening: false, promisor: partial, closedPacks: stored.filter((p) => p.closed).map((p) => p.name),
+    }), remote.url, log);
     // The report: ref lines, and warnings where git prints them among the lines.
     const dryRun = options.dryRun ?? false;
     const entries: (RefLine | string)[] = pruning ? prune(refStore, refs, specs, targets, dryRun) : [];

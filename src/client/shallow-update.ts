@@ -7,14 +7,14 @@
 //
 // A rejected ref's objects stay, so the next fetch finds its tip here with history missing below
 // it: git's quickfetch sees the hole and fetches again, which rejects the ref again. So must we:
-// incompleteTips() is that check, for commits.
-import { NotFoundError } from '../core/errors.js';
+// connected.ts incompleteTips() is that check.
 import { fromHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import type { RefStore } from '../refs/index.js';
 import type { Repository } from '../repository/repository.js';
 import { ObjectWalk } from '../walk/object-walk.js';
+import { localTips } from './connected.js';
 import { peeledValue } from './peel.js';
 import { boundaryHere } from './shallow-file.js';
 
@@ -107,26 +107,6 @@ export function assignRoots(repo: Repository, refStore: RefStore, roots: NewRoot
   return { needy, reached: candidates.filter((oid) => reached.has(oid)) };
 }
 
-/**
- * The tips here whose commit history is not (a rejected ref's, above a root we lack): git's
- * quickfetch connectivity check, over commits only.
- */
-export function incompleteTips(repo: Repository, refStore: RefStore, tips: readonly string[], shallow: ReadonlySet<string>): Set<string> {
-  const ours = new Set(localTips(repo, refStore));
-  const present = [...new Set(tips)].filter((oid) => !ours.has(oid) && repo.odb.has(fromHex(oid)!));
-  const complete = (some: readonly string[]) => {
-    try {
-      historyWalk(repo, refStore, some, [...shallow])?.commits();
-      return true;
-    } catch (e) {
-      if (e instanceof NotFoundError) return false;
-      throw e;
-    }
-  };
-  if (present.length === 0 || complete(present)) return new Set();
-  return new Set(present.filter((oid) => !complete([oid])));
-}
-
 /** rev-list <tips> --not --all, with `cut` parentless; null when no tip is here. */
 function historyWalk(repo: Repository, refStore: RefStore, tips: readonly string[], cut: readonly string[]): ObjectWalk | null {
   const walk = new ObjectWalk(repo.odb);
@@ -141,14 +121,6 @@ function historyWalk(repo: Repository, refStore: RefStore, tips: readonly string
   if (!any) return null;
   for (const oid of localTips(repo, refStore)) walk.add(fromHex(oid)!, '', true);
   return walk;
-}
-
-/** What our refs and HEAD point at, when it is here (git's mark_uninteresting skips the rest). */
-function localTips(repo: Repository, refStore: RefStore): string[] {
-  const oids = refStore.list().map((r) => r.oid);
-  const head = refStore.head().oid;
-  if (head !== null) oids.push(head);
-  return [...new Set(oids)].filter((oid) => repo.odb.has(fromHex(oid)!));
 }
 
 function parentsPresent(repo: Repository, oid: string): boolean {

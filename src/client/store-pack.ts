@@ -6,6 +6,7 @@
 import type { Progress } from '../core/progress.js';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import type { Config } from '../config/index.js';
 import { transferFsck } from '../config/transfer-fsck.js';
 import type { FsckOptions } from '../object/fsck.js';
@@ -20,7 +21,7 @@ export interface StorePackOptions {
   /**
    * With strict, also check that everything the objects point to is in the pack or the
    * repository. Off for shallow and partial fetches, whose packs point at commits and blobs that
-   * are deliberately absent.
+   * are deliberately absent: those are walked once the pack is in (client/connected.ts).
    */
   readonly connectivity: boolean;
   /** Meters for "Receiving objects" / "Resolving deltas". */
@@ -47,6 +48,14 @@ export interface StorePackOptions {
  */
 export interface PackStored {
   readonly objects: number;
+  /** pack-<checksum>, as the object database names it. */
+  readonly name: string;
+  /**
+   * Stored with `connectivity`: a ref value in this pack needs no walk (git's
+   * self_contained_and_connected). index-pack checked it when fsck was on; with fsck off nothing
+   * did (tsgit's index-pack checks references only along with the objects).
+   */
+  readonly closed: boolean;
   /** Removes the .keep (call after the refs point at the pack's objects). */
   unlock(): void;
 }
@@ -87,6 +96,8 @@ export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array
   const keep = keepCreated ? keepPath : null;
   return {
     objects,
+    name: path.basename(packPath, '.pack'),
+    closed: options.connectivity,
     unlock: () => {
       if (keep) fs.rmSync(keep, { force: true });
     },

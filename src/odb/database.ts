@@ -76,6 +76,8 @@ interface Location {
 /** A pack this database opened: it knows which database, whose name for the directory its messages use. */
 interface OwnedPack extends StoredPack {
   readonly owner: ObjectDatabase;
+  /** Set again at every scan: the .promisor file may be written after the pack was first opened. */
+  promisor: boolean;
 }
 
 /** What a database and its alternates share. */
@@ -198,6 +200,7 @@ export class ObjectDatabase implements ObjectStore {
     }
     const have = new Map<string, StoredPack | UnusablePack>();
     for (const p of this.order ?? this.packs) have.set(p.name, p);
+    const promisors = new Set(names.filter((n) => n.endsWith('.promisor')).map((n) => n.slice(0, -'.promisor'.length)));
     const found: { entry: StoredPack | UnusablePack; mtime: number }[] = [];
     for (let i = names.length - 1; i >= 0; i--) {
       const n = names[i]!;
@@ -216,8 +219,11 @@ export class ObjectDatabase implements ObjectStore {
       // otherwise never see it repaired, where git, opening the repository per request, does.
       const known = have.get(base);
       if (known instanceof UnusablePack) known.index?.close();
-      const entry = known && !(known instanceof UnusablePack) ? known : this.openPack(path.join(dir, n), packPath, base, st.size);
-      if (entry) found.push({ entry, mtime: Math.floor(st.mtimeMs / 1000) });
+      const promisor = promisors.has(base);
+      const entry = known && !(known instanceof UnusablePack) ? known : this.openPack(path.join(dir, n), packPath, base, st.size, promisor);
+      if (!entry) continue;
+      if (!(entry instanceof UnusablePack)) (entry as OwnedPack).promisor = promisor;
+      found.push({ entry, mtime: Math.floor(st.mtimeMs / 1000) });
     }
     found.sort((a, b) => b.mtime - a.mtime);
     const order = found.map(f => f.entry);
@@ -231,11 +237,11 @@ export class ObjectDatabase implements ObjectStore {
    * and as git's add_packed_git() the scan goes on without them (their objects are in the new pack).
    * Like git, nothing is said here: only a lookup that needs the pack says why it cannot be used.
    */
-  private openPack(idxPath: string, packPath: string, name: string, size: number): StoredPack | UnusablePack | null {
+  private openPack(idxPath: string, packPath: string, name: string, size: number, promisor: boolean): StoredPack | UnusablePack | null {
     let index: PackIndex | null = null;
     try {
       index = PackIndex.load(idxPath);
-      return this.ownPack(name, index, new PackFile(packPath, index, size));
+      return this.ownPack(name, index, new PackFile(packPath, index, size), promisor);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         index?.close();
@@ -249,9 +255,9 @@ export class ObjectDatabase implements ObjectStore {
     }
   }
 
-  private ownPack(name: string, index: PackIndex, file: PackFile): OwnedPack {
+  private ownPack(name: string, index: PackIndex, file: PackFile, promisor: boolean): OwnedPack {
     if (this.windowLimit > 0) file.limitWindows(this.windowLimit);
-    return { number: ++packNumbers, index, file, name, owner: this };
+    return { number: ++packNumbers, index, file, name, owner: this, promisor };
   }
 
   /**
@@ -261,7 +267,8 @@ export class ObjectDatabase implements ObjectStore {
   private reopen(u: UnusablePack): StoredPack | null {
     try {
       u.index ??= PackIndex.load(u.idxPath);
-      const pack = this.ownPack(u.name, u.index, new PackFile(u.packPath, u.index, u.listedSize));
+      const promisor = fs.existsSync(u.packPath.replace(/\.pack$/, '.promisor'));
+      const pack = this.ownPack(u.name, u.index, new PackFile(u.packPath, u.index, u.listedSize), promisor);
       this.packs.push(pack);
       return pack;
     } catch (e) {

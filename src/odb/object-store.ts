@@ -24,6 +24,11 @@ export interface StoredPack {
   readonly name: string;
   readonly index: PackIndex;
   readonly file: PackFile;
+  /**
+   * A .promisor file is beside it (git's pack_promisor): a promisor remote sent the pack, and the
+   * objects it names may be missing here, for that remote to send when asked.
+   */
+  readonly promisor: boolean;
 }
 
 export interface ObjectInfo {

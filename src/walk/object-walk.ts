@@ -17,6 +17,7 @@ import type { ObjectStore } from '../odb/object-store.js';
 import { CommitQueue } from './commit-queue.js';
 import { ensureCapacity, OidMap } from './oid-map.js';
 import { EntryPath } from './entry-path.js';
+import type { PromisorObjects } from './promisor-objects.js';
 import { TreeLayouts, type TreeLevel } from './tree-layouts.js';
 import type { TreeReadAhead } from './tree-read-ahead.js';
 import type { CommitReadAhead } from './commit-read-ahead.js';
@@ -116,6 +117,8 @@ export class ObjectWalk {
   private tips: Tip[] = [];
   /** The commits setShallow() marked, for a walk on a worker thread (which marks them too). */
   private shallow: number[] = [];
+  /** See excludePromisorObjects(). */
+  private promisor: PromisorObjects | null = null;
   private pending: { index: number; name: string }[] = [];
   private start: number[] = [];
   private limited = false;
@@ -176,6 +179,15 @@ export class ObjectWalk {
     }
   }
 
+  /**
+   * git's --exclude-promisor-objects, before anything is added: what a promisor pack holds is
+   * neither walked nor listed (as if excluded), and a missing object that was promised is passed
+   * by. Trees are then read on this thread (the read-ahead workers know nothing of promises).
+   */
+  excludePromisorObjects(promisor: PromisorObjects): void {
+    this.promisor = promisor;
+  }
+
   /** Index of an id, adding it with `type` (0 if not yet known). */
   intern(buf: Uint8Array, off: number, type: number): number {
     let idx = this.ids.addOrGet(buf, off);
@@ -186,8 +198,16 @@ export class ObjectWalk {
         this.types = ensureCapacity(this.types, idx + 1);
       }
       this.types[idx] = type;
+      // git marks every object of the promisor packs so before it walks.
+      if (this.promisor !== null && this.promisor.holds(buf, off)) this.flags[idx] = UNINTERESTING | SEEN;
     }
     return idx;
+  }
+
+  /** With promisor objects excluded: whether the object is missing and was promised, to be passed by. */
+  private passedBy(idx: number): boolean {
+    const keys = this.ids.keys, at = idx * OID_BYTES;
+    return this.promisor !== null && !this.odb.has(keys, at) && this.promisor.promised(keys, at);
   }
 
   private hex(index: number): string {
@@ -236,6 +256,7 @@ export class ObjectWalk {
         idx = this.intern(t.object, 0, 0);
         type = this.types[idx] || this.objectType(idx);
       }
+      if (type === 0) continue;
       this.types[idx] = type;
       // An excluded tree is marked with everything below it (markTreeUninteresting stops at a
       // tree already marked, so the flag is not set here first).
@@ -256,10 +277,12 @@ export class ObjectWalk {
     }
   }
 
+  /** The type of an object named by a tip; 0 for one passed by (see excludePromisorObjects). */
   private objectType(idx: number): number {
     const info = this.odb.info(this.ids.keys, idx * OID_BYTES);
-    if (!info) throw new NotFoundError('walk', `bad object ${this.hex(idx)}`);
-    return info.type;
+    if (info) return info.type;
+    if (this.passedBy(idx)) return 0;
+    throw new NotFoundError('walk', `bad object ${this.hex(idx)}`);
   }
 
   /** Step 2: the commits to show, in git's order. */
@@ -302,6 +325,7 @@ export class ObjectWalk {
         }
         if (flags()[p]! & SEEN) continue;
         this.flags[p]! |= SEEN;
+        if (this.promisor !== null && this.passedBy(p)) continue;
         this.parseCommitAt(p);
         queue.push(p);
       }
@@ -368,8 +392,8 @@ export class ObjectWalk {
     let commitWorker: CommitReadAhead | undefined;
     try {
       this.prepare(true);
-      if (ahead && !this.limited) this.enumerateAhead(ahead, visitor, maxCount);
-      else if (commitsAhead && !this.limited && maxCount < 0) {
+      if (ahead && !this.limited && this.promisor === null) this.enumerateAhead(ahead, visitor, maxCount);
+      else if (commitsAhead && !this.limited && maxCount < 0 && this.promisor === null) {
         commitWorker = commitsAhead(this.idsOf(this.start), this.idsOf(this.shallow));
         this.enumerateWithCommitWorker(commitWorker, visitor);
       } else this.enumerateObjects(this.walkCommits(), visitor, maxCount);
@@ -428,6 +452,7 @@ export class ObjectWalk {
       for (let j = 0; j < ps.length; j++) {
         const p = ps[j]!;
         if (this.flags[p]! & UNINTERESTING) {
+          if (this.promisor !== null && this.passedBy(p)) continue;
           this.parseCommitAt(p);
           this.markTreeUninteresting(this.trees[p]!);
         }
@@ -509,6 +534,7 @@ export class ObjectWalk {
     if (this.flags[idx]! & (UNINTERESTING | SHOWN)) return;
     if (depth > MAX_TREE_DEPTH) throw this.tooDeep(this.ids.keys, idx * OID_BYTES);
     this.flags[idx]! |= SHOWN;
+    if (this.promisor !== null && this.passedBy(idx)) return;
     visitor.object?.(OBJ_TREE, this.ids.keys, idx * OID_BYTES, this.path.bytes, pathLen);
     const read = this.read(idx, OBJ_TREE).data;
     const level = this.layouts.prepare(depth, read, this.odb.trace);

@@ -4,7 +4,8 @@
 //             [--filter <spec> | --no-filter] [--refetch] [<remote> [<refspec>...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
-// those and exits 0). SIGINT, SIGTERM and SIGHUP stop it with no ref changed.
+// those and exits 0) or the remote did not send everything the refs need. SIGINT, SIGTERM and
+// SIGHUP stop it with no ref changed.
 import { emptyFetchHead, fetch, type FetchOptions } from '../../client/fetch.js';
 import { configuredRemotes, defaultRemote } from '../../repository/remotes.js';
 import { GitError, UsageError } from '../../core/errors.js';
@@ -112,7 +113,12 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
     log: run.stderr, onPackStored: collectGarbage, signal: run.signal,
     transport: uploadPack !== undefined ? { uploadPack } : {}, ...o,
-  }).then((result) => (result.rejected > 0 ? 1 : 0));
+  }).then((result) => (result.rejected > 0 ? 1 : 0), (e: unknown) => {
+    // git's fetch reports a remote that did not send everything as an error, not a fatal one.
+    if (!(e instanceof GitError) || e.code !== 'missing-objects' || run.signal.aborted) throw e;
+    run.stderr(`error: ${e.message}\n`);
+    return 1;
+  });
   if (all && rest.length) throw new GitError('cli', 'usage', rest.length === 1 ? 'fetch --all does not take a repository argument' : 'fetch --all does not make sense with refspecs');
   const config = repo.loadConfig(ctx.env);
   const head = repo.refs.headTarget();

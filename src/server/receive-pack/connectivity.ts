@@ -7,13 +7,12 @@
 //     object they name outside the pack must be a ref's commit, or sit at the same path in the
 //     tree of such a commit (what an ordinary push on top of a branch looks like). Objects a ref
 //     reaches are complete, which is the trust git's `--not --all` places in them too;
-//   - otherwise the objects are walked as `rev-list --objects <tips> --not <refs>` walks them,
-//     blobs checked to exist as rev-list's finish_object does.
-import { GitError } from '../../core/errors.js';
+//   - otherwise the objects are walked as `rev-list --objects <tips> --not <refs>` walks them
+//     (walk/connectivity.ts).
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { parseCommit } from '../../object/commit.js';
 import { TreeCursor } from '../../object/tree.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TREE } from '../../object/type.js';
+import { OBJ_COMMIT, OBJ_TREE } from '../../object/type.js';
 import type { ObjectDatabase } from '../../odb/database.js';
 import type { ObjectStore } from '../../odb/object-store.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
@@ -111,27 +110,6 @@ class BaseTrees {
       }
     }
     return names;
-  }
-}
-
-/** null when connected, else what is missing. */
-export function missingObjects(odb: ObjectStore, tips: readonly Uint8Array[], existing: readonly Uint8Array[]): string | null {
-  const walk = new ObjectWalk(odb, 1024);
-  for (const t of tips) walk.add(t, '');
-  for (const e of existing) {
-    if (odb.has(e)) walk.add(e, '', true);
-  }
-  try {
-    let missing: string | null = null;
-    walk.enumerate({
-      object: (type, ids, off) => {
-        if (missing === null && type === OBJ_BLOB && !odb.has(ids, off)) missing = `missing blob ${toHex(ids, off)}`;
-      },
-    });
-    return missing;
-  } catch (e) {
-    if (e instanceof GitError) return e.message;
-    throw e;
   }
 }
 

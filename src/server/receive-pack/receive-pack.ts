@@ -27,7 +27,8 @@ import type { Repository } from '../../repository/repository.js';
 import { Response, type ResponseSink } from '../session.js';
 import { AGENT, protocolVersion } from '../upload-pack.js';
 import { startAutoGc } from './auto-gc.js';
-import { connectedThroughBases, missingObjects } from './connectivity.js';
+import { connectedThroughBases } from './connectivity.js';
+import { connectivityGap } from '../../walk/connectivity.js';
 import { allWorktrees, type Worktree } from '../../repository/linked-worktrees.js';
 import { updateWorktree } from './update-instead.js';
 import { nonCommitOnBranch, refusal, updatesWorkTree } from './update-rules.js';
@@ -338,10 +339,10 @@ class PushSession {
     const tips = updating.map((c) => fromHex(c.newOid)!);
     if (odb !== this.repo.odb && connectedThroughBases(odb, tips, new Set(visible.map((r) => r.oid)))) return;
     const existing = visible.map((r) => fromHex(r.oid)!);
-    if (missingObjects(odb, tips, existing) === null) return;
+    if (connectivityGap(odb, tips, existing) === null) return;
     // git's set_connectivity_errors: which of them is it?
     for (const c of updating) {
-      const missing = missingObjects(odb, [fromHex(c.newOid)!], existing);
+      const missing = connectivityGap(odb, [fromHex(c.newOid)!], existing);
       if (missing === null) continue;
       // A ref that needs the pusher's boundary, which this repository lacks: git refuses to take
       // the boundary unless receive.shallowUpdate is set (tsgit does not support it).
