@@ -1,0 +1,286 @@
+// The connectivity check after a clone or fetch that is shallow or partial, against git's: a
+// server whose pack leaves out an object the new refs need is refused, with git's message and exit
+// status, and nothing is kept that points at the hole (no clone; refs, .git/shallow and FETCH_HEAD
+// as git leaves them). The server is git-upload-pack with a pack-objects hook that excludes the
+// objects a test names (what only they reach goes too), run by git and tsgit alike over file://:
+//   - clone --depth, a blob of the boundary commit's tree left out (and clone --depth 1 whole);
+//   - fetch --deepen in a shallow clone: a blob of the new commit left out, the new boundary
+//     commit itself left out, and the whole deepening;
+//   - a partial clone (--filter=blob:none) fetching from its promisor remote, which leaves out the
+//     new tip; the same remote leaving out only a tree of the new commit, which git believes (a
+//     promisor pack holds the tip: what it lacks was promised); a fetch from another remote, not a
+//     promisor, which leaves out a blob; each time a fetch from a good server afterwards;
+//   - clone --filter=blob:none whose tip is left out.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { git, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
+
+type Tool = 'tsgit' | 'git';
+const TOOLS: readonly Tool[] = ['tsgit', 'git'];
+const VERSIONS = [0, 2] as const;
+
+let root = '';
+let source = '';
+let url = '';
+/** c1..c6 on main, oldest first. */
+let commits: string[] = [];
+let made = 0;
+
+before(() => {
+  root = tmpDir('tsgit-fetch-connectivity-');
+  source = path.join(root, 'source');
+  fs.mkdirSync(source);
+  git(source, ['init', '-q', '-b', 'main']);
+  git(source, ['config', 'uploadpack.allowFilter', 'true']);
+  // Every commit changes f; every other one d/g too, so that a commit's tree shares a subtree with
+  // its parent's now and then.
+  for (let i = 1; i <= 6; i++) {
+    fs.writeFileSync(path.join(source, 'f'), `f ${i}\n`);
+    if (i % 2 === 1) {
+      fs.mkdirSync(path.join(source, 'd'), { recursive: true });
+      fs.writeFileSync(path.join(source, 'd', 'g'), `g ${i}\n`);
+    }
+    git(source, ['add', '-A']);
+    git(source, ['commit', '-q', '-m', `c${i}`]);
+    commits.push(rev(`HEAD`));
+  }
+  url = `file://${source}`;
+});
+after(() => rmrf(root));
+
+function rev(name: string): string {
+  return git(source, ['rev-parse', name]).trim();
+}
+
+/**
+ * An upload-pack that leaves `omit` out of its packs (and what only they reach: for a commit, its
+ * history): git-upload-pack whose pack-objects is told `^<id>` for each before the client's wants.
+ * uploadpack.packObjectsHook counts only from protected configuration, hence the -c.
+ */
+function leavingOut(omit: readonly string[]): string {
+  const n = made++;
+  const hook = path.join(root, `hook-${n}`);
+  fs.writeFileSync(hook, `#!/bin/sh\n{ ${omit.map((id) => `echo '^${id}';`).join(' ')} cat; } | "$@"\n`, { mode: 0o755 });
+  const uploadPack = path.join(root, `upload-pack-${n}`);
+  fs.writeFileSync(uploadPack, `#!/bin/sh\nexec git -c uploadpack.packObjectsHook=${hook} upload-pack "$@"\n`, { mode: 0o755 });
+  return uploadPack;
+}
+
+interface Run { status: number | null; stderr: string }
+
+function run(tool: Tool, cwd: string, args: string[]): Run {
+  const r = tool === 'git'
+    ? spawnSync('git', args, { cwd, env: GIT_ENV })
+    : spawnSync(process.execPath, [TSGIT, ...args], { cwd, env: GIT_ENV });
+  return { status: r.status, stderr: String(r.stderr) };
+}
+
+/** A new directory name under root, for `tool`'s copy of a scenario. */
+function target(tool: Tool, what: string): string {
+  return path.join(root, `${what}-${made++}-${tool}`);
+}
+
+/** What a refused fetch must leave as git leaves it. */
+function state(dir: string): { refs: string; shallow: string; fetchHead: string } {
+  const read = (name: string) => {
+    const file = path.join(dir, '.git', name);
+    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : `(no ${name})`;
+  };
+  return { refs: git(dir, ['for-each-ref', '--format=%(refname) %(objectname)']), shallow: read('shallow'), fetchHead: read('FETCH_HEAD') };
+}
+
+/**
+ * git's refusal, the last line of stderr, after what the walk said, which names the missing object
+ * (in tsgit's words and git's rev-list's, which differ).
+ */
+function assertRefused(tool: Tool, r: Run, status: number, last: string, missing: string): void {
+  const lines = r.stderr.replace(/\n+$/, '').split('\n');
+  assert.equal(r.status, status, `${tool}: ${r.stderr}`);
+  assert.equal(lines[lines.length - 1], last, `${tool}: ${r.stderr}`);
+  assert.ok(lines.slice(0, -1).some((l) => /^(fatal|error): /.test(l) && l.includes(missing)), `${tool} names ${missing}: ${r.stderr}`);
+}
+
+function assertConnected(dir: string): void {
+  git(dir, ['fsck', '--connectivity-only', '--no-dangling']);
+}
+
+describe('clone --depth', () => {
+  for (const version of VERSIONS) {
+    test(`over protocol v${version}: a blob the boundary commit needs left out is refused, and nothing is left`, () => {
+      const blob = rev('HEAD~1:d/g');
+      const server = leavingOut([blob]);
+      for (const tool of TOOLS) {
+        const dir = target(tool, 'clone-depth');
+        const r = run(tool, root, ['-c', `protocol.version=${version}`, 'clone', '--depth', '2', `--upload-pack=${server}`, url, dir]);
+        assertRefused(tool, r, 128, 'fatal: remote did not send all necessary objects', blob);
+        assert.equal(fs.existsSync(dir), false, `${tool} left ${dir}`);
+      }
+    });
+  }
+
+  test('clone --depth 1 from a server that sends everything: the same boundary as git, connected', () => {
+    const shallow = TOOLS.map((tool) => {
+      const dir = target(tool, 'clone-depth-1');
+      const r = run(tool, root, ['clone', '-q', '--depth', '1', url, dir]);
+      assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
+      assertConnected(dir);
+      return state(dir).shallow;
+    });
+    assert.equal(shallow[0], `${commits[5]}\n`);
+    assert.equal(shallow[0], shallow[1]);
+  });
+});
+
+describe('fetch --deepen in a shallow clone', () => {
+  /** A depth-2 clone made by git, whose origin is served by `uploadPack`. */
+  function shallowClone(tool: Tool, uploadPack: string): string {
+    const dir = target(tool, 'deepen');
+    git(root, ['clone', '-q', '--depth', '2', url, dir]);
+    git(dir, ['config', 'remote.origin.uploadpack', uploadPack]);
+    fs.writeFileSync(path.join(dir, '.git', 'FETCH_HEAD'), 'before\n');
+    return dir;
+  }
+
+  const cases = [
+    // c4 comes with its tree; its f does not.
+    { what: 'a blob of the new commit', omit: () => rev('HEAD~2:f') },
+    // The server says c4 is the new boundary and unshallows c5, but sends no c4: c5's parent.
+    { what: 'the new boundary commit', omit: () => rev('HEAD~2') },
+  ];
+  for (const version of VERSIONS) {
+    for (const c of cases) {
+      test(`over protocol v${version}: ${c.what} left out is refused; refs and .git/shallow stay, FETCH_HEAD as git leaves it`, () => {
+        const missing = c.omit();
+        const server = leavingOut([missing]);
+        const after = TOOLS.map((tool) => {
+          const dir = shallowClone(tool, server);
+          const before = state(dir);
+          const r = run(tool, dir, ['-c', `protocol.version=${version}`, 'fetch', '--deepen', '1', 'origin']);
+          assertRefused(tool, r, 1, 'error: remote did not send all necessary objects', missing);
+          const now = state(dir);
+          assert.equal(now.refs, before.refs, tool);
+          assert.equal(now.shallow, before.shallow, tool);
+          return now;
+        });
+        assert.deepEqual(after[0], after[1]);
+        assert.equal(after[0]!.fetchHead, '', 'git empties FETCH_HEAD before it fetches');
+      });
+    }
+  }
+
+  test('from a server that sends everything, after a refused fetch: the boundary git has, connected', () => {
+    const server = leavingOut([rev('HEAD~2:f')]);
+    const after = TOOLS.map((tool) => {
+      const dir = shallowClone(tool, server);
+      assert.equal(run(tool, dir, ['fetch', '--deepen', '1', 'origin']).status, 1, tool);
+      git(dir, ['config', 'remote.origin.uploadpack', 'git-upload-pack']);
+      const r = run(tool, dir, ['fetch', '-q', '--deepen', '1', 'origin']);
+      assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
+      assertConnected(dir);
+      return state(dir);
+    });
+    assert.equal(after[0]!.shallow, `${commits[3]}\n`);
+    assert.deepEqual(after[0], after[1]);
+  });
+});
+
+describe('a partial clone', () => {
+  /** A blob:none clone made by git of the history up to c4, whose origin is served by `uploadPack`. */
+  function partialClone(tool: Tool, uploadPack: string): string {
+    const dir = target(tool, 'partial');
+    git(root, ['clone', '-q', '--no-checkout', '--filter=blob:none', '--single-branch', '--branch', 'c4', url, dir]);
+    git(dir, ['config', 'remote.origin.uploadpack', uploadPack]);
+    fs.writeFileSync(path.join(dir, '.git', 'FETCH_HEAD'), 'before\n');
+    return dir;
+  }
+
+  before(() => {
+    git(source, ['branch', 'c4', commits[3]!]);
+    git(source, ['branch', 'c6', commits[5]!]);
+  });
+
+  for (const version of VERSIONS) {
+    test(`over protocol v${version}: its promisor remote leaving out the new tip is refused`, () => {
+      const tip = rev('c6');
+      const server = leavingOut([tip]);
+      const after = TOOLS.map((tool) => {
+        const dir = partialClone(tool, server);
+        const before = state(dir);
+        const r = run(tool, dir, ['-c', `protocol.version=${version}`, 'fetch', 'origin', 'c6:refs/remotes/origin/c6']);
+        assertRefused(tool, r, 1, `error: ${url} did not send all necessary objects`, tip);
+        // git's message ends in a newline of its own.
+        assert.ok(r.stderr.endsWith('objects\n\n'), `${tool}: ${r.stderr}`);
+        const now = state(dir);
+        assert.equal(now.refs, before.refs, tool);
+        return now;
+      });
+      assert.deepEqual(after[0], after[1]);
+      assert.equal(after[0]!.fetchHead, '');
+    });
+  }
+
+  test('its promisor remote leaving out only a tree of the new commit is believed, as git believes it', () => {
+    const server = leavingOut([rev('c6:d')]);
+    const refs = TOOLS.map((tool) => {
+      const dir = partialClone(tool, server);
+      const r = run(tool, dir, ['fetch', '-q', 'origin', 'c6:refs/remotes/origin/c6']);
+      assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
+      // The promisor pack holds the tip; the tree is missing, to be fetched when needed.
+      assert.match(git(dir, ['rev-list', '--objects', '--missing=print', '--no-object-names', 'origin/c6']), new RegExp(`^\\?${rev('c6:d')}$`, 'm'));
+      return state(dir).refs;
+    });
+    assert.match(refs[0]!, new RegExp(`refs/remotes/origin/c6 ${rev('c6')}`));
+    assert.equal(refs[0], refs[1]);
+  });
+
+  for (const version of VERSIONS) {
+    test(`over protocol v${version}: another remote, not a promisor, leaving out a blob is refused; a good one then fetched`, () => {
+      const blob = rev('c6:f');
+      const server = leavingOut([blob]);
+      const after = TOOLS.map((tool) => {
+        const dir = partialClone(tool, server);
+        git(dir, ['remote', 'add', 'other', url]);
+        git(dir, ['config', 'remote.other.uploadpack', server]);
+        const before = state(dir);
+        const r = run(tool, dir, ['-c', `protocol.version=${version}`, 'fetch', 'other', 'c6']);
+        assertRefused(tool, r, 1, `error: ${url} did not send all necessary objects`, blob);
+        assert.equal(state(dir).refs, before.refs, tool);
+        // What the refused fetch left is not believed next time: the blob comes now.
+        git(dir, ['config', 'remote.other.uploadpack', 'git-upload-pack']);
+        const again = run(tool, dir, ['fetch', '-q', 'other', 'c6']);
+        assert.equal(again.status, 0, `${tool}: ${again.stderr}`);
+        git(dir, ['cat-file', '-e', blob]);
+        return state(dir);
+      });
+      assert.match(after[0]!.refs, new RegExp(`refs/remotes/other/c6 ${rev('c6')}`));
+      assert.deepEqual(after[0], after[1]);
+    });
+  }
+
+  test('clone --filter=blob:none, then a fetch of new history: both as git does them', () => {
+    const refs = TOOLS.map((tool) => {
+      const dir = target(tool, 'partial-clone');
+      const r = run(tool, root, ['clone', '-q', '--filter=blob:none', '--single-branch', '--branch', 'c4', url, dir]);
+      assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
+      const f = run(tool, dir, ['fetch', '-q', 'origin', 'c6:refs/remotes/origin/c6']);
+      assert.equal(f.status, 0, `${tool}: ${f.stderr}`);
+      return state(dir).refs;
+    });
+    assert.match(refs[0]!, new RegExp(`refs/remotes/origin/c6 ${rev('c6')}`));
+    assert.equal(refs[0], refs[1]);
+  });
+
+  test('clone --filter=blob:none whose tip is left out is refused, and nothing is left', () => {
+    const tip = rev('main');
+    const server = leavingOut([tip]);
+    for (const tool of TOOLS) {
+      const dir = target(tool, 'partial-clone-refused');
+      const r = run(tool, root, ['clone', '--filter=blob:none', '--single-branch', `--upload-pack=${server}`, url, dir]);
+      assertRefused(tool, r, 128, 'fatal: remote did not send all necessary objects', tip);
+      assert.equal(fs.existsSync(dir), false, `${tool} left ${dir}`);
+    }
+  });
+});
