@@ -39,8 +39,12 @@ export function missingHistory(repo: Repository, refStore: RefStore, tips: reado
   if (promisor) rest = rest.filter((oid) => !promisor.holds(fromHex(oid)!));
   const closed = odb.allPacks().filter((p) => o.closedPacks?.includes(p.name));
   if (closed.length > 0) rest = rest.filter((oid) => !closed.some((p) => p.index.find(fromHex(oid)!) >= 0));
-  if (rest.length === 0) return null;
   const existing = o.deepening ? [] : [...localTips(repo, refStore), ...(o.alternateTips ?? [])];
+  // A value a ref here has already is excluded as soon as the walk starts: the walk of a fetch
+  // that changed nothing would still parse every such commit.
+  const known = new Set(existing);
+  rest = rest.filter((oid) => !known.has(oid));
+  if (rest.length === 0) return null;
   return connectivityGap(odb, rest.map((oid) => fromHex(oid)!), existing.map((oid) => fromHex(oid)!), {
     shallow: [...o.shallow].map((oid) => fromHex(oid)!), ...(promisor ? { promisor } : {}),
   });
