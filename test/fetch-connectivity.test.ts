@@ -109,12 +109,12 @@ function assertConnected(dir: string): void {
 
 describe('clone --depth', () => {
   for (const version of VERSIONS) {
-    test(`over protocol v${version}: a blob the boundary commit needs left out is refused, and nothing is left`, () => {
+    test(`over protocol v${version}: a blob the boundary commit needs left out is refused, and nothing is left (said with -q too)`, () => {
       const blob = rev('HEAD~1:d/g');
       const server = leavingOut([blob]);
       for (const tool of TOOLS) {
         const dir = target(tool, 'clone-depth');
-        const r = run(tool, root, ['-c', `protocol.version=${version}`, 'clone', '--depth', '2', `--upload-pack=${server}`, url, dir]);
+        const r = run(tool, root, ['-c', `protocol.version=${version}`, 'clone', '-q', '--depth', '2', `--upload-pack=${server}`, url, dir]);
         assertRefused(tool, r, 128, 'fatal: remote did not send all necessary objects', blob);
         assert.equal(fs.existsSync(dir), false, `${tool} left ${dir}`);
       }

@@ -133,7 +133,8 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       ...(filter !== undefined ? { filter } : {}),
       noCheckout, sparse, origin, progress: progressIf(run.showProgress),
       ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
-      log: (message) => { if (!quiet || /^(warning|error|info):/.test(message)) run.stderr(message); },
+      // -q silences "Cloning into"; what goes wrong is said all the same.
+      log: (message) => { if (!quiet || /^(warning|error|info|fatal):/.test(message)) run.stderr(message); },
       checkoutOutput: (message) => { run.stderr(message); },
       onPackStored: collectGarbage,
       signal: run.signal,

@@ -219,7 +219,7 @@ async function cloneSubmodule(sp: Superproject, p: Planned, env: NodeJS.ProcessE
       shape: { ...NO_DEEPEN, depth: shallow ? 1 : o.depth ?? 0 },
       ...(o.singleBranch !== undefined ? { singleBranch: o.singleBranch } : {}),
       ...(o.progress ? { progress: o.progress } : {}),
-      log: (m) => { if (!o.quiet || m.startsWith('warning:')) say(m); },
+      log: (m) => { if (!o.quiet || /^(warning|fatal):/.test(m)) say(m); },
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.onPackStored ? { onPackStored: o.onPackStored } : {}),
     });
