@@ -2,7 +2,11 @@
 // server whose pack leaves out an object the new refs need is refused, with git's message and exit
 // status, and nothing is kept that points at the hole (no clone; refs, .git/shallow and FETCH_HEAD
 // as git leaves them). The server is git-upload-pack with a pack-objects hook that excludes the
-// objects a test names (what only they reach goes too), run by git and tsgit alike over file://:
+// objects a test names (what only they reach goes too), run by git and tsgit alike over file://.
+// A shallow transfer is tried with received objects checked (tsgit's default) and without (git's):
+// with, index-pack finds what the pack names and lacks, for both; without, the walk after it does.
+// A partial one is tried with each tool's default, which changes nothing there (a partial pack's
+// references are not index-pack's to check).
 //   - clone --depth, a blob of the boundary commit's tree left out (and clone --depth 1 whole);
 //   - fetch --deepen in a shallow clone: a blob of the new commit left out, the new boundary
 //     commit itself left out, and the whole deepening;
@@ -21,6 +25,11 @@ import { git, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
 type Tool = 'tsgit' | 'git';
 const TOOLS: readonly Tool[] = ['tsgit', 'git'];
 const VERSIONS = [0, 2] as const;
+/** Received objects checked or not, set alike for both tools (tsgit checks them unless told not to, git only when told to). */
+const FSCK = [
+  { name: 'with fsck', config: ['-c', 'transfer.fsckObjects=true'], checked: true },
+  { name: 'without fsck', config: ['-c', 'transfer.fsckObjects=false'], checked: false },
+] as const;
 
 let root = '';
 let source = '';
@@ -93,14 +102,15 @@ function state(dir: string): { refs: string; shallow: string; fetchHead: string 
 }
 
 /**
- * git's refusal, the last line of stderr, after what the walk said, which names the missing object
- * (in tsgit's words and git's rev-list's, which differ).
+ * git's refusal: the exit status, and a line naming the missing object (in tsgit's words and git's,
+ * which differ); with `last`, that as the last line of stderr, after the naming one.
  */
-function assertRefused(tool: Tool, r: Run, status: number, last: string, missing: string): void {
+function assertRefused(tool: Tool, r: Run, status: number, last: string | null, missing: string): void {
   const lines = r.stderr.replace(/\n+$/, '').split('\n');
   assert.equal(r.status, status, `${tool}: ${r.stderr}`);
-  assert.equal(lines[lines.length - 1], last, `${tool}: ${r.stderr}`);
-  assert.ok(lines.slice(0, -1).some((l) => /^(fatal|error): /.test(l) && l.includes(missing)), `${tool} names ${missing}: ${r.stderr}`);
+  if (last !== null) assert.equal(lines[lines.length - 1], last, `${tool}: ${r.stderr}`);
+  const before = last !== null ? lines.slice(0, -1) : lines;
+  assert.ok(before.some((l) => /^(fatal|error): /.test(l) && l.includes(missing)), `${tool} names ${missing}: ${r.stderr}`);
 }
 
 function assertConnected(dir: string): void {
@@ -109,29 +119,34 @@ function assertConnected(dir: string): void {
 
 describe('clone --depth', () => {
   for (const version of VERSIONS) {
-    test(`over protocol v${version}: a blob the boundary commit needs left out is refused, and nothing is left (said with -q too)`, () => {
-      const blob = rev('HEAD~1:d/g');
-      const server = leavingOut([blob]);
-      for (const tool of TOOLS) {
-        const dir = target(tool, 'clone-depth');
-        const r = run(tool, root, ['-c', `protocol.version=${version}`, 'clone', '-q', '--depth', '2', `--upload-pack=${server}`, url, dir]);
-        assertRefused(tool, r, 128, 'fatal: remote did not send all necessary objects', blob);
-        assert.equal(fs.existsSync(dir), false, `${tool} left ${dir}`);
-      }
-    });
+    for (const fsck of FSCK) {
+      test(`over protocol v${version}, ${fsck.name}: a blob the boundary commit needs left out is refused, nothing left (said with -q too)`, () => {
+        const blob = rev('HEAD~1:d/g');
+        const server = leavingOut([blob]);
+        for (const tool of TOOLS) {
+          const dir = target(tool, 'clone-depth');
+          const r = run(tool, root, [...fsck.config, '-c', `protocol.version=${version}`, 'clone', '-q', '--depth', '2', `--upload-pack=${server}`, url, dir]);
+          // Checked, it is index-pack that refuses (git's "did not receive expected object").
+          assertRefused(tool, r, 128, fsck.checked ? null : 'fatal: remote did not send all necessary objects', blob);
+          assert.equal(fs.existsSync(dir), false, `${tool} left ${dir}`);
+        }
+      });
+    }
   }
 
-  test('clone --depth 1 from a server that sends everything: the same boundary as git, connected', () => {
-    const shallow = TOOLS.map((tool) => {
-      const dir = target(tool, 'clone-depth-1');
-      const r = run(tool, root, ['clone', '-q', '--depth', '1', url, dir]);
-      assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
-      assertConnected(dir);
-      return state(dir).shallow;
+  for (const fsck of FSCK) {
+    test(`clone --depth 1 from a server that sends everything, ${fsck.name}: the same boundary as git, connected`, () => {
+      const shallow = TOOLS.map((tool) => {
+        const dir = target(tool, 'clone-depth-1');
+        const r = run(tool, root, [...fsck.config, 'clone', '-q', '--depth', '1', url, dir]);
+        assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
+        assertConnected(dir);
+        return state(dir).shallow;
+      });
+      assert.equal(shallow[0], `${commits[5]}\n`);
+      assert.equal(shallow[0], shallow[1]);
     });
-    assert.equal(shallow[0], `${commits[5]}\n`);
-    assert.equal(shallow[0], shallow[1]);
-  });
+  }
 });
 
 describe('fetch --deepen in a shallow clone', () => {
@@ -145,29 +160,33 @@ describe('fetch --deepen in a shallow clone', () => {
   }
 
   const cases = [
-    // c4 comes with its tree; its f does not.
-    { what: 'a blob of the new commit', omit: () => rev('HEAD~2:f') },
-    // The server says c4 is the new boundary and unshallows c5, but sends no c4: c5's parent.
-    { what: 'the new boundary commit', omit: () => rev('HEAD~2') },
+    // c4 comes with its tree; its f does not. Checked, index-pack refuses the pack (exit 128).
+    { what: 'a blob of the new commit', omit: () => rev('HEAD~2:f'), inPack: true },
+    // The server says c4 is the new boundary and unshallows c5, but sends no c4, c5's parent:
+    // nothing in the pack names it, the walk finds it missing.
+    { what: 'the new boundary commit', omit: () => rev('HEAD~2'), inPack: false },
   ];
   for (const version of VERSIONS) {
     for (const c of cases) {
-      test(`over protocol v${version}: ${c.what} left out is refused; refs and .git/shallow stay, FETCH_HEAD as git leaves it`, () => {
-        const missing = c.omit();
-        const server = leavingOut([missing]);
-        const after = TOOLS.map((tool) => {
-          const dir = shallowClone(tool, server);
-          const before = state(dir);
-          const r = run(tool, dir, ['-c', `protocol.version=${version}`, 'fetch', '--deepen', '1', 'origin']);
-          assertRefused(tool, r, 1, 'error: remote did not send all necessary objects', missing);
-          const now = state(dir);
-          assert.equal(now.refs, before.refs, tool);
-          assert.equal(now.shallow, before.shallow, tool);
-          return now;
+      for (const fsck of FSCK) {
+        test(`over protocol v${version}, ${fsck.name}: ${c.what} left out is refused; refs and .git/shallow stay, FETCH_HEAD as git leaves it`, () => {
+          const missing = c.omit();
+          const server = leavingOut([missing]);
+          const after = TOOLS.map((tool) => {
+            const dir = shallowClone(tool, server);
+            const before = state(dir);
+            const r = run(tool, dir, [...fsck.config, '-c', `protocol.version=${version}`, 'fetch', '--deepen', '1', 'origin']);
+            if (fsck.checked && c.inPack) assertRefused(tool, r, 128, null, missing);
+            else assertRefused(tool, r, 1, 'error: remote did not send all necessary objects', missing);
+            const now = state(dir);
+            assert.equal(now.refs, before.refs, tool);
+            assert.equal(now.shallow, before.shallow, tool);
+            return now;
+          });
+          assert.deepEqual(after[0], after[1]);
+          assert.equal(after[0]!.fetchHead, '', 'git empties FETCH_HEAD before it fetches');
         });
-        assert.deepEqual(after[0], after[1]);
-        assert.equal(after[0]!.fetchHead, '', 'git empties FETCH_HEAD before it fetches');
-      });
+      }
     }
   }
 
@@ -175,7 +194,8 @@ describe('fetch --deepen in a shallow clone', () => {
     const server = leavingOut([rev('HEAD~2:f')]);
     const after = TOOLS.map((tool) => {
       const dir = shallowClone(tool, server);
-      assert.equal(run(tool, dir, ['fetch', '--deepen', '1', 'origin']).status, 1, tool);
+      // Unchecked, the refused pack stays: what it holds must not be believed next time.
+      assert.equal(run(tool, dir, ['-c', 'transfer.fsckObjects=false', 'fetch', '--deepen', '1', 'origin']).status, 1, tool);
       git(dir, ['config', 'remote.origin.uploadpack', 'git-upload-pack']);
       const r = run(tool, dir, ['fetch', '-q', '--deepen', '1', 'origin']);
       assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
@@ -183,6 +203,47 @@ describe('fetch --deepen in a shallow clone', () => {
       return state(dir);
     });
     assert.equal(after[0]!.shallow, `${commits[3]}\n`);
+    assert.deepEqual(after[0], after[1]);
+  });
+});
+
+describe('fetch --depth 1 (a boundary that only grows)', () => {
+  /** An empty repository with origin served by `uploadPack`, as actions/checkout starts one. */
+  function emptyRepo(tool: Tool, uploadPack: string): string {
+    const dir = target(tool, 'checkout');
+    git(root, ['init', '-q', dir]);
+    git(dir, ['remote', 'add', 'origin', url]);
+    git(dir, ['config', 'remote.origin.uploadpack', uploadPack]);
+    return dir;
+  }
+  const refspec = () => `+${commits[5]}:refs/remotes/origin/main`;
+
+  for (const fsck of FSCK) {
+    test(`into a new repository, ${fsck.name}: a blob of the commit left out is refused; no ref, no .git/shallow`, () => {
+      const blob = rev('HEAD:f');
+      const server = leavingOut([blob]);
+      const after = TOOLS.map((tool) => {
+        const dir = emptyRepo(tool, server);
+        const r = run(tool, dir, [...fsck.config, 'fetch', '--depth', '1', 'origin', refspec()]);
+        if (fsck.checked) assertRefused(tool, r, 128, null, blob);
+        else assertRefused(tool, r, 1, 'error: remote did not send all necessary objects', blob);
+        return state(dir);
+      });
+      assert.deepEqual(after[0], { refs: '', shallow: '(no shallow)', fetchHead: '' });
+      assert.deepEqual(after[0], after[1]);
+    });
+  }
+
+  test('into a new repository, then again in it: the boundary git has, connected', () => {
+    const after = TOOLS.map((tool) => {
+      const dir = emptyRepo(tool, 'git-upload-pack');
+      for (const args of [['fetch', '-q', '--depth', '1', 'origin', refspec()], ['fetch', '-q', '--depth', '1', 'origin']]) {
+        const r = run(tool, dir, args);
+        assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
+        assertConnected(dir);
+      }
+      return state(dir);
+    });
     assert.deepEqual(after[0], after[1]);
   });
 });

@@ -89,7 +89,7 @@ test('a worker that fails while taking the ring fails the caller, with its reaso
     ring.close();
     await assert.rejects(threads.stream({
       ring: ring.buffers, table: new ObjectTable(1).shared(), name: 'test', packPath: '/nonexistent', maxDepth: 50, cacheLimit: 1 << 16,
-      strict: null, idSlots: null, indexCapacity: 0,
+      strict: null, idSlots: null, indexCapacity: 0, parentless: null,
     }), /out of bounds|range/i);
   } finally {
     await threads.close();

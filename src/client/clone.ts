@@ -82,9 +82,9 @@ export interface CloneOptions {
   /** The remote's name (git's -o); default origin. */
   readonly origin?: string;
   /**
-   * fsck every received object, and, except for shallow and partial clones (whose history is
-   * walked once the pack is in), check that everything they point to arrived. Default: as
-   * fetch.fsckObjects and transfer.fsckObjects say, on when neither is set.
+   * fsck every received object, and, except for partial clones (whose history is walked once the
+   * pack is in), check that everything they point to arrived, short of a shallow clone's
+   * boundary. Default: as fetch.fsckObjects and transfer.fsckObjects say, on when neither is set.
    */
   readonly strict?: boolean;
   /** Meters for receiving the pack, resolving deltas and updating files (the CLI draws them on stderr). */
@@ -226,11 +226,12 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
           wants, negotiator, shape, filter: filtered,
           includeTag: singleBranch && !options.noTags, thinPack: false, noProgress: !options.onRemoteProgress,
           onProgress: options.onRemoteProgress, warn: (m) => log(`warning: ${m}\n`),
-          // A pack that stops at a shallow boundary (ours or the server's) is not closed under its references.
-          receivePack: (pack, serverBoundary) => {
+          // A pack that stops at a shallow boundary (ours or the server's) is closed under its
+          // references but for the boundary commits' parents: the shallow file the clone writes.
+          receivePack: (pack, serverBoundary, deepened) => {
             if (rejectShallow && serverBoundary.length > 0) throw new GitError('client', 'shallow-source', 'source repository is shallow, reject to clone.');
             return storePack(repository, pack, {
-            fixThin: false, fsck, connectivity: !deepen && !filtered && serverBoundary.length === 0, progress: options.progress,
+            fixThin: false, fsck, connectivity: !filtered, shallow: [...deepened.shallows, ...serverBoundary], progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
             // git's clone keeps its pack, so its .promisor always lists the refs.
             ...(filtered ? { promisor: { refs: plan.mapped.map((m) => ({ name: m.remote.name, oid: m.remote.oid })), listFrom: 0 } } : {}),

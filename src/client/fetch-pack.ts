@@ -40,11 +40,19 @@ export interface FetchPackOptions<T> {
   /**
    * Receives the pack bytes as they arrive; the fetch ends when it resolves. `serverBoundary` is
    * the server's own shallow boundary when the server is a shallow repository (see
-   * FetchPackResult): the pack stops there, so it is not closed under its references.
+   * FetchPackResult): the pack stops there, so it is not closed under its references. `deepened`
+   * is a deepen's shallow update (FetchPackResult's shallows and unshallows), which also comes
+   * before the pack.
    */
-  readonly receivePack: (pack: AsyncIterable<Uint8Array>, serverBoundary: readonly string[]) => Promise<T>;
+  readonly receivePack: (pack: AsyncIterable<Uint8Array>, serverBoundary: readonly string[], deepened: ShallowLines) => Promise<T>;
   /** Warnings git would print (a filter the server ignores). */
   readonly warn?: (message: string) => void;
+}
+
+/** A shallow update: commits that become boundary commits, and commits that no longer are. */
+export interface ShallowLines {
+  readonly shallows: readonly string[];
+  readonly unshallows: readonly string[];
 }
 
 export interface FetchPackResult<T> {
@@ -127,8 +135,9 @@ async function fetchV2<T>(session: RemoteSession, options: FetchPackOptions<T>, 
       // As receive_shallow_info: lines a deepen (or an unshallow) did not cause are the server's own.
       const deepened = deepens(shape) || res.unshallows.length > 0;
       const serverBoundary = deepened ? [] : res.shallows;
-      const pack = await options.receivePack(demuxSideband(reader, { onProgress: options.onProgress }), serverBoundary);
-      return { pack, shallows: deepened ? res.shallows : [], unshallows: res.unshallows, serverBoundary, filtered: filter !== null };
+      const update = { shallows: deepened ? res.shallows : [], unshallows: res.unshallows };
+      const pack = await options.receivePack(demuxSideband(reader, { onProgress: options.onProgress }), serverBoundary, update);
+      return { pack, ...update, serverBoundary, filtered: filter !== null };
     }
     if (done) throw new GitError('protocol', 'unexpected', `${conn.name}: the server sent no pack after "done"`);
     if (res.acks.length > 0) {
@@ -251,6 +260,6 @@ async function fetchV0<T>(session: RemoteSession, options: FetchPackOptions<T>, 
   const packStream = sideband ? demuxSideband(reader, { onProgress: options.onProgress }) : reader.rest();
   // A deepen's own shallow list supersedes the advertised boundary, as in git's update_shallow.
   const serverBoundary = deepen ? [] : [...session.serverShallows];
-  const pack = await options.receivePack(packStream, serverBoundary);
+  const pack = await options.receivePack(packStream, serverBoundary, { shallows, unshallows });
   return { pack, shallows, unshallows, serverBoundary, filtered: filter !== null };
 }

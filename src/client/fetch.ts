@@ -19,7 +19,7 @@ import type { Repository } from '../repository/repository.js';
 import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
 import { incompleteTips, missingHistory, refuseIfMissing } from './connected.js';
-import { fetchPack } from './fetch-pack.js';
+import { fetchPack, type ShallowLines } from './fetch-pack.js';
 import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, type RefLine } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { fetchFilter, promisorRemotes } from './partial-clone.js';
@@ -91,9 +91,9 @@ export interface FetchOptions {
   /** Whether FETCH_HEAD is written (default true; git's --no-write-fetch-head), and added to rather than replaced (--append). */
   readonly fetchHead?: 'write' | 'append' | 'none';
   /**
-   * fsck every received object, and, unless deepening or filtering (whose history is walked once
-   * the pack is in), check that everything they point to is there. Default: as fetch.fsckObjects
-   * and transfer.fsckObjects say, on when neither is set.
+   * fsck every received object, and, unless filtering (whose history is walked once the pack is
+   * in), check that everything they point to is there, short of a deepen's new boundary. Default:
+   * as fetch.fsckObjects and transfer.fsckObjects say, on when neither is set.
    */
   readonly strict?: boolean;
   /** Meters for receiving the pack and resolving deltas (the CLI draws them on stderr). */
@@ -197,11 +197,9 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   checkProtocolAllowed(config, env, remoteUrl);
   const shown = fetchHeadUrl(url);
   const fsck = receivedFsck(config, repo.gitDir, options.strict);
-  // A partial clone's new history may point at objects the filter left out, fetched or not, and a
-  // deepened one at parents not sent: index-pack cannot tell those from objects that should have
-  // come, the walk of connected.ts can.
+  // A partial clone's new history may point at objects the filter left out, fetched or not:
+  // index-pack cannot tell those from objects that should have come, the walk of connected.ts can.
   const partial = promisorRemotes(config).length > 0;
-  const connectivity = !deepen && !partial;
   const keepsFrom = fetchKeepsFrom(config);
   const refetch = options.refetch ?? false;
 
@@ -248,11 +246,13 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         wants, negotiator, shallows, shape: withShape ? shape : NO_DEEPEN, filter,
         includeTag: follow, thinPack: true, noProgress: !options.onRemoteProgress, onProgress: options.onRemoteProgress,
         warn: (m) => log(`warning: ${m}\n`),
-        receivePack: (pack, serverBoundary) => {
+        receivePack: (pack, serverBoundary, deepened) => {
           // The server is shallow: what its boundary is to us is judged before the pack is here.
           roots = newRoots(repo, serverBoundary, shallowSet);
+          // A deepen's pack stops at the boundary it leaves.
+          const shallow = withShape && deepen ? [...leftShallow(shallowSet, deepened)] : [];
           return storePack(repo, pack, {
-            fixThin: true, fsck, connectivity: connectivity && roots.closed, progress: options.progress,
+            fixThin: true, fsck, connectivity: !partial && roots.closed, shallow, progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
             ...(filter ? { promisor: { refs: soughtRefs(refStore, sought, refetch), listFrom: keepsFrom } } : {}),
           });
@@ -262,11 +262,15 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       objects += result.pack.objects;
       if (withShape && deepen) {
         // git's fetch-pack checks a fetch that deepens itself, with the shallow file it is about
-        // to write, and writes none when the check fails.
-        const shallow = new Set([...shallowSet, ...result.shallows]);
-        for (const oid of result.unshallows) shallow.delete(oid);
+        // to write, and writes none when the check fails. Commits here that got parents make it
+        // walk all the refs reach (git's is_deepening_fetch); without any, the boundary only
+        // grew, what our refs reach is whole still, and the pack's tips need no walk if closed.
         const tips = sought.map((t) => t.remote.oid);
-        refuseIfMissing(missingHistory(repo, refStore, tips, { shallow, deepening: true, promisor: partial }), 'remote', log);
+        const deepening = result.unshallows.length > 0;
+        refuseIfMissing(missingHistory(repo, refStore, tips, {
+          shallow: leftShallow(shallowSet, result), deepening, promisor: partial,
+          closedPacks: !deepening && result.pack.closed ? [result.pack.name] : [],
+        }), 'remote', log);
         for (const oid of tips) checked.add(oid);
       }
       updateShallow(repo.commonDir, result.shallows, result.unshallows);
@@ -378,6 +382,13 @@ function unique(oids: readonly string[]): string[] {
 }
 
 /** Ids to ask for: those not here, and those here without their history. */
+/** The shallow file a deepen leaves: ours with its new boundary, less the commits it deepened past. */
+function leftShallow(shallow: ReadonlySet<string>, update: ShallowLines): Set<string> {
+  const left = new Set([...shallow, ...update.shallows]);
+  for (const oid of update.unshallows) left.delete(oid);
+  return left;
+}
+
 function unfetched(repo: Repository, oids: readonly string[], incomplete: ReadonlySet<string>): string[] {
   return unique(oids).filter((oid) => incomplete.has(oid) || !repo.odb.has(fromHex(oid)!));
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Config } from '../config/index.js';
 import { transferFsck } from '../config/transfer-fsck.js';
 import type { FsckOptions } from '../object/fsck.js';
+import { fromHex, OID_BYTES } from '../core/oid.js';
 import { indexPack } from '../packing/index-pack/index.js';
 import type { Repository } from '../repository/repository.js';
 
@@ -20,10 +21,16 @@ export interface StorePackOptions {
   readonly fsck: FsckOptions | null;
   /**
    * With strict, also check that everything the objects point to is in the pack or the
-   * repository. Off for shallow and partial fetches, whose packs point at commits and blobs that
-   * are deliberately absent: those are walked once the pack is in (client/connected.ts).
+   * repository. Off for partial fetches, whose packs point at objects deliberately absent, and
+   * for a pack that stops at a shallow remote's boundary: those are walked once the pack is in
+   * (client/connected.ts).
    */
   readonly connectivity: boolean;
+  /**
+   * With connectivity, for a shallow transfer: the shallow file it leaves, whose commits' parents
+   * are absent on purpose and not looked for (git's index-pack --shallow-file).
+   */
+  readonly shallow?: readonly string[];
   /** Meters for "Receiving objects" / "Resolving deltas". */
   readonly progress?: Progress;
   /**
@@ -51,9 +58,11 @@ export interface PackStored {
   /** pack-<checksum>, as the object database names it. */
   readonly name: string;
   /**
-   * Stored with `connectivity`: a ref value in this pack needs no walk (git's
-   * self_contained_and_connected). index-pack checked it when fsck was on; with fsck off nothing
-   * did (tsgit's index-pack checks references only along with the objects).
+   * A ref value in this pack needs no walk (git's self_contained_and_connected): index-pack
+   * checked that the pack is closed (`connectivity` with fsck on). With fsck off, index-pack
+   * checks no reference (it checks them only along with the objects); a whole pack is then
+   * trusted all the same, where walking it would cost a full clone a rev-list of everything,
+   * and a shallow one is walked, as git walks it.
    */
   readonly closed: boolean;
   /** Removes the .keep (call after the refs point at the pack's objects). */
@@ -97,7 +106,7 @@ export async function storePack(repo: Repository, pack: AsyncIterable<Uint8Array
   return {
     objects,
     name: path.basename(packPath, '.pack'),
-    closed: options.connectivity,
+    closed: options.connectivity && (options.fsck !== null || !options.shallow?.length),
     unlock: () => {
       if (keep) fs.rmSync(keep, { force: true });
     },
@@ -115,10 +124,18 @@ async function receive(repo: Repository, pack: AsyncIterable<Uint8Array>, option
     fixThin: options.fixThin,
     strict: options.fsck,
     connectivity: options.connectivity,
+    ...(options.shallow?.length ? { shallow: idsOf(options.shallow) } : {}),
     // git's fetch-pack .keep text.
     keep: `fetch-pack ${process.pid} on ${os.hostname()}`,
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   return { objects, packPath, keepCreated, keepPath };
+}
+
+/** Hex ids as index-pack takes them: back to back. */
+function idsOf(hex: readonly string[]): Uint8Array {
+  const out = new Uint8Array(hex.length * OID_BYTES);
+  hex.forEach((oid, i) => out.set(fromHex(oid)!, i * OID_BYTES));
+  return out;
 }

@@ -5,10 +5,11 @@
 // thread's set of pending references, deduplicated, which is checked once the pack is complete.
 // Before the set grows, the references resolved since they were added are checked and dropped:
 // most point at deltas resolved soon after, and the set stays a fraction of its size.
-// Without an index (git's --fsck-objects: shallow and partial packs point at objects deliberately
-// absent) only the objects themselves are checked.
+// Without an index (git's --fsck-objects: partial packs point at objects deliberately absent)
+// only the objects themselves are checked. A shallow pack's boundary commits are given: their
+// parents are absent on purpose and not looked for (git's index-pack with --shallow-file).
 import { CorruptError } from '../../core/errors.js';
-import { hexBytesToOid, OID_BYTES, toHex } from '../../core/oid.js';
+import { compareOid, hexBytesToOid, OID_BYTES, toHex } from '../../core/oid.js';
 import { checkObject, checkTree, TreeLayout, type FsckOptions, type TreeDeltaBase } from '../../object/fsck.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, typeName } from '../../object/type.js';
 import type { DeltaCopies } from '../../pack/delta.js';
@@ -48,8 +49,9 @@ export class ObjectChecker {
   /** Where a tree checked without a layout of the caller's has its entries recorded. */
   private readonly scratchLayout = new TreeLayout();
 
+  /** `parentless`: the shallow boundary, sorted ids back to back (see sortedIds), or null. */
   constructor(private readonly options: FsckOptions, private readonly where: string,
-    private readonly index: SharedIdIndex | null, private table: ObjectTable) {}
+    private readonly index: SharedIdIndex | null, private table: ObjectTable, private readonly parentless: Uint8Array | null = null) {}
 
   /** Follows a table whose views were re-created by growth. */
   rebind(table: ObjectTable): void {
@@ -76,7 +78,7 @@ export class ObjectChecker {
     }
     if (!this.index) return;
     if (type === OBJ_TREE) this.treeReferences(content, layout);
-    else if (type === OBJ_COMMIT) this.commitReferences(content);
+    else if (type === OBJ_COMMIT) this.commitReferences(content, this.parentless !== null && listed(this.parentless, id, idOff));
     else if (type === OBJ_TAG) this.tagReferences(content);
   }
 
@@ -96,9 +98,10 @@ export class ObjectChecker {
     }
   }
 
-  private commitReferences(content: Uint8Array): void {
+  private commitReferences(content: Uint8Array, shallow: boolean): void {
     // fsck has already insisted on "tree <hex>\n" and well-formed parent lines.
     if (hexBytesToOid(content, 5, this.scratch)) this.add(this.scratch, 0, OBJ_TREE);
+    if (shallow) return;
     let p = TREE_LINE;
     while (p + 7 + 40 < content.length && startsWith(content, p, PARENT)) {
       if (hexBytesToOid(content, p + 7, this.scratch)) this.add(this.scratch, 0, OBJ_COMMIT);
@@ -248,4 +251,26 @@ export function againstCleanBase(tb: TreeDeltaBase, copies: DeltaCopies, baseLay
 
 export function mismatch(where: string, buf: Uint8Array, off: number, want: number, have: number): CorruptError {
   return new CorruptError('pack', `${where}: object type mismatch at ${toHex(buf, off)}: referenced as a ${typeName(want)}, but it is a ${typeName(have)}`);
+}
+
+/** `ids` (back to back) sorted, for listed(). */
+export function sortedIds(ids: Uint8Array): Uint8Array {
+  const n = ids.length / OID_BYTES;
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => compareOid(ids, a * OID_BYTES, ids, b * OID_BYTES));
+  const out = new Uint8Array(ids.length);
+  order.forEach((i, k) => out.set(ids.subarray(i * OID_BYTES, (i + 1) * OID_BYTES), k * OID_BYTES));
+  return out;
+}
+
+/** Whether the id at id[off..] is among `sorted` (sortedIds' result): a binary search. */
+function listed(sorted: Uint8Array, id: Uint8Array, off: number): boolean {
+  let lo = 0, hi = sorted.length / OID_BYTES;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = compareOid(sorted, mid * OID_BYTES, id, off);
+    if (c === 0) return true;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
 }

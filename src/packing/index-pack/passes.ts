@@ -20,7 +20,7 @@ import { OID_BYTES, toHex } from '../../core/oid.js';
 import type { FsckOptions, FsckProblem } from '../../object/fsck.js';
 import { OBJ_BLOB, typeName } from '../../object/type.js';
 import type { Progress, ProgressMeter } from '../../core/progress.js';
-import type { ReferenceList } from './check.js';
+import { sortedIds, type ReferenceList } from './check.js';
 import { SharedIdIndex } from './id-index.js';
 import { checkCollisions } from './collision.js';
 import { checkConnectivity, type ObjectLookup } from './connectivity.js';
@@ -72,9 +72,15 @@ export interface PassOptions {
   strict?: FsckOptions | null;
   /**
    * With strict, whether to check connectivity too (default true); false checks the objects
-   * alone (git's --fsck-objects), for shallow and partial packs that point at absent objects.
+   * alone (git's --fsck-objects), for partial packs that point at absent objects.
    */
   connectivity?: boolean;
+  /**
+   * With the connectivity check: the commits whose parents are absent on purpose, ids back to
+   * back (the shallow file a shallow transfer leaves, git's --shallow-file); their parents are
+   * not looked for.
+   */
+  shallow?: Uint8Array | null;
   /** The repository's objects: thin-pack bases, connectivity and collision checks. */
   lookup?: ObjectLookup | null;
   /**
@@ -166,6 +172,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
   let trailing = Buffer.alloc(0);
   let receiving: ProgressMeter | null = null;
   const connectivity = !!options.strict && (options.connectivity ?? true);
+  const parentless = connectivity && options.shallow && options.shallow.length > 0 ? sortedIds(options.shallow) : null;
   const cacheLimit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
   const maxDepth = Math.min(options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_DEPTH);
   // The first worker hashes whole objects and resolves deltas while this thread parses
@@ -191,7 +198,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
         // An eighth of the second pass's, 4 MiB by default: 16 MiB made history's index-pack
         // peak 14 MiB higher, and no faster.
         cacheLimit: Math.floor(cacheLimit / 8),
-        idSlots: streamSlots, indexCapacity,
+        idSlots: streamSlots, indexCapacity, parentless,
       });
       // Awaited after the first pass; until then a failure must not be reported as unhandled,
       // and stops a stream at its next piece (an fsck error found early needs no more of it).
@@ -291,7 +298,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
     ...links, name, packPath, table: table.shared(), count: parsedCount, idSlots, control: control.buffer as SharedArrayBuffer,
     maxDepth,
     cacheLimit: Math.floor(cacheLimit / resolvers),
-    strict: options.strict ?? null, connectivity,
+    strict: options.strict ?? null, connectivity, parentless,
   };
   const deltas = parser.ofsCount + parser.refCount;
   const resolving = progress && deltas > 0 ? progress('Resolving deltas', deltas) : null;

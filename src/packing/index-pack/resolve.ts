@@ -49,6 +49,8 @@ export interface ResolveShared extends DeltaLinks {
   strict: FsckOptions | null;
   /** With strict: also record references for the connectivity check (and keep the id index). */
   connectivity: boolean;
+  /** With the connectivity check: the shallow boundary, whose parents are not looked for (PassOptions.shallow, sorted). */
+  parentless: Uint8Array | null;
 }
 
 interface Frame {
@@ -114,7 +116,7 @@ export class Resolver {
     // The pool's slabs grow to what the bases held (bounded by the cache limit) take at most.
     this.pool = new BufferPool();
     this.attach(s);
-    this.checker = s.strict ? new ObjectChecker(s.strict, s.name, s.connectivity ? this.index : null, this.table) : null;
+    this.checker = s.strict ? new ObjectChecker(s.strict, s.name, s.connectivity ? this.index : null, this.table, s.parentless) : null;
   }
 
   /** Points this resolver at (possibly grown) shared state: --fix-thin appends objects and bytes. */

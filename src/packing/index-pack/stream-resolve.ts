@@ -51,6 +51,8 @@ export interface StreamRequest {
    */
   idSlots: SharedArrayBuffer | null;
   indexCapacity: number;
+  /** As ResolveShared.parentless. */
+  parentless: Uint8Array | null;
 }
 
 export interface StreamResult {
@@ -130,7 +132,7 @@ export class StreamResolver {
       kept: (i, data) => this.ringFor(i)!.keep(i, data),
     });
     this.index = r.idSlots ? new SharedIdIndex(new Int32Array(r.idSlots), this.table.ids) : null;
-    this.checker = r.strict ? new ObjectChecker(r.strict, r.name, this.index, this.table) : null;
+    this.checker = r.strict ? new ObjectChecker(r.strict, r.name, this.index, this.table, r.parentless) : null;
   }
 
   /** Takes the ring's jobs until it is closed. */
