@@ -305,7 +305,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (options.signal?.aborted) throw interrupted();
 
     const shallowSet = new Set(readShallow(repo.commonDir));
-    // git's store_updated_refs: before any ref moves, what the others reach must be here.
+    // git's store_updated_refs: before any ref moves, what the fetched refs reach must be here
+    // (those of a deepening round are checked already).
     const unchecked = targets.filter((t) => !t.rejectedShallow && !checked.has(t.remote.oid)).map((t) => t.remote.oid);
     refuseIfMissing(missingHistory(repo, refStore, unchecked, {
       shallow: shallowSet, deepening: false, promisor: partial, closedPacks: stored.filter((p) => p.closed).map((p) => p.name),
@@ -381,7 +382,6 @@ function unique(oids: readonly string[]): string[] {
   return [...new Set(oids)];
 }
 
-/** Ids to ask for: those not here, and those here without their history. */
 /** The shallow file a deepen leaves: ours with its new boundary, less the commits it deepened past. */
 function leftShallow(shallow: ReadonlySet<string>, update: ShallowLines): Set<string> {
   const left = new Set([...shallow, ...update.shallows]);
@@ -389,6 +389,7 @@ function leftShallow(shallow: ReadonlySet<string>, update: ShallowLines): Set<st
   return left;
 }
 
+/** Ids to ask for: those not here, and those here without their history. */
 function unfetched(repo: Repository, oids: readonly string[], incomplete: ReadonlySet<string>): string[] {
   return unique(oids).filter((oid) => incomplete.has(oid) || !repo.odb.has(fromHex(oid)!));
 }
