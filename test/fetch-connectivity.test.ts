@@ -13,7 +13,8 @@
 //   - a partial clone (--filter=blob:none) fetching from its promisor remote, which leaves out the
 //     new tip; the same remote leaving out only a tree of the new commit, which git believes (a
 //     promisor pack holds the tip: what it lacks was promised); a fetch from another remote, not a
-//     promisor, which leaves out a blob; each time a fetch from a good server afterwards;
+//     promisor, which leaves out a blob, and a good one, whose new tree names a blob the filter
+//     left out (promised, so taken); each time a fetch from a good server afterwards;
 //   - clone --filter=blob:none whose tip is left out.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -45,7 +46,8 @@ before(() => {
   git(source, ['init', '-q', '-b', 'main']);
   git(source, ['config', 'uploadpack.allowFilter', 'true']);
   // Every commit changes f; every other one d/g too, so that a commit's tree shares a subtree with
-  // its parent's now and then.
+  // its parent's now and then; r never changes.
+  fs.writeFileSync(path.join(source, 'r'), 'r\n');
   for (let i = 1; i <= 6; i++) {
     fs.writeFileSync(path.join(source, 'f'), `f ${i}\n`);
     if (i % 2 === 1) {
@@ -249,10 +251,10 @@ describe('fetch --depth 1 (a boundary that only grows)', () => {
 });
 
 describe('a partial clone', () => {
-  /** A blob:none clone made by git of the history up to c4, whose origin is served by `uploadPack`. */
-  function partialClone(tool: Tool, uploadPack: string): string {
+  /** A blob:none clone made by git of the history up to `branch`, whose origin is served by `uploadPack`. */
+  function partialClone(tool: Tool, uploadPack: string, branch = 'c4'): string {
     const dir = target(tool, 'partial');
-    git(root, ['clone', '-q', '--no-checkout', '--filter=blob:none', '--single-branch', '--branch', 'c4', url, dir]);
+    git(root, ['clone', '-q', '--no-checkout', '--filter=blob:none', '--single-branch', '--branch', branch, url, dir]);
     git(dir, ['config', 'remote.origin.uploadpack', uploadPack]);
     fs.writeFileSync(path.join(dir, '.git', 'FETCH_HEAD'), 'before\n');
     return dir;
@@ -260,6 +262,7 @@ describe('a partial clone', () => {
 
   before(() => {
     git(source, ['branch', 'c4', commits[3]!]);
+    git(source, ['branch', 'c5', commits[4]!]);
     git(source, ['branch', 'c6', commits[5]!]);
   });
 
@@ -320,6 +323,20 @@ describe('a partial clone', () => {
       assert.deepEqual(after[0], after[1]);
     });
   }
+
+  test('another remote, not a promisor, whose new tree names a blob the filter left out: promised, so taken, as git takes it', () => {
+    const refs = TOOLS.map((tool) => {
+      const dir = partialClone(tool, 'git-upload-pack', 'c5');
+      git(dir, ['remote', 'add', 'other', url]);
+      // c6's root tree is new; the server does not send r, which c5's tree (ours, a promisor's) names.
+      const r = run(tool, dir, ['fetch', '-q', 'other', 'c6']);
+      assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
+      assert.match(git(dir, ['rev-list', '--objects', '--missing=print', '--no-object-names', 'other/c6']), new RegExp(`^\\?${rev('c6:r')}$`, 'm'));
+      return state(dir).refs;
+    });
+    assert.match(refs[0]!, new RegExp(`refs/remotes/other/c6 ${rev('c6')}`));
+    assert.equal(refs[0], refs[1]);
+  });
 
   test('clone --filter=blob:none, then a fetch of new history: both as git does them', () => {
     const refs = TOOLS.map((tool) => {
