@@ -306,11 +306,11 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
 
     const shallowSet = new Set(readShallow(repo.commonDir));
     // git's store_updated_refs: before any ref moves, what the fetched refs reach must be here
-    // (those of a deepening round are checked already).
+    // (those of a deepening round are checked already). The URL is said without its password.
     const unchecked = targets.filter((t) => !t.rejectedShallow && !checked.has(t.remote.oid)).map((t) => t.remote.oid);
     refuseIfMissing(missingHistory(repo, refStore, unchecked, {
       shallow: shallowSet, deepening: false, promisor: partial, closedPacks: stored.filter((p) => p.closed).map((p) => p.name),
-    }), remote.url, log);
+    }), remoteUrl.display, log);
     // The report: ref lines, and warnings where git prints them among the lines.
     const dryRun = options.dryRun ?? false;
     const entries: (RefLine | string)[] = pruning ? prune(refStore, refs, specs, targets, dryRun) : [];
