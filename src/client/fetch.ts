@@ -214,8 +214,6 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (follow || tagSpec) prefixes.push('refs/tags/');
     const refs = await session.listRefs({ prefixes });
     checkRemoteRefNames(refs, remoteUrl.display);
-    // git empties FETCH_HEAD once it has the refs: a fetch that fails from here on leaves it empty.
-    if (options.fetchHead !== 'none' && options.fetchHead !== 'append' && !options.dryRun) fs.writeFileSync(path.join(repo.gitDir, 'FETCH_HEAD'), '');
 
     const targets = chooseTargets(refs, specs, { fromCommandLine, headOnly, tagSpec, remote, config, currentBranch });
     if (!options.updateHeadOk) refuseCheckedOutBranches(repo, targets);
