@@ -96,7 +96,8 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   }
   const mirror = options.mirror ?? remote.mirror;
   if (mirror && options.refspecs?.length) throw new GitError('client', 'bad-refspec', '--mirror can\'t be combined with refspecs');
-  const specs = mirror ? [parsePushRefspec('+refs/*:refs/*')] : refspecsToPush(config, remote, options, branch);
+  const { specs, setUpstream } = mirror ? { specs: [parsePushRefspec('+refs/*:refs/*')], setUpstream: false }
+    : refspecsToPush(config, remote, options, branch);
   const followTags = options.followTags ?? config.getBool('push', null, 'followtags') ?? false;
   const pushOptions = options.pushOptions?.length ? options.pushOptions : configuredPushOptions(config);
   const base = { ...connectOptionsFromConfig(config, env), ...options.transport };
@@ -112,7 +113,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   let failed = false;
   for (const url of pushUrlsOf(remote)) {
     const result = await pushTo(repo, refStore, config, remote, url, specs,
-      { ...options, mirror, followTags, pushOptions }, connectOptions, headRef, log, out);
+      { ...options, mirror, followTags, pushOptions, setUpstream: (options.setUpstream ?? false) || setUpstream }, connectOptions, headRef, log, out);
     all.push(...result.refs);
     failed ||= result.failed;
   }
@@ -180,13 +181,14 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     const porcelain = options.porcelain ?? false;
     const failed = refs.some((r) => isFailure(r.status));
     const text = formatPushStatus(remoteUrl.display, refs, { porcelain, verbose: options.verbose ?? false, abbrev });
-    if (porcelain) out(text + 'Done\n');
+    if (porcelain) out(text);
     else if (!(options.quiet ?? false) || failed) log(text);
-    if (!options.dryRun) {
-      updateTracking(remote, refStore, refs);
-      if (options.setUpstream) setUpstream(config, remote, refs, out);
-    }
-    if (!failed && !refs.some((r) => r.status !== 'up-to-date') && !(options.quiet ?? false)) log('Everything up-to-date\n');
+    // git's transport_push: upstreams (or, in a dry run, what they would be) before the
+    // remote-tracking refs and porcelain's closing line.
+    if (options.setUpstream) setUpstream(config, refStore, remote, refs, options.dryRun ?? false, out);
+    if (!options.dryRun) updateTracking(remote, refStore, refs);
+    if (porcelain) out('Done\n');
+    else if (!failed && !refs.some((r) => r.status !== 'up-to-date') && !(options.quiet ?? false)) log('Everything up-to-date\n');
     if (failed) {
       log(`error: failed to push some refs to '${remoteUrl.display}'\n`);
       log(pushAdvice(refs, headRef));
@@ -221,8 +223,11 @@ function configuredPushOptions(config: Config): string[] {
   return values.slice(values.lastIndexOf('') + 1);
 }
 
-/** git's push refspec choice: the command line's (+ --tags, --delete), remote.<name>.push, else push.default. */
-function refspecsToPush(config: Config, remote: Remote, o: PushOptions, branch: string | null): PushRefspec[] {
+/**
+ * git's push refspec choice: the command line's (+ --tags, --delete), remote.<name>.push, else
+ * push.default's; `setUpstream` when push.autoSetupRemote has the default push set an upstream.
+ */
+function refspecsToPush(config: Config, remote: Remote, o: PushOptions, branch: string | null): { specs: PushRefspec[]; setUpstream: boolean } {
   let texts = [...(o.refspecs ?? [])];
   if (o.delete) {
     if (texts.length === 0) throw new GitError('cli', 'usage', '--delete doesn\'t make sense without any refs');
@@ -230,14 +235,18 @@ function refspecsToPush(config: Config, remote: Remote, o: PushOptions, branch: 
     if (texts.some((t) => !t.startsWith(':'))) throw new GitError('cli', 'usage', '--delete only accepts plain target ref names');
   }
   if (o.tags) texts.push('refs/tags/*');
-  if (texts.length === 0) texts = remote.push.length > 0 ? remote.push : defaultRefspecs(config, remote.name, branch);
-  return texts.map(parsePushRefspec);
+  if (texts.length > 0 || remote.push.length > 0) return { specs: (texts.length > 0 ? texts : remote.push).map(parsePushRefspec), setUpstream: false };
+  const chosen = defaultRefspec(config, remote.name, branch);
+  return { specs: [parsePushRefspec(chosen.text)], setUpstream: chosen.setUpstream };
 }
 
-/** git's setup_default_push_refspecs (push.default, default "simple"). */
-function defaultRefspecs(config: Config, remoteName: string, branch: string | null): string[] {
+/**
+ * git's setup_default_push_refspecs (push.default, default "simple"), in its order: the mode, the
+ * current branch, whether the push goes where a bare fetch fetches from, then the upstream.
+ */
+function defaultRefspec(config: Config, remoteName: string, branch: string | null): { text: string; setUpstream: boolean } {
   const mode = (config.get('push', null, 'default') ?? 'simple').toLowerCase();
-  if (mode === 'matching') return [':'];
+  if (mode === 'matching') return { text: ':', setUpstream: false };
   if (mode === 'nothing') throw new GitError('client', 'no-refspec', 'You didn\'t specify any refspecs to push, and push.default is "nothing".');
   if (branch === null) {
     throw new GitError('client', 'detached', `You are not currently on a branch.
@@ -247,15 +256,35 @@ state now, use
     git push ${remoteName} HEAD:<name-of-remote-branch>
 `);
   }
-  const current = `refs/heads/${branch}:refs/heads/${branch}`;
-  if (mode === 'current') return [current];
-  if (mode !== 'simple' && mode !== 'upstream') throw new GitError('config', 'bad-value', `invalid value for push.default: '${mode}'`);
+  if (mode !== 'simple' && mode !== 'upstream' && mode !== 'current') throw new GitError('config', 'bad-value', `invalid value for push.default: '${mode}'`);
+  const current = `refs/heads/${branch}`;
+  // git's set_merge: without branch.<name>.remote the branch.<name>.merge values count for nothing.
+  const merges = config.get('branch', branch, 'remote') === undefined ? [] : config.getAll('branch', branch, 'merge');
+  const autoSetup = config.getBool('push', null, 'autosetupremote') ?? false;
   // git's same_remote: the push goes where a bare fetch fetches from.
-  const triangular = remoteName !== defaultRemoteName(config, branch);
-  if (mode === 'simple' && triangular) return [current];
-  const merge = config.get('branch', branch, 'merge');
-  if (merge === undefined || config.get('branch', branch, 'remote') === undefined) {
-    if (config.getBool('push', null, 'autosetupremote')) return [current];
+  const same = remoteName === defaultRemoteName(config, branch);
+  let dst = current;
+  if (mode === 'simple' && same) {
+    const merge = upstreamRef(branch, remoteName, merges, autoSetup);
+    if (merge !== current) throw pushSimpleMismatch(config, remoteName, merge);
+  } else if (mode === 'upstream') {
+    if (!same) {
+      throw new GitError('client', 'not-upstream', `You are pushing to remote '${remoteName}', which is not the upstream of
+your current branch '${branch}', without telling me what to push
+to update which remote branch.`);
+    }
+    dst = upstreamRef(branch, remoteName, merges, autoSetup);
+  }
+  return { text: `${current}:${dst}`, setUpstream: autoSetup && merges.length === 0 };
+}
+
+/**
+ * git's get_upstream_ref: the one branch.<name>.merge; with none, push.autoSetupRemote takes the
+ * branch's own name (the push then sets it as the upstream).
+ */
+function upstreamRef(branch: string, remoteName: string, merges: readonly string[], autoSetup: boolean): string {
+  if (merges.length === 0 && autoSetup) return `refs/heads/${branch}`;
+  if (merges.length === 0) {
     throw new GitError('client', 'no-upstream', `The current branch ${branch} has no upstream branch.
 To push the current branch and set the remote as upstream, use
 
@@ -265,19 +294,20 @@ To have this happen automatically for branches without a tracking
 upstream, see 'push.autoSetupRemote' in 'git help config'.
 `);
   }
-  if (triangular) {
-    throw new GitError('client', 'not-upstream', `You are pushing to remote '${remoteName}', which is not the upstream of
-your current branch '${branch}', without telling me what to push
-to update which remote branch.`);
-  }
-  if (mode === 'simple' && merge !== `refs/heads/${branch}`) {
-    // git's die_push_simple: its advice only for who has not chosen push.default, or
-    // branch.autoSetupMerge=simple; each piece ends in a newline, and die adds one more.
-    const pushDefaultAdvice = config.get('push', null, 'default') === undefined
-      ? "\nTo choose either option permanently, see push.default in 'git help config'.\n" : '';
-    const autoSetupAdvice = config.get('branch', null, 'autosetupmerge') === 'simple' ? ''
-      : "\nTo avoid automatically configuring an upstream branch when its name\nwon't match the local branch, see option 'simple' of branch.autoSetupMerge\nin 'git help config'.\n";
-    throw new GitError('client', 'upstream-name', `The upstream branch of your current branch does not match
+  if (merges.length > 1) throw new GitError('client', 'no-upstream', `The current branch ${branch} has multiple upstream branches, refusing to push.`);
+  return merges[0]!;
+}
+
+/**
+ * git's die_push_simple: its advice only for who has not chosen push.default, or
+ * branch.autoSetupMerge=simple; each piece ends in a newline, and die adds one more.
+ */
+function pushSimpleMismatch(config: Config, remoteName: string, merge: string): GitError {
+  const pushDefaultAdvice = config.get('push', null, 'default') === undefined
+    ? "\nTo choose either option permanently, see push.default in 'git help config'.\n" : '';
+  const autoSetupAdvice = config.get('branch', null, 'autosetupmerge') === 'simple' ? ''
+    : "\nTo avoid automatically configuring an upstream branch when its name\nwon't match the local branch, see option 'simple' of branch.autoSetupMerge\nin 'git help config'.\n";
+  return new GitError('client', 'upstream-name', `The upstream branch of your current branch does not match
 the name of your current branch.  To push to the upstream branch
 on the remote, use
 
@@ -287,8 +317,6 @@ To push to the branch of the same name on the remote, use
 
     git push ${remoteName} HEAD
 ${pushDefaultAdvice}${autoSetupAdvice}`);
-  }
-  return [`refs/heads/${branch}:${merge}`];
 }
 
 /**
@@ -334,14 +362,25 @@ function updateTracking(remote: Remote, refStore: RefStore, refs: readonly PushR
 }
 
 /**
- * -u: branch.<name>.remote and .merge for every branch pushed to a branch. The remote is named as
- * git names it (an address as given, not as insteadOf rewrites it), and so in the message.
+ * -u (git's set_upstreams): branch.<name>.remote and .merge for every local branch pushed to a
+ * branch, a symbolic source (HEAD) followed to the branch it names; a dry run says what it would
+ * set. The remote is named as git names it (an address as given, not as insteadOf rewrites it),
+ * and so in the message.
  */
-function setUpstream(config: Config, remote: Remote, refs: readonly PushRef[], out: (t: string) => void): void {
+function setUpstream(config: Config, refStore: RefStore, remote: Remote, refs: readonly PushRef[], dryRun: boolean, out: (t: string) => void): void {
   let changed = false;
   for (const r of refs) {
-    if ((r.status !== 'ok' && r.status !== 'up-to-date') || !r.src?.startsWith('refs/heads/') || !r.dst.startsWith('refs/heads/')) continue;
-    const branch = r.src.slice(11);
+    if ((r.status !== 'ok' && r.status !== 'up-to-date') || r.src === null || r.newOid === ZERO_HEX) continue;
+    // A source that is no ref's name (HEAD~1, an id) resolves to nothing, as in git.
+    const chain = checkRefPath(r.src) === null ? refStore.resolve(r.src)?.chain ?? [] : [];
+    const followed = chain.length > 1 ? chain[chain.length - 1]! : r.src;
+    const local = followed.startsWith('refs/heads/') ? followed : r.src;
+    if (!local.startsWith('refs/heads/') || !r.dst.startsWith('refs/heads/')) continue;
+    const branch = local.slice(11);
+    if (dryRun) {
+      out(`Would set upstream of '${branch}' to '${r.dst.slice(11)}' of '${remote.name}'\n`);
+      continue;
+    }
     config.set('branch', branch, 'remote', remote.name);
     config.set('branch', branch, 'merge', r.dst);
     changed = true;

@@ -5,7 +5,8 @@
 // name, and a pattern (refs/heads/*:refs/remotes/x/*) maps many. A <dst> that is not a full name
 // is matched against the remote's refs, else guessed from the kind of <src> (a branch or a tag).
 // With --prune, remote refs a pattern covers whose local counterpart is gone are deleted.
-import { toHex, ZERO_HEX } from '../../core/oid.js';
+import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../../object/type.js';
 import { checkRefFormat } from '../../refs/check-ref-format.js';
 import type { Repository } from '../../repository/repository.js';
 import { expandAbbreviation, mapPattern, omitted, type PushRefspec } from '../../refs/refspec.js';
@@ -45,8 +46,9 @@ function refspecMatches<T extends { name: string }>(pattern: string, refs: reado
 
 /**
  * The updates `specs` ask for. `local` holds HEAD (when it resolves) and every ref; `remote` the
- * remote's advertised refs. Errors are git's ("src refspec x does not match any", ...), collected
- * so that every bad refspec is reported; the caller fails the push with them.
+ * remote's advertised refs. Errors are git's ("src refspec x does not match any", ..., with the
+ * hint lines git adds to one), collected so that every bad refspec is reported; the caller fails
+ * the push with them.
  */
 export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remote: readonly LocalRef[], specs: readonly PushRefspec[],
   forceAll: boolean, prune = false): { targets: PushTarget[]; errors: string[] } {
@@ -103,9 +105,10 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
     }
     let dst = spec.dst;
     if (dst === null) {
-      // No destination: the source's own name (HEAD: the branch it is on).
-      const name = srcName === 'HEAD' ? repo.refs.head().symref : srcName;
-      if (!name || !name.startsWith('refs/')) { errors.push(`${srcName} cannot be resolved to branch`); continue; }
+      // No destination: the source's own name, HEAD's the branch it is on; a detached HEAD is
+      // itself (git's resolve_ref_unsafe), a name the remote side then cannot place.
+      const name = srcName === 'HEAD' ? repo.refs.head().symref ?? 'HEAD' : srcName;
+      if (!name || (name !== 'HEAD' && !name.startsWith('refs/'))) { errors.push(`${srcName} cannot be resolved to branch`); continue; }
       dst = name;
     }
     if (excluded(dst)) continue;
@@ -117,7 +120,7 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
       const kind = srcRef === 'HEAD' ? repo.refs.head().symref : srcRef;
       if (kind?.startsWith('refs/heads/')) dst = `refs/heads/${dst}`;
       else if (kind?.startsWith('refs/tags/')) dst = `refs/tags/${dst}`;
-      else { errors.push(unqualified(dst, spec.src)); continue; }
+      else { errors.push(unqualified(dst, srcName!, repo.odb.info(fromHex(newOid)!)?.type)); continue; }
     }
     const reason = checkRefFormat(dst);
     if (reason !== null) { errors.push(`invalid destination ref '${dst}': it ${reason}`); continue; }
@@ -146,7 +149,15 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
   return { targets, errors };
 }
 
-function unqualified(dst: string, src: string): string {
+/**
+ * git's show_push_unqualified_ref_name_error: the error, then a hint that names the ref to push
+ * to for what the source is.
+ */
+function unqualified(dst: string, src: string, type: number | undefined): string {
+  const hint = type === OBJ_COMMIT ? `commit object.\nDid you mean to create a new branch by pushing to\n'${src}:refs/heads/${dst}'?`
+    : type === OBJ_TAG ? `tag object.\nDid you mean to create a new tag by pushing to\n'${src}:refs/tags/${dst}'?`
+      : type === OBJ_TREE ? `tree object.\nDid you mean to tag a new tree by pushing to\n'${src}:refs/tags/${dst}'?`
+        : `blob object.\nDid you mean to tag a new blob by pushing to\n'${src}:refs/tags/${dst}'?`;
   return `The destination you provided is not a full refname (i.e.,
 starting with "refs/"). We tried to guess what you meant by:
 
@@ -155,5 +166,6 @@ starting with "refs/"). We tried to guess what you meant by:
   is a ref in "refs/{heads,tags}/". If so we add a corresponding
   refs/{heads,tags}/ prefix on the remote side.
 
-Neither worked, so we gave up. You must fully qualify the ref.`;
+Neither worked, so we gave up. You must fully qualify the ref.
+${`The <src> part of the refspec is a ${hint}`.split('\n').map((l) => `hint: ${l}`).join('\n')}`;
 }
