@@ -2,7 +2,8 @@
 // path, and git's clone looks for a repository there itself (get_repo_path): where there is none
 // it stops with "repository '<path>' does not exist" before making anything; where there is one
 // (<path>, <path>/.git, <path>.git) it clones. fetch, ls-remote and push reach the far end, whose
-// upload-pack or receive-pack says why it stopped before git's die_initial_contact text.
+// upload-pack or receive-pack says why it stopped (naming the path as given) before git's
+// die_initial_contact text.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,14 +28,23 @@ test('a path with no repository stops the clone as git stops it; paths git finds
   });
 });
 
+// The far end is given the path as written, from the top of the work tree, and names it so: a
+// relative path stays relative, an absolute one keeps its `..`.
 test('fetch, ls-remote and push to a path or file:// URL with no repository: the far end\'s error, then git\'s', () => {
   const repo = makeRepo(1, { at: path.join(work, 'local') });
-  for (const target of [path.join(work, 'nowhere'), `file://${work}/nowhere`]) {
+  const sub = path.join(repo, 'sub');
+  fs.mkdirSync(sub);
+  const cases: [string, string][] = [
+    [repo, path.join(work, 'nowhere')], [repo, `file://${work}/nowhere`], [repo, '../elsewhere.git'], [repo, './x'],
+    [repo, `${repo}/../abs`], [sub, 'nowhere/deeper'],
+  ];
+  for (const [cwd, target] of cases) {
     for (const args of [['fetch', target], ['ls-remote', target], ['push', target, 'HEAD:refs/heads/x']]) {
-      const theirs = spawnSync('git', args, { cwd: repo, env: GIT_ENV, encoding: 'utf8' });
-      const ours = spawnSync(process.execPath, [TSGIT, ...args], { cwd: repo, env: GIT_ENV, encoding: 'utf8' });
+      const theirs = spawnSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
+      const ours = spawnSync(process.execPath, [TSGIT, ...args], { cwd, env: GIT_ENV, encoding: 'utf8' });
       assert.equal(ours.status, theirs.status, `${args.join(' ')}: ${ours.stderr}`);
       assert.equal(ours.stderr, theirs.stderr, args.join(' '));
+      assert.match(ours.stderr, /does not appear to be a git repository/, args.join(' '));
     }
   }
 });

@@ -9,9 +9,9 @@ import { isGitDirectory, readGitFile } from '../repository/discover.js';
 
 const SUFFIXES = ['/.git', '', '.git/.git', '.git'];
 
-/** The git directory `dir` names; throws when there is none. */
-export function enterRepo(dir: string, strict: boolean): string {
-  const base = path.resolve(dir);
+/** The git directory `dir` (relative to `cwd`) names; throws, naming `dir` as given, when there is none. */
+export function enterRepo(dir: string, strict: boolean, cwd = process.cwd()): string {
+  const base = path.resolve(cwd, dir);
   if (strict) {
     if (isGitDirectory(base)) return base;
   } else {

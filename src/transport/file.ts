@@ -21,11 +21,13 @@ export function localServiceCommand(repoPath: string, options: ConnectOptions): 
   return { command: TSGIT_EXECUTABLE.command, args: [...TSGIT_EXECUTABLE.args, service.slice(4), repoPath] };
 }
 
-export function connectFile(target: { path: string; display: string }, options: ConnectOptions): StreamConnection {
+export function connectFile(target: { given: string; cwd: string; display: string }, options: ConnectOptions): StreamConnection {
   const env = { ...(options.env ?? process.env) };
   const protocol = protocolParameter(options.protocolVersion ?? 2);
   if (protocol !== null) env.GIT_PROTOCOL = protocol;
   else delete env.GIT_PROTOCOL;
-  const { command, args } = localServiceCommand(target.path, options);
-  return spawnConnection({ name: target.display, command, args, env, onStderr: options.onStderr });
+  // The path as given, from where it was given: the far end names it so ("'../x' does not appear
+  // to be a git repository").
+  const { command, args } = localServiceCommand(target.given, options);
+  return spawnConnection({ name: target.display, command, args, cwd: target.cwd, env, onStderr: options.onStderr });
 }

@@ -10,12 +10,14 @@ export interface SpawnSpec {
   readonly name: string;
   readonly command: string;
   readonly args: readonly string[];
+  /** Where it runs; by default where this process does. */
+  readonly cwd?: string;
   readonly env: NodeJS.ProcessEnv;
   readonly onStderr?: (chunk: Buffer) => void;
 }
 
 export function spawnConnection(spec: SpawnSpec): StreamConnection {
-  const child = spawn(spec.command, spec.args, { env: spec.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(spec.command, spec.args, { ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}), env: spec.env, stdio: ['pipe', 'pipe', 'pipe'] });
   const onStderr = spec.onStderr ?? ((chunk: Buffer) => process.stderr.write(chunk));
   child.stderr.on('data', onStderr);
   let killed = false;

@@ -15,7 +15,18 @@ export type RemoteUrl =
     readonly kind: 'ssh'; readonly user: string | null; readonly host: string; readonly port: number | null;
     readonly path: string; readonly display: string;
   }
-  | { readonly kind: 'file'; readonly path: string; readonly display: string };
+  | {
+    readonly kind: 'file';
+    /** The repository's path, absolute. */
+    readonly path: string;
+    /**
+     * The path as the far end is given it, run from `cwd`, and so as its messages name it: a plain
+     * path as written (git passes it on unresolved), a file:// URL's path.
+     */
+    readonly given: string;
+    readonly cwd: string;
+    readonly display: string;
+  };
 
 function urlError(url: string, why: string): GitError {
   return new GitError('transport', 'bad-url', `${why}: '${url}'`);
@@ -114,7 +125,7 @@ export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteUrl {
       const p = percentDecode(slash < 0 ? '' : rest.slice(slash), url);
       if (slash !== 0 && rest.slice(0, slash) !== 'localhost') throw urlError(url, 'file:// URLs with a host are not supported');
       if (p === '') throw urlError(url, 'no path specified');
-      return { kind: 'file', path: p, display: url };
+      return { kind: 'file', path: p, given: p, cwd, display: url };
     }
     if (slash < 0) throw urlError(url, 'no path specified');
     const authority = percentDecode(rest.slice(0, slash), url);
@@ -131,7 +142,7 @@ export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteUrl {
     }
     throw new GitError('transport', 'unsupported', `unsupported URL scheme '${scheme}' in '${url}'`);
   }
-  if (isLocalNotSsh(url)) return { kind: 'file', path: path.resolve(cwd, url), display: url };
+  if (isLocalNotSsh(url)) return { kind: 'file', path: path.resolve(cwd, url), given: url, cwd, display: url };
   // scp-like: [user@]host:path, or [user@][host:port]:path where brackets protect the colon.
   let hostPart: string;
   let p: string;

@@ -4,7 +4,6 @@
 // side-band go to stderr, as git's do; refused refs are reported to the client, not by the exit
 // status, which is 0 unless the conversation itself failed.
 import os from 'node:os';
-import path from 'node:path';
 import { Repository } from '../../repository/repository.js';
 import { enterRepo } from '../../server/enter-repo.js';
 import { receivePack } from '../../server/receive-pack/index.js';
@@ -29,7 +28,7 @@ export default async function receivePackCommand(ctx: CommandContext, args: stri
   const { statelessRpc, advertiseRefs, timeout, dir } = parseServiceOptions(args,
     (a) => a === '-q' || a === '--quiet',
     { tooManyArguments: 'too many arguments', noDirectory: 'you must specify a directory' });
-  const repo = new Repository(enterRepo(path.resolve(ctx.cwd, dir), false), null);
+  const repo = new Repository(enterRepo(dir, false, ctx.cwd), null);
   const abort = new AbortController();
   process.stdout.on('error', () => abort.abort());
   // An interrupted push leaves no quarantine behind: the abort, and the end of input it forces on a

@@ -1,7 +1,6 @@
 // tsgit upload-pack [--stateless-rpc] [--advertise-refs] [--strict] [--timeout N] <dir>: a drop-in
 // for git-upload-pack on stdin/stdout (git clone --upload-pack, ssh, behind http-backend), speaking
 // the protocol version GIT_PROTOCOL asks for.
-import path from 'node:path';
 import { Repository } from '../../repository/repository.js';
 import { enterRepo } from '../../server/enter-repo.js';
 import { uploadPack } from '../../server/upload-pack.js';
@@ -30,7 +29,7 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
     else return false;
     return true;
   }, { tooManyArguments: '', noDirectory: '' });
-  const repo = new Repository(enterRepo(path.resolve(ctx.cwd, dir), strict), null);
+  const repo = new Repository(enterRepo(dir, strict, ctx.cwd), null);
   // What git's upload-pack says of damaged storage reaches the client's terminal through stderr;
   // it works from inside the git directory (enter_repo()), so it names the objects `./objects`.
   repo.warn = (text) => process.stderr.write(text);
