@@ -136,7 +136,9 @@ describe('fetch --all, --dry-run, --no-write-fetch-head', () => {
     assert.equal(state(ours).replaceAll(ours, theirs), state(theirs));
   });
 
-  it('prunes as --[no-]prune, -P, remote.<name>.prune(Tags) and fetch.prune(Tags) say', () => {
+  // An address in a remote's place: -P's tag refspec is then the one refspec, as if given (only
+  // tags fetched, for merging in FETCH_HEAD); beside given refspecs, none.
+  it('prunes as --[no-]prune, -P, remote.<name>.prune(Tags) and fetch.prune(Tags) say, for a remote or an address', () => {
     // Each clone has a tag of its own, and the remote loses a branch and a tag the clones have.
     const moved = (clones: string[]): void => {
       for (const dir of clones) git(dir, ['tag', `mine${n}`]);
@@ -152,6 +154,11 @@ describe('fetch --all, --dry-run, --no-write-fetch-head', () => {
       [['origin', 'main', '-p', '-P'], []],
       [[], [['remote.origin.prune', 'true'], ['fetch.pruneTags', 'true']]],
       [['--no-prune-tags'], [['fetch.prune', 'true'], ['remote.origin.pruneTags', 'true']]],
+      [['--prune-tags', '../src'], []],
+      [['-p', '-P', '../src'], []],
+      [['-p', '../src'], [['fetch.pruneTags', 'true']]],
+      [['-p', '-P', '../src', 'main'], []],
+      [['-p', '-P'], [['branch.main.remote', '../src']]],
     ];
     for (const [args, config] of cases) {
       compare(args, [], config, true, moved);

@@ -68,9 +68,9 @@ export interface FetchOptions {
    */
   readonly prune?: boolean;
   /**
-   * With a configured remote and its own refspecs, also fetch (and with prune, prune) every tag,
-   * as refs/tags/*:refs/tags/*; default remote.<name>.pruneTags, else fetch.pruneTags, else false
-   * (git's --[no-]prune-tags).
+   * Without refspecs given, also fetch (and with prune, prune) every tag, as refs/tags/*:refs/tags/*:
+   * beside a configured remote's own refspecs, or as the one refspec for an address (as if given);
+   * default remote.<name>.pruneTags, else fetch.pruneTags, else false (git's --[no-]prune-tags).
    */
   readonly pruneTags?: boolean;
   /** Fetch every tag (git's --tags). */
@@ -171,13 +171,17 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   }
   const tagMode: TagMode = options.tags ? 'all' : options.noTags ? 'none'
     : remote.tagOpt === '--no-tags' ? 'none' : remote.tagOpt === '--tags' ? 'all' : 'auto';
-  const fromCommandLine = (options.refspecs?.length ?? 0) > 0;
   const pruning = options.prune ?? remote.prune ?? config.getBool('fetch', null, 'prune') ?? false;
-  const specs = (fromCommandLine ? options.refspecs! : remote.fetch).map(parseRefspec);
-  // git's prune_tags_ok: only for a configured remote (remote_is_configured), fetched with its own refspecs.
-  if (!fromCommandLine && remote.origin !== null && (options.pruneTags ?? remote.pruneTags ?? config.getBool('fetch', null, 'prunetags') ?? false)) {
-    specs.push(parseRefspec(TAG_REFSPEC));
+  let given = options.refspecs ?? [];
+  let configured = remote.fetch;
+  // git's fetch_one: prune_tags_ok only without refspecs given; the tag refspec joins a configured
+  // remote's (remote_is_configured) refspecs, else stands in for the command line's.
+  if (given.length === 0 && (options.pruneTags ?? remote.pruneTags ?? config.getBool('fetch', null, 'prunetags') ?? false)) {
+    if (remote.origin !== null) configured = [...configured, TAG_REFSPEC];
+    else given = [TAG_REFSPEC];
   }
+  const fromCommandLine = given.length > 0;
+  const specs = (fromCommandLine ? given : configured).map(parseRefspec);
   const headOnly = specs.length === 0;
   const tagSpec = tagMode === 'all' ? parseRefspec(TAG_REFSPEC) : null;
   const follow = tagMode === 'auto' && specs.some((s) => !s.negative && s.dst !== '');
