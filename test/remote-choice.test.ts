@@ -77,6 +77,40 @@ test('URLs: the first is fetched from, insteadOf and pushInsteadOf, an empty one
   });
 });
 
+test('push -u: a symbolic source followed to its branch, a dry run, sources that are no branch, a detached HEAD', () => {
+  compare({
+    name: 'set-upstream',
+    prepare: [['config', '--unset', 'branch.main.remote'], ['config', '--unset', 'branch.main.merge']],
+    steps: [
+      ['push', '-u', 'origin', 'HEAD:refs/heads/x'], ['config', '--get-regexp', '^branch\\.'], ['push', '-u', 'origin', 'HEAD'],
+      ['push', '-u', 'origin', 'HEAD:other'], ['config', '--get-regexp', '^branch\\.'], ['push', '-u', '--porcelain', 'origin', 'main:refs/heads/p'],
+      ['push', '-u', '-n', 'origin', 'HEAD:refs/heads/y'], ['push', '-u', 'origin', 'HEAD~0:refs/heads/z'], ['push', '-u', 'origin', ':refs/heads/x'],
+      ['push', '-u', '../up.git', 'HEAD:refs/heads/r'], ['config', '--get-regexp', '^branch\\.'],
+    ],
+  });
+  compare({
+    name: 'set-upstream-detached',
+    prepare: [['checkout', '-q', '--detach']],
+    steps: [['push', '-u', 'origin', 'HEAD:refs/heads/d'], ['push', '-u', 'origin', 'HEAD'], ['push', 'origin', 'HEAD']],
+  });
+});
+
+test('push.default: the remote checked before the upstream, one upstream only, push.autoSetupRemote', () => {
+  compare({
+    name: 'push-default',
+    prepare: [['remote', 'add', 'other', '../up.git'], ['config', '--unset', 'branch.main.remote'], ['config', '--unset', 'branch.main.merge']],
+    steps: [
+      ['-c', 'push.default=upstream', 'push', 'other'], ['-c', 'push.default=upstream', 'push', 'origin'],
+      ['-c', 'push.default=upstream', '-c', 'push.autoSetupRemote=true', 'push', 'other'],
+      ['-c', 'branch.main.merge=refs/heads/main', '-c', 'push.default=upstream', 'push', 'origin'],
+      ['-c', 'branch.main.remote=origin', '-c', 'branch.main.merge=refs/heads/main', '-c', 'branch.main.merge=refs/heads/dev', 'push', 'origin'],
+      ['-c', 'branch.main.remote=origin', '-c', 'branch.main.merge=refs/heads/dev', '-c', 'push.default=upstream', 'push', '-n', 'origin'],
+      ['-c', 'push.default=current', '-c', 'push.autoSetupRemote=true', 'push', '-n', 'other'],
+      ['-c', 'push.autoSetupRemote=true', 'push', 'origin'], ['config', '--get-regexp', '^branch\\.'],
+    ],
+  });
+});
+
 test('a bad boolean in any remote stops every command that reads remotes', () => {
   compare({
     name: 'bad-bool',
