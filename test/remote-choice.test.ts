@@ -2,11 +2,13 @@
 // git 2.39 reads remotes (remote.c): the default remote, the legacy remotes/ and branches/ files,
 // the first URL, insteadOf and pushInsteadOf, an address given in a remote's place, bad config.
 // Each case runs in two copies of a clone and its bare source (oracle-copies.ts), git in one.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { assertSameAsGit } from './cli-batch.js';
-import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
+import { GIT_ENV, git, rmrf, tmpDir, TSGIT } from './helpers.js';
 import { compareInCopies, type CopiesCase } from './oracle-copies.js';
 
 const root = fs.realpathSync(tmpDir('tsgit-remote-choice-'));
@@ -109,6 +111,30 @@ test('push.default: the remote checked before the upstream, one upstream only, p
       ['-c', 'push.autoSetupRemote=true', 'push', 'origin'], ['config', '--get-regexp', '^branch\\.'],
     ],
   });
+});
+
+test('what git says as it reads the remotes: a second uploadpack or receivepack, a name from \'/\'; once a process', () => {
+  compare({
+    name: 'config-warnings',
+    prepare: [
+      ['remote', 'add', 'other', '../up.git'], ['config', '--add', 'remote.other.uploadpack', 'git-upload-pack'],
+      ['config', '--add', 'remote.other.uploadpack', 'second'], ['config', '--add', 'remote.other.receivepack', 'git-receive-pack'],
+      ['config', '--add', 'remote.other.receivepack', 'second'], ['config', 'remote./x.URL', '../up.git'], ['config', 'remote./x.fetch', 'x'],
+    ],
+    steps: [
+      ['fetch'], ['fetch', 'other'], ['fetch', '--all'], ['ls-remote', '--get-url'], ['ls-remote', 'other'], ['push', '-n', 'other', 'main'],
+      ['rev-parse', '@{u}', 'main@{u}'], ['remote'], ['remote', 'add', 'third', '../up.git'], ['remote', 'remove', 'third'], ['remote', 'update'],
+    ],
+  });
+  // clone reads the new repository's remotes once, the command line's config among them.
+  const clones = path.join(root, 'clones');
+  fs.mkdirSync(clones);
+  const args = ['-c', 'remote./y.url=z', '-c', 'remote.origin.uploadpack=git-upload-pack', '-c', 'remote.origin.uploadpack=second', 'clone', '-q', '--bare', path.join(template, 'up.git')];
+  const theirs = spawnSync('git', [...args, 'git.git'], { cwd: clones, env: GIT_ENV, encoding: 'utf8' });
+  const ours = spawnSync(process.execPath, [TSGIT, ...args, 'tsgit.git'], { cwd: clones, env: GIT_ENV, encoding: 'utf8' });
+  assert.equal(ours.status, theirs.status, ours.stderr);
+  assert.equal(ours.stderr, theirs.stderr);
+  assert.match(ours.stderr, /^warning: config remote shorthand cannot begin with '\/': \/y\.url\nerror: more than one uploadpack given, using the first\n$/);
 });
 
 test('a bad boolean in any remote stops every command that reads remotes', () => {

@@ -35,7 +35,7 @@ import { checkRemoteRefNames, mapRefs, type MappedRef } from './refspec.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { boundaryHere, readShallow, updateShallow } from './shallow-file.js';
 import { fetchKeepsFrom, receivedFsck, storePack, type PackStored } from './store-pack.js';
-import { remoteGet, validRemoteName } from '../repository/remotes.js';
+import { remoteConfigWarnings, remoteGet, validRemoteName } from '../repository/remotes.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
 export interface CloneOptions {
@@ -184,7 +184,9 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     if (options.sparse) initSparseCheckout(gitDir, bare);
 
     // As git's clone: the stored URL is the one given, the one used is remote_get's first (which
-    // has url.<base>.insteadOf applied); and the protocol must be allowed (protocol.<name>.allow).
+    // has url.<base>.insteadOf applied, and reads the remotes, saying what git says of them); and
+    // the protocol must be allowed (protocol.<name>.allow).
+    for (const text of remoteConfigWarnings(config)) log(text);
     const fetchUrl = parseRemoteUrl(remoteGet(config, gitDir, origin).urls[0]!, cwd);
     checkProtocolAllowed(config, env, fetchUrl);
     const connectOptions = { ...connectOptionsFromConfig(config, env), ...options.transport };

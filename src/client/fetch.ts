@@ -160,7 +160,7 @@ function interrupted(): GitError {
 export async function fetch(repo: Repository, options: FetchOptions = {}): Promise<FetchResult> {
   const env = options.env ?? process.env;
   const log = options.log ?? (() => {});
-  const config = repo.loadConfig(env);
+  const config = repo.remotesConfig(env);
   const refStore = repo.openRefs(env);
   const headRef = refStore.headTarget();
   const currentBranch = headRef?.startsWith('refs/heads/') ? headRef.slice(11) : null;

@@ -3,7 +3,8 @@
 // submodule code alone has its own default remote, as git's submodule--helper has (superproject.ts).
 // Each remote.<name>.* variable (in any config file, in the order they first appear)
 // makes a remote: url, pushurl, fetch and push add to lists, uploadpack and receivepack keep their
-// first value, the booleans and tagOpt their last. URLs are rewritten as git's alias_all_urls
+// first value (git says so of a second), the booleans and tagOpt their last; a name starting with
+// '/' makes none (git warns of each of its variables). URLs are rewritten as git's alias_all_urls
 // rewrites them: url.<base>.insteadOf on every URL and push URL; and when a remote has no push
 // URL, each URL that url.<base>.pushInsteadOf rewrites becomes one. A remote looked up by a name
 // the config gives no URL reads the legacy remotes/ and branches/ files (remote-files.ts), and
@@ -45,23 +46,30 @@ type Draft = { -readonly [K in keyof Remote]: Remote[K] };
 /** url.<base>.insteadOf (or pushInsteadOf): each base with its prefixes, in the order git meets them. */
 type Rewrites = Map<string, string[]>;
 
-/** What git's read_config gathers: the remotes, raw (URLs not yet rewritten), and the rewrites. */
+/**
+ * What git's read_config gathers: the remotes, raw (URLs not yet rewritten), the rewrites, and
+ * what git says as it reads them (stderr lines, in the config's order).
+ */
 interface RemoteState {
   remotes: Map<string, Draft>;
   rewrites: Rewrites;
   pushRewrites: Rewrites;
+  warnings: string[];
 }
 
 function readState(config: Config): RemoteState {
-  const state: RemoteState = { remotes: new Map(), rewrites: new Map(), pushRewrites: new Map() };
+  const state: RemoteState = { remotes: new Map(), rewrites: new Map(), pushRewrites: new Map(), warnings: [] };
   for (const e of config.list()) {
     if (e.section === 'url' && e.subsection !== null && (e.key === 'insteadof' || e.key === 'pushinsteadof')) {
       const rewrites = e.key === 'insteadof' ? state.rewrites : state.pushRewrites;
       const prefixes = rewrites.get(e.subsection) ?? [];
       rewrites.set(e.subsection, [...prefixes, valueOf(e)]);
     }
-    // git ignores a remote whose name starts with '/' (with a warning this leaves out).
-    if (e.section !== 'remote' || e.subsection === null || e.subsection.startsWith('/')) continue;
+    if (e.section !== 'remote' || e.subsection === null) continue;
+    if (e.subsection.startsWith('/')) {
+      state.warnings.push(`warning: config remote shorthand cannot begin with '/': ${e.subsection}.${e.key}\n`);
+      continue;
+    }
     let r = state.remotes.get(e.subsection);
     if (!r) state.remotes.set(e.subsection, r = draft(e.subsection));
     r.origin = 'config';
@@ -71,8 +79,8 @@ function readState(config: Config): RemoteState {
       case 'pushurl': r.pushUrls.push(valueOf(e)); break;
       case 'fetch': r.fetch.push(valueOf(e)); break;
       case 'push': r.push.push(valueOf(e)); break;
-      case 'uploadpack': r.uploadPack ??= valueOf(e); break;
-      case 'receivepack': r.receivePack ??= valueOf(e); break;
+      case 'uploadpack': r.uploadPack = firstProgram(state, r.uploadPack, e); break;
+      case 'receivepack': r.receivePack = firstProgram(state, r.receivePack, e); break;
       case 'tagopt': if (e.value === '--tags' || e.value === '--no-tags') r.tagOpt = e.value; break;
       case 'mirror': r.mirror = bool(e); break;
       case 'prune': r.prune = bool(e); break;
@@ -88,6 +96,14 @@ function draft(name: string): Draft {
     name, urls: [], pushUrls: [], fetch: [], push: [], tagOpt: null, uploadPack: null, receivePack: null,
     mirror: false, prune: null, pruneTags: null, skipFetchAll: false, origin: null, inRepo: false,
   };
+}
+
+/** remote.<name>.uploadpack or .receivepack: git keeps the first value, and says so of another. */
+function firstProgram(state: RemoteState, kept: string | null, e: ConfigEntry): string {
+  const program = valueOf(e);
+  if (kept === null) return program;
+  state.warnings.push(`error: more than one ${e.key} given, using the first\n`);
+  return kept;
 }
 
 /** A variable git reads as a string, which must have a value (git's config_error_nonbool). */
@@ -132,6 +148,14 @@ function aliased(state: RemoteState, raw: Draft): Draft {
     else r.urls.push(alias(url, state.rewrites) ?? url);
   }
   return r;
+}
+
+/**
+ * What git says as it reads the remotes in `config` (remote.c handle_config), once a process: a
+ * second remote.<name>.uploadpack or receivepack, a remote named from '/'.
+ */
+export function remoteConfigWarnings(config: Config): string[] {
+  return readState(config).warnings;
 }
 
 /** Every remote the config names, in the order git's for_each_remote gives them. */

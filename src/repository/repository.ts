@@ -10,6 +10,7 @@ import { DeltaBaseCache } from '../odb/delta-base-cache.js';
 import { ObjectDatabase } from '../odb/database.js';
 import { checkRefPath, FileRefStore, type RefStore, type ResolvedRef } from '../refs/index.js';
 import { priorCheckout, reflogAt } from './reflog-at.js';
+import { remoteConfigWarnings } from './remotes.js';
 import { upstreamOf } from './upstream.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
@@ -108,6 +109,22 @@ export class Repository {
   loadConfig(env: NodeJS.ProcessEnv = process.env, { includes = true } = {}): Config {
     return Config.loadSync(this.gitDir, { global: true, env, namedCommonDir: this.namedCommonDir, includes });
   }
+
+  /**
+   * The configuration as loadConfig reads it, for a command that reads the remotes in it. The
+   * first such read says, where this repository's warnings go, what git's remote.c says as it
+   * reads them (remoteConfigWarnings): git reads them once a process.
+   */
+  remotesConfig(env: NodeJS.ProcessEnv = process.env): Config {
+    const config = this.loadConfig(env);
+    if (!this.remotesRead) {
+      this.remotesRead = true;
+      for (const text of remoteConfigWarnings(config)) this.warn?.(text);
+    }
+    return config;
+  }
+
+  private remotesRead = false;
 
   get config(): Config {
     return this._config ??= Config.loadSync(this.gitDir, { namedCommonDir: this.namedCommonDir });

@@ -11,13 +11,14 @@ import type { Repository } from './repository.js';
  * checked out), or git's error for why there is none.
  */
 export function upstreamOf(repo: Repository, branch: string, env: NodeJS.ProcessEnv = process.env): string {
+  // git's branch_get reads the remotes first, whatever it then finds.
+  const config = repo.remotesConfig(env);
   let name = branch;
   if (name === '' || name === 'HEAD') {
     const head = repo.refs.headTarget();
     if (!head?.startsWith('refs/heads/')) throw new GitError('refs', 'no-upstream', 'HEAD does not point to a branch');
     name = head.slice('refs/heads/'.length);
   }
-  const config = repo.loadConfig(env);
   const remote = config.get('branch', name, 'remote');
   const merge = remote === undefined ? undefined : config.getAll('branch', name, 'merge')[0];
   if (remote === undefined || merge === undefined) {

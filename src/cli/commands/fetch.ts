@@ -7,7 +7,7 @@
 // those and exits 0) or the remote did not send everything the refs need. SIGINT, SIGTERM and
 // SIGHUP stop it with no ref changed.
 import { emptyFetchHead, fetch, type FetchOptions } from '../../client/fetch.js';
-import { configuredRemotes, defaultRemote } from '../../repository/remotes.js';
+import { configuredRemotes, defaultRemote, remoteConfigWarnings } from '../../repository/remotes.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { addFilter, parseFilterSpec, type FilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
@@ -120,7 +120,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     return 1;
   });
   if (all && rest.length) throw new GitError('cli', 'usage', rest.length === 1 ? 'fetch --all does not take a repository argument' : 'fetch --all does not make sense with refspecs');
-  const config = repo.loadConfig(ctx.env);
+  const config = repo.remotesConfig(ctx.env);
   const head = repo.refs.headTarget();
   // The remotes git fetches one by one: --all's (but those with remote.<name>.skipFetchAll), or
   // none where a bare fetch finds no remote to default to (git's remote_get(NULL) giving none).
@@ -150,6 +150,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     let status = 0;
     for (const name of names) {
       if (!quiet) writeAll(1, Buffer.from(`Fetching ${name}\n`));
+      // Each of git's fetch processes reads the remotes anew, and says so again.
+      for (const text of remoteConfigWarnings(config)) run.stderr(text);
       let code: number;
       try {
         code = await one(run, name, [], {

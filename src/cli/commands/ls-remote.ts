@@ -4,7 +4,7 @@
 // "<ref>^{}", and with --symref a "ref: <target>\t<ref>" line before each symbolic ref.
 import path from 'node:path';
 import { lsRemote, refMatcher } from '../../client/ls-remote.js';
-import { defaultRemote, remoteGet } from '../../repository/remotes.js';
+import { defaultRemote, remoteConfigWarnings, remoteGet } from '../../repository/remotes.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../../client/transport-config.js';
 import { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
@@ -55,6 +55,8 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
   const gitDir = findGitDir(ctx);
   const order = sorting.length ? refOrder(sorting, gitDir !== null) : null;
   const config = Config.loadSync(gitDir ?? path.join(ctx.cwd, '.git'), { global: true, env: ctx.env });
+  // What git says as it reads the remotes, which ls-remote does once.
+  for (const text of remoteConfigWarnings(config)) process.stderr.write(text);
   const dest = rest.shift();
   // Outside a repository the global and command-line configuration still name remotes, and
   // rewrite and police URLs; only the legacy remotes/ and branches/ files are not read.

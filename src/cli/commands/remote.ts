@@ -99,7 +99,7 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
   const [subcommand, ...words] = rest;
   if (subcommand === undefined) return list(ctx, verbose);
   const repo = ctx.repository();
-  const config = repo.loadConfig(ctx.env);
+  const config = repo.remotesConfig(ctx.env);
   const setup: RemoteSetup = { ctx, repo, config, file: config.path };
   switch (subcommand) {
     case 'add': return add(setup, words, verbose);
@@ -168,6 +168,8 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
         throw new GitError('cli', 'unsupported', 'tsgit remote update fetches every remote only (no remotes, groups or remotes.default)');
       }
       const { default: fetch } = await import('./fetch.js');
+      // git's remote update reads no remotes itself, its fetch does: the read above (and what it
+      // said of them) stands for that fetch's, in this repository.
       return fetch(ctx, [...prune === null ? [] : [prune ? '--prune' : '--no-prune'], ...verbose ? ['-v'] : [], '--all']);
     }
     case 'show':
@@ -208,7 +210,7 @@ class HelpShown extends Error {}
 /** `remote` and `remote -v`: every configured remote, sorted, with its fetch URL and push URLs when verbose. */
 function list(ctx: CommandContext, verbose: boolean): number {
   const entries: [string, string | null][] = [];
-  for (const r of configuredRemotes(ctx.repository().loadConfig(ctx.env))) {
+  for (const r of configuredRemotes(ctx.repository().remotesConfig(ctx.env))) {
     entries.push([r.name, r.urls.length > 0 ? `${r.urls[0]} (fetch)` : null]);
     for (const u of r.pushUrls.length > 0 ? r.pushUrls : r.urls) entries.push([r.name, `${u} (push)`]);
   }

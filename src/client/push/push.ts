@@ -84,7 +84,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const env = options.env ?? process.env;
   const log = options.log ?? (() => {});
   const out = options.out ?? (() => {});
-  const config = repo.loadConfig(env);
+  const config = repo.remotesConfig(env);
   const refStore = repo.openRefs(env, config);
   const headRef = refStore.headTarget();
   const branch = headRef?.startsWith('refs/heads/') ? headRef.slice(11) : null;
