@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
+import zlib from 'node:zlib';
 import { toHex } from '../src/core/oid.js';
 import type { Bitset } from '../src/pack/bitmap/bitset.js';
 import { PackBitmap } from '../src/pack/bitmap/read.js';
@@ -213,5 +214,71 @@ test('a bare repository gets a bitmap by default; repack.writeBitmaps=false turn
     assert.match(r.stderr.toString(), /only "repack -a" is supported/);
   } finally {
     rmrf(dir);
+  }
+});
+
+// A stored entry whose CRC no longer matches its .idx (a byte of its data damaged): git's
+// pack-objects says so as it would reuse it, and again as it reads the object afresh (checking
+// CRCs, since it writes a pack file), taking another copy, loose or in a second pack, and writing
+// it anew; with no other copy it dies. tsgit says what git says and ends as git does.
+test('a reused entry that fails its CRC is written afresh from another copy, with git\'s errors; with none, git\'s fatal', () => {
+  const base = makeRepo(8);
+  const root = tmpDir('tsgit-repack-crc-');
+  try {
+    git(base, ['repack', '-a', '-d', '-q']);
+    const idxName = fs.readdirSync(packDir(base)).find(n => n.endsWith('.idx'))!;
+    // The largest whole (undeltified) blob, damaged in the middle of its entry.
+    const [id, , , inPack, offset] = git(base, ['verify-pack', '-v', path.join(packDir(base), idxName)]).split('\n')
+      .map(l => l.split(/\s+/)).filter(f => f.length === 5 && f[1] === 'blob')
+      .sort((a, b) => Number(b[3]) - Number(a[3]))[0]!;
+    const content = Buffer.from(git(base, ['cat-file', 'blob', id!]));
+    const cases: Record<string, (dir: string) => void> = {
+      // git's hash-object writes no loose copy of a packed object: written by hand.
+      loose: (dir) => {
+        const file = path.join(dir, '.git', 'objects', id!.slice(0, 2), id!.slice(2));
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, zlib.deflateSync(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content])));
+      },
+      // A second pack, older, so that the damaged copy is the one found first.
+      'second pack': (dir) => {
+        git(dir, ['pack-objects', '-q', path.join(packDir(dir), 'pack')], `${id}\n`);
+        for (const n of fs.readdirSync(packDir(dir))) {
+          const when = n.startsWith(idxName.slice(0, -4)) ? new Date('2030-01-01') : new Date('2020-01-01');
+          fs.utimesSync(path.join(packDir(dir), n), when, when);
+        }
+      },
+      none: () => {},
+    };
+    for (const [name, otherCopy] of Object.entries(cases)) {
+      const [ours, theirs] = ['tsgit', 'git'].map((tool) => {
+        const dir = path.join(root, `${name}-${tool}`);
+        fs.cpSync(base, dir, { recursive: true });
+        otherCopy(dir);
+        const pack = path.join(packDir(dir), idxName.replace(/\.idx$/, '.pack'));
+        fs.chmodSync(pack, 0o644);
+        const bytes = fs.readFileSync(pack);
+        bytes[Number(offset) + Math.floor(Number(inPack) / 2)]! ^= 0xff;
+        fs.writeFileSync(pack, bytes);
+        return dir;
+      }) as [string, string];
+      const t = tsgit(ours, ['repack', '-a', '-d']);
+      const g = spawnSync('git', ['repack', '-a', '-d'], { cwd: theirs, env: GIT_ENV });
+      assert.equal(t.status, g.status, `${name}: ${t.stderr}`);
+      assert.equal(t.stderr.toString(), g.stderr.toString(), name);
+      const crc = `error: bad packed object CRC for ${id}\n`;
+      if (name === 'none') {
+        assert.equal(t.status, 128);
+        assert.equal(t.stderr.toString(), `${crc}${crc}fatal: packed object ${id} (stored in .git/objects/pack/${idxName.replace(/\.idx$/, '.pack')}) is corrupt\n`);
+        continue;
+      }
+      assert.equal(t.stderr.toString(), `${crc}${crc}`, name);
+      assert.equal(git(ours, ['fsck', '--full', '--no-dangling']), '', name);
+      assert.equal(fs.readdirSync(packDir(ours)).filter(n => n.endsWith('.pack')).length, 1, name);
+      assert.equal(countObjects(ours).count, 0, `${name}: no loose objects`);
+      assert.equal(git(ours, ['cat-file', 'blob', id!]), content.toString());
+    }
+  } finally {
+    rmrf(base);
+    rmrf(root);
   }
 });

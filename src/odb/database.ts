@@ -574,10 +574,20 @@ export class ObjectDatabase implements ObjectStore {
     this.trace.pack = 0;
     this.trace.baseOffset = -1;
     if (recovered) return recovered;
+    return this.readOtherCopy(pack, oid, off, transient, e);
+  }
+
+  readPastBadCrc(pack: StoredPack, oid: Uint8Array, off = 0): RawObject {
+    this.shared.warn?.(`error: bad packed object CRC for ${toHex(oid, off)}\n`);
+    return this.readOtherCopy(pack, oid, off, false);
+  }
+
+  /** The object from a copy other than the one in `pack`, which is marked bad; none: it is corrupt. */
+  private readOtherCopy(pack: StoredPack, oid: Uint8Array, off: number, transient: boolean, cause?: unknown): RawObject {
     this.markBad(pack, oid, off);
     const other = this.read(oid, off, transient);
     if (other) return other;
-    throw new CorruptError('odb', `packed object ${toHex(oid, off)} (stored in ${this.shownPack(pack)}) is corrupt`, { cause: e });
+    throw new CorruptError('odb', `packed object ${toHex(oid, off)} (stored in ${this.shownPack(pack)}) is corrupt`, cause === undefined ? {} : { cause });
   }
 
   /** What readRecovering() needs of this database, made once. */

@@ -78,6 +78,13 @@ export interface ObjectStore {
   /** Every pack lookups search, those of the stores behind this one (alternates) included. */
   allPacks(): StoredPack[];
   locate(oid: Uint8Array, off?: number): ObjectLocation | null;
+  /**
+   * The object, passing over its copy in `pack`, whose entry fails the CRC its .idx records (as
+   * a pack writer found): git's unpack_entry, which checks CRCs while pack-objects writes a pack
+   * file, says "bad packed object CRC for <id>", marks that copy bad and reads another; with none,
+   * git's "packed object <id> (stored in <pack>) is corrupt".
+   */
+  readPastBadCrc(pack: StoredPack, oid: Uint8Array, off?: number): RawObject;
   /** The object stored at `offset` of `pack`, its delta chain resolved; `transient` as for read(). */
   readPacked(pack: StoredPack, offset: number, transient?: boolean): RawObject;
   infoPacked(pack: StoredPack, offset: number): ObjectInfo;

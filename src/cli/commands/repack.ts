@@ -72,6 +72,7 @@ export default async function repackCommand(ctx: CommandContext, args: string[])
     compression: config.getInt('pack', null, 'compression') ?? config.getInt('core', null, 'compression'),
     threads,
     progress: progressIf(showProgress),
+    warn: (text) => process.stderr.write(text),
   });
   if (result.packHash === null) {
     if (!quiet) writeAll(1, Buffer.from('Nothing new to pack.\n'));

@@ -39,6 +39,8 @@ export interface RepackOptions {
   /** Threads for indexing the new pack. */
   threads?: number;
   progress?: Progress;
+  /** Told what git's pack-objects says as it writes the pack (a stored entry that fails its CRC). */
+  warn?: (text: string) => void;
 }
 
 export interface RepackResult {
@@ -75,7 +77,7 @@ export async function repack(odb: ObjectDatabase, refs: RefStore, options: Repac
   const packed: PackIndex[] = [...kept];
   if (found.objects.length > 0) {
     const written = await writeTempPack(odb, packDir, found.contents,
-      { ofsDelta: true, progress: options.progress, compression: options.compression }, options.threads);
+      { ofsDelta: true, progress: options.progress, compression: options.compression, warn: options.warn }, options.threads);
     const s = written.stats;
     Object.assign(result, { objects: s.total, deltas: s.deltas, reused: s.reused, reusedDeltas: s.reusedDeltas });
     const installed = installPack(packDir, written, (pack, idx) => {

@@ -18,9 +18,6 @@ import type { StoredPack } from '../../odb/object-store.js';
 import { MAX_ENTRY_HEADER } from '../../pack/entry-header-encode.js';
 import { PackOrder, positionOfOffset } from '../../pack/bitmap/pack-order.js';
 
-/** What a layout reads of a stored pack: its .pack and .idx. */
-export type PackEntries = Pick<StoredPack, 'file' | 'index'>;
-
 /** deltaBase() codes: not read yet, a whole object, a delta whose base is not in this pack. */
 const UNREAD = 0;
 const WHOLE = 1;
@@ -37,10 +34,10 @@ export class PackLayout {
   /** Length of the entry header that header() parsed last. */
   headerLength = 0;
 
-  constructor(readonly pack: PackEntries, readonly order: PackOrder) {}
+  constructor(readonly pack: StoredPack, readonly order: PackOrder) {}
 
   /** With the order from the pack's .rev, or sorted from its .idx. */
-  static of(pack: PackEntries): PackLayout {
+  static of(pack: StoredPack): PackLayout {
     return new PackLayout(pack, PackOrder.forIndex(pack.index));
   }
 

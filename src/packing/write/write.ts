@@ -5,7 +5,8 @@
 //      (so an OFS_DELTA can point back at it), or the delta names a base the receiver already has
 //      (thin pack, REF_DELTA); stored REF_DELTAs become OFS_DELTAs when the receiver takes them;
 //      copied bytes are checked against the .idx CRC first when the pack goes to a file, as git
-//      does (not when it streams to a receiver, which checks every object's id itself);
+//      does (not when it streams to a receiver, which checks every object's id itself), and an
+//      entry that fails is reported (options.warn) and written afresh from another copy;
 //      everything else (loose objects, deltas whose base is not available) is compressed once,
 //      or, in a thin pack, made a delta against another version of its path the receiver has
 //      when the enumeration names some (PackContents.similarHad), or, when the enumeration gives
@@ -21,7 +22,7 @@ import { CorruptError, GitError, NotFoundError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { deflaterFor, type Deflater } from '../../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, type RawObject } from '../../object/type.js';
-import type { ObjectStore } from '../../odb/object-store.js';
+import type { ObjectStore, StoredPack } from '../../odb/object-store.js';
 import type { OidMap } from '../../walk/oid-map.js';
 import type { ByteView, PackFile } from '../../pack/pack-file.js';
 import { EntryHeader } from '../../pack/entry-header.js';
@@ -29,7 +30,7 @@ import { crc32 } from '../../core/crc32.js';
 import type { Progress, ProgressMeter } from '../../core/progress.js';
 import { createDelta } from '../../pack/delta-encode.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from '../../pack/entry-header-encode.js';
-import { PackLayout, type PackEntries } from './pack-layout.js';
+import { PackLayout } from './pack-layout.js';
 import type { PackPrefix } from './reuse.js';
 import { PackStream, type ChunkSink, type PackStreamOptions } from './stream.js';
 
@@ -95,9 +96,12 @@ export interface PackWriteOptions extends PackStreamOptions {
    * Check each stored entry against the CRC its .idx records before copying it (default true).
    * git's pack-objects checks only when it writes a pack file (not with --stdout): a receiver
    * inflates and hashes every object anyway, so a damaged entry cannot pass there, and for a full
-   * clone the check is a CRC over the whole pack.
+   * clone the check is a CRC over the whole pack. One that fails is written afresh from another
+   * copy (ObjectStore.readPastBadCrc).
    */
   checkReused?: boolean;
+  /** Told what git's pack-objects says as it writes (an entry that fails its CRC), as stderr lines. */
+  warn?: (text: string) => void;
 }
 
 export interface PackWriteStats {
@@ -145,10 +149,10 @@ const GO_ON = 0, WAIT = 1, LONG = 2;
 type WriteResult = typeof GO_ON | typeof WAIT | typeof LONG;
 
 /** The rest of a long entry: bytes in memory, or a range of a pack file. */
-type LongEntry = { buf: Uint8Array; pos: number; end: number } | { file: PackEntries['file']; pos: number; end: number };
+type LongEntry = { buf: Uint8Array; pos: number; end: number } | { file: StoredPack['file']; pos: number; end: number };
 
 interface PackSlot {
-  pack: PackEntries;
+  pack: StoredPack;
   layout: PackLayout | null;
 }
 
@@ -353,7 +357,7 @@ class PackWriter {
     if (this.toCompress > 0 && !this.options.writingProgress) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
   }
 
-  private slotFor(pack: PackEntries, layout: PackLayout | null = null): number {
+  private slotFor(pack: StoredPack, layout: PackLayout | null = null): number {
     let s = this.slotOf.get(pack.file.path);
     if (s === undefined) {
       s = this.slots.length;
@@ -483,6 +487,7 @@ class PackWriter {
 
   private writeOne(idx: number): WriteResult {
     const at = this.stream.offset;
+    let o: RawObject | null = null;
     this.written[idx] = at;
     this.stats.total++;
     if (this.plan[idx] !== PLAN_COMPRESS) {
@@ -501,8 +506,11 @@ class PackWriter {
         return this.copyFrom(idx, view, this.offset[idx]! + this.headerLength[idx]!);
       }
       this.plan[idx] = PLAN_COMPRESS;
+      // Its CRC failed: as git reads it afresh, checking CRCs, the same entry fails again and
+      // another copy serves.
+      o = this.odb.readPastBadCrc(this.slots[this.slot[idx]!]!.pack, this.ids.keys, idx * OID_BYTES);
     }
-    const o = this.odb.read(this.ids.keys, idx * OID_BYTES);
+    o ??= this.odb.read(this.ids.keys, idx * OID_BYTES);
     if (!o) throw new NotFoundError('pack', `cannot pack object ${toHex(this.ids.keys, idx * OID_BYTES)}: it disappeared`);
     this.stats.compressed++;
     this.compressMeter?.update(this.stats.compressed);
@@ -627,7 +635,8 @@ class PackWriter {
       }
       if (crc === expected) return pack.file.read(start, 1);
     }
-    process.emitWarning(`${pack.file.path}: bad packed object CRC for ${toHex(this.ids.keys, idx * OID_BYTES)} at offset ${start}; compressing it afresh`);
+    // git's write_reuse_object; git's repack passes it on to stderr.
+    this.options.warn?.(`error: bad packed object CRC for ${toHex(this.ids.keys, idx * OID_BYTES)}\n`);
     return null;
   }
 }
