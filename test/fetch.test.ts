@@ -153,6 +153,20 @@ for (const version of [0, 2] as const) {
 }
 
 describe('fetch details', () => {
+  test('a URL with a user name and password: FETCH_HEAD and the report name it without them, as git', async () => {
+    const http = servers.transports.find((x) => x.name === 'http-backend')!;
+    const t = { ...http, url: (repo: string) => http.url(repo).replace('://', '://someone:secret@') };
+    const server = path.join(root, 'userinfo.git');
+    makeServerRepo(server);
+    const pair = await Pair.clone(t, 2, 'userinfo.git', 'userinfo');
+    addCommits(server, 'main', 1);
+    const report = await pair.fetch([]);
+    assert.match(report, /^From http:\/\/127\.0\.0\.1:/);
+    const fetchHead = fs.readFileSync(path.join(pair.ours, '.git', 'FETCH_HEAD'), 'utf8');
+    assert.ok(fetchHead.length > 0 && !/someone|secret/.test(fetchHead + report), fetchHead + report);
+    pair.cleanup();
+  });
+
   test('refspecs on the command line, --tags, --no-tags, a rejected non-fast-forward, and a rejected tag update', async () => {
     const t = servers.transports.find((x) => x.name === 'file')!;
     for (const version of [0, 2] as const) {

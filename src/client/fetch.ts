@@ -16,7 +16,7 @@ import { deepens, INFINITE_DEPTH, NO_DEEPEN, type FilterSpec, type HistoryShape 
 import type { RefStore } from '../refs/index.js';
 import { checkedOutBranches } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
-import { parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
+import { anonymizeUrl, parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
 import { isAncestor } from './ancestry.js';
 import { incompleteTips, missingHistory, refuseIfMissing } from './connected.js';
 import { fetchPack, type ShallowLines } from './fetch-pack.js';
@@ -199,7 +199,10 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   if ((options.fetchHead ?? 'write') === 'write' && !options.dryRun) emptyFetchHead(repo.gitDir);
   const remoteUrl = parseRemoteUrl(url, options.cwd ?? process.cwd());
   checkProtocolAllowed(config, env, remoteUrl);
-  const shown = fetchHeadUrl(url);
+  // Shown and stored in FETCH_HEAD without its user name and password, as git's
+  // store_updated_refs does.
+  const anonymous = anonymizeUrl(url);
+  const shown = fetchHeadUrl(anonymous);
   const fsck = receivedFsck(config, repo.gitDir, options.strict);
   // A partial clone's new history may point at objects the filter left out, fetched or not:
   // index-pack cannot tell those from objects that should have come, the walk of connected.ts can.
@@ -312,7 +315,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     const unchecked = targets.filter((t) => !t.rejectedShallow && !checked.has(t.remote.oid)).map((t) => t.remote.oid);
     refuseIfMissing(missingHistory(repo, refStore, unchecked, {
       shallow: shallowSet, deepening: false, promisor: partial, closedPacks: stored.filter((p) => p.closed).map((p) => p.name),
-    }), remoteUrl.display, log);
+    }), anonymous, log);
     // The report: ref lines, and warnings where git prints them among the lines.
     const dryRun = options.dryRun ?? false;
     const entries: (RefLine | string)[] = pruning ? prune(refStore, refs, specs, targets, dryRun) : [];
@@ -349,7 +352,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       const backfill = [...followed, ...more].sort((a, b) => (a.local! < b.local! ? -1 : a.local! > b.local! ? 1 : 0));
       for (const t of backfill) entries.push(updateRef(repo, refStore, t, { force: false, shallow: shallowSet, action, abbrev, dryRun }));
     }
-    if (options.fetchHead !== 'none' && !dryRun) writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), url, options.fetchHead === 'append');
+    if (options.fetchHead !== 'none' && !dryRun) writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), anonymous, options.fetchHead === 'append');
     for (const p of stored) p.unlock();
     options.signal?.removeEventListener('abort', onAbort);
 

@@ -21,7 +21,7 @@ import { connectSsh } from './ssh.js';
 import type { RemoteUrl } from './url.js';
 
 export * from './connection.js';
-export { parseRemoteUrl, redact, type RemoteUrl } from './url.js';
+export { anonymizeUrl, parseRemoteUrl, redact, type RemoteUrl } from './url.js';
 export { sshInvocation } from './ssh.js';
 export { shellQuote } from '../core/shell.js';
 export { formatDaemonRequest } from './git-daemon.js';

@@ -184,3 +184,23 @@ export function redact(url: URL): string {
   copy.password = '';
   return copy.href;
 }
+
+/**
+ * `url` without the user name and password git strips before it shows or stores a URL (git's
+ * transport_anonymize_url): FETCH_HEAD, fetch's "From" line and its errors. A local path, a URL
+ * whose '@' comes after the path starts, or a scheme git would not take is kept as it is.
+ */
+export function anonymizeUrl(url: string): string {
+  const at = url.indexOf('@');
+  if (isLocalNotSsh(url) || at < 0) return url;
+  const rest = url.slice(at + 1);
+  const scheme = url.indexOf('://');
+  if (scheme < 0) {
+    // Only "user@host:path" has a user to strip.
+    return rest.includes(':') ? rest : url;
+  }
+  if (!/^[A-Za-z0-9+.-]*$/.test(url.slice(0, scheme))) return url;
+  const slash = url.indexOf('/', scheme + 3);
+  if (slash >= 0 && slash < at) return url;
+  return url.slice(0, scheme + 3) + rest;
+}
