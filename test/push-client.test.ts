@@ -100,6 +100,19 @@ describe('tsgit push to git-core and tsgit servers, against git push', () => {
     });
   }
 
+  test('over ssh with a user in the URL: the To line names the remote without it, as git', async () => {
+    const repos = pairs.get('ssh')!;
+    const env = { ...GIT_ENV, GIT_SSH_COMMAND: ssh.command };
+    const said = async (cmd: string, pre: string[], repo: string): Promise<string> => {
+      const r = await runAsync(cmd, [...pre, 'push', '--porcelain', `ssh://someone@localhost${repo}`, 'main'], work, env);
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.split(repo).join('<repo>');
+    };
+    const theirs = await said('git', [], repos.git);
+    assert.match(theirs, /^To ssh:\/\/localhost<repo>\n/);
+    assert.equal(await said(process.execPath, [TSGIT], repos.ts), theirs);
+  });
+
   test('to tsgit receive-pack: --atomic with one failing ref, --force-with-lease stale, tags, --delete, dry run', async () => {
     const repos = pairs.get('tsgit')!;
     const url = (r: string) => r;

@@ -15,7 +15,7 @@ import { readRefAdvertisement, findCapability, FLUSH_PKT, type AdvertisedRef } f
 import { firstPacket } from '../session.js';
 import { checkRefPath, type RefStore } from '../../refs/index.js';
 import type { Repository } from '../../repository/repository.js';
-import { connect, parseRemoteUrl, type ConnectOptions } from '../../transport/index.js';
+import { anonymizeUrl, connect, parseRemoteUrl, type ConnectOptions } from '../../transport/index.js';
 import { isAncestor } from '../ancestry.js';
 import { abbrevLength } from '../fetch-report.js';
 import { peeledValue } from '../peel.js';
@@ -126,7 +126,9 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
   options: PushOptions, connectOptions: ConnectOptions, headRef: string | null, log: (t: string) => void, out: (t: string) => void,
 ): Promise<PushResult> {
   const remoteUrl = parseRemoteUrl(url, options.cwd ?? process.cwd());
-  if (options.verbose) log(`Pushing to ${remoteUrl.display}\n`);
+  // Said without its user name and password, as git's push says it (transport_anonymize_url).
+  const shown = anonymizeUrl(url);
+  if (options.verbose) log(`Pushing to ${shown}\n`);
   checkProtocolAllowed(config, connectOptions.env ?? process.env, remoteUrl);
   const conn = await connect(remoteUrl, connectOptions);
   const onAbort = () => conn.abort();
@@ -149,7 +151,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     const { targets, errors } = matchPushRefs(repo, local, remoteRefs, specs, options.force ?? false, (options.prune ?? false) || (options.mirror ?? false));
     if (errors.length > 0) {
       for (const e of errors) log(`error: ${e}\n`);
-      throw new PushFailed(`failed to push some refs to '${remoteUrl.display}'`);
+      throw new PushFailed(`failed to push some refs to '${shown}'`);
     }
     if (options.followTags) targets.push(...tagsToFollow(repo, local, remoteRefs, targets));
     const tracking = (dst: string) => trackingRef(remote, dst);
@@ -163,7 +165,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
       // Nothing is sent: the server is told the push is over, as git's disconnect does.
       if (!conn.stateless) await conn.send(FLUSH_PKT);
       await conn.close();
-      throw new PushFailed(`failed to push some refs to '${remoteUrl.display}'`);
+      throw new PushFailed(`failed to push some refs to '${shown}'`);
     }
     const haves = adv.refs.filter((r) => r.oid !== ZERO_HEX);
     const sent = await sendPack(conn, adv.capabilities, refs, repo.odb, haves, {
@@ -182,7 +184,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     const abbrev = abbrevLength(repo.odb.packedObjectCount());
     const porcelain = options.porcelain ?? false;
     const failed = refs.some((r) => isFailure(r.status));
-    const text = formatPushStatus(remoteUrl.display, refs, { porcelain, verbose: options.verbose ?? false, abbrev });
+    const text = formatPushStatus(shown, refs, { porcelain, verbose: options.verbose ?? false, abbrev });
     if (porcelain) out(text);
     else if (!(options.quiet ?? false) || failed) log(text);
     // git's transport_push: upstreams (or, in a dry run, what they would be) before the
@@ -192,7 +194,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     if (porcelain) out('Done\n');
     else if (!failed && !refs.some((r) => r.status !== 'up-to-date') && !(options.quiet ?? false)) log('Everything up-to-date\n');
     if (failed) {
-      log(`error: failed to push some refs to '${remoteUrl.display}'\n`);
+      log(`error: failed to push some refs to '${shown}'\n`);
       log(pushAdvice(refs, headRef));
     }
     return { refs, failed };
