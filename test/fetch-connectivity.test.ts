@@ -286,18 +286,26 @@ describe('a partial clone', () => {
     });
   }
 
-  test('its promisor remote leaving out only a tree of the new commit is believed, as git believes it', () => {
-    const server = leavingOut([rev('c6:d')]);
+  /**
+   * Each tool fetches `args` in the partial clone `prepare` makes and succeeds; `ref` then reaches
+   * `hole` as a missing object (promised, not sent), and both are left with the same refs.
+   */
+  const takenWithHole = (prepare: (tool: Tool) => string, args: string[], ref: string, hole: string): void => {
     const refs = TOOLS.map((tool) => {
-      const dir = partialClone(tool, server);
-      const r = run(tool, dir, ['fetch', '-q', 'origin', 'c6:refs/remotes/origin/c6']);
+      const dir = prepare(tool);
+      const r = run(tool, dir, args);
       assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
-      // The promisor pack holds the tip; the tree is missing, to be fetched when needed.
-      assert.match(git(dir, ['rev-list', '--objects', '--missing=print', '--no-object-names', 'origin/c6']), new RegExp(`^\\?${rev('c6:d')}$`, 'm'));
+      assert.match(git(dir, ['rev-list', '--objects', '--missing=print', '--no-object-names', ref]), new RegExp(`^\\?${hole}$`, 'm'));
       return state(dir).refs;
     });
-    assert.match(refs[0]!, new RegExp(`refs/remotes/origin/c6 ${rev('c6')}`));
+    assert.match(refs[0]!, new RegExp(`refs/remotes/${ref} ${rev('c6')}`));
     assert.equal(refs[0], refs[1]);
+  };
+
+  test('its promisor remote leaving out only a tree of the new commit is believed, as git believes it', () => {
+    const server = leavingOut([rev('c6:d')]);
+    // The promisor pack holds the tip; the tree is missing, to be fetched when needed.
+    takenWithHole((tool) => partialClone(tool, server), ['fetch', '-q', 'origin', 'c6:refs/remotes/origin/c6'], 'origin/c6', rev('c6:d'));
   });
 
   for (const version of VERSIONS) {
@@ -325,17 +333,12 @@ describe('a partial clone', () => {
   }
 
   test('another remote, not a promisor, whose new tree names a blob the filter left out: promised, so taken, as git takes it', () => {
-    const refs = TOOLS.map((tool) => {
+    // c6's root tree is new; the server does not send r, which c5's tree (ours, a promisor's) names.
+    takenWithHole((tool) => {
       const dir = partialClone(tool, 'git-upload-pack', 'c5');
       git(dir, ['remote', 'add', 'other', url]);
-      // c6's root tree is new; the server does not send r, which c5's tree (ours, a promisor's) names.
-      const r = run(tool, dir, ['fetch', '-q', 'other', 'c6']);
-      assert.equal(r.status, 0, `${tool}: ${r.stderr}`);
-      assert.match(git(dir, ['rev-list', '--objects', '--missing=print', '--no-object-names', 'other/c6']), new RegExp(`^\\?${rev('c6:r')}$`, 'm'));
-      return state(dir).refs;
-    });
-    assert.match(refs[0]!, new RegExp(`refs/remotes/other/c6 ${rev('c6')}`));
-    assert.equal(refs[0], refs[1]);
+      return dir;
+    }, ['fetch', '-q', 'other', 'c6'], 'other/c6', rev('c6:r'));
   });
 
   test('clone --filter=blob:none, then a fetch of new history: both as git does them', () => {

@@ -77,6 +77,5 @@ export function isWithin(dir: string, file: string): boolean {
 
 /** `dir` strictly inside `top`. */
 function isBelow(top: string, dir: string): boolean {
-  const rel = path.relative(top, dir);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  return path.relative(top, dir) !== '' && isWithin(top, dir);
 }

@@ -23,8 +23,11 @@ export interface ConnectedOptions {
   readonly shallow: Iterable<string>;
   /** After a fetch that deepened: our refs' history is walked too. */
   readonly deepening: boolean;
-  /** The repository has a promisor remote (git's has_promisor_remote). */
-  readonly promisor: boolean;
+  /**
+   * The repository has a promisor remote (git's has_promisor_remote): true, or the promised
+   * objects already gathered, so that several checks read the promisor packs once.
+   */
+  readonly promisor: boolean | PromisorObjects;
   /** Names of the packs just stored closed (PackStored). */
   readonly closedPacks?: readonly string[];
   /** The ref values of the repositories whose objects are borrowed (git's --alternate-refs). */
@@ -34,18 +37,17 @@ export interface ConnectedOptions {
 /** null when what `tips` (hex ids) reach is here, or promised; else what is missing, as the walk says it. */
 export function missingHistory(repo: Repository, refStore: RefStore, tips: readonly string[], o: ConnectedOptions): string | null {
   const odb = repo.odb;
-  let rest = [...new Set(tips)];
-  const promisor = o.promisor ? new PromisorObjects(odb) : null;
-  if (promisor) rest = rest.filter((oid) => !promisor.holds(fromHex(oid)!));
-  const closed = odb.allPacks().filter((p) => o.closedPacks?.includes(p.name));
-  if (closed.length > 0) rest = rest.filter((oid) => !closed.some((p) => p.index.find(fromHex(oid)!) >= 0));
   const existing = o.deepening ? [] : [...localTips(repo, refStore), ...(o.alternateTips ?? [])];
   // A value a ref here has already is excluded as soon as the walk starts: the walk of a fetch
   // that changed nothing would still parse every such commit.
   const known = new Set(existing);
-  rest = rest.filter((oid) => !known.has(oid));
+  let rest = [...new Set(tips)].filter((oid) => !known.has(oid)).map((oid) => fromHex(oid)!);
+  const promisor = o.promisor === true ? new PromisorObjects(odb) : o.promisor || null;
+  if (promisor) rest = rest.filter((id) => !promisor.holds(id));
+  const closed = odb.allPacks().filter((p) => o.closedPacks?.includes(p.name));
+  if (closed.length > 0) rest = rest.filter((id) => !closed.some((p) => p.index.find(id) >= 0));
   if (rest.length === 0) return null;
-  return connectivityGap(odb, rest.map((oid) => fromHex(oid)!), existing.map((oid) => fromHex(oid)!), {
+  return connectivityGap(odb, rest, existing.map((oid) => fromHex(oid)!), {
     shallow: [...o.shallow].map((oid) => fromHex(oid)!), ...(promisor ? { promisor } : {}),
   });
 }
@@ -72,8 +74,10 @@ export function incompleteTips(repo: Repository, refStore: RefStore, tips: reado
   o: { shallow: ReadonlySet<string>; promisor: boolean }): Set<string> {
   const ours = new Set(localTips(repo, refStore));
   const present = [...new Set(tips)].filter((oid) => !ours.has(oid) && repo.odb.has(fromHex(oid)!));
+  // One gathering of the promised objects for every check below, tip by tip when some fail.
+  const promisor = o.promisor ? new PromisorObjects(repo.odb) : false;
   const complete = (some: readonly string[]) =>
-    missingHistory(repo, refStore, some, { shallow: o.shallow, deepening: false, promisor: o.promisor }) === null;
+    missingHistory(repo, refStore, some, { shallow: o.shallow, deepening: false, promisor }) === null;
   if (present.length === 0 || complete(present)) return new Set();
   return new Set(present.filter((oid) => !complete([oid])));
 }

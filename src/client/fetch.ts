@@ -241,6 +241,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     const fetchRound = async (s: RemoteSession, wants: string[], withShape: boolean, sought: readonly Target[],
       { shallows, shallowSet, incomplete }: RoundStart): Promise<void> => {
       let roots: NewRoots = { ours: [], theirs: [], closed: true };
+      // The shallow file a deepen leaves, known once the server's shallow update is read.
+      let left: Set<string> = new Set();
       let negotiator: ConsecutiveNegotiator | null = null;
       if (!refetch) {
         negotiator = new ConsecutiveNegotiator(repo.odb, shallowSet);
@@ -255,9 +257,9 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
           // The server is shallow: what its boundary is to us is judged before the pack is here.
           roots = newRoots(repo, serverBoundary, shallowSet);
           // A deepen's pack stops at the boundary it leaves.
-          const shallow = withShape && deepen ? [...leftShallow(shallowSet, deepened)] : [];
+          if (withShape && deepen) left = leftShallow(shallowSet, deepened);
           return storePack(repo, pack, {
-            fixThin: true, fsck, connectivity: !partial && roots.closed, shallow, progress: options.progress,
+            fixThin: true, fsck, connectivity: !partial && roots.closed, shallow: [...left], progress: options.progress,
             signal: options.signal, onIndexed: options.onPackStored,
             ...(filter ? { promisor: { refs: soughtRefs(refStore, sought, refetch), listFrom: keepsFrom } } : {}),
           });
@@ -273,7 +275,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         const tips = sought.map((t) => t.remote.oid);
         const deepening = result.unshallows.length > 0;
         refuseIfMissing(missingHistory(repo, refStore, tips, {
-          shallow: leftShallow(shallowSet, result), deepening, promisor: partial,
+          shallow: left, deepening, promisor: partial,
           closedPacks: !deepening && result.pack.closed ? [result.pack.name] : [],
         }), 'remote', log);
         for (const oid of tips) checked.add(oid);

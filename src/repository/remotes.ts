@@ -62,8 +62,9 @@ function readState(config: Config): RemoteState {
   for (const e of config.list()) {
     if (e.section === 'url' && e.subsection !== null && (e.key === 'insteadof' || e.key === 'pushinsteadof')) {
       const rewrites = e.key === 'insteadof' ? state.rewrites : state.pushRewrites;
-      const prefixes = rewrites.get(e.subsection) ?? [];
-      rewrites.set(e.subsection, [...prefixes, valueOf(e)]);
+      const prefixes = rewrites.get(e.subsection);
+      if (prefixes) prefixes.push(valueOf(e));
+      else rewrites.set(e.subsection, [valueOf(e)]);
     }
     if (e.section !== 'remote' || e.subsection === null) continue;
     if (e.subsection.startsWith('/')) {

@@ -146,12 +146,13 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     ...(writeFetchHead || dryRun ? [] : ['--no-write-fetch-head']),
   ];
   if (writeFetchHead && !append) emptyFetchHead(repo.gitDir);
+  const warnings = remoteConfigWarnings(config);
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     let status = 0;
     for (const name of names) {
       if (!quiet) writeAll(1, Buffer.from(`Fetching ${name}\n`));
       // Each of git's fetch processes reads the remotes anew, and says so again.
-      for (const text of remoteConfigWarnings(config)) run.stderr(text);
+      for (const text of warnings) run.stderr(text);
       let code: number;
       try {
         code = await one(run, name, [], {
