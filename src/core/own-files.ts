@@ -11,3 +11,11 @@ const SRC_ROOT = new URL(import.meta.url.endsWith('/core/own-files.js') ? '../' 
 export function ownFile(relative: string): URL {
   return new URL(relative, SRC_ROOT);
 }
+
+/** What scripts/bundle.mjs bundles into one file each, as dist/src/tsgit-worker-<name>.js. */
+export type WorkerName = 'commit-walk' | 'tree-walk' | 'index-pack' | 'checkout-write' | 'serve';
+
+/** The bundled entry of a worker thread or process: it starts faster and holds less than its modules. */
+export function ownWorker(name: WorkerName): URL {
+  return ownFile(`tsgit-worker-${name}.js`);
+}

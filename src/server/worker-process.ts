@@ -12,9 +12,9 @@ import {
   FrameDecoder, frame, frameHeader, WORKER_READY,
   type WorkerAuthorize, type WorkerExit, type WorkerHandOff, type WorkerRequest, type WorkerVerdict, type WorkerWarm,
 } from './worker-frames.js';
-import { ownFile } from '../core/own-files.js';
+import { ownWorker } from '../core/own-files.js';
 
-const WORKER_MAIN = fileURLToPath(ownFile('server/worker-main.js'));
+const WORKER_MAIN = fileURLToPath(ownWorker('serve'));
 /**
  * How V8 runs in a worker, measured serving a fetch 100 commits behind (three alternating runs of
  * 16 fetches each time):

@@ -5,7 +5,7 @@
 // small bootstrap marks the ring when the worker exits, whatever the reason (a module that fails to
 // load included), and the reader then fails instead of waiting forever.
 import { Worker, type TransferListItem } from 'node:worker_threads';
-import { ownFile } from '../core/own-files.js';
+import { ownWorker } from '../core/own-files.js';
 import { PackIndex } from '../pack/idx/read.js';
 import { EXITED, WRITE, type TreeRing } from './tree-stream.js';
 
@@ -15,7 +15,7 @@ import { EXITED, WRITE, type TreeRing } from './tree-stream.js';
  * workerData.
  */
 export function startRingWorker(name: 'commit-walk' | 'tree-walk', ring: TreeRing, data: Record<string, unknown>, transferList: TransferListItem[] = []): Worker {
-  const url = ownFile(`tsgit-worker-${name}.js`).href;
+  const url = ownWorker(name).href;
   const worker = new Worker(`
     const { workerData } = require('node:worker_threads');
     const exited = () => {

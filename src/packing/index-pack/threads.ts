@@ -10,7 +10,7 @@ import type { ReferenceList } from './check.js';
 import type { ResolveShared } from './resolve.js';
 import type { SentReferences, WorkerReply } from './worker.js';
 import type { StreamRequest, StreamResult } from './stream-resolve.js';
-import { ownFile } from '../../core/own-files.js';
+import { ownWorker } from '../../core/own-files.js';
 
 export class ResolverThreads {
   private readonly workers: Worker[] = [];
@@ -21,7 +21,7 @@ export class ResolverThreads {
       // A small young generation: the resolver's garbage is short-lived (entry headers, small
       // objects), and a 16 MiB semi-space per thread would be held for nothing. 2 MiB against 4:
       // history's index-pack peaked 2.3 MiB lower, in the same time (three alternating runs).
-      const w = new Worker(ownFile('packing/index-pack/worker.js'), {
+      const w = new Worker(ownWorker('index-pack'), {
         resourceLimits: { maxYoungGenerationSizeMb: 2 },
       });
       // An idle worker must not keep the process alive if the caller forgets to close().

@@ -17,7 +17,7 @@ import type { CheckoutPlan, EntryColumns } from './plan.js';
 import { EntryWriter } from './write-entry.js';
 import { workTreeBytes, writeEntry, type FilterPass, type WriteSettings } from './write-files.js';
 import { FilteredWriter } from './write-filtered.js';
-import { ownFile } from '../../core/own-files.js';
+import { ownWorker } from '../../core/own-files.js';
 
 /** Control words in a shared Int32Array. */
 export const NEXT = 0, READY = 1, DONE = 2, FAILED = 3;
@@ -101,7 +101,7 @@ export class WriterThreads {
 
   constructor(count: number, objectsDir: string) {
     for (let t = 0; t < count; t++) {
-      const worker = new Worker(ownFile('worktree/checkout/write-worker.js'), { workerData: objectsDir });
+      const worker = new Worker(ownWorker('checkout-write'), { workerData: objectsDir });
       worker.unref();
       this.workers.push(worker);
       this.replies.push(new Promise<WorkerReply>((resolve) => {
