@@ -87,3 +87,26 @@ test('gives up when the delta would pass the size it is allowed', () => {
   assert.deepEqual(Buffer.from(createDelta(base, target, full.length)!), full);
   assert.equal(createDelta(base, target, 0), null);
 });
+
+test('repetitive text keeps its place: each edit costs its own bytes, at every alignment', () => {
+  // Lines alike but for their numbers, one in 37 edited, as in the delta search's case of two
+  // versions of a file: a look-alike line elsewhere must not take the place of the right one.
+  const text = (version: number) => Array.from({ length: 400 }, (_, i) =>
+    (i % 37 === version % 37 ? `main line ${i} edited in version ${version}` : `main line ${i} is the same in every version of this file`)).join('\n');
+  const base = Buffer.from(text(112)), target = Buffer.from(text(75));
+  for (let shift = 0; shift < 16; shift++) {
+    const pad = Buffer.alloc(shift, 'A');
+    const delta = roundTrip(Buffer.concat([pad, base]), Buffer.concat([pad, target]));
+    // Eleven edited lines, each a copy and a two-byte insert: git's delta is 95 bytes.
+    assert.ok(delta.length <= 120, `shifted by ${shift}: ${delta.length} bytes`);
+  }
+});
+
+test('a target that shares nothing with the base is given up at once', () => {
+  const rng = generator(7);
+  const base = rng.bytes(64 * 1024);
+  assert.equal(createDelta(base, rng.bytes(64 * 1024), 32 * 1024), null);
+  // One that shares half of itself, spread in pieces, is still found.
+  const half = Buffer.concat(Array.from({ length: 64 }, (_, i) => (i % 2 ? rng.bytes(512) : base.subarray(i * 1024, i * 1024 + 512))));
+  assert.ok(createDelta(base, half, half.length));
+});

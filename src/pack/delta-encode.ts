@@ -13,6 +13,13 @@ import { DELTA_SIZE_MIN } from './delta.js';
 const BLOCK = 16;
 /** Candidates looked at per target position (the longest match wins), as git caps its hash chains. */
 const MAX_TRIES = 16;
+/** A match shorter than this is checked against matches starting a little further on. */
+const LAZY = 256;
+/** Places mayShare() looks up, in targets of at least SAMPLE_FROM bytes. */
+const SAMPLES = 8;
+const SAMPLE_FROM = 1024;
+/** How far from where the base would go on a short match also looks (bytes either way). */
+const SHIFT = 8;
 /** A copy instruction copies at most this much (git's limit, which every reader accepts). */
 const MAX_COPY = 0x10000;
 /** An insert instruction carries at most this many bytes. */
@@ -39,10 +46,171 @@ function roll(h: number, leaving: number, entering: number): number {
   return (Math.imul(h - Math.imul(leaving, OUTGOING), MULT) + entering) | 0;
 }
 
-/** Reused between calls: the block index and the output. */
-let heads = new Int32Array(0);
-let next = new Int32Array(0);
+/** The blocks of a base, indexed by hash: built once, it serves deltas of many targets. */
+export class DeltaIndex {
+  /** First block of each hash slot, -1 for none; then next[b] down each chain. */
+  private heads: Int32Array;
+  private next: Int32Array;
+  private mask = 0;
+  base: Uint8Array = new Uint8Array(0);
+
+  constructor(base?: Uint8Array) {
+    this.heads = new Int32Array(0);
+    this.next = new Int32Array(0);
+    if (base) this.reset(base);
+  }
+
+  /** Indexes `base`, reusing this index's memory. */
+  reset(base: Uint8Array): this {
+    this.base = base;
+    const blocks = Math.floor(base.length / BLOCK);
+    let size = 16;
+    while (size < blocks * 2) size *= 2;
+    if (this.heads.length < size) this.heads = new Int32Array(size);
+    this.heads.fill(-1, 0, size);
+    if (this.next.length < blocks) this.next = new Int32Array(Math.max(blocks, 2 * this.next.length));
+    this.mask = size - 1;
+    const heads = this.heads, next = this.next, mask = this.mask;
+    // Later blocks are chained first; a chain is searched up to MAX_TRIES deep.
+    for (let b = 0; b < blocks; b++) {
+      const slot = blockHash(base, b * BLOCK) & mask;
+      next[b] = heads[slot]!;
+      heads[slot] = b;
+    }
+    return this;
+  }
+
+  /**
+   * False when `target` surely shares too little with the base for a delta of at most half its
+   * size: none of SAMPLES places spread over it, each looked up at every alignment, is in the base.
+   * A delta that small copies at least half the target, so each place misses with a chance of a
+   * half at most: all of them, one in 256. Most pairs a delta search tries are different files,
+   * which are otherwise scanned for half their length before the delta grows too long.
+   */
+  private mayShare(target: Uint8Array): boolean {
+    const tlen = target.length;
+    if (tlen < SAMPLE_FROM) return true;
+    const base = this.base, heads = this.heads, next = this.next, mask = this.mask;
+    for (let i = 0; i < SAMPLES; i++) {
+      const at = Math.floor(((i + 0.5) * (tlen - 2 * BLOCK)) / SAMPLES);
+      let h = blockHash(target, at);
+      for (let k = at; k < at + BLOCK; k++) {
+        if (k > at) h = roll(h, target[k - 1]!, target[k - 1 + BLOCK]!);
+        for (let b = heads[h & mask]!, tries = 0; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
+          const from = b * BLOCK;
+          let n = 0;
+          while (n < BLOCK && base[from + n] === target[k + n]) n++;
+          if (n === BLOCK) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A delta turning the base into `target`, or null when it would be longer than `maxSize` bytes
+   * (or shorter than git applies). The returned bytes are valid until the next delta is made.
+   */
+  delta(target: Uint8Array, maxSize: number): Uint8Array | null {
+    if (maxSize <= 0 || !this.mayShare(target)) return null;
+    const base = this.base, heads = this.heads, next = this.next, mask = this.mask;
+    // The size is checked after every instruction, so the output runs at most one instruction (an
+    // insert of 127 bytes and its opcode) and the header (two sizes, 20 bytes) past the limit.
+    if (out.length < maxSize + SLACK) out = new Uint8Array(Math.max(maxSize + SLACK, 2 * out.length));
+    let w = writeSize(out, 0, base.length);
+    w = writeSize(out, w, target.length);
+    const tlen = target.length, blen = base.length;
+    let pending = 0;
+    /** Where in the base the last copy ended; -1 before the first. */
+    let lastEnd = -1;
+    // Past this many unmatched bytes, their inserts alone would break the limit: give up early,
+    // as most pairs a delta search tries (different files) would otherwise be scanned to the end.
+    // A match found later grows back over at most a block's worth of them (it is found within a
+    // block of where it starts), hence the block of slack; git gives up at the limit itself.
+    let hopeless = maxSize - w + BLOCK;
+    let t = 0;
+    let h = tlen >= BLOCK ? blockHash(target, 0) : 0;
+    while (t + BLOCK <= tlen) {
+      let best = 0, bestAt = 0, tries = 0;
+      for (let b = heads[h & mask]!; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
+        const from = b * BLOCK;
+        const most = Math.min(blen - from, tlen - t);
+        let n = 0;
+        while (n < most && base[from + n] === target[t + n]) n++;
+        if (n > best) {
+          best = n;
+          bestAt = from;
+        }
+      }
+      if (best < BLOCK) {
+        if (t - pending > hopeless) return null;
+        if (t + BLOCK < tlen) h = roll(h, target[t]!, target[t + BLOCK]!);
+        t++;
+        continue;
+      }
+      if (best < LAZY) {
+        // A short match may be another place that merely looks alike (a line of repetitive text
+        // with another line number): the right one, whose block may be indexed only a few bytes
+        // on, would run far longer. As zlib's lazy matching, look on for a match that ends later;
+        // growing back from it recovers the bytes in between.
+        // Where the base would go on if the bytes since the last copy replaced about as many:
+        // an edit's usual shape, and the place a long chain of look-alikes hides.
+        const expected = lastEnd < 0 ? -1 : lastEnd + (t - pending);
+        let end = t + best, at = t, ah = h;
+        const consider = (k: number, from: number) => {
+          const most = Math.min(blen - from, tlen - k);
+          let n = 0;
+          while (n < most && base[from + n] === target[k + n]) n++;
+          if (n >= BLOCK && k + n > end) {
+            end = k + n;
+            at = k;
+            bestAt = from;
+          }
+        };
+        for (let k = t; k < t + BLOCK && k + BLOCK <= tlen; k++) {
+          if (k > t) {
+            ah = roll(ah, target[k - 1]!, target[k - 1 + BLOCK]!);
+            for (let b = heads[ah & mask]!, tries = 0; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) consider(k, b * BLOCK);
+          }
+          if (expected < 0) continue;
+          const near = expected + (k - t);
+          for (let from = Math.max(0, near - SHIFT); from <= near + SHIFT && from < blen; from++) {
+            if (base[from] === target[k]) consider(k, from);
+          }
+        }
+        best = end - at;
+        t = at;
+      }
+      // Grow the match backwards over bytes still waiting to be inserted.
+      while (bestAt > 0 && t > pending && base[bestAt - 1] === target[t - 1]) {
+        bestAt--;
+        t--;
+        best++;
+      }
+      w = writeInserts(out, w, target, pending, t, maxSize);
+      if (w > maxSize) return null;
+      for (let done = 0; done < best;) {
+        const n = Math.min(best - done, MAX_COPY);
+        w = writeCopy(out, w, bestAt + done, n);
+        if (w > maxSize) return null;
+        done += n;
+      }
+      t += best;
+      pending = t;
+      lastEnd = bestAt + best;
+      hopeless = maxSize - w + BLOCK;
+      if (t + BLOCK <= tlen) h = blockHash(target, t);
+    }
+    w = writeInserts(out, w, target, pending, tlen, maxSize);
+    // An empty target's delta is its two sizes alone, too short for git when the base is small.
+    return w > maxSize || w < DELTA_SIZE_MIN ? null : out.subarray(0, w);
+  }
+}
+
+/** Reused between calls: the output, and the index of createDelta's base. */
 let out = new Uint8Array(0);
+const EMPTY = new Uint8Array(0);
+const scratch = new DeltaIndex();
 
 /**
  * A delta turning `base` into `target`, or null when it would be longer than `maxSize` bytes (or
@@ -50,66 +218,12 @@ let out = new Uint8Array(0);
  */
 export function createDelta(base: Uint8Array, target: Uint8Array, maxSize: number): Uint8Array | null {
   if (maxSize <= 0) return null;
-  const blocks = Math.floor(base.length / BLOCK);
-  let size = 16;
-  while (size < blocks * 2) size *= 2;
-  if (heads.length < size) heads = new Int32Array(size);
-  heads.fill(-1, 0, size);
-  if (next.length < blocks) next = new Int32Array(Math.max(blocks, 2 * next.length));
-  const mask = size - 1;
-  // Later blocks are chained first; a chain is searched up to MAX_TRIES deep.
-  for (let b = 0; b < blocks; b++) {
-    const slot = blockHash(base, b * BLOCK) & mask;
-    next[b] = heads[slot]!;
-    heads[slot] = b;
+  try {
+    return scratch.reset(base).delta(target, maxSize);
+  } finally {
+    // Not kept alive by the scratch index until the next call.
+    scratch.base = EMPTY;
   }
-  // The size is checked after every instruction, so the output runs at most one instruction (an
-  // insert of 127 bytes and its opcode) and the header (two sizes, 20 bytes) past the limit.
-  if (out.length < maxSize + SLACK) out = new Uint8Array(Math.max(maxSize + SLACK, 2 * out.length));
-  let w = writeSize(out, 0, base.length);
-  w = writeSize(out, w, target.length);
-  const tlen = target.length, blen = base.length;
-  let pending = 0;
-  let t = 0;
-  let h = tlen >= BLOCK ? blockHash(target, 0) : 0;
-  while (t + BLOCK <= tlen) {
-    let best = 0, bestAt = 0, tries = 0;
-    for (let b = heads[h & mask]!; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
-      const from = b * BLOCK;
-      const most = Math.min(blen - from, tlen - t);
-      let n = 0;
-      while (n < most && base[from + n] === target[t + n]) n++;
-      if (n > best) {
-        best = n;
-        bestAt = from;
-      }
-    }
-    if (best < BLOCK) {
-      if (t + BLOCK < tlen) h = roll(h, target[t]!, target[t + BLOCK]!);
-      t++;
-      continue;
-    }
-    // Grow the match backwards over bytes still waiting to be inserted.
-    while (bestAt > 0 && t > pending && base[bestAt - 1] === target[t - 1]) {
-      bestAt--;
-      t--;
-      best++;
-    }
-    w = writeInserts(out, w, target, pending, t, maxSize);
-    if (w > maxSize) return null;
-    for (let done = 0; done < best;) {
-      const n = Math.min(best - done, MAX_COPY);
-      w = writeCopy(out, w, bestAt + done, n);
-      if (w > maxSize) return null;
-      done += n;
-    }
-    t += best;
-    pending = t;
-    if (t + BLOCK <= tlen) h = blockHash(target, t);
-  }
-  w = writeInserts(out, w, target, pending, tlen, maxSize);
-  // An empty target's delta is its two sizes alone, too short for git when the base is small.
-  return w > maxSize || w < DELTA_SIZE_MIN ? null : out.subarray(0, w);
 }
 
 /** A delta header size: base-128, least significant group first. */

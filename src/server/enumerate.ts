@@ -15,6 +15,7 @@ import type { PackContents } from '../packing/write/write.js';
 import type { FilterSpec } from '../protocol/index.js';
 import { boundReadsForWalk, SHOWN, UNINTERESTING } from '../walk/object-walk.js';
 import { ensureCapacity } from '../walk/oid-map.js';
+import { packNameHash } from '../pack/name-hash.js';
 import type { Session } from './session.js';
 
 export interface PackRequest {
@@ -60,6 +61,8 @@ export function enumerateObjects(s: Session, req: PackRequest, onObject: (count:
   const walk = s.walk;
   boundReadsForWalk(s.odb);
   let list: Int32Array = new Int32Array(1024);
+  // By walk index, for the writer's delta search: what git's pack-objects sorts candidates by.
+  let nameHash = new Uint32Array(0);
   let n = 0;
   const add = (idx: number) => {
     if (n === list.length) list = ensureCapacity(list, n + 1);
@@ -76,7 +79,12 @@ export function enumerateObjects(s: Session, req: PackRequest, onObject: (count:
     walk.enumerate({
       commit: (_ids, _off, index) => add(index),
       // The walk hands out its own id table, where an id's offset is its index times 20.
-      object: (_type, ids, off) => add(ids === walk.ids.keys ? off / OID_BYTES : walk.ids.get(ids, off)),
+      object: (_type, ids, off, path, pathLength) => {
+        const idx = ids === walk.ids.keys ? off / OID_BYTES : walk.ids.get(ids, off);
+        add(idx);
+        if (idx >= nameHash.length) nameHash = ensureCapacity(nameHash, idx + 1);
+        nameHash[idx] = packNameHash(path, 0, pathLength);
+      },
     });
   }
   onObject(n);
@@ -111,6 +119,8 @@ export function enumerateObjects(s: Session, req: PackRequest, onObject: (count:
     storageOrderFrom: restFrom,
     // A partial clone may lack the blobs of commits it has, so they are no base for it there.
     receiverHas: idx => (walk.flags[idx]! & UNINTERESTING) !== 0 && !(filtering && walk.types[idx] === OBJ_BLOB),
+    // The filtered enumeration does not keep paths: its objects are not searched.
+    nameHash: filtering ? undefined : (idx) => nameHash[idx] ?? 0,
   };
 }
 

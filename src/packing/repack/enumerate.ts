@@ -74,6 +74,7 @@ export function enumerateForRepack(odb: ObjectStore, refs: RefStore, extraTips: 
   }
   const list = objects.subarray(0, n);
   const { order, restFrom } = writeOrder(list, idx => walk.types[idx]!, idx => tagged.has(idx));
-  return { walk, contents: { ids: walk.ids, order, storageOrderFrom: restFrom }, nameHash, objects: list };
+  const hashes = nameHash;
+  return { walk, contents: { ids: walk.ids, order, storageOrderFrom: restFrom, nameHash: (idx) => hashes[idx] ?? 0 }, nameHash, objects: list };
 }
 

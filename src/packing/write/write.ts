@@ -13,8 +13,10 @@
 //      versions of its path by index (PackContents.similar, a push), against one of them that the
 //      receiver has or that this pack has already written;
 //   3. the SHA-1 trailer.
-// No delta search over the objects sent is done: deltas come from the packs, and from those few
-// fresh ones against what the receiver has. A prefix (reuse.ts: a bitmapped pack's
+// When the enumeration knows each object's path (PackContents.nameHash), the objects that would be
+// compressed whole go through git's delta search first (delta-search.ts), with the objects stored
+// whole among those sent as further bases; otherwise deltas come from the packs, and from those
+// few fresh ones against what the receiver has. A prefix (reuse.ts: a bitmapped pack's
 // entries copied verbatim) may go between the header and the writer's own objects; a caller that
 // knows each object's pack position says so, and the .idx scans of step 1 are skipped.
 import zlib from 'node:zlib';
@@ -29,6 +31,7 @@ import { EntryHeader } from '../../pack/entry-header.js';
 import { crc32 } from '../../core/crc32.js';
 import type { Progress, ProgressMeter } from '../../core/progress.js';
 import { createDelta } from '../../pack/delta-encode.js';
+import { searchable, searchDeltas } from './delta-search.js';
 import { MAX_ENTRY_HEADER, writeEntryHeader } from '../../pack/entry-header-encode.js';
 import { PackLayout } from './pack-layout.js';
 import type { PackPrefix } from './reuse.js';
@@ -66,6 +69,13 @@ export interface PackContents {
    * that this pack has written before it, so no delta waits on a base not yet written.
    */
   similar?(index: number): readonly number[];
+  /**
+   * git's pack_name_hash of the path the enumeration found the object with index `i` at (0 for
+   * commits and root trees). Given it, the objects the writer would compress whole are first
+   * diffed against each other and against the objects sent as they are stored whole, as git's
+   * pack-objects does (delta-search.ts).
+   */
+  nameHash?(index: number): number;
 }
 
 export interface PackWriteOptions extends PackStreamOptions {
@@ -127,6 +137,8 @@ const MAX_FRESH_DEPTH = 50;
 const PLAN_COMPRESS = 0;
 const PLAN_COPY = 1;
 const PLAN_DELTA = 2;
+/** A delta the search found (delta-search.ts), against another object of this pack. */
+const PLAN_SEARCHED = 3;
 
 /** A delta made afresh: its base's id (ids, at) and, for a base in this pack, where it was written. */
 interface FreshDelta {
@@ -173,8 +185,14 @@ class PackWriter {
   private readonly end: Float64Array;
   private readonly plan: Uint8Array;
   private readonly headerLength: Uint8Array;
-  private readonly deltaSize: Float64Array;
-  /** Base object index of a reused delta, or -1 when the base is outside the id table. */
+  /** The size an entry's header gives: a delta's, or a whole object's. */
+  private readonly entrySize: Float64Array;
+  /** Type of an object stored whole (1-4), 0 where not known. */
+  private readonly wholeType: Uint8Array;
+  /**
+   * Base object index of a reused delta, or -1 when the base is outside the id table; of a
+   * searched delta, the base's index.
+   */
   private readonly base: Int32Array;
   /** Position of the object in its pack's .idx (for its CRC). */
   private readonly idxPos: Int32Array;
@@ -195,6 +213,8 @@ class PackWriter {
   private toCompress = 0;
   /** How deep a chain of fresh deltas within this pack each object ends (similar only). */
   private freshDepth: Uint8Array | null = null;
+  /** The searched deltas the search kept, by target index (the rest are made again). */
+  private readonly searched = new Map<number, Uint8Array>();
   /** Objects waiting for their bases to be written (writeWithBases), kept across a long entry. */
   private stack: number[] = [];
   private long: LongEntry | null = null;
@@ -210,7 +230,8 @@ class PackWriter {
     this.end = new Float64Array(size);
     this.plan = new Uint8Array(size);
     this.headerLength = new Uint8Array(size);
-    this.deltaSize = new Float64Array(size);
+    this.entrySize = new Float64Array(size);
+    this.wholeType = new Uint8Array(size);
     this.base = new Int32Array(size).fill(-1);
     this.idxPos = new Int32Array(size);
     this.sending = new Uint8Array(size);
@@ -223,6 +244,10 @@ class PackWriter {
   async run(): Promise<PackWriteStats> {
     const prefix = this.options.prefix;
     this.count();
+    const searched = this.contents.nameHash ? await this.search(this.contents.nameHash) : false;
+    // Compression happens as objects are written: with a "Writing objects" meter, that one shows
+    // it; after a search, the search's meter did.
+    if (!searched && this.toCompress > 0 && !this.options.writingProgress) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
     const head = Buffer.alloc(12);
     head.write('PACK', 0, 'latin1');
     head.writeUInt32BE(2, 4);
@@ -353,8 +378,71 @@ class PackWriter {
     meter?.stop();
     const from = this.contents.storageOrderFrom;
     if (from !== undefined && from < this.n) this.order = storageOrderTail(order, from, stored);
-    // Compression happens as objects are written: with a "Writing objects" meter, that one shows it.
-    if (this.toCompress > 0 && !this.options.writingProgress) this.compressMeter = this.options.progress?.('Compressing objects', this.toCompress) ?? null;
+  }
+
+  /**
+   * Step 1b, git's delta search (delta-search.ts), over the objects that come from elsewhere than
+   * the pack most of them are copied from: those to be compressed whole (loose ones), and those
+   * stored whole in the other packs (a pack per push, each with its own copy of the file it
+   * changed). The biggest pack's objects stored whole join them where they share a type and name
+   * hash with one, as bases and as targets, but as git's try_delta, an object stored whole is not
+   * diffed against another of its own pack: that pack's writer found no delta between them.
+   * Returns whether it ran (and so showed "Compressing objects").
+   */
+  private async search(nameHash: (index: number) => number): Promise<boolean> {
+    const keys = this.ids.keys;
+    const perSlot = new Int32Array(this.slots.length);
+    for (let i = 0; i < this.n; i++) {
+      const idx = this.order[i]!;
+      if (this.plan[idx] === PLAN_COPY) perSlot[this.slot[idx]!]++;
+    }
+    let main = -1;
+    for (let sl = 0; sl < perSlot.length; sl++) if (main < 0 || perSlot[sl]! > perSlot[main]!) main = sl;
+    const group = (idx: number) => nameHash(idx) * 8 + this.wholeType[idx]!;
+    const objects: number[] = [];
+    const groups = new Set<number>();
+    const seen = new Uint8Array(this.ids.size);
+    for (let i = 0; i < this.n; i++) {
+      const idx = this.order[i]!;
+      if (seen[idx]) continue;
+      seen[idx] = 1;
+      const plan = this.plan[idx];
+      if (plan === PLAN_COMPRESS) {
+        const found = this.odb.info(keys, idx * OID_BYTES);
+        if (!found) continue;
+        this.wholeType[idx] = found.type;
+        this.entrySize[idx] = found.size;
+      } else if (plan !== PLAN_COPY || this.slot[idx] === main) {
+        continue;
+      }
+      if (!searchable(this.entrySize[idx]!)) continue;
+      objects.push(idx);
+      groups.add(group(idx));
+    }
+    if (objects.length === 0) return false;
+    for (let i = 0; i < this.n; i++) {
+      const idx = this.order[i]!;
+      if (this.plan[idx] === PLAN_COPY && this.slot[idx] === main && searchable(this.entrySize[idx]!) && groups.has(group(idx))) objects.push(idx);
+    }
+    const meter = this.options.progress?.('Compressing objects', objects.length) ?? null;
+    const found = await searchDeltas({
+      objects,
+      type: (idx) => this.wholeType[idx]!,
+      size: (idx) => this.entrySize[idx]!,
+      nameHash,
+      mayDiff: (target, base) => this.plan[target] !== PLAN_COPY || this.slot[target] !== this.slot[base],
+      read: (idx) => this.odb.read(keys, idx * OID_BYTES)?.data ?? null,
+      meter,
+      checkpoint: () => { if (this.options.signal?.aborted) throw aborted(); },
+    });
+    meter?.stop();
+    for (const f of found) {
+      if (this.plan[f.target] === PLAN_COMPRESS) this.toCompress--;
+      this.plan[f.target] = PLAN_SEARCHED;
+      this.base[f.target] = f.base;
+      if (f.delta) this.searched.set(f.target, f.delta);
+    }
+    return true;
   }
 
   private slotFor(pack: StoredPack, layout: PackLayout | null = null): number {
@@ -389,11 +477,12 @@ class PackWriter {
       throw new CorruptError('pack', `${pack.file.path}: entry header at offset ${offset} is truncated`);
     }
     this.headerLength[idx] = h.dataPos - view.pos;
+    this.entrySize[idx] = h.size;
     if (h.type < 5) {
       this.plan[idx] = PLAN_COPY;
+      this.wholeType[idx] = h.type;
       return;
     }
-    this.deltaSize[idx] = h.size;
     const index = pack.index;
     let basePos: number;
     if (h.type === OBJ_OFS_DELTA) {
@@ -428,10 +517,16 @@ class PackWriter {
    * recursion (chains can be thousands deep in a hostile repository).
    */
   private writeWithBases(idx: number): WriteResult {
-    const first = this.plan[idx] === PLAN_DELTA ? this.base[idx]! : -1;
+    const first = this.baseInPack(idx);
     if (first < 0 || !this.sending[first] || this.written[first]! >= 0) return this.writeOne(idx);
     this.stack = [idx];
     return this.writeStack();
+  }
+
+  /** The base a delta of `idx` names, if it is one of the objects sent; else -1. */
+  private baseInPack(idx: number): number {
+    const plan = this.plan[idx];
+    return plan === PLAN_DELTA || plan === PLAN_SEARCHED ? this.base[idx]! : -1;
   }
 
   /** Writes what the stack holds, bases first; stops after an object whose long entry is begun. */
@@ -440,7 +535,7 @@ class PackWriter {
     let wait: WriteResult = GO_ON;
     while (stack.length) {
       const top = stack[stack.length - 1]!;
-      const b = this.plan[top] === PLAN_DELTA ? this.base[top]! : -1;
+      const b = this.baseInPack(top);
       if (b >= 0 && this.sending[b] && this.written[b] === NOT_WRITTEN) {
         this.written[top] = IN_PROGRESS;
         stack.push(b);
@@ -490,6 +585,10 @@ class PackWriter {
     let o: RawObject | null = null;
     this.written[idx] = at;
     this.stats.total++;
+    if (this.plan[idx] === PLAN_SEARCHED) {
+      const r = this.writeSearched(idx, at);
+      if (r !== null) return r;
+    }
     if (this.plan[idx] !== PLAN_COMPRESS) {
       const view = this.storedEntry(idx);
       if (view) {
@@ -498,8 +597,8 @@ class PackWriter {
         const b = this.base[idx]!;
         const baseAt = b >= 0 && this.sending[b] ? this.written[b]! : -1;
         const len = baseAt >= 0 && this.options.ofsDelta
-          ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, this.deltaSize[idx]!, { distance: at - baseAt })
-          : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.deltaSize[idx]!, this.baseId(idx, b));
+          ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, this.entrySize[idx]!, { distance: at - baseAt })
+          : writeEntryHeader(this.scratch, OBJ_REF_DELTA, this.entrySize[idx]!, this.baseId(idx, b));
         this.stream.write(this.scratch, 0, len);
         this.stats.deltas++;
         this.stats.reusedDeltas++;
@@ -527,6 +626,32 @@ class PackWriter {
     const len = writeEntryHeader(this.scratch, o.type, o.data.length);
     this.stream.write(this.scratch, 0, len);
     return this.writeBytes(this.deflater.deflate(o.data));
+  }
+
+  /**
+   * Writes the delta the search found for `idx` (its base already written), made again if the
+   * search did not keep it; null when it cannot be made, and `idx` is then compressed whole.
+   */
+  private writeSearched(idx: number, at: number): WriteResult | null {
+    const b = this.base[idx]!;
+    const keys = this.ids.keys;
+    let delta: Uint8Array | null | undefined = this.searched.get(idx);
+    this.searched.delete(idx);
+    if (!delta) {
+      const target = this.odb.read(keys, idx * OID_BYTES), base = this.odb.read(keys, b * OID_BYTES);
+      delta = target && base ? createDelta(base.data, target.data, target.data.length) : null;
+    }
+    if (!delta) {
+      this.plan[idx] = PLAN_COMPRESS;
+      return null;
+    }
+    const len = this.options.ofsDelta
+      ? writeEntryHeader(this.scratch, OBJ_OFS_DELTA, delta.length, { distance: at - this.written[b]! })
+      : writeEntryHeader(this.scratch, OBJ_REF_DELTA, delta.length, { ids: keys, offset: b * OID_BYTES });
+    this.stream.write(this.scratch, 0, len);
+    this.stats.deltas++;
+    this.stats.compressed++;
+    return this.writeBytes(this.deflater.deflate(delta));
   }
 
   /** Where the id of a reused delta's base is: in the id table, or in the delta's pack's .idx. */
