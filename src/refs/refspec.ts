@@ -109,7 +109,7 @@ export function mapPattern(from: string, to: string, name: string): string | nul
  * as the refspec spells it. The first refspec that maps `ref` wins.
  */
 export function trackingRefFor(specs: readonly Refspec[], ref: string): string | null {
-  return queryRefspecs(specs, ref, 'src')[0] ?? null;
+  return queryRefspecs(specs, ref, 'src')[0]?.name ?? null;
 }
 
 /**
@@ -119,18 +119,31 @@ export function trackingRefFor(specs: readonly Refspec[], ref: string): string |
  * tracking refs and those gone from it.
  */
 export function trackedSourcesFor(specs: readonly Refspec[], ref: string): string[] {
-  return queryRefspecs(specs, ref, 'dst');
+  return queryRefspecs(specs, ref, 'dst').map((m) => m.name);
 }
 
-/** git's query_refspecs: `ref` looked up on the `by` side of each refspec, the other side's names returned. */
-function queryRefspecs(specs: readonly Refspec[], ref: string, by: 'src' | 'dst'): string[] {
+/**
+ * Where remote.<name>.push sends the local ref `ref` (a full name), and whether forced: the first
+ * refspec with a destination that maps it, none when a `^` refspec excludes it (git's
+ * query_refspecs, which `git push <remote> <branch>` maps a branch through).
+ */
+export function pushDestinationFor(specs: readonly PushRefspec[], ref: string): { name: string; force: boolean } | null {
+  const found = queryRefspecs(specs, ref, 'src')[0];
+  return found ? { name: found.name, force: found.spec.force } : null;
+}
+
+/** A fetch or a push refspec, as git's query_refspecs reads either: a missing or empty <dst> is none. */
+type QueriedRefspec = Pick<PushRefspec, 'force' | 'negative' | 'pattern' | 'src'> & { readonly dst: string | null; readonly matching?: boolean };
+
+/** git's query_refspecs: `ref` looked up on the `by` side of each refspec, the other side's names returned with their refspec. */
+function queryRefspecs<S extends QueriedRefspec>(specs: readonly S[], ref: string, by: 'src' | 'dst'): { name: string; spec: S }[] {
   if (negated(specs, ref)) return [];
-  const found: string[] = [];
+  const found: { name: string; spec: S }[] = [];
   for (const s of specs) {
-    if (s.negative || s.dst === '') continue;
+    if (s.negative || !s.dst) continue;
     const [key, value] = by === 'src' ? [s.src, s.dst] : [s.dst, s.src];
     const mapped = s.pattern ? mapPattern(key, value, ref) : key === ref ? value : null;
-    if (mapped !== null) found.push(mapped);
+    if (mapped !== null) found.push({ name: mapped, spec: s });
   }
   return found;
 }
@@ -138,15 +151,16 @@ function queryRefspecs(specs: readonly Refspec[], ref: string, by: 'src' | 'dst'
 /**
  * git's query_matches_negative_refspec for this query (by source or by destination alike): the sources the other refspecs give `ref`,
  * any of them excluded by a `^` refspec. git reads a pattern from its destination side here (the
- * check serves the reverse query too), so a `^refs/heads/x` hides refs/heads/x from an exact
- * refspec naming it or from `refs/heads/*:refs/heads/*`, but not from
- * `refs/heads/*:refs/remotes/origin/*`; git 2.39 behaves so, and tsgit with it.
+ * check serves the reverse query too; a push pattern without one, from its source), so a
+ * `^refs/heads/x` hides refs/heads/x from an exact refspec naming it or from
+ * `refs/heads/*:refs/heads/*`, but not from `refs/heads/*:refs/remotes/origin/*`; git 2.39 behaves
+ * so, and tsgit with it. The `:` push refspec gives `ref` itself.
  */
-function negated(specs: readonly Refspec[], ref: string): boolean {
+function negated(specs: readonly QueriedRefspec[], ref: string): boolean {
   const sources: string[] = [];
   for (const s of specs) {
     if (s.negative) continue;
-    const source = s.pattern ? mapPattern(s.dst, s.src, ref) : s.src === ref ? s.src : null;
+    const source = s.pattern ? mapPattern(s.dst || s.src, s.src, ref) : s.matching ? ref : s.src === ref ? s.src : null;
     if (source !== null) sources.push(source);
   }
   return sources.some((name) => omitted(specs, name));

@@ -23,7 +23,7 @@ import { parsePushRefspec, parseRefspec, trackingRefFor, type PushRefspec } from
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../transport-config.js';
 import { defaultPushRemote, pushUrlsOf, remoteGet, type Remote } from '../../repository/remotes.js';
 import { formatPushStatus, pushAdvice } from './report.js';
-import { matchPushRefs, type LocalRef, type PushTarget } from './refspec.js';
+import { checkPushSources, matchPushRefs, refsNamed, type LocalRef, type PushTarget } from './refspec.js';
 import { prePush } from './pre-push.js';
 import { refspecsToPush } from './refspecs-to-push.js';
 import { sendPack } from './send-pack.js';
@@ -99,7 +99,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const mirror = options.mirror ?? remote.mirror;
   if (mirror && options.refspecs?.length) throw new GitError('client', 'bad-refspec', '--mirror can\'t be combined with refspecs');
   const { specs, setUpstream } = mirror ? { specs: [parsePushRefspec('+refs/*:refs/*')], setUpstream: false }
-    : refspecsToPush(config, remote, options, branch);
+    : refspecsToPush(config, remote, options, branch, (name) => refsNamed(refStore, name));
   const followTags = options.followTags ?? config.getBool('push', null, 'followtags') ?? false;
   const pushOptions = options.pushOptions?.length ? options.pushOptions : configuredPushOptions(config);
   const base = { ...connectOptionsFromConfig(config, env), ...options.transport };
@@ -130,6 +130,13 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
   const shown = anonymizeUrl(url);
   if (options.verbose) log(`Pushing to ${shown}\n`);
   checkProtocolAllowed(config, connectOptions.env ?? process.env, remoteUrl);
+  // git's check_push_refs: a source that names nothing fails the push before the remote is contacted.
+  const sourceErrors = checkPushSources(repo, refStore, specs);
+  if (sourceErrors.length > 0) {
+    for (const e of sourceErrors) log(`error: ${e}\n`);
+    log(`error: failed to push some refs to '${shown}'\n`);
+    return { refs: [], failed: true };
+  }
   const conn = await connect(remoteUrl, connectOptions);
   const onAbort = () => conn.abort();
   options.signal?.addEventListener('abort', onAbort);
@@ -148,11 +155,10 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
       throw new GitError('client', 'unsupported', "the receiving end does not support this repository's hash algorithm");
     }
     const remoteRefs = adv.refs.filter((r) => r.name !== '.have');
-    const { targets, errors } = matchPushRefs(repo, local, remoteRefs, specs, options.force ?? false, (options.prune ?? false) || (options.mirror ?? false));
-    if (errors.length > 0) {
-      for (const e of errors) log(`error: ${e}\n`);
-      throw new PushFailed(`failed to push some refs to '${shown}'`);
-    }
+    const { targets, errors, fatal } = matchPushRefs(repo, local, remoteRefs, specs, options.force ?? false, (options.prune ?? false) || (options.mirror ?? false));
+    for (const e of errors) log(`error: ${e}\n`);
+    if (fatal !== undefined) throw new GitError('client', 'bad-refspec', fatal);
+    if (errors.length > 0) throw new PushFailed(`failed to push some refs to '${shown}'`);
     if (options.followTags) targets.push(...tagsToFollow(repo, local, remoteRefs, targets));
     const tracking = (dst: string) => trackingRef(remote, dst);
     const forceIfIncludes = options.forceIfIncludes ?? config.getBool('push', null, 'useforceifincludes') ?? false;

@@ -5,9 +5,11 @@
 // name, and a pattern (refs/heads/*:refs/remotes/x/*) maps many. A <dst> that is not a full name
 // is matched against the remote's refs, else guessed from the kind of <src> (a branch or a tag).
 // With --prune, remote refs a pattern covers whose local counterpart is gone are deleted.
+// The sources alone are checked before the remote is contacted (checkPushSources).
 import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../../object/type.js';
-import { checkRefFormat } from '../../refs/check-ref-format.js';
+import { checkRefFormat, checkRefPath } from '../../refs/check-ref-format.js';
+import type { RefStore } from '../../refs/index.js';
 import type { Repository } from '../../repository/repository.js';
 import { expandAbbreviation, mapPattern, omitted, type PushRefspec } from '../../refs/refspec.js';
 
@@ -32,7 +34,7 @@ export interface LocalRef {
  * git's count_refspec_match: the refs `pattern` names by rev-parse's rules. A "weak" match (outside
  * heads and tags, not spelled from refs/ or one level below) counts only when nothing strong does.
  */
-function refspecMatches<T extends { name: string }>(pattern: string, refs: readonly T[]): T[] {
+export function refspecMatches<T extends { name: string }>(pattern: string, refs: readonly T[]): T[] {
   const strong: T[] = [], weak: T[] = [];
   const candidates = new Set(expandAbbreviation(pattern));
   for (const r of refs) {
@@ -45,13 +47,53 @@ function refspecMatches<T extends { name: string }>(pattern: string, refs: reado
 }
 
 /**
+ * The refs here that `name` may abbreviate: those among its expansions that exist, HEAD when it
+ * is HEAD. refspecMatches looks at no other, so this serves it without listing every ref.
+ */
+export function refsNamed(refStore: RefStore, name: string): LocalRef[] {
+  const out: LocalRef[] = [];
+  for (const full of expandAbbreviation(name)) {
+    if (full !== 'HEAD' && !(full.startsWith('refs/') && checkRefPath(full) === null)) continue;
+    const oid = refStore.resolve(full)?.oid;
+    if (oid) out.push({ name: full, oid });
+  }
+  return out;
+}
+
+/** A refspec's source as git's match_explicit_lhs finds it: `ref` when a ref, else null (a revision). */
+type Source = { name: string; ref: string | null; oid: string } | { error: string };
+
+/** git's match_explicit_lhs: the one local ref `src` names, else any revision it names; else git's error. */
+function findSource(repo: Repository, src: string, local: readonly LocalRef[]): Source {
+  const found = refspecMatches(src, local);
+  if (found.length > 1) return { error: `src refspec ${src} matches more than one` };
+  if (found.length === 1) return { name: found[0]!.name, ref: found[0]!.name, oid: found[0]!.oid };
+  const id = repo.revs().tryResolve(src);
+  return id ? { name: src, ref: null, oid: toHex(id) } : { error: `src refspec ${src} does not match any` };
+}
+
+/**
+ * git's check_push_refs, run before the remote is contacted: the errors of the sources that name
+ * nothing or more than one ref, every one of them (a push with any fails whole).
+ */
+export function checkPushSources(repo: Repository, refStore: RefStore, specs: readonly PushRefspec[]): string[] {
+  const errors: string[] = [];
+  for (const spec of specs) {
+    if (spec.pattern || spec.matching || spec.negative || spec.src === '') continue;
+    const found = findSource(repo, spec.src, refsNamed(refStore, spec.src));
+    if ('error' in found) errors.push(found.error);
+  }
+  return errors;
+}
+
+/**
  * The updates `specs` ask for. `local` holds HEAD (when it resolves) and every ref; `remote` the
  * remote's advertised refs. Errors are git's ("src refspec x does not match any", ..., with the
  * hint lines git adds to one), collected so that every bad refspec is reported; the caller fails
- * the push with them.
+ * the push with them. `fatal` is git's die, which ends the matching there.
  */
 export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remote: readonly LocalRef[], specs: readonly PushRefspec[],
-  forceAll: boolean, prune = false): { targets: PushTarget[]; errors: string[] } {
+  forceAll: boolean, prune = false): { targets: PushTarget[]; errors: string[]; fatal?: string } {
   const remoteOid = new Map(remote.map((r) => [r.name, r.oid]));
   const targets: PushTarget[] = [];
   const byDst = new Map<string, PushTarget>();
@@ -90,26 +132,16 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
     // The source: a ref, else any revision; empty deletes.
     let srcName: string | null = null, newOid = ZERO_HEX, srcRef: string | null = null;
     if (spec.src !== '') {
-      const found = refspecMatches(spec.src, local);
-      if (found.length > 1) { errors.push(`src refspec ${spec.src} matches more than one`); continue; }
-      if (found.length === 1) {
-        srcName = found[0]!.name;
-        srcRef = srcName;
-        newOid = found[0]!.oid;
-      } else {
-        const id = repo.revs().tryResolve(spec.src);
-        if (!id) { errors.push(`src refspec ${spec.src} does not match any`); continue; }
-        srcName = spec.src;
-        newOid = toHex(id);
-      }
+      const found = findSource(repo, spec.src, local);
+      if ('error' in found) { errors.push(found.error); continue; }
+      ({ name: srcName, ref: srcRef, oid: newOid } = found);
     }
     let dst = spec.dst;
     if (dst === null) {
-      // No destination: the source's own name, HEAD's the branch it is on; a detached HEAD is
-      // itself (git's resolve_ref_unsafe), a name the remote side then cannot place.
-      const name = srcName === 'HEAD' ? repo.refs.head().symref ?? 'HEAD' : srcName;
-      if (!name || (name !== 'HEAD' && !name.startsWith('refs/'))) { errors.push(`${srcName} cannot be resolved to branch`); continue; }
-      dst = name;
+      // parsePushRefspec gives a refspec without a destination a source.
+      dst = ownName(repo, srcName!);
+      // git dies here, after the errors of the refspecs before this one.
+      if (dst === null) return { targets: [], errors, fatal: `${srcName} cannot be resolved to branch` };
     }
     if (excluded(dst)) continue;
     const remoteMatch = refspecMatches(dst, remote);
@@ -147,6 +179,20 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
   const rank = (t: PushTarget) => remoteIndex.get(t.dst) ?? remote.length;
   targets.sort((a, b) => rank(a) - rank(b));
   return { targets, errors };
+}
+
+/**
+ * Where a refspec without a destination sends its source (git's resolve_ref_unsafe of it): the
+ * ref's own name, a symbolic ref's branch (HEAD's), a detached HEAD itself, which the remote side
+ * then cannot place. null for what is no ref (an object id) and for a symbolic ref to other than
+ * a branch.
+ */
+function ownName(repo: Repository, src: string): string | null {
+  if (checkRefPath(src) !== null) return null;
+  const chain = repo.refs.resolve(src)?.chain;
+  const target = chain?.[chain.length - 1];
+  if (target === undefined || (chain!.length > 1 && !target.startsWith('refs/heads/'))) return null;
+  return target;
 }
 
 /**

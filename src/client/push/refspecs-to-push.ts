@@ -1,37 +1,91 @@
-// Which refspecs a push takes (git's builtin/push.c): the command line's, else the remote's
-// remote.<name>.push, else push.default's for the current branch, checked in git 2.39's order
-// (setup_default_push_refspecs, get_upstream_ref, die_push_simple), with whether
+// Which refspecs a push takes (git's builtin/push.c): the command line's, read as set_refspecs
+// reads them (`tag <name>`, --delete, a branch name mapped where the push would send it), else
+// the remote's remote.<name>.push, else push.default's for the current branch, checked in git
+// 2.39's order (setup_default_push_refspecs, get_upstream_ref, die_push_simple), with whether
 // push.autoSetupRemote has the push set the branch's upstream.
 import type { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
-import { parsePushRefspec, type PushRefspec } from '../../refs/refspec.js';
+import { parsePushRefspec, pushDestinationFor, type PushRefspec } from '../../refs/refspec.js';
 import { defaultRemoteName, type Remote } from '../../repository/remotes.js';
 import type { PushOptions } from './push.js';
+import { refspecMatches, type LocalRef } from './refspec.js';
+
+type PushDefault = 'nothing' | 'matching' | 'simple' | 'upstream' | 'current';
 
 /**
  * git's push refspec choice: the command line's (+ --tags, --delete), remote.<name>.push, else
  * push.default's; `setUpstream` when push.autoSetupRemote has the default push set an upstream.
+ * `refsNamed` gives the local refs a name may abbreviate (those that exist among its expansions).
  */
 export function refspecsToPush(config: Config, remote: Remote, o: Pick<PushOptions, 'refspecs' | 'delete' | 'tags'>,
-  branch: string | null): { specs: PushRefspec[]; setUpstream: boolean } {
-  let texts = [...(o.refspecs ?? [])];
-  if (o.delete) {
-    if (texts.length === 0) throw new GitError('cli', 'usage', '--delete doesn\'t make sense without any refs');
-    texts = texts.map((t) => (t.includes(':') ? t : `:${t}`));
-    if (texts.some((t) => !t.startsWith(':'))) throw new GitError('cli', 'usage', '--delete only accepts plain target ref names');
-  }
+  branch: string | null, refsNamed: (name: string) => readonly LocalRef[]): { specs: PushRefspec[]; setUpstream: boolean } {
+  const given = o.refspecs ?? [];
+  if (o.delete && given.length === 0) throw new GitError('cli', 'usage', '--delete doesn\'t make sense without any refs');
+  const mode = pushDefault(config);
+  const texts = commandLineRefspecs(given, o.delete ?? false, (name) => mapped(config, remote, mode, name, refsNamed));
   if (o.tags) texts.push('refs/tags/*');
   if (texts.length > 0 || remote.push.length > 0) return { specs: (texts.length > 0 ? texts : remote.push).map(parsePushRefspec), setUpstream: false };
-  const chosen = defaultRefspec(config, remote.name, branch);
+  const chosen = defaultRefspec(config, mode, remote.name, branch);
   return { specs: [parsePushRefspec(chosen.text)], setUpstream: chosen.setUpstream };
+}
+
+/**
+ * git's set_refspecs: `tag <name>` is refs/tags/<name>; with --delete each is a name to delete
+ * (no colon, not empty); any other refspec without a colon goes through `map`.
+ */
+function commandLineRefspecs(given: readonly string[], del: boolean, map: (name: string) => string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < given.length; i++) {
+    const text = given[i]!;
+    if (text === 'tag') {
+      const tag = given[++i];
+      if (tag === undefined) throw new GitError('cli', 'usage', 'tag shorthand without <tag>');
+      out.push(`${del ? ':' : ''}refs/tags/${tag}`);
+    } else if (del) {
+      if (text.includes(':') || text === '') throw new GitError('cli', 'usage', '--delete only accepts plain target ref names');
+      out.push(`:${text}`);
+    } else out.push(text.includes(':') ? text : map(text));
+  }
+  return out;
+}
+
+/**
+ * git's refspec_append_mapped: a name that is one local ref (HEAD is none) goes where the first
+ * remote.<name>.push refspec that maps it sends it (forced if that one is); else, under
+ * push.default=upstream, a branch goes to its one upstream (branch.<name>.merge, of whichever
+ * remote: git does not check). Anything else stays as written.
+ */
+function mapped(config: Config, remote: Remote, mode: PushDefault, name: string, refsNamed: (name: string) => readonly LocalRef[]): string {
+  const found = refspecMatches(name, refsNamed(name).filter((r) => r.name !== 'HEAD'));
+  if (found.length !== 1) return name;
+  const ref = found[0]!.name;
+  const dst = remote.push.length > 0 ? pushDestinationFor(remote.push.map(parsePushRefspec), ref) : null;
+  if (dst) return `${dst.force ? '+' : ''}${ref}:${dst.name}`;
+  if (mode === 'upstream' && ref.startsWith('refs/heads/')) {
+    const merges = upstreamMerges(config, ref.slice(11));
+    if (merges.length === 1) return `${name}:${merges[0]}`;
+  }
+  return name;
+}
+
+/** push.default, default "simple"; "tracking" is git's old name for "upstream". */
+function pushDefault(config: Config): PushDefault {
+  const value = config.get('push', null, 'default') ?? 'simple';
+  if (value === 'tracking') return 'upstream';
+  if (value === 'nothing' || value === 'matching' || value === 'simple' || value === 'upstream' || value === 'current') return value;
+  throw new GitError('config', 'bad-value', `invalid value for push.default: '${value}'`);
+}
+
+/** git's set_merge: branch.<name>.merge's values, which count for nothing without branch.<name>.remote. */
+function upstreamMerges(config: Config, branch: string): string[] {
+  return config.get('branch', branch, 'remote') === undefined ? [] : config.getAll('branch', branch, 'merge');
 }
 
 /**
  * git's setup_default_push_refspecs (push.default, default "simple"), in its order: the mode, the
  * current branch, whether the push goes where a bare fetch fetches from, then the upstream.
  */
-function defaultRefspec(config: Config, remoteName: string, branch: string | null): { text: string; setUpstream: boolean } {
-  const mode = (config.get('push', null, 'default') ?? 'simple').toLowerCase();
+function defaultRefspec(config: Config, mode: PushDefault, remoteName: string, branch: string | null): { text: string; setUpstream: boolean } {
   if (mode === 'matching') return { text: ':', setUpstream: false };
   if (mode === 'nothing') throw new GitError('client', 'no-refspec', 'You didn\'t specify any refspecs to push, and push.default is "nothing".');
   if (branch === null) {
@@ -42,10 +96,8 @@ state now, use
     git push ${remoteName} HEAD:<name-of-remote-branch>
 `);
   }
-  if (mode !== 'simple' && mode !== 'upstream' && mode !== 'current') throw new GitError('config', 'bad-value', `invalid value for push.default: '${mode}'`);
   const current = `refs/heads/${branch}`;
-  // git's set_merge: without branch.<name>.remote the branch.<name>.merge values count for nothing.
-  const merges = config.get('branch', branch, 'remote') === undefined ? [] : config.getAll('branch', branch, 'merge');
+  const merges = upstreamMerges(config, branch);
   const autoSetup = config.getBool('push', null, 'autosetupremote') ?? false;
   // git's same_remote: the push goes where a bare fetch fetches from.
   const same = remoteName === defaultRemoteName(config, branch);
