@@ -32,6 +32,7 @@ import { isFailure, leaseExpectation, pushStatus, type Lease, type PushRef } fro
 export interface PushOptions {
   /** A configured remote's name or an address; default as git chooses (pushRemote, pushDefault, ...). */
   readonly remote?: string;
+  /** As on git's command line: `tag <name>` is one, and a branch named alone is mapped (refspecs-to-push.ts). */
   readonly refspecs?: readonly string[];
   readonly force?: boolean;
   readonly leases?: readonly Lease[];

@@ -1,0 +1,135 @@
+// `push <remote> <refspec>...` as git 2.39's builtin/push.c reads its command line (set_refspecs,
+// refspec_append_mapped): a branch named alone goes where remote.<name>.push, or under
+// push.default=upstream its upstream, sends it; `tag <name>`; --delete's names; sources checked
+// before the remote is contacted (check_push_refs); a source without a destination that is no
+// ref (an object id) dies. Each case runs in two copies of a clone and its bare remote
+// (oracle-copies.ts), git in one, tsgit in the other: output, exit status, and every file after,
+// the remote's refs among them.
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { git, rmrf, tmpDir } from './helpers.js';
+import { compareInCopies, type CopiesCase } from './oracle-copies.js';
+
+const root = fs.realpathSync(tmpDir('tsgit-push-refspec-mapping-'));
+after(() => rmrf(root));
+
+// up.git has main and dev; work, its clone, has a commit more on each, dev tracking origin/dev,
+// and the annotated tag v1 (on up.git too) and the light tag v2 (only here).
+const template = path.join(root, 'template');
+const source = path.join(root, 'source');
+git(root, ['init', '-q', '-b', 'main', source]);
+git(source, ['commit', '-q', '--allow-empty', '-m', 'one']);
+git(source, ['tag', '-a', '-m', 'v1', 'v1']);
+git(source, ['checkout', '-qb', 'dev']);
+git(source, ['commit', '-q', '--allow-empty', '-m', 'two']);
+git(source, ['checkout', '-q', 'main']);
+git(root, ['clone', '-q', '--bare', source, path.join(template, 'up.git')]);
+const work = path.join(template, 'work');
+git(template, ['clone', '-q', 'up.git', 'work']);
+git(work, ['config', 'remote.origin.url', '../up.git']);
+git(work, ['commit', '-q', '--allow-empty', '-m', 'main ahead']);
+git(work, ['checkout', '-qb', 'dev', 'origin/dev']);
+git(work, ['commit', '-q', '--allow-empty', '-m', 'dev ahead']);
+git(work, ['checkout', '-q', 'main']);
+git(work, ['tag', 'v2']);
+const mainId = git(work, ['rev-parse', 'main']).trim();
+
+function compare(c: CopiesCase): void {
+  compareInCopies(template, root, c, 'work');
+}
+
+test('remote.<name>.push maps a branch named alone: its first refspec that names it, unless a ^refspec excludes it', () => {
+  compare({
+    name: 'push-config',
+    prepare: [
+      ['config', 'remote.origin.push', 'refs/heads/main:refs/heads/other'],
+      ['config', '--add', 'remote.origin.push', 'refs/heads/dev:refs/heads/elsewhere'],
+      ['config', '--add', 'remote.origin.push', '^refs/heads/dev'],
+      ['config', '--add', 'remote.origin.push', 'refs/heads/main:refs/heads/second'],
+    ],
+    steps: [
+      ['push', 'origin', 'main'], ['push', 'origin', 'refs/heads/main'], ['push', 'origin', 'dev'],
+      // A colon, HEAD (no branch's name) and a tag are pushed as written.
+      ['push', 'origin', 'main:refs/heads/named'], ['push', 'origin', 'HEAD'], ['push', 'origin', 'v2'],
+      ['push', '--porcelain', 'origin', 'heads/main'],
+    ],
+  });
+});
+
+test('a pattern in remote.<name>.push maps a branch, forced when it is; it holds no more than the command line asks', () => {
+  compare({
+    name: 'push-pattern',
+    prepare: [
+      ['config', 'remote.origin.push', '+refs/heads/*:refs/heads/up/*'],
+      // up/main diverges from main: only the refspec's + lets main replace it.
+      ['push', '-q', 'origin', 'dev:refs/heads/up/main'],
+    ],
+    steps: [['push', 'origin', 'main'], ['push', 'origin', 'dev', 'v2'], ['push', '-u', 'origin', 'main'], ['config', '--get-regexp', '^branch\\.']],
+  });
+});
+
+test('push.default=upstream (or tracking) maps a branch to its one upstream, of any remote; simple and current do not', () => {
+  compare({
+    name: 'upstream',
+    prepare: [
+      ['config', 'push.default', 'upstream'], ['config', 'branch.dev.merge', 'refs/heads/devup'],
+      ['config', 'branch.main.remote', 'somewhere-else'], ['config', 'branch.main.merge', 'refs/heads/trunk'],
+    ],
+    steps: [
+      ['push', 'origin', 'dev'], ['push', 'origin', 'main'], ['push', 'origin', 'HEAD'],
+      ['config', 'push.default', 'tracking'], ['config', 'branch.dev.merge', 'refs/heads/devup2'], ['push', 'origin', 'refs/heads/dev'],
+      ['config', 'push.default', 'simple'], ['config', 'branch.dev.merge', 'refs/heads/devup3'], ['push', 'origin', 'dev'],
+      ['config', 'push.default', 'current'], ['config', 'branch.main.merge', 'refs/heads/trunk2'], ['push', 'origin', 'main'],
+      // Two upstreams: neither is taken.
+      ['config', 'push.default', 'upstream'], ['config', '--add', 'branch.main.merge', 'refs/heads/trunk3'], ['push', 'origin', 'main'],
+    ],
+  });
+});
+
+test('remote.<name>.push is asked before the upstream', () => {
+  compare({
+    name: 'both',
+    prepare: [['config', 'push.default', 'upstream'], ['config', 'branch.dev.merge', 'refs/heads/devup'], ['config', 'remote.origin.push', 'refs/heads/main:refs/heads/m']],
+    steps: [['push', 'origin', 'dev', 'main']],
+  });
+});
+
+test('tag <name> is refs/tags/<name>, with --delete its deletion; tag alone, and --delete of a refspec or nothing, die', () => {
+  compare({
+    name: 'tag',
+    steps: [
+      ['push', 'origin', 'tag', 'v2', 'main'], ['push', 'origin', 'tag', 'nope'], ['push', 'origin', 'tag'], ['push', 'nowhere', 'tag'],
+      ['push', '-d', 'origin', 'tag', 'v2'], ['push', '-d', 'origin', 'tag'], ['push', '-d', 'origin', 'main:main'], ['push', '-d', 'origin', ''],
+      ['push', '-d', 'origin', 'dev', 'tag', 'v1'],
+    ],
+  });
+});
+
+test('sources are checked before the remote is contacted: every bad one is named and nothing is pushed', () => {
+  compare({
+    name: 'sources',
+    prepare: [['tag', 'dev'], ['config', 'remote.two.url', '../up.git'], ['config', 'remote.two.pushurl', '../missing.git'], ['config', '--add', 'remote.two.pushurl', '../up.git']],
+    steps: [
+      ['push', '../missing.git', 'nope'], ['push', 'origin', 'nope', 'main', 'nope2:refs/heads/x', ':refs/heads/dev'],
+      ['push', 'origin', 'dev'], ['push', 'two', 'nope'], ['push', '-v', 'origin', 'main~5:refs/heads/x'],
+      ['push', 'origin', 'main~1:refs/heads/old'],
+    ],
+  });
+});
+
+// git dies in these after the remote has answered; its receive-pack then says the push hung up,
+// to the stderr both share: a receive-pack whose stderr goes nowhere lets the rest compare.
+test('a source without a destination that is no ref dies: an object id, a symbolic ref to other than a branch', () => {
+  compare({
+    name: 'no-ref',
+    prepare: [
+      ['config', 'remote.origin.receivepack', 'git-receive-pack 2>/dev/null'],
+      ['symbolic-ref', 'refs/heads/to-tag', 'refs/tags/v2'], ['symbolic-ref', 'refs/heads/to-dev', 'refs/heads/dev'],
+    ],
+    steps: [
+      ['push', 'origin', mainId], ['push', 'origin', mainId.slice(0, 10)], ['push', 'origin', ':gone', mainId],
+      ['push', 'origin', 'to-tag'], ['push', 'origin', 'to-dev'], ['push', 'origin', `${mainId}:refs/heads/byid`],
+    ],
+  });
+});
