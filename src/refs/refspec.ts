@@ -108,7 +108,7 @@ export function mapPattern(from: string, to: string, name: string): string | nul
  * `main:refs/remotes/origin/main` does not name refs/heads/main here, and a destination comes back
  * as the refspec spells it. The first refspec that maps `ref` wins.
  */
-export function trackingRefFor(specs: readonly Refspec[], ref: string): string | null {
+export function trackingRefFor(specs: readonly QueriedRefspec[], ref: string): string | null {
   return queryRefspecs(specs, ref, 'src')[0]?.name ?? null;
 }
 

@@ -226,11 +226,26 @@ export function defaultRemote(config: Config, commonDir: string | null, currentB
  */
 export function defaultPushRemote(config: Config, commonDir: string | null, currentBranch: string | null): Remote | null {
   const state = readState(config);
-  const name = (currentBranch !== null ? config.get('branch', currentBranch, 'pushremote') : undefined)
-    ?? config.get('remote', null, 'pushdefault');
-  if (name !== undefined) return lookUp(config, state, commonDir, name, true);
-  const fetched = remoteForBranch(config, state, currentBranch);
-  return lookUp(config, state, commonDir, fetched.name, fetched.given);
+  const { name, given } = pushRemoteForBranch(config, state, currentBranch);
+  return lookUp(config, state, commonDir, name, given);
+}
+
+/**
+ * git's pushremote_for_branch: branch.<name>.pushRemote, else remote.pushDefault, else the remote
+ * fetched from (remote_for_branch); `given` says whether the config named it.
+ */
+function pushRemoteForBranch(config: Config, state: RemoteState, branch: string | null): { name: string; given: boolean } {
+  const name = (branch !== null ? config.get('branch', branch, 'pushremote') : undefined) ?? config.get('remote', null, 'pushdefault');
+  return name !== undefined ? { name, given: true } : remoteForBranch(config, state, branch);
+}
+
+/**
+ * The remote a push of `branch` goes to, as `<branch>@{push}` finds it (git's branch_get_push):
+ * pushremote_for_branch's name, looked up as named, so that an unknown one is an address.
+ */
+export function pushRemoteOf(config: Config, commonDir: string | null, branch: string): Remote {
+  const state = readState(config);
+  return lookUp(config, state, commonDir, pushRemoteForBranch(config, state, branch).name, true)!;
 }
 
 /** git's push_url_of_remote: where a push goes, each URL in turn. */

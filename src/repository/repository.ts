@@ -11,6 +11,7 @@ import { ObjectDatabase } from '../odb/database.js';
 import { checkRefPath, FileRefStore, type RefStore, type ResolvedRef } from '../refs/index.js';
 import { priorCheckout, reflogAt } from './reflog-at.js';
 import { remoteConfigWarnings } from './remotes.js';
+import { pushTrackingOf } from './push-tracking.js';
 import { upstreamOf } from './upstream.js';
 import { RevResolver } from '../rev/resolve.js';
 import { discover } from './discover.js';
@@ -152,7 +153,8 @@ export class Repository {
       if (warnAmbiguous) warn(`warning: refname '${name}' is ambiguous.\n`);
     } : undefined;
     return new RevResolver(this.odb, {
-      resolveRef: name => this.resolveRef(name), upstream: branch => upstreamOf(this, branch), reflogAt: (ref, n) => reflogAt(this, ref, n),
+      resolveRef: name => this.resolveRef(name), upstream: branch => upstreamOf(this, branch),
+      pushTracking: branch => pushTrackingOf(this, branch), reflogAt: (ref, n) => reflogAt(this, ref, n),
       priorCheckout: n => priorCheckout(this, n), ...(ambiguous ? { ambiguous } : {}),
     });
   }

@@ -13,12 +13,7 @@ import type { Repository } from './repository.js';
 export function upstreamOf(repo: Repository, branch: string, env: NodeJS.ProcessEnv = process.env): string {
   // git's branch_get reads the remotes first, whatever it then finds.
   const config = repo.remotesConfig(env);
-  let name = branch;
-  if (name === '' || name === 'HEAD') {
-    const head = repo.refs.headTarget();
-    if (!head?.startsWith('refs/heads/')) throw new GitError('refs', 'no-upstream', 'HEAD does not point to a branch');
-    name = head.slice('refs/heads/'.length);
-  }
+  const name = currentBranchNamed(repo, branch);
   const remote = config.get('branch', name, 'remote');
   const merge = remote === undefined ? undefined : config.getAll('branch', name, 'merge')[0];
   if (remote === undefined || merge === undefined) {
@@ -29,4 +24,15 @@ export function upstreamOf(repo: Repository, branch: string, env: NodeJS.Process
   const tracking = trackingRefFor(remoteGet(config, repo.commonDir, remote).fetch.map(parseRefspec), merge);
   if (tracking !== null) return tracking;
   throw new GitError('refs', 'no-upstream', `upstream branch '${merge}' not stored as a remote-tracking branch`);
+}
+
+/**
+ * The branch `branch` names for `@{upstream}` and `@{push}` (git's branch_get): itself, or for ''
+ * or HEAD the branch checked out; a detached HEAD is git's error.
+ */
+export function currentBranchNamed(repo: Repository, branch: string): string {
+  if (branch !== '' && branch !== 'HEAD') return branch;
+  const head = repo.refs.headTarget();
+  if (!head?.startsWith('refs/heads/')) throw new GitError('refs', 'no-branch', 'HEAD does not point to a branch');
+  return head.slice('refs/heads/'.length);
 }

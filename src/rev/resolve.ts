@@ -1,6 +1,7 @@
 // Turning a revision name into an object id, as git's get_oid does for the forms tools use:
 // full and abbreviated ids, ref names with git's search order, `@`, `<branch>@{upstream}`,
-// `<ref>@{<n>}`, `@{-<n>}`, and the suffixes ^, ^N, ~N, ^{}, ^{type} and <rev>:<path>.
+// `<branch>@{push}`, `<ref>@{<n>}`, `<ref>@{<date>}`, `@{-<n>}`, and the suffixes ^, ^N, ~N, ^{},
+// ^{type} and <rev>:<path>.
 import { NotFoundError, GitError } from '../core/errors.js';
 import { fromHex, OID_BYTES, OID_HEX, oidEquals, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
@@ -18,6 +19,8 @@ export interface RefResolver {
    * is none; without it `@{upstream}` names nothing.
    */
   upstream?(branch: string): string;
+  /** As upstream, for `@{push}`: the remote-tracking ref a push of the branch updates. */
+  pushTracking?(branch: string): string;
   /**
    * `<ref>@{<n>}`: the value the ref ('' for the branch checked out) had `n` updates ago, by its
    * reflog; null when it has no reflog; throws when the reflog is shorter.
@@ -37,6 +40,9 @@ const REFLOG_MARK = /^(.*)@\{([0-9]+)\}$/s;
 
 /** `<branch>@{upstream}` or `@{u}` (any case, as git's upstream_mark), the branch part first. */
 const UPSTREAM_MARK = /^(.*)@\{(?:u|upstream)\}$/is;
+
+/** `<branch>@{push}` (any case, as git's push_mark). */
+const PUSH_MARK = /^(.*)@\{push\}$/is;
 
 
 /** One suffix of a revision: ^{<type>} (peel ''), ^<n>, or ~<n>. */
@@ -136,10 +142,12 @@ export class RevResolver {
     return this.refs.priorCheckout(Number(m[1]));
   }
 
-  /** The full ref name `<branch>@{upstream}` stands for, or null when `name` is no such form. */
+  /** The full ref name `<branch>@{upstream}` or `<branch>@{push}` stands for, or null when `name` is no such form. */
   branchMark(name: string): string | null {
-    const mark = UPSTREAM_MARK.exec(name);
-    return mark && this.refs.upstream ? this.refs.upstream(mark[1]!) : null;
+    const upstream = UPSTREAM_MARK.exec(name);
+    if (upstream && this.refs.upstream) return this.refs.upstream(upstream[1]!);
+    const push = PUSH_MARK.exec(name);
+    return push && this.refs.pushTracking ? this.refs.pushTracking(push[1]!) : null;
   }
 
   private resolveBase(name: string): Uint8Array | null {

@@ -6,11 +6,10 @@
 import type { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
 import { parsePushRefspec, pushDestinationFor, type PushRefspec } from '../../refs/refspec.js';
+import { pushDefault, type PushDefault } from '../../repository/push-default.js';
 import { defaultRemoteName, type Remote } from '../../repository/remotes.js';
 import type { PushOptions } from './push.js';
 import { refspecMatches, type LocalRef } from './refspec.js';
-
-type PushDefault = 'nothing' | 'matching' | 'simple' | 'upstream' | 'current';
 
 /**
  * git's push refspec choice: the command line's (+ --tags, --delete), remote.<name>.push, else
@@ -66,14 +65,6 @@ function mapped(config: Config, remote: Remote, mode: PushDefault, name: string,
     if (merges.length === 1) return `${name}:${merges[0]}`;
   }
   return name;
-}
-
-/** push.default, default "simple"; "tracking" is git's old name for "upstream". */
-function pushDefault(config: Config): PushDefault {
-  const value = config.get('push', null, 'default') ?? 'simple';
-  if (value === 'tracking') return 'upstream';
-  if (value === 'nothing' || value === 'matching' || value === 'simple' || value === 'upstream' || value === 'current') return value;
-  throw new GitError('config', 'bad-value', `invalid value for push.default: '${value}'`);
 }
 
 /** git's set_merge: branch.<name>.merge's values, which count for nothing without branch.<name>.remote. */
