@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { parseApproxDate } from '../src/client/date.js';
+import { parseApproxDate } from '../src/core/approxidate.js';
 import { guessDirectory } from '../src/client/guess-directory.js';
 import { formatRemoteProgress } from '../src/client/remote-progress.js';
 import { formatDaemonRequest } from '../src/transport/git-daemon.js';

@@ -7,7 +7,7 @@ import { parseColor } from '../config/color.js';
 import { configPathname } from '../config/interpolate-path.js';
 import { parseBool, parseSigned } from '../config/index.js';
 import { parseBoolText } from '../config/values.js';
-import { parseApproxDate } from '../client/date.js';
+import { parseApproxDate } from '../core/approxidate.js';
 import { GitError } from '../core/errors.js';
 import { fatal } from './context.js';
 

@@ -2,7 +2,7 @@
 // the server's progress relayed to stderr, and SIGINT/SIGTERM turned into an abort that ends the
 // command with 128 + the signal's number, as git exits.
 import os from 'node:os';
-import { parseApproxDate } from '../client/date.js';
+import { parseApproxDate } from '../core/approxidate.js';
 import { onInterrupt } from '../client/interrupt.js';
 import { formatRemoteProgress, stderrIsSmartTerminal } from '../client/remote-progress.js';
 import { UsageError } from '../core/errors.js';

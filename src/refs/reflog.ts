@@ -32,11 +32,15 @@ export function appendReflog(gitDir: string, name: string, oldOid: string, newOi
   }
 }
 
-/** One line of a reflog: the update's new value, when it was made and why. */
+/** One line of a reflog: the update's old and new values, when it was made and why. */
 export interface ReflogEntry {
+  /** All zeros when the update created the ref. */
+  readonly oldOid: string;
   readonly newOid: string;
   /** Seconds since 1970, from the line's identity. */
   readonly time: number;
+  /** The zone the time was recorded in, as the signed hhmm number the line holds (+0200 is 200). */
+  readonly tz: number;
   readonly message: string;
 }
 
@@ -52,8 +56,8 @@ export function readReflog(gitDir: string, name: string): ReflogEntry[] {
   }
   const entries: ReflogEntry[] = [];
   for (const line of text.split('\n')) {
-    const m = /^[0-9a-f]{40} ([0-9a-f]{40}) [^\t]*> (\d+) [+-]\d{4}(?:\t(.*))?$/s.exec(line);
-    if (m) entries.push({ newOid: m[1]!, time: Number(m[2]), message: m[3] ?? '' });
+    const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) [^\t]*> (\d+) ([+-]\d{4})(?:\t(.*))?$/s.exec(line);
+    if (m) entries.push({ oldOid: m[1]!, newOid: m[2]!, time: Number(m[3]), tz: Number(m[4]), message: m[5] ?? '' });
   }
   return entries;
 }

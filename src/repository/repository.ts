@@ -143,9 +143,12 @@ export class Repository {
    */
   warn: ((text: string) => void) | null = null;
 
-  /** Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository. */
-  revs(): RevResolver {
-    const warn = this.warn;
+  /**
+   * Resolves revision names (ids, refs, ^ ~ :path suffixes) against this repository; `quiet`
+   * keeps what git warns of as it reads a name to itself, as git's GET_OID_QUIETLY.
+   */
+  revs(options: { quiet?: boolean } = {}): RevResolver {
+    const warn = options.quiet ? null : this.warn;
     // The configuration is read when a name first turns out ambiguous, not for every lookup.
     let warnAmbiguous: boolean | undefined;
     const ambiguous = warn ? (name: string) => {
@@ -154,7 +157,7 @@ export class Repository {
     } : undefined;
     return new RevResolver(this.odb, {
       resolveRef: name => this.resolveRef(name), upstream: branch => upstreamOf(this, branch),
-      pushTracking: branch => pushTrackingOf(this, branch), reflogAt: (ref, n) => reflogAt(this, ref, n),
+      pushTracking: branch => pushTrackingOf(this, branch), reflogAt: (ref, when) => reflogAt(this, ref, when, warn),
       priorCheckout: n => priorCheckout(this, n), ...(ambiguous ? { ambiguous } : {}),
     });
   }

@@ -22,10 +22,11 @@ export interface RefResolver {
   /** As upstream, for `@{push}`: the remote-tracking ref a push of the branch updates. */
   pushTracking?(branch: string): string;
   /**
-   * `<ref>@{<n>}`: the value the ref ('' for the branch checked out) had `n` updates ago, by its
-   * reflog; null when it has no reflog; throws when the reflog is shorter.
+   * `<ref>@{<n>}` and `<ref>@{<date>}` (`when`, the text between the braces): the value the ref
+   * ('' for the branch checked out) had n updates ago, or at the date, by its reflog; null when it
+   * has no reflog or `when` is neither; throws when the reflog is shorter than n.
    */
-  reflogAt?(ref: string, n: number): string | null;
+  reflogAt?(ref: string, when: string): string | null;
   /** `@{-<n>}`: the branch (or commit) checked out before the n-th last checkout, by HEAD's reflog; null when there was none. */
   priorCheckout?(n: number): string | null;
   /** Told of a short name that more than one of git's search rules finds a ref for (git warns). */
@@ -35,8 +36,8 @@ export interface RefResolver {
 /** `@{-<n>}`, the n-th prior checkout (git's interpret_nth_prior_checkout). */
 const PRIOR_MARK = /^@\{-([0-9]+)\}$/;
 
-/** `<ref>@{<n>}`, a reflog entry counted back from the newest. */
-const REFLOG_MARK = /^(.*)@\{([0-9]+)\}$/s;
+/** `<ref>@{<n>}` or `<ref>@{<date>}`, by the last `@{` (git's get_oid_basic). */
+const REFLOG_MARK = /^(.*)@\{(.+)\}$/s;
 
 /** `<branch>@{upstream}` or `@{u}` (any case, as git's upstream_mark), the branch part first. */
 const UPSTREAM_MARK = /^(.*)@\{(?:u|upstream)\}$/is;
@@ -79,6 +80,21 @@ function splitSuffixes(spec: string): { base: string; suffixes: Suffix[] } {
   return { base: spec.slice(0, end), suffixes: suffixes.reverse() };
 }
 
+/**
+ * Where `<rev>:<path>` splits: the first ':' outside braces, as git's get_oid_with_context_1 looks
+ * for it, so that `main@{2026-12-01 10:00}` is a name and not a path in `main@{2026-12-01 10`.
+ */
+function pathColon(spec: string): number {
+  let depth = 0;
+  for (let i = 0; i < spec.length; i++) {
+    const c = spec[i];
+    if (c === '{') depth++;
+    else if (depth > 0 && c === '}') depth--;
+    else if (depth === 0 && c === ':') return i;
+  }
+  return -1;
+}
+
 export class RevResolver {
   constructor(private readonly odb: ObjectStore, private readonly refs: RefResolver) {}
 
@@ -90,7 +106,7 @@ export class RevResolver {
   }
 
   tryResolve(spec: string): Uint8Array | null {
-    const colon = spec.indexOf(':');
+    const colon = pathColon(spec);
     if (colon > 0 && !spec.startsWith(':/')) {
       const tree = this.tryResolve(spec.slice(0, colon));
       if (!tree) return null;
@@ -160,9 +176,9 @@ export class RevResolver {
       const hex = this.refs.resolveRef(marked);
       return hex ? fromHex(hex) : null;
     }
-    const nth = REFLOG_MARK.exec(name);
-    if (nth && this.refs.reflogAt) {
-      const hex = this.refs.reflogAt(nth[1]!, Number(nth[2]));
+    const logged = REFLOG_MARK.exec(name);
+    if (logged && this.refs.reflogAt) {
+      const hex = this.refs.reflogAt(logged[1]!, logged[2]!);
       return hex ? fromHex(hex) : null;
     }
     let found: string | null = null;
@@ -236,7 +252,7 @@ export class RevResolver {
           break;
         }
       }
-      if (!next) throw new NotFoundError('walk', `path '${parts.slice(0, i + 1).join('/')}' does not exist in '${spec.slice(0, spec.indexOf(':'))}'`);
+      if (!next) throw new NotFoundError('walk', `path '${parts.slice(0, i + 1).join('/')}' does not exist in '${spec.slice(0, pathColon(spec))}'`);
       id = next;
     }
     return id;

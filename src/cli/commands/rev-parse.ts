@@ -79,7 +79,8 @@ export default function revParse(ctx: CommandContext, args: string[]): number {
   }
   if (revsToParse.length) {
     const repo = ctx.repository();
-    const revs = repo.revs();
+    // git's --verify -q reads the name quietly: no warning of an ambiguous name or a short reflog.
+    const revs = repo.revs({ quiet: verify && quiet });
     const abbreviate = short ? abbreviator(repo.odb, short) : null;
     // git's show_rev: a ref's name (or nothing for a revision that is no ref), an abbreviated id, or the id.
     const show = (prefix: string, id: Uint8Array, name: string): void => {

@@ -1,9 +1,10 @@
-// Dates for --shallow-since, in the forms people give git: a Unix time (`1700000000`, `@1700000000`),
-// an ISO 8601 or RFC 2822 date (local time when no zone is given, as in git), or a relative
-// `<n> <unit>s ago`, `yesterday`, `now`. A date without a time of day takes the current one, as in
-// git. git's approxidate accepts anything and guesses; tsgit
-// refuses what it cannot read rather than deepening to a guess (a number of fewer than nine digits too).
-import { GitError } from '../core/errors.js';
+// Dates for --shallow-since and `<ref>@{<date>}`, in the forms people give git: a Unix time
+// (`1700000000`, `@1700000000`), an ISO 8601 or RFC 2822 date (local time when no zone is given, as
+// in git), or a relative `<n> <unit>s ago` (`3.days.ago`; git takes `ago` as read), `yesterday`,
+// `now`, in any case. A date without a time of day takes the current one, as in git. git's
+// approxidate accepts anything and guesses; tsgit refuses what it cannot read rather than deepening
+// to a guess or reading a reflog at one (a number of fewer than nine digits too).
+import { GitError } from './errors.js';
 
 const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86400, week: 7 * 86400 };
 
@@ -15,9 +16,9 @@ export function parseApproxDate(text: string, now = Date.now()): number {
   let m = /^@?([0-9]{9,15})$/.exec(s);
   if (m) return Number(m[1]);
   if (/^@?[0-9]+$/.test(s)) throw new GitError('client', 'bad-date', `invalid date format: ${text}`);
-  if (s === 'now') return nowSeconds;
-  if (s === 'yesterday') return nowSeconds - 86400;
-  m = /^([0-9]+)[ .]+(second|minute|hour|day|week|month|year)s?[ .]+ago$/i.exec(s);
+  if (/^now$/i.test(s)) return nowSeconds;
+  if (/^yesterday$/i.test(s)) return nowSeconds - 86400;
+  m = /^([0-9]+)[ .]+(second|minute|hour|day|week|month|year)s?(?:[ .]+ago)?$/i.exec(s);
   if (m) {
     const n = Number(m[1]), unit = m[2]!.toLowerCase();
     if (unit !== 'month' && unit !== 'year') return nowSeconds - n * UNIT_SECONDS[unit]!;
