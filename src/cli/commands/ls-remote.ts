@@ -13,7 +13,7 @@ import { parseRemoteUrl } from '../../transport/index.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
 import { parseOptions } from '../parse-options.js';
-import { versionCompare } from '../version-sort.js';
+import { prereleaseSuffixes, versionCompare } from '../version-sort.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -53,8 +53,11 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
     return true;
   });
   const gitDir = findGitDir(ctx);
-  const order = sorting.length ? refOrder(sorting, gitDir !== null) : null;
   const config = Config.loadSync(gitDir ?? path.join(ctx.cwd, '.git'), { global: true, env: ctx.env });
+  // git reads the suffixes when two names first differ, once.
+  let suffixes: Buffer[] | undefined;
+  const readSuffixes = (): Buffer[] => (suffixes ??= prereleaseSuffixes(config, (text) => process.stderr.write(text)));
+  const order = sorting.length ? refOrder(sorting, gitDir !== null, readSuffixes) : null;
   // What git says as it reads the remotes, which ls-remote does once.
   for (const text of remoteConfigWarnings(config)) process.stderr.write(text);
   const dest = rest.shift();
@@ -112,11 +115,11 @@ interface Listed {
 }
 
 /**
- * git's ref sorting for --sort=<key>: refname, version:refname (v:refname) or objectname (in a
- * repository only, as git), "-" before a key reversing it; the last key given decides first, the
- * others break its ties.
+ * git's ref sorting for --sort=<key>: refname, version:refname (v:refname, with the pre-release
+ * `suffixes`) or objectname (in a repository only, as git), "-" before a key reversing it; the
+ * last key given decides first, the others break its ties.
  */
-function refOrder(keys: readonly string[], inRepository: boolean): (a: Listed, b: Listed) => number {
+function refOrder(keys: readonly string[], inRepository: boolean, suffixes: () => readonly Buffer[]): (a: Listed, b: Listed) => number {
   // Names compare as bytes, each encoded once rather than in every comparison of the sort.
   const encoded = new Map<Listed, Buffer>();
   const bytes = (l: Listed): Buffer => {
@@ -129,7 +132,7 @@ function refOrder(keys: readonly string[], inRepository: boolean): (a: Listed, b
     const key = reverse ? spec.slice(1) : spec;
     let compare: (a: Listed, b: Listed) => number;
     if (key === 'refname') compare = (a, b) => Buffer.compare(bytes(a), bytes(b));
-    else if (key === 'version:refname' || key === 'v:refname') compare = (a, b) => versionCompare(bytes(a), bytes(b));
+    else if (key === 'version:refname' || key === 'v:refname') compare = (a, b) => versionCompare(bytes(a), bytes(b), suffixes);
     else if (key === 'objectname') {
       // git reads this field from the object database, and so wants one, though the id is at hand.
       if (!inRepository) throw fatal(`not a git repository, but the field '${key}' requires access to object data`);
