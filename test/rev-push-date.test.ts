@@ -3,6 +3,7 @@
 // refspecs and mirror remotes, and git's errors when there is none; the value a ref had at a date
 // by its reflog (reflog times set with GIT_COMMITTER_DATE), git's warning when the date is before
 // the first entry, and `<ref>@{<n>}` at the far end of a reflog, as git's read_ref_at reads it.
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertSameAsGit } from './cli-batch.js';
@@ -113,6 +114,15 @@ describe('<ref>@{<date>}', () => {
       ['rev-parse', '--verify', 'main@{2000-01-01}'], ['rev-parse', '--verify', '-q', 'main@{2000-01-01}'],
       ['rev-parse', '--symbolic-full-name', 'main@{yesterday}'],
     ], { ...GIT_ENV, TZ: 'America/New_York' });
+  });
+
+  it('warns of a reflog with a gap, and of one whose newest entry is not the ref\'s value', () => {
+    // gappy is main (c2); its reflog has it made at c10, then moved from c5 to c5.
+    const [c2, c5, c10] = ['main', 'main~1', 'main~2'].map((r) => git(dir, ['rev-parse', r]).trim());
+    git(dir, ['update-ref', 'refs/heads/gappy', c2!]);
+    const line = (from: string, to: string, n: number): string => `${from} ${to} C O Mitter <committer@example.com> ${daysAgo(n)}\tmoved\n`;
+    fs.writeFileSync(path.join(dir, '.git', 'logs', 'refs', 'heads', 'gappy'), line('0'.repeat(40), c10!, 10) + line(c5!, c5!, 5));
+    compareAll(dir, [['rev-parse', 'gappy@{7.days.ago}'], ['rev-parse', 'gappy@{1.day.ago}'], ['rev-parse', 'gappy@{1}'], ['rev-parse', 'gappy@{20.days.ago}']]);
   });
 
   it('<ref>@{<n>} at the end of a reflog whose first entry has an old value', () => {
