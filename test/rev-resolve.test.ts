@@ -54,14 +54,16 @@ test('suffixes and paths resolve as git rev-parse resolves them', () => {
 
 test('hostile names resolve to nothing, promptly, never with a TypeError', () => {
   // Found by fuzzing: the suffixes were split off with a regular expression whose '.' stopped at
-  // a newline (a TypeError on its null match), and whose lazy base backtracked quadratically.
+  // a newline (a TypeError on its null match), and whose lazy base backtracked quadratically; so
+  // would a regular expression for `<ref>@{<date>}` over many `@{`, and a colon in braces is no path.
   const repo = Repository.discover(dir);
   try {
     for (const spec of ['HEAD\n', 'HEAD\n^{tree}', 'ma\rin~1', 'HEAD^{o\nject}', 'v1\n:run.sh']) {
       assert.equal(ours(repo, spec), null, JSON.stringify(spec));
       assert.equal(gitRevParse(spec), null, JSON.stringify(spec));
     }
-    for (const spec of ['^'.repeat(30000) + 'x', `HEAD${'~'.repeat(30000)}{`, `HEAD${'^{'.repeat(30000)}`]) {
+    for (const spec of ['^'.repeat(30000) + 'x', `HEAD${'~'.repeat(30000)}{`, `HEAD${'^{'.repeat(30000)}`, `${'@{'.repeat(30000)}x`,
+      `${'x@{'.repeat(30000)}}`, `HEAD@{${'{'.repeat(30000)}:`]) {
       const started = Date.now();
       assert.equal(ours(repo, spec), null);
       assert.ok(Date.now() - started < 500, `${spec.slice(0, 8)}...: ${Date.now() - started} ms`);

@@ -36,8 +36,16 @@ export interface RefResolver {
 /** `@{-<n>}`, the n-th prior checkout (git's interpret_nth_prior_checkout). */
 const PRIOR_MARK = /^@\{-([0-9]+)\}$/;
 
-/** `<ref>@{<n>}` or `<ref>@{<date>}`, by the last `@{` (git's get_oid_basic). */
-const REFLOG_MARK = /^(.*)@\{(.+)\}$/s;
+/**
+ * `<ref>@{<n>}` or `<ref>@{<date>}`: the ref and the text between the braces, split at the last
+ * `@{` with something before the closing brace, as git's get_oid_basic looks for it; null for
+ * no such form. Not a regular expression: one backtracked quadratically over a name of many `@{`.
+ */
+function reflogMark(name: string): { ref: string; when: string } | null {
+  if (!name.endsWith('}') || name.length < 4) return null;
+  const at = name.lastIndexOf('@{', name.length - 4);
+  return at < 0 ? null : { ref: name.slice(0, at), when: name.slice(at + 2, -1) };
+}
 
 /** `<branch>@{upstream}` or `@{u}` (any case, as git's upstream_mark), the branch part first. */
 const UPSTREAM_MARK = /^(.*)@\{(?:u|upstream)\}$/is;
@@ -176,9 +184,9 @@ export class RevResolver {
       const hex = this.refs.resolveRef(marked);
       return hex ? fromHex(hex) : null;
     }
-    const logged = REFLOG_MARK.exec(name);
+    const logged = reflogMark(name);
     if (logged && this.refs.reflogAt) {
-      const hex = this.refs.reflogAt(logged[1]!, logged[2]!);
+      const hex = this.refs.reflogAt(logged.ref, logged.when);
       return hex ? fromHex(hex) : null;
     }
     let found: string | null = null;
