@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { git, GIT_ENV, rmrf, tmpDir, tsgit, TSGIT } from './helpers.js';
+import { git, gitBuf, GIT_ENV, pkt, rmrf, tmpDir, tsgit, TSGIT } from './helpers.js';
 
 let work: string;
 /** The bare repository the pushes went to: loose objects and a few packs. */
@@ -119,6 +119,26 @@ describe('the delta search', () => {
     const r = gitResult(['clone', '--progress', '--bare', '--no-local', `--upload-pack=${process.execPath} ${TSGIT} upload-pack`, server, dest]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /remote: Compressing objects: 100% \(\d+\/\d+\), done\./);
+  });
+
+  it('a fetch gets a new version stored loose as a delta against the version the client has', () => {
+    // The client has main~1; main changed main.c, log.txt and docs/main.c, each now loose.
+    const want = git(server, ['rev-parse', 'main']).trim(), have = git(server, ['rev-parse', 'main~1']).trim();
+    const request = pkt(`want ${want} multi_ack_detailed side-band-64k thin-pack ofs-delta agent=git/2.39.5\n`) + '0000' +
+      pkt(`have ${have}\n`) + pkt('done\n');
+    const ours = tsgit(server, ['upload-pack', '--stateless-rpc', '.'], request);
+    assert.equal(ours.status, 0, ours.stderr.toString());
+    const theirs = gitBuf(server, ['upload-pack', '--stateless-rpc', '.'], request);
+    // Whole, main.c alone would be over 5 KiB compressed.
+    assert.ok(ours.stdout.length <= theirs.length + 512, `tsgit sent ${ours.stdout.length} bytes, git ${theirs.length}`);
+    // And git takes it: a clone one commit behind fetches through tsgit and checks out clean.
+    const behind = path.join(work, 'behind');
+    git(work, ['clone', '-q', '--no-local', '-b', 'main', server, behind]);
+    git(behind, ['reset', '-q', '--hard', 'HEAD~1']);
+    git(behind, ['update-ref', 'refs/remotes/origin/main', 'HEAD']);
+    git(behind, ['-c', 'fetch.unpackLimit=1', 'fetch', '-q', `--upload-pack=${process.execPath} ${TSGIT} upload-pack`, 'origin']);
+    assert.equal(git(behind, ['rev-parse', 'origin/main']).trim(), want);
+    assert.equal(git(behind, ['fsck', '--full', '--no-dangling']), '');
   });
 
   it('does not diff the objects one pack stores whole, as git does not', () => {

@@ -76,6 +76,12 @@ export interface PackContents {
    * pack-objects does (delta-search.ts).
    */
   nameHash?(index: number): number;
+  /**
+   * Ids of other versions of the path of the object with index `i` that the receiver has and that
+   * may not be in the id table (git's preferred bases). In a thin pack, an object the writer would
+   * compress whole goes as a delta against one of them when that is small enough.
+   */
+  hadVersions?(index: number): readonly Uint8Array[];
 }
 
 export interface PackWriteOptions extends PackStreamOptions {
@@ -667,14 +673,20 @@ class PackWriter {
    * with where its base's id is; null when none is.
    */
   private deltaAgainstHad(idx: number, o: RawObject): { delta: Uint8Array; ids: Uint8Array; at: number } | null {
-    const { stored, similarHad } = this.contents;
+    const { stored, similarHad, hadVersions } = this.contents;
     const maxSize = freshDeltaLimit(o);
-    if (!stored || !similarHad || maxSize <= 0) return null;
-    const index = stored.layout.pack.index, toIndex = stored.layout.order.positionToIndex;
-    for (const pos of similarHad(idx)) {
-      const at = index.oidAt(toIndex[pos]!);
-      const delta = this.deltaAgainst(index.buf, at, o, maxSize);
-      if (delta) return { delta, ids: index.buf, at };
+    if (maxSize <= 0) return null;
+    if (stored && similarHad) {
+      const index = stored.layout.pack.index, toIndex = stored.layout.order.positionToIndex;
+      for (const pos of similarHad(idx)) {
+        const at = index.oidAt(toIndex[pos]!);
+        const delta = this.deltaAgainst(index.buf, at, o, maxSize);
+        if (delta) return { delta, ids: index.buf, at };
+      }
+    }
+    for (const id of hadVersions?.(idx) ?? []) {
+      const delta = this.deltaAgainst(id, 0, o, maxSize);
+      if (delta) return { delta, ids: id, at: 0 };
     }
     return null;
   }

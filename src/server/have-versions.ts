@@ -1,0 +1,81 @@
+// The versions of a path that a fetching client already has: git's preferred bases
+// (pack-objects' add_preferred_base and its pbase trees). A fetch that sends a new version of a
+// file should send it as a delta against the client's version when the new one is stored whole,
+// as a small push leaves every object (loose). The client's edge commits (the haves it shares
+// with the server) name the trees to look in; each sent object's path is looked up in them, tree
+// by tree, each tree read once.
+import { OID_BYTES, toHex } from '../core/oid.js';
+import { parseCommit } from '../object/commit.js';
+import { TreeCursor } from '../object/tree.js';
+import { OBJ_COMMIT, OBJ_TREE } from '../object/type.js';
+import type { ObjectStore } from '../odb/object-store.js';
+
+/** Edge trees looked in, at most: git's pack.window bounds its preferred base trees too. */
+const MAX_EDGES = 10;
+
+export class HaveVersions {
+  private readonly roots: Uint8Array[] = [];
+  /** Tree contents by id (hex), read once. */
+  private readonly trees = new Map<string, Uint8Array>();
+
+  /** `haves`: ids of objects the client has; the first commits among them give the trees. */
+  constructor(private readonly odb: ObjectStore, haves: readonly Uint8Array[]) {
+    for (const id of haves) {
+      if (this.roots.length === MAX_EDGES) break;
+      const o = this.odb.read(id, 0);
+      if (o?.type !== OBJ_COMMIT) continue;
+      const tree = parseCommit(o.data, () => `commit ${toHex(id, 0)}`).tree;
+      if (!this.roots.some((r) => Buffer.compare(r, tree) === 0)) this.roots.push(tree);
+    }
+  }
+
+  /** Ids of the objects at `path` (bytes, '/'-separated) in the edge trees, trees or not as `tree` says. */
+  at(path: Uint8Array, tree: boolean): Uint8Array[] {
+    const found: Uint8Array[] = [];
+    for (const root of this.roots) {
+      const id = this.lookup(root, path, tree);
+      if (id && !found.some((f) => Buffer.compare(f, id) === 0)) found.push(id);
+    }
+    return found;
+  }
+
+  private lookup(root: Uint8Array, path: Uint8Array, wantTree: boolean): Uint8Array | null {
+    let id = root;
+    let from = 0;
+    for (;;) {
+      let to = path.indexOf(0x2f, from);
+      const last = to < 0;
+      if (last) to = path.length;
+      const data = this.tree(id);
+      if (!data) return null;
+      const c = new TreeCursor(data, 0, data.length, () => `tree ${toHex(id, 0)}`);
+      let next: Uint8Array | null = null;
+      while (c.next()) {
+        if (c.nameEnd - c.nameStart !== to - from || !sameBytes(data, c.nameStart, path, from, to - from)) continue;
+        if (c.isGitlink() || (last ? c.isTree() !== wantTree : !c.isTree())) return null;
+        next = data.subarray(c.oidOffset, c.oidOffset + OID_BYTES);
+        break;
+      }
+      if (!next || last) return next;
+      id = next;
+      from = to + 1;
+    }
+  }
+
+  private tree(id: Uint8Array): Uint8Array | null {
+    const key = toHex(id, 0);
+    let data = this.trees.get(key);
+    if (!data) {
+      const o = this.odb.read(id, 0);
+      if (o?.type !== OBJ_TREE) return null;
+      data = o.data;
+      this.trees.set(key, data);
+    }
+    return data;
+  }
+}
+
+function sameBytes(a: Uint8Array, at: number, b: Uint8Array, bt: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (a[at + i] !== b[bt + i]) return false;
+  return true;
+}
