@@ -36,6 +36,7 @@ import { RemoteSession, type RemoteRef } from './session.js';
 import { boundaryHere, readShallow, updateShallow } from './shallow-file.js';
 import { fetchKeepsFrom, receivedFsck, storePack, type PackStored } from './store-pack.js';
 import { remoteConfigWarnings, remoteGet, validRemoteName } from '../repository/remotes.js';
+import { installBranchConfig } from '../repository/upstream.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
 
 export interface CloneOptions {
@@ -464,11 +465,5 @@ function setupHead(refStore: RefStore, config: Config, plan: RefPlan,
   }
   refStore.update('HEAD', detachAt, { noDeref: true, reflogMessage: o.reflogMessage });
   return { symref: null, oid: detachAt };
-}
-
-function installBranchConfig(config: Config, branch: string, origin: string, merge: string): void {
-  config.set('branch', branch, 'remote', origin);
-  config.set('branch', branch, 'merge', merge);
-  config.save();
 }
 

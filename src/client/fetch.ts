@@ -13,7 +13,7 @@ import { GitError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { deepens, INFINITE_DEPTH, NO_DEEPEN, type FilterSpec, type HistoryShape } from '../protocol/index.js';
-import type { RefStore } from '../refs/index.js';
+import type { RefStore, RefTransaction } from '../refs/index.js';
 import { checkedOutBranches } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
 import { anonymizeUrl, parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
@@ -29,6 +29,7 @@ import { checkRemoteRefNames, mapRefs, refPrefixes, type MappedRef } from './ref
 import { defaultRemote, remoteGet, type Remote } from '../repository/remotes.js';
 import { RemoteSession, type RemoteRef } from './session.js';
 import { readShallow, updateShallow } from './shallow-file.js';
+import { setUpstream } from './set-upstream.js';
 import { assignRoots, newRoots, type NewRoots } from './shallow-update.js';
 import { fetchKeepsFrom, receivedFsck, storePack, type PackStored } from './store-pack.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
@@ -91,6 +92,24 @@ export interface FetchOptions {
   /** Whether FETCH_HEAD is written (default true; git's --no-write-fetch-head), and added to rather than replaced (--append). */
   readonly fetchHead?: 'write' | 'append' | 'none';
   /**
+   * Every ref update and prune in one transaction, FETCH_HEAD written only once it is made: a
+   * rejected ref, or one that cannot be locked, leaves every ref and FETCH_HEAD as they were
+   * (git's --atomic).
+   */
+  readonly atomic?: boolean;
+  /**
+   * Refspecs that say where the refspecs given map to remote-tracking refs, in the remote's
+   * configured refspecs' place (git's --refmap; an empty one maps nothing). Only with refspecs.
+   */
+  readonly refmap?: readonly string[];
+  /**
+   * Make the one ref fetched for merging the current branch's upstream (git's --set-upstream),
+   * warning, as git does, when there is none, several, or no branch checked out.
+   */
+  readonly setUpstream?: boolean;
+  /** Sent as `server-option` with every protocol v2 command (git's -o); refused by a v0 server, as git refuses it. */
+  readonly serverOptions?: readonly string[];
+  /**
    * fsck every received object, and, unless filtering (whose history is walked once the pack is
    * in), check that everything they point to is there, short of a deepen's new boundary. Default:
    * as fetch.fsckObjects and transfer.fsckObjects say, on when neither is set.
@@ -120,6 +139,8 @@ export interface FetchResult {
   readonly lines: RefLine[];
   readonly rejected: number;
   readonly objects: number;
+  /** With atomic: what stopped the transaction as it was made (a ref it could not lock); git exits 254 then. */
+  readonly transactionError: GitError | null;
 }
 
 type TagMode = 'auto' | 'all' | 'none';
@@ -210,7 +231,8 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const keepsFrom = fetchKeepsFrom(config);
   const refetch = options.refetch ?? false;
 
-  const session = await RemoteSession.open(remoteUrl, connectOptions);
+  const serverOptions = options.serverOptions ?? [];
+  const session = await RemoteSession.open(remoteUrl, connectOptions, serverOptions);
   const sessions = [session];
   const onAbort = () => { for (const s of sessions) s.abort(); };
   options.signal?.addEventListener('abort', onAbort);
@@ -222,7 +244,9 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     const refs = await session.listRefs({ prefixes });
     checkRemoteRefNames(refs, remoteUrl.display);
 
-    const targets = chooseTargets(refs, specs, { fromCommandLine, headOnly, tagSpec, remote, config, currentBranch });
+    const targets = chooseTargets(refs, specs, {
+      fromCommandLine, headOnly, tagSpec, remote, config, currentBranch, refmap: options.refmap?.filter((r) => r !== '').map(parseRefspec) ?? null,
+    });
     if (!options.updateHeadOk) refuseCheckedOutBranches(repo, targets);
     const followed = follow ? tagsToFollow(repo, refStore, refs, targets, false) : [];
     targets.push(...followed);
@@ -303,7 +327,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       const second = roundStart(more.map((t) => t.remote.oid));
       const backfill = unfetched(repo, more.map((t) => t.remote.oid), second.incomplete);
       if (backfill.length > 0) {
-        const again = await RemoteSession.open(remoteUrl, connectOptions);
+        const again = await RemoteSession.open(remoteUrl, connectOptions, serverOptions);
         sessions.push(again);
         await again.listRefs({ prefixes: ['refs/tags/'] });
         await fetchRound(again, backfill, false, more, second);
@@ -320,7 +344,9 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     }), anonymous, log);
     // The report: ref lines, and warnings where git prints them among the lines.
     const dryRun = options.dryRun ?? false;
-    const entries: (RefLine | string)[] = pruning ? prune(refStore, refs, specs, targets, dryRun) : [];
+    // git's --atomic: the updates and prunes gathered, made once every ref has been judged.
+    const tx = options.atomic && !dryRun ? refStore.transaction() : null;
+    const entries: (RefLine | string)[] = pruning ? prune(refStore, refs, specs, targets, dryRun, tx) : [];
     let rejected = 0;
     const action = options.reflogAction ?? 'fetch';
     // storePack() has already shown the odb each new pack.
@@ -341,7 +367,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
           if (seen.has(t.local)) continue;
           seen.add(t.local);
           line = updateRef(repo, refStore, t, {
-            force: options.force ?? false, shallow: shallowSet, action, abbrev, dryRun,
+            force: options.force ?? false, shallow: shallowSet, action, abbrev, dryRun, tx,
           });
         }
         if (line.code === '!') rejected++;
@@ -354,15 +380,34 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       const backfill = [...followed, ...more].sort((a, b) => (a.local! < b.local! ? -1 : a.local! > b.local! ? 1 : 0));
       for (const t of backfill) entries.push(updateRef(repo, refStore, t, { force: false, shallow: shallowSet, action, abbrev, dryRun }));
     }
-    if (options.fetchHead !== 'none' && !dryRun) writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), anonymous, options.fetchHead === 'append');
+    // A rejected ref leaves an atomic fetch's transaction unmade, and git then reports the empty
+    // error of its abort.
+    let transactionError: GitError | null = null;
+    let after = '';
+    if (tx && rejected > 0) after = 'error: \n';
+    else if (tx) {
+      try {
+        tx.commit({ atomic: true });
+      } catch (e) {
+        if (!(e instanceof GitError)) throw e;
+        transactionError = e;
+        after = `error: ${e.message}\n`;
+      }
+    }
+    const applied = after === '';
+    if (options.fetchHead !== 'none' && !dryRun && applied) writeFetchHead(repo.gitDir, targets.filter((t) => !t.rejectedShallow), anonymous, options.fetchHead === 'append');
     for (const p of stored) p.unlock();
     options.signal?.removeEventListener('abort', onAbort);
 
+    // git's do_fetch sets the upstream only once every ref is stored, even in a dry run.
+    if (options.setUpstream && rejected === 0 && applied) {
+      after += setUpstream(config, headRef, remote.name, targets.filter((t) => t.local === null).map((t) => t.remote.name));
+    }
     // Up-to-date refs are not shown; with -q only the rejected ones are.
     const report = options.report ?? true;
     const text = formatReport(shown, entries.filter((e) => typeof e === 'string' || (report ? options.verbose || e.code !== '=' : e.code === '!')), abbrev);
-    if (text !== '') log(text);
-    return { lines: entries.filter((e) => typeof e !== 'string'), rejected, objects };
+    if (text + after !== '') log(text + after);
+    return { lines: entries.filter((e) => typeof e !== 'string'), rejected, objects, transactionError };
   } catch (e) {
     options.signal?.removeEventListener('abort', onAbort);
     for (const s of sessions) s.abort();
@@ -408,7 +453,10 @@ function unfetched(repo: Repository, oids: readonly string[], incomplete: Readon
  */
 function chooseTargets(refs: readonly RemoteRef[], specs: readonly Refspec[], o: {
   fromCommandLine: boolean; headOnly: boolean; tagSpec: Refspec | null; remote: Remote; config: Config; currentBranch: string | null;
+  refmap: readonly Refspec[] | null;
 }): Target[] {
+  // Where git's get_ref_map finds it: the remote's refs listed, FETCH_HEAD already emptied.
+  if (o.refmap !== null && !o.fromCommandLine) throw new GitError('client', 'usage', '--refmap option is only meaningful with command-line refspec(s)');
   const as = (status: FetchHeadStatus) => (m: MappedRef): Target => ({ ...m, status });
   const tags = o.tagSpec ? mapRefs(refs, [o.tagSpec]).map(as('not-for-merge')) : [];
   if (o.headOnly) {
@@ -418,7 +466,7 @@ function chooseTargets(refs: readonly RemoteRef[], specs: readonly Refspec[], o:
   }
   if (o.fromCommandLine) {
     const targets = mapRefs(refs, specs).map(as('merge'));
-    const configured = o.remote.fetch.map(parseRefspec);
+    const configured = o.refmap ?? o.remote.fetch.map(parseRefspec);
     const opportunistic = mapRefs(targets.map((t) => t.remote), configured, true).map(as('ignore'));
     return [...targets, ...tags, ...opportunistic];
   }
@@ -457,7 +505,8 @@ function tagsToFollow(repo: Repository, refStore: RefStore, refs: readonly Remot
 }
 
 /** git's prune_refs: remote-tracking refs of the refspecs whose source is gone from the remote. */
-function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly Refspec[], targets: readonly Target[], dryRun: boolean): RefLine[] {
+function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly Refspec[], targets: readonly Target[], dryRun: boolean,
+  tx: RefTransaction | null): RefLine[] {
   const remoteNames = new Set(refs.map((r) => r.name));
   const updating = new Set(targets.map((t) => t.local));
   const lines: RefLine[] = [];
@@ -469,7 +518,8 @@ function prune(refStore: RefStore, refs: readonly RemoteRef[], specs: readonly R
       const source = spec.pattern ? mapPattern(spec.dst, spec.src, local.name) : local.name === spec.dst ? spec.src : null;
       if (source === null) continue;
       if (remoteNames.has(source)) continue;
-      if (!dryRun) refStore.delete(local.name, { oldOid: local.oid });
+      if (tx) tx.delete(local.name, local.oid);
+      else if (!dryRun) refStore.delete(local.name, { oldOid: local.oid });
       lines.push({ code: '-', summary: '[deleted]', remote: '(none)', local: local.name });
     }
   }
@@ -489,7 +539,7 @@ function refuseCheckedOutBranches(repo: Repository, targets: readonly Target[]):
 
 /** git's update_local_ref: one ref, with the line that reports it. */
 function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
-  force: boolean; shallow: ReadonlySet<string>; action: string; abbrev: number; dryRun: boolean;
+  force: boolean; shallow: ReadonlySet<string>; action: string; abbrev: number; dryRun: boolean; tx?: RefTransaction | null;
 }): RefLine {
   const local = t.local!;
   const remote = t.remote.name;
@@ -500,6 +550,10 @@ function updateRef(repo: Repository, refStore: RefStore, t: Target, o: {
   if (old === newOid) return line('=', '[up to date]');
   const store = (code: string, summary: string, message: string, error?: string): RefLine => {
     if (o.dryRun) return line(code, summary, error);
+    if (o.tx) {
+      o.tx.update(local, newOid, old, `${o.action}: ${message}`);
+      return line(code, summary, error);
+    }
     try {
       refStore.update(local, newOid, { oldOid: old, reflogMessage: `${o.action}: ${message}` });
     } catch (e) {

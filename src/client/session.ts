@@ -32,27 +32,33 @@ export class RemoteSession {
   /** The server's shallow boundary, when it advertised one (v0 only). */
   serverShallows: string[] = [];
 
-  private constructor(readonly conn: Connection, readonly version: 0 | 1 | 2, readonly capabilities: Capability[]) {}
+  private constructor(readonly conn: Connection, readonly version: 0 | 1 | 2, readonly capabilities: Capability[],
+    private readonly serverOptions: readonly string[]) {}
 
-  static async open(url: RemoteUrl, options: ConnectOptions = {}): Promise<RemoteSession> {
+  /** `serverOptions` go with every v2 command as `server-option` lines (git's -o). */
+  static async open(url: RemoteUrl, options: ConnectOptions = {}, serverOptions: readonly string[] = []): Promise<RemoteSession> {
     const conn = await connect(url, options);
     try {
-      return await RemoteSession.handshake(conn);
+      return await RemoteSession.handshake(conn, serverOptions);
     } catch (e) {
       conn.abort();
       throw e;
     }
   }
 
-  private static async handshake(conn: Connection): Promise<RemoteSession> {
+  private static async handshake(conn: Connection, serverOptions: readonly string[]): Promise<RemoteSession> {
     const reader = conn.reader;
     const first = await firstPacket(reader, 'git-upload-pack');
     let session: RemoteSession;
     if (first.type === 'data' && first.payload.toString('latin1').replace(/\n$/, '') === 'version 2') {
-      session = new RemoteSession(conn, 2, await readV2CapabilityAdvertisement(reader));
+      session = new RemoteSession(conn, 2, await readV2CapabilityAdvertisement(reader), serverOptions);
     } else {
       const adv = await readRefAdvertisement(reader);
-      session = new RemoteSession(conn, adv.version, adv.capabilities);
+      // git's die_if_server_options: v0 and v1 have no way to send them.
+      if (serverOptions.length > 0) {
+        throw new GitError('client', 'server-options-need-v2', 'server options require protocol version 2 or later');
+      }
+      session = new RemoteSession(conn, adv.version, adv.capabilities, serverOptions);
       session.v0Refs = adv.refs;
       session.serverShallows = adv.shallows;
     }
@@ -81,6 +87,10 @@ export class RemoteSession {
     const caps: Capability[] = [];
     if (this.has('agent')) caps.push({ name: 'agent', value: AGENT });
     if (this.has('object-format')) caps.push({ name: 'object-format', value: 'sha1' });
+    if (this.serverOptions.length > 0 && !this.has('server-option')) {
+      throw new GitError('client', 'unsupported', "server doesn't support 'server-option'");
+    }
+    for (const value of this.serverOptions) caps.push({ name: 'server-option', value });
     return caps;
   }
 

@@ -213,6 +213,17 @@ export function remoteGet(config: Config, commonDir: string | null, name: string
   return lookUp(config, readState(config), commonDir, name, true)!;
 }
 
+/**
+ * git fetch's add_remote_or_group: the remotes the group remotes.<name> lists (its values split at
+ * white space, the names not looked up), else `name` when it is a configured remote (in the config
+ * or a file of .git/remotes or .git/branches); null when it is neither.
+ */
+export function remoteOrGroup(config: Config, commonDir: string | null, name: string): string[] | null {
+  const members = config.getAll('remotes', null, name).flatMap((v) => v.split(/[ \t\n]+/).filter((m) => m !== ''));
+  if (members.length > 0) return members;
+  return remoteGet(config, commonDir, name).origin !== null ? [name] : null;
+}
+
 /** git's remote_get(NULL): the remote a bare `fetch` or `ls-remote` talks to, if there is one. */
 export function defaultRemote(config: Config, commonDir: string | null, currentBranch: string | null): Remote | null {
   const state = readState(config);

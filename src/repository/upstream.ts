@@ -1,6 +1,7 @@
 // A branch's upstream, as git's remote.c finds it for `<branch>@{upstream}` (branch_get_upstream):
 // the first branch.<name>.merge, on branch.<name>.remote, mapped through that remote's fetch
 // refspecs to the remote-tracking ref that stores it, or, for the remote ".", the merge ref itself.
+import type { Config } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { parseRefspec, trackingRefFor } from '../refs/refspec.js';
 import { remoteGet } from './remotes.js';
@@ -35,4 +36,17 @@ export function currentBranchNamed(repo: Repository, branch: string): string {
   const head = repo.refs.headTarget();
   if (!head?.startsWith('refs/heads/')) throw new GitError('refs', 'no-branch', 'HEAD does not point to a branch');
   return head.slice('refs/heads/'.length);
+}
+
+/**
+ * git's install_branch_config for one upstream: `branch` follows `merge` (a ref's full name) on
+ * `remote`, and rebases onto it when branch.autoSetupRebase says so for a remote's branch
+ * (`remote` or `always`). Saved at once, as git writes each key.
+ */
+export function installBranchConfig(config: Config, branch: string, remote: string, merge: string): void {
+  config.set('branch', branch, 'remote', remote);
+  config.set('branch', branch, 'merge', merge);
+  const rebase = config.get('branch', null, 'autosetuprebase');
+  if (rebase === 'remote' || rebase === 'always') config.set('branch', branch, 'rebase', 'true');
+  config.save();
 }

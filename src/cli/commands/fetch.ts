@@ -1,13 +1,15 @@
 // tsgit fetch [-q] [-v] [--progress] [--depth <n> | --deepen <n> | --unshallow] [--shallow-since <date>]
 //             [--shallow-exclude <ref>...] [--update-shallow] [--[no-]prune] [-P] [--tags | --no-tags] [-f]
 //             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head] [--dry-run] [-a]
-//             [--filter <spec> | --no-filter] [--refetch] [<remote> [<refspec>...] | --all]
+//             [--filter <spec> | --no-filter] [--refetch] [--atomic] [--set-upstream] [--refmap <refspec>]
+//             [-o <option>] [<remote> [<refspec>...] | <group> | --multiple [(<remote> | <group>)...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0) or the remote did not send everything the refs need. SIGINT, SIGTERM and
 // SIGHUP stop it with no ref changed.
 import { emptyFetchHead, fetch, type FetchOptions } from '../../client/fetch.js';
-import { configuredRemotes, defaultRemote, remoteConfigWarnings } from '../../repository/remotes.js';
+import type { Config } from '../../config/index.js';
+import { configuredRemotes, defaultRemote, remoteConfigWarnings, remoteOrGroup } from '../../repository/remotes.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { addFilter, parseFilterSpec, type FilterSpec } from '../../protocol/index.js';
 import type { CommandContext } from '../context.js';
@@ -19,7 +21,10 @@ import { progressIf } from '../progress.js';
 
 export const help: CommandHelp = {
   summary: 'Download objects and refs from another repository',
-  synopsis: ['[<options>] [<repository> [<refspec>...]]'],
+  synopsis: [
+    '[<options>] [<repository> [<refspec>...]]', '[<options>] <group>',
+    '--multiple [<options>] [(<repository> | <group>)...]', '--all [<options>]',
+  ],
   options: [
     ['-q, --quiet', 'be more quiet'],
     ['-v, --verbose', 'be more verbose'],
@@ -39,6 +44,11 @@ export const help: CommandHelp = {
     ['--no-recurse-submodules', 'do not fetch in submodules (tsgit never does)'],
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
     ['--all', 'fetch from all remotes'],
+    ['-m, --multiple', 'fetch from multiple remotes'],
+    ['--set-upstream', 'set upstream for git pull/fetch'],
+    ['--atomic', 'use atomic transaction to update references'],
+    ['--refmap <refmap>', 'specify fetch refmap'],
+    ['-o, --server-option <server-specific>', 'option to transmit'],
     ['--dry-run', 'dry run'],
     ['-a, --append', 'append to .git/FETCH_HEAD instead of overwriting'],
     ['--no-auto-gc, --no-auto-maintenance, --no-write-commit-graph', 'accepted: tsgit fetch never runs maintenance or writes a commit-graph'],
@@ -50,6 +60,7 @@ export const help: CommandHelp = {
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
+  let atomic = false, setUpstream = false, multiple = false, refmap: string[] | undefined, serverOptions: string[] = [];
   let updateHeadOk = false, all = false, writeFetchHead = true, noRecurse = false, dryRun = false, append = false, refetch = false;
   // Unset: the remote's or fetch's configuration decides.
   let prune: boolean | undefined, pruneTags: boolean | undefined;
@@ -85,6 +96,16 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       // What tsgit's fetch always does: it runs no maintenance and writes no commit-graph.
       case '--no-auto-gc': case '--no-auto-maintenance': case '--no-write-commit-graph': break;
       case '--all': all = true; break;
+      case '-m': case '--multiple': multiple = true; break;
+      case '--no-multiple': multiple = false; break;
+      case '--atomic': atomic = true; break;
+      case '--no-atomic': atomic = false; break;
+      case '--set-upstream': setUpstream = true; break;
+      case '--no-set-upstream': setUpstream = false; break;
+      // Given empty (--refmap=), it maps the refspecs given nowhere.
+      case '--refmap': (refmap ??= []).push(value()); break;
+      case '-o': case '--server-option': serverOptions.push(value()); break;
+      case '--no-server-option': serverOptions = []; break;
       case '--no-all': all = false; break;
       case '--write-fetch-head': writeFetchHead = true; break;
       case '--no-write-fetch-head': writeFetchHead = false; break;
@@ -113,7 +134,9 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
     log: run.stderr, onPackStored: collectGarbage, signal: run.signal,
     transport: uploadPack !== undefined ? { uploadPack } : {}, ...o,
-  }).then((result) => (result.rejected > 0 ? 1 : 0), (e: unknown) => {
+    // git's fetch returns the ref transaction's -2 when it cannot be made, and exits with it.
+  }).then((result) => (result.transactionError ? 254 : result.rejected > 0 ? 1 : 0), (e: unknown) => {
+    if (e instanceof GitError && e.code === 'server-options-need-v2') run.stderr("hint: see protocol.version in 'git help config' for more details\n");
     // git's fetch reports a remote that did not send everything as an error, not a fatal one.
     if (!(e instanceof GitError) || e.code !== 'missing-objects' || run.signal.aborted) throw e;
     run.stderr(`error: ${e.message}\n`);
@@ -122,22 +145,22 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   if (all && rest.length) throw new GitError('cli', 'usage', rest.length === 1 ? 'fetch --all does not take a repository argument' : 'fetch --all does not make sense with refspecs');
   const config = repo.remotesConfig(ctx.env);
   const head = repo.refs.headTarget();
-  // The remotes git fetches one by one: --all's (but those with remote.<name>.skipFetchAll), or
-  // none where a bare fetch finds no remote to default to (git's remote_get(NULL) giving none).
-  const names = all ? configuredRemotes(config).filter((r) => !r.skipFetchAll).map((r) => r.name)
-    : rest.length === 0 && defaultRemote(config, repo.commonDir, head?.startsWith('refs/heads/') ? head.slice(11) : null) === null ? []
-      : null;
-  // git makes only the one remote it fetches itself a promisor, never each of several.
-  if (names !== null && names.length !== 1 && filter) throw new GitError('cli', 'usage', '--filter can only be used with the remote configured in extensions.partialclone');
-  // One remote, named, the default or the only one --all finds, git fetches itself, with every option.
-  if (names === null || names.length === 1) {
-    return runRemoteCommand(ctx.env, { quiet, progress }, (run) =>
-      one(run, names?.[0] ?? rest[0], rest.slice(1), { shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' ') }));
+  const chosen = remotesToFetch(config, repo.commonDir, head, rest, { all, multiple });
+  if ('one' in chosen) {
+    return runRemoteCommand(ctx.env, { quiet, progress }, (run) => one(run, chosen.one, chosen.refspecs, {
+      shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' '),
+      atomic, setUpstream, serverOptions, ...(refmap ? { refmap } : {}),
+    }));
   }
+  const names = chosen.several;
+  // git makes only the one remote it fetches itself a promisor, never each of several.
+  if (filter) throw new GitError('cli', 'usage', '--filter can only be used with the remote configured in extensions.partialclone');
+  if (atomic) throw new GitError('cli', 'usage', '--atomic can only be used when fetching from one remote');
   // Otherwise git runs `fetch --append --no-auto-gc --no-write-commit-graph <options> <remote>` for
-  // each, with the options of add_options_to_argv (none of the history's, nor --refetch: git 2.39
-  // passes no --depth, --unshallow, --update-shallow or --refetch on), after emptying FETCH_HEAD; a
-  // failed one is reported and the others still fetched.
+  // each, with the options of add_options_to_argv (none of the history's, nor --refetch, --refmap,
+  // --set-upstream or -o: git 2.39 passes no --depth, --unshallow, --update-shallow, --refetch on),
+  // after emptying FETCH_HEAD; a failed one is reported and the others still fetched. tsgit
+  // fetches them one after another in this process.
   const passed = [
     ...(dryRun ? ['--dry-run'] : []), ...(prune !== undefined ? [prune ? '--prune' : '--no-prune'] : []),
     ...(pruneTags !== undefined ? [pruneTags ? '--prune-tags' : '--no-prune-tags'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
@@ -171,4 +194,36 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     }
     return status;
   });
+}
+
+/**
+ * git's cmd_fetch choosing what to fetch: `one` remote (a name or address, undefined for the
+ * default) with its refspecs, which it fetches itself, or `several` remotes fetched one by one as
+ * git's fetch_multiple runs them: --all's (but those with remote.<name>.skipFetchAll, and when
+ * that leaves one, it alone), --multiple's remotes and groups, or a group of more than one.
+ */
+function remotesToFetch(config: Config, commonDir: string, head: string | null, rest: readonly string[],
+  o: { all: boolean; multiple: boolean }): { one: string | undefined; refspecs: string[] } | { several: string[] } {
+  let names: string[];
+  if (o.all) {
+    names = configuredRemotes(config).filter((r) => !r.skipFetchAll).map((r) => r.name);
+    if (names.length === 1) return { one: names[0], refspecs: [] };
+  } else if (rest.length === 0) {
+    // None where a bare fetch finds no remote to default to (git's remote_get(NULL) giving none).
+    if (defaultRemote(config, commonDir, head?.startsWith('refs/heads/') ? head.slice(11) : null) === null) return { several: [] };
+    return { one: undefined, refspecs: [] };
+  } else if (o.multiple) {
+    names = rest.flatMap((name) => {
+      const found = remoteOrGroup(config, commonDir, name);
+      if (found === null) throw new GitError('cli', 'usage', `no such remote or remote group: ${name}`);
+      return found;
+    });
+  } else {
+    // A group of one, or none, is no group: its name is fetched as a remote's, or as an address.
+    names = remoteOrGroup(config, commonDir, rest[0]!) ?? [];
+    if (names.length <= 1) return { one: rest[0], refspecs: rest.slice(1) };
+    if (rest.length > 1) throw new GitError('cli', 'usage', 'fetching a group and specifying refspecs does not make sense');
+  }
+  // git's string_list_remove_duplicates on a list it never sorted: only neighbours are dropped.
+  return { several: names.filter((name, i) => name !== names[i - 1]) };
 }
