@@ -224,6 +224,6 @@ function remotesToFetch(config: Config, commonDir: string, head: string | null, 
     if (names.length <= 1) return { one: rest[0], refspecs: rest.slice(1) };
     if (rest.length > 1) throw new GitError('cli', 'usage', 'fetching a group and specifying refspecs does not make sense');
   }
-  // git's string_list_remove_duplicates on a list it never sorted: only neighbours are dropped.
-  return { several: names.filter((name, i) => name !== names[i - 1]) };
+  // git 2.39 fetches a remote named twice, or in two groups, twice.
+  return { several: names };
 }

@@ -1,0 +1,84 @@
+// fetch --multiple and remote groups (remotes.<group>) against git 2.39, in two copies of a clone
+// and its bare sources (oracle-copies.ts: output, exit status, refs, reflogs and FETCH_HEAD
+// compared): "Fetching <remote>" for each, FETCH_HEAD appended remote by remote (emptied first
+// unless --append), the options passed on as git passes them to its fetch of each, a failing
+// remote reported and the rest fetched (exit 1), and git's refusals.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { GIT_ENV, git, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { compareInCopies, type CopiesCase } from './oracle-copies.js';
+
+const root = fs.realpathSync(tmpDir('tsgit-fetch-multiple-'));
+after(() => rmrf(root));
+
+// up.git and second.git, and work, a clone of up.git with the remotes other (up.git again) and
+// second, each by a relative path; then both sources move on.
+const template = path.join(root, 'template');
+const source = path.join(root, 'source');
+git(root, ['init', '-q', '-b', 'main', source]);
+git(source, ['commit', '-q', '--allow-empty', '-m', 'one']);
+git(source, ['branch', 'side']);
+for (const name of ['up.git', 'second.git']) git(root, ['clone', '-q', '--bare', source, path.join(template, name)]);
+git(template, ['clone', '-q', 'up.git', 'work']);
+const work = path.join(template, 'work');
+git(work, ['config', 'remote.origin.url', '../up.git']);
+git(work, ['remote', 'add', 'other', '../up.git']);
+git(work, ['remote', 'add', 'second', '../second.git']);
+git(work, ['config', 'remotes.both', 'origin  second']);
+git(work, ['config', '--add', 'remotes.both', 'other']);
+git(work, ['config', 'remotes.solo', 'second']);
+git(work, ['config', 'remotes.bad', 'nowhere origin']);
+git(work, ['commit', '-q', '--allow-empty', '-m', 'two']);
+git(work, ['tag', 'v2']);
+git(work, ['push', '-q', '../up.git', 'HEAD:refs/heads/main', 'v2']);
+git(work, ['push', '-q', '../second.git', 'HEAD:refs/heads/side', 'HEAD:refs/heads/new']);
+git(work, ['reset', '-q', '--hard', 'HEAD~1']);
+git(work, ['tag', '-d', 'v2']);
+
+function compare(c: CopiesCase): void {
+  compareInCopies(template, root, c, 'work');
+}
+
+describe('fetch --multiple and remote groups', () => {
+  it('fetches each remote named, FETCH_HEAD appended remote by remote, as git does', () => {
+    compare({ name: 'multiple', steps: [['fetch', '--multiple', 'second', 'other']] });
+    compare({ name: 'options', steps: [['fetch', '-m', '--prune', '--no-tags', '-v', 'origin', 'second'], ['fetch', '--multiple', '-q', 'other', 'origin']] });
+    compare({ name: 'append', prepare: [['fetch', '-q', 'origin', 'side']], steps: [['fetch', '--multiple', '--append', 'second', 'origin']] });
+    // git 2.39 fetches a remote as often as it is named.
+    compare({ name: 'repeated', steps: [['fetch', '--multiple', 'second', 'second', 'origin', 'second']] });
+    compare({ name: 'default', steps: [['fetch', '--multiple']] });
+  });
+
+  it('fetches the remotes of a group, alone or among others', () => {
+    compare({ name: 'group', steps: [['fetch', 'both'], ['fetch', '--multiple', 'solo', 'both', 'other']] });
+  });
+
+  it("refuses what git refuses: an unknown name, a group's refspecs, --atomic or --filter", () => {
+    compare({
+      name: 'refused',
+      steps: [
+        ['fetch', '--multiple', 'origin', 'nowhere'], ['fetch', 'both', 'main'], ['fetch', '--atomic', 'both'],
+        ['fetch', '--filter=blob:none', '--multiple', 'origin'],
+      ],
+    });
+  });
+
+  it('goes on past a remote that fails, and exits 1', () => {
+    // Each tool says in its own words why "nowhere" is no repository; the rest is compared.
+    const results = ['git', 'tsgit'].map((tool) => {
+      const top = path.join(root, `failing-${tool}`);
+      fs.cpSync(template, top, { recursive: true });
+      const dir = path.join(top, 'work');
+      const cmd = tool === 'git' ? ['git'] : [process.execPath, TSGIT];
+      const r = spawnSync(cmd[0]!, [...cmd.slice(1), 'fetch', 'bad'], { cwd: dir, env: GIT_ENV, encoding: 'utf8' });
+      const stderr = r.stderr.split('\n').filter((l) => !/nowhere'? does not|^fatal: Could not read|^Please make sure|^and the repository exists|^$/.test(l));
+      return { status: r.status, stdout: r.stdout, stderr, refs: git(dir, ['for-each-ref']), fetchHead: fs.readFileSync(path.join(dir, '.git', 'FETCH_HEAD'), 'utf8') };
+    });
+    assert.equal(results[1]!.status, 1);
+    assert.equal(results[1]!.stdout, 'Fetching nowhere\nFetching origin\n');
+    assert.deepEqual(results[1], results[0]);
+  });
+});
