@@ -4,28 +4,18 @@
 //   FETCH_HEAD as they were (git's empty "error: " from its abort, exit 1); a ref that cannot be
 //   locked the same (its lock error, exit 254, git's -2); refused beside several remotes.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { GIT_ENV, git, rmrf, tmpDir, TSGIT } from './helpers.js';
-import { compareInCopies, type CopiesCase } from './oracle-copies.js';
+import { git, rmrf, tmpDir } from './helpers.js';
+import { clonedTemplate, compareInCopies, runInCopy, type CopiesCase } from './oracle-copies.js';
 
 const root = fs.realpathSync(tmpDir('tsgit-fetch-atomic-'));
 after(() => rmrf(root));
 
 // up.git (main, side, tag v1) and work, its clone by a relative path, with a branch y of its own
 // that side cannot fast-forward.
-const template = path.join(root, 'template');
-const source = path.join(root, 'source');
-git(root, ['init', '-q', '-b', 'main', source]);
-git(source, ['commit', '-q', '--allow-empty', '-m', 'one']);
-git(source, ['branch', 'side']);
-git(source, ['tag', 'v1']);
-git(root, ['clone', '-q', '--bare', source, path.join(template, 'up.git')]);
-git(template, ['clone', '-q', 'up.git', 'work']);
-const work = path.join(template, 'work');
-git(work, ['config', 'remote.origin.url', '../up.git']);
+const { template, work } = clonedTemplate(root, { source: [['tag', 'v1']] });
 git(work, ['commit', '-q', '--allow-empty', '-m', 'mine']);
 git(work, ['branch', 'y']);
 git(work, ['reset', '-q', '--hard', 'HEAD~1']);
@@ -77,18 +67,18 @@ describe('fetch --atomic', () => {
 
   it('changes nothing when a ref cannot be locked, and exits 254 as git does', () => {
     // The copies' lock errors differ past their first line (git's advice), so they are run here.
-    const results = ['git', 'tsgit'].map((tool) => {
-      const top = path.join(root, `locked-${tool}`);
-      fs.cpSync(template, top, { recursive: true });
-      const dir = path.join(top, 'work');
-      for (const args of moved) git(dir, args);
-      fs.writeFileSync(path.join(dir, '.git', 'refs', 'remotes', 'origin', 'side.lock'), '');
-      const cmd = tool === 'git' ? ['git'] : [process.execPath, TSGIT];
-      const r = spawnSync(cmd[0]!, [...cmd.slice(1), 'fetch', '--atomic', '--prune'], { cwd: dir, env: GIT_ENV, encoding: 'utf8' });
-      const refs = git(dir, ['for-each-ref']);
+    const locked = path.join(root, 'locked');
+    fs.cpSync(template, locked, { recursive: true });
+    for (const args of moved) git(path.join(locked, 'work'), args);
+    fs.writeFileSync(path.join(locked, 'work', '.git', 'refs', 'remotes', 'origin', 'side.lock'), '');
+    const results = (['git', 'tsgit'] as const).map((tool) => {
+      const r = runInCopy(locked, root, tool, 'work', ['fetch', '--atomic', '--prune']);
+      const dir = path.join(r.top, 'work');
       // Up to git's first sentence of the lock error: the report and the error's start.
-      const stderr = r.stderr.replaceAll(top, '@TOP@');
-      return { status: r.status, stderr: stderr.slice(0, stderr.indexOf('File exists.') + 12), refs, fetchHead: fs.readFileSync(path.join(dir, '.git', 'FETCH_HEAD'), 'utf8') };
+      return {
+        status: r.status, stderr: r.stderr.slice(0, r.stderr.indexOf('File exists.') + 12), refs: git(dir, ['for-each-ref']),
+        fetchHead: fs.readFileSync(path.join(dir, '.git', 'FETCH_HEAD'), 'utf8'),
+      };
     });
     assert.equal(results[1]!.status, 254);
     assert.match(results[1]!.stderr, /\nerror: cannot lock ref 'refs\/remotes\/origin\/side': Unable to create '@TOP@\/work\/\.git\/refs\/remotes\/origin\/side\.lock': File exists\.$/);

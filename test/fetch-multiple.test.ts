@@ -4,27 +4,18 @@
 // unless --append), the options passed on as git passes them to its fetch of each, a failing
 // remote reported and the rest fetched (exit 1), and git's refusals.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { GIT_ENV, git, rmrf, tmpDir, TSGIT } from './helpers.js';
-import { compareInCopies, type CopiesCase } from './oracle-copies.js';
+import { git, rmrf, tmpDir } from './helpers.js';
+import { clonedTemplate, compareInCopies, runInCopy, type CopiesCase } from './oracle-copies.js';
 
 const root = fs.realpathSync(tmpDir('tsgit-fetch-multiple-'));
 after(() => rmrf(root));
 
 // up.git and second.git, and work, a clone of up.git with the remotes other (up.git again) and
 // second, each by a relative path; then both sources move on.
-const template = path.join(root, 'template');
-const source = path.join(root, 'source');
-git(root, ['init', '-q', '-b', 'main', source]);
-git(source, ['commit', '-q', '--allow-empty', '-m', 'one']);
-git(source, ['branch', 'side']);
-for (const name of ['up.git', 'second.git']) git(root, ['clone', '-q', '--bare', source, path.join(template, name)]);
-git(template, ['clone', '-q', 'up.git', 'work']);
-const work = path.join(template, 'work');
-git(work, ['config', 'remote.origin.url', '../up.git']);
+const { template, work } = clonedTemplate(root, { bares: ['up.git', 'second.git'] });
 git(work, ['remote', 'add', 'other', '../up.git']);
 git(work, ['remote', 'add', 'second', '../second.git']);
 git(work, ['config', 'remotes.both', 'origin  second']);
@@ -68,12 +59,9 @@ describe('fetch --multiple and remote groups', () => {
 
   it('goes on past a remote that fails, and exits 1', () => {
     // Each tool says in its own words why "nowhere" is no repository; the rest is compared.
-    const results = ['git', 'tsgit'].map((tool) => {
-      const top = path.join(root, `failing-${tool}`);
-      fs.cpSync(template, top, { recursive: true });
-      const dir = path.join(top, 'work');
-      const cmd = tool === 'git' ? ['git'] : [process.execPath, TSGIT];
-      const r = spawnSync(cmd[0]!, [...cmd.slice(1), 'fetch', 'bad'], { cwd: dir, env: GIT_ENV, encoding: 'utf8' });
+    const results = (['git', 'tsgit'] as const).map((tool) => {
+      const r = runInCopy(template, root, tool, 'work', ['fetch', 'bad']);
+      const dir = path.join(r.top, 'work');
       const stderr = r.stderr.split('\n').filter((l) => !/nowhere'? does not|^fatal: Could not read|^Please make sure|^and the repository exists|^$/.test(l));
       return { status: r.status, stdout: r.stdout, stderr, refs: git(dir, ['for-each-ref']), fetchHead: fs.readFileSync(path.join(dir, '.git', 'FETCH_HEAD'), 'utf8') };
     });

@@ -5,28 +5,20 @@
 //   client does; over v0 and v1 the fetch stops as git's does (its hint, fatal, 128), and with
 //   --multiple the options are not passed on, as git passes them to none of its fetches.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { GIT_ENV, git, rmrf, tmpDir, TSGIT } from './helpers.js';
-import { compareInCopies, type CopiesCase } from './oracle-copies.js';
+import { clonedTemplate, compareInCopies, runInCopy } from './oracle-copies.js';
 
 const root = fs.realpathSync(tmpDir('tsgit-fetch-server-option-'));
 after(() => rmrf(root));
 
 // up.git (main, side) and work, its clone by a relative path; then up.git moves on.
-const template = path.join(root, 'template');
-const source = path.join(root, 'source');
-const up = path.join(template, 'up.git');
-git(root, ['init', '-q', '-b', 'main', source]);
-git(source, ['commit', '-q', '--allow-empty', '-m', 'one']);
-git(source, ['branch', 'side']);
-git(root, ['clone', '-q', '--bare', source, up]);
-git(template, ['clone', '-q', 'up.git', 'work']);
-git(path.join(template, 'work'), ['config', 'remote.origin.url', '../up.git']);
-git(source, ['commit', '-q', '--allow-empty', '-m', 'two']);
-git(source, ['push', '-q', up, 'main']);
+// (The new commit is made in the source, so that work has not got it.)
+const { template } = clonedTemplate(root);
+git(path.join(root, 'source'), ['commit', '-q', '--allow-empty', '-m', 'two']);
+git(path.join(root, 'source'), ['push', '-q', path.join(template, 'up.git'), 'main']);
 
 // An upload-pack that keeps what the client sends it in $REQUEST_LOG.
 const wrapper = path.join(root, 'logging-upload-pack');
@@ -39,19 +31,15 @@ interface Run { status: number | null; stderr: string; request: string[]; refs: 
  * request's command and server-option lines.
  */
 function fetchThrough(client: 'git' | 'tsgit', server: string[], args: string[]): Run {
-  const top = fs.mkdtempSync(path.join(root, `${client}-`));
-  fs.cpSync(template, top, { recursive: true });
-  const dir = path.join(top, 'work');
-  const log = path.join(top, 'request');
+  const log = path.join(fs.mkdtempSync(path.join(root, 'log-')), 'request');
   fs.writeFileSync(log, '');
-  const cmd = client === 'git' ? ['git'] : [process.execPath, TSGIT];
   const uploadPack = [wrapper, ...server].map((w) => `'${w}'`).join(' ');
-  const r = spawnSync(cmd[0]!, [...cmd.slice(1), '-c', 'protocol.version=2', 'fetch', `--upload-pack=${uploadPack}`, ...args],
-    { cwd: dir, env: { ...GIT_ENV, REQUEST_LOG: log }, encoding: 'utf8' });
-  const request = pktLines(fs.readFileSync(log, 'latin1')).filter((l) => /^(command=|server-option=)/.test(l));
+  const r = runInCopy(template, root, client, 'work', ['-c', 'protocol.version=2', 'fetch', `--upload-pack=${uploadPack}`, ...args],
+    { ...GIT_ENV, REQUEST_LOG: log });
+  const dir = path.join(r.top, 'work');
   return {
-    status: r.status, stderr: r.stderr.replaceAll(top, '@TOP@'), request, refs: git(dir, ['for-each-ref']),
-    fetchHead: fs.readFileSync(path.join(dir, '.git', 'FETCH_HEAD'), 'utf8').replaceAll(top, '@TOP@'),
+    status: r.status, stderr: r.stderr, request: pktLines(fs.readFileSync(log, 'latin1')).filter((l) => /^(command=|server-option=)/.test(l)),
+    refs: git(dir, ['for-each-ref']), fetchHead: fs.readFileSync(path.join(dir, '.git', 'FETCH_HEAD'), 'utf8').replaceAll(r.top, '@TOP@'),
   };
 }
 
@@ -97,55 +85,16 @@ describe('fetch -o / --server-option', () => {
   });
 
   it('stops a v0 or v1 fetch as git does, and is not passed on by --multiple', () => {
-    compareInCopies(template, root, {
-      name: 'multiple',
-      steps: [
-        ['-c', 'protocol.version=0', 'fetch', '-o', 'x', '--multiple', 'origin'],
-      ],
-    } satisfies CopiesCase, 'work');
+    compareInCopies(template, root, { name: 'multiple', steps: [['-c', 'protocol.version=0', 'fetch', '-o', 'x', '--multiple', 'origin']] }, 'work');
     // git's upload-pack then says that the client hung up, when it notices in time: the lines
     // before are compared.
     for (const version of ['0', '1']) {
-      const [theirs, ours] = ['git', 'tsgit'].map((tool) => {
-        const top = fs.mkdtempSync(path.join(root, `v${version}-${tool}-`));
-        fs.cpSync(template, top, { recursive: true });
-        const cmd = tool === 'git' ? ['git'] : [process.execPath, TSGIT];
-        const r = spawnSync(cmd[0]!, [...cmd.slice(1), '-c', `protocol.version=${version}`, 'fetch', '-o', 'x', 'origin', 'main'],
-          { cwd: path.join(top, 'work'), env: GIT_ENV, encoding: 'utf8' });
-        return { status: r.status, stderr: r.stderr.split('\n').slice(0, 2), fetchHead: fs.readFileSync(path.join(top, 'work', '.git', 'FETCH_HEAD'), 'utf8') };
+      const [theirs, ours] = (['git', 'tsgit'] as const).map((tool) => {
+        const r = runInCopy(template, root, tool, 'work', ['-c', `protocol.version=${version}`, 'fetch', '-o', 'x', 'origin', 'main']);
+        return { status: r.status, stderr: r.stderr.split('\n').slice(0, 2), fetchHead: fs.readFileSync(path.join(r.top, 'work', '.git', 'FETCH_HEAD'), 'utf8') };
       });
       assert.equal(ours!.status, 128);
       assert.deepEqual(ours, theirs);
     }
-    // --no-server-option forgets those given before it.
-    assert.deepEqual(fetchThrough('tsgit', GIT_UPLOAD_PACK, ['-o', 'x', '--no-server-option', '-o', 'y']).request,
-      ['command=ls-refs', 'server-option=y', 'command=fetch', 'server-option=y']);
-  });
-
-  it("are taken by tsgit's upload-pack from git's client and tsgit's", () => {
-    const args = ['-o', 'one', '-o', 'two', 'origin'];
-    const plain = fetchThrough('git', GIT_UPLOAD_PACK, args);
-    for (const client of ['git', 'tsgit'] as const) {
-      const r = fetchThrough(client, TSGIT_UPLOAD_PACK, args);
-      assert.equal(r.status, 0, r.stderr);
-      assert.deepEqual(r, plain);
-    }
-  });
-
-  it('stops a v0 or v1 fetch as git does, and is not passed on by --multiple', () => {
-    compareInCopies(template, root, {
-      name: 'multiple',
-      steps: [
-        ['-c', 'protocol.version=0', 'fetch', '-o', 'x', '--multiple', 'origin'],
-      ],
-    } satisfies CopiesCase, 'work');
-    // Over v0, git's upload-pack then says that the client hung up: the lines before are compared.
-    const [theirs, ours] = [['git'], [process.execPath, TSGIT]].map((cmd) => {
-      const r = spawnSync(cmd[0]!, [...cmd.slice(1), '-c', 'protocol.version=0', 'fetch', '-o', 'x', 'origin', 'main'],
-        { cwd: path.join(template, 'work'), env: GIT_ENV, encoding: 'utf8' });
-      return { status: r.status, stderr: r.stderr.split('\n').slice(0, 2) };
-    });
-    assert.equal(ours!.status, 128);
-    assert.deepEqual(ours, theirs);
   });
 });

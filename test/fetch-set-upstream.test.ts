@@ -12,25 +12,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { GIT_ENV, git, rmrf, tmpDir, TSGIT } from './helpers.js';
-import { compareInCopies, type CopiesCase } from './oracle-copies.js';
+import { clonedTemplate, compareInCopies, type CopiesCase } from './oracle-copies.js';
 
 const root = fs.realpathSync(tmpDir('tsgit-fetch-upstream-'));
 after(() => rmrf(root));
 
 // up.git: main, side, tag v1, refs/remotes/r/x and refs/other/x; work, its clone by a relative
 // path, with a branch y of its own that side cannot fast-forward. Then up.git moves on.
-const template = path.join(root, 'template');
-const source = path.join(root, 'source');
-git(root, ['init', '-q', '-b', 'main', source]);
-git(source, ['commit', '-q', '--allow-empty', '-m', 'one']);
-git(source, ['branch', 'side']);
-git(source, ['tag', 'v1']);
-git(source, ['update-ref', 'refs/remotes/r/x', 'HEAD']);
-git(source, ['update-ref', 'refs/other/x', 'HEAD']);
-git(root, ['clone', '-q', '--bare', source, path.join(template, 'up.git')]);
-git(template, ['clone', '-q', 'up.git', 'work']);
-const work = path.join(template, 'work');
-git(work, ['config', 'remote.origin.url', '../up.git']);
+const { template, work } = clonedTemplate(root, {
+  source: [['tag', 'v1'], ['update-ref', 'refs/remotes/r/x', 'HEAD'], ['update-ref', 'refs/other/x', 'HEAD']],
+});
 git(work, ['commit', '-q', '--allow-empty', '-m', 'mine']);
 git(work, ['branch', 'y']);
 git(work, ['reset', '-q', '--hard', 'HEAD~1']);

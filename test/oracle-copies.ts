@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tsgitBatch } from './cli-batch.js';
-import { GIT_ENV, git, repositorySnapshot, rmrf } from './helpers.js';
+import { GIT_ENV, git, repositorySnapshot, rmrf, TSGIT } from './helpers.js';
 
 export interface CopiesCase {
   name: string;
@@ -59,4 +59,37 @@ export function compareInCopies(template: string, root: string, c: CopiesCase, c
   assert.deepEqual(repositorySnapshot(b, '@TOP@', true), repositorySnapshot(a, '@TOP@', true), `${c.name}: the files`);
   rmrf(a);
   return b;
+}
+
+/**
+ * A template for compareInCopies made under `root`: bare repositories `bares` (up.git by
+ * default), each a clone of a source with one commit on main, a branch side and whatever the
+ * `source` command lines add; and work, a clone of the first naming it by a relative path.
+ */
+export function clonedTemplate(root: string, o: { bares?: string[]; source?: string[][] } = {}): { template: string; work: string } {
+  const template = path.join(root, 'template');
+  const source = path.join(root, 'source');
+  git(root, ['init', '-q', '-b', 'main', source]);
+  git(source, ['commit', '-q', '--allow-empty', '-m', 'one']);
+  git(source, ['branch', 'side']);
+  for (const args of o.source ?? []) git(source, args);
+  const bares = o.bares ?? ['up.git'];
+  for (const name of bares) git(root, ['clone', '-q', '--bare', source, path.join(template, name)]);
+  git(template, ['clone', '-q', bares[0]!, 'work']);
+  const work = path.join(template, 'work');
+  git(work, ['config', 'remote.origin.url', `../${bares[0]!}`]);
+  return { template, work };
+}
+
+/**
+ * Runs one command line with git or tsgit (spawned) at `cwd` in a fresh copy of `template`, for
+ * cases whose output the two tools word differently in part; returns the copy's top too.
+ */
+export function runInCopy(template: string, root: string, tool: 'git' | 'tsgit', cwd: string, args: string[],
+  env: NodeJS.ProcessEnv = GIT_ENV): { top: string; status: number | null; stdout: string; stderr: string } {
+  const top = fs.mkdtempSync(path.join(root, `${tool}-`));
+  fs.cpSync(template, top, { recursive: true });
+  const cmd = tool === 'git' ? ['git'] : [process.execPath, TSGIT];
+  const r = spawnSync(cmd[0]!, [...cmd.slice(1), ...args], { cwd: path.join(top, cwd), env, encoding: 'utf8' });
+  return { top, status: r.status, stdout: r.stdout, stderr: r.stderr.replaceAll(top, '@TOP@') };
 }
