@@ -37,6 +37,8 @@ describe('fetch --multiple and remote groups', () => {
   it('fetches each remote named, FETCH_HEAD appended remote by remote, as git does', () => {
     compare({ name: 'multiple', steps: [['fetch', '--multiple', 'second', 'other']] });
     compare({ name: 'options', steps: [['fetch', '-m', '--prune', '--no-tags', '-v', 'origin', 'second'], ['fetch', '--multiple', '-q', 'other', 'origin']] });
+    // Nor is --upload-pack passed on: each remote's own is run.
+    compare({ name: 'upload-pack', steps: [['fetch', '--upload-pack=nowhere-upload-pack', '--multiple', 'second', 'origin'], ['fetch', '--upload-pack=nowhere', '--all']] });
     compare({ name: 'append', prepare: [['fetch', '-q', 'origin', 'side']], steps: [['fetch', '--multiple', '--append', 'second', 'origin']] });
     // git 2.39 fetches a remote as often as it is named.
     compare({ name: 'repeated', steps: [['fetch', '--multiple', 'second', 'second', 'origin', 'second']] });

@@ -158,7 +158,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   if (atomic) throw new GitError('cli', 'usage', '--atomic can only be used when fetching from one remote');
   // Otherwise git runs `fetch --append --no-auto-gc --no-write-commit-graph <options> <remote>` for
   // each, with the options of add_options_to_argv (none of the history's, nor --refetch, --refmap,
-  // --set-upstream or -o: git 2.39 passes no --depth, --unshallow, --update-shallow, --refetch on),
+  // --set-upstream, -o or --upload-pack: each remote's own remote.<name>.uploadpack is used),
   // after emptying FETCH_HEAD; a failed one is reported and the others still fetched. tsgit
   // fetches them one after another in this process.
   const passed = [
@@ -179,7 +179,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       let code: number;
       try {
         code = await one(run, name, [], {
-          unshallow: false, updateShallow: false, refetch: false, fetchHead: writeFetchHead ? 'append' : 'none',
+          unshallow: false, updateShallow: false, refetch: false, fetchHead: writeFetchHead ? 'append' : 'none', transport: {},
           reflogAction: ['fetch', '--append', '--no-auto-gc', '--no-write-commit-graph', ...passed, name].join(' '),
         });
       } catch (e) {
