@@ -14,6 +14,7 @@ import { connect as netConnect } from 'node:net';
 import path from 'node:path';
 import { ensureBitmapCorpus } from './bitmap-corpus.js';
 import { LFS_CONFIG, ensureLfsCorpus } from './lfs-corpus.js';
+import { ensurePushedCorpus } from './pushed-corpus.js';
 import type { CorpusName } from './corpus.js';
 import type { PushResult } from './push-driver.js';
 import type { LoadResult } from './serve-load-driver.js';
@@ -219,6 +220,38 @@ export const BENCHMARKS: Benchmark[] = [
     tsgit: ['upload-pack', '--stateless-rpc', '.'],
     git: ['-c', 'pack.useBitmaps=false', 'upload-pack', '--stateless-rpc', '.'],
     setup: (ctx) => writeCloneRequest(ctx),
+  },
+  {
+    // A full clone of the pushed copy of the corpus (bench/pushed-corpus.ts: its last 300 commits
+    // pushed one at a time, so their objects are loose): both tools search deltas for them, and
+    // with --check-output the log gives the bytes each sends.
+    name: 'upload-pack-full-clone-pushed',
+    issue: 'serve',
+    corpus: 'small',
+    cwd: '{scratch}/pushed.git',
+    stdin: '{scratch}/pushed-clone-request',
+    tsgit: ['upload-pack', '--stateless-rpc', '.'],
+    git: ['upload-pack', '--stateless-rpc', '.'],
+    setup: (ctx) => {
+      const link = path.join(ctx.scratch, 'pushed.git');
+      if (!fs.existsSync(link)) fs.symlinkSync(ensurePushedCorpus(ctx.gitDir), link);
+      writeCloneRequest(ctx, link, 'pushed-clone-request');
+    },
+  },
+  {
+    // `repack -a -d` of a fresh copy of the pushed corpus: the auto gc a server runs after pushes.
+    // The packs' sizes are compared by hand (BENCHMARKS.md).
+    name: 'repack-pushed',
+    issue: 'serve',
+    corpus: 'small',
+    cwd: '{scratch}/repack.git',
+    tsgit: ['repack', '-a', '-d', '-q'],
+    git: ['repack', '-a', '-d', '-q'],
+    setup: (ctx) => {
+      const copy = path.join(ctx.scratch, 'repack.git');
+      fs.rmSync(copy, { recursive: true, force: true });
+      fs.cpSync(ensurePushedCorpus(ctx.gitDir), copy, { recursive: true });
+    },
   },
   {
     // Eight git clients cloning at once from one server: `tsgit serve` over smart HTTP, and git
@@ -819,10 +852,10 @@ function cloneBehind(ctx: BenchContext, n: number): void {
 }
 
 /** The want list of a full clone of every branch and tag, with git 2.39's clone capabilities. */
-function writeCloneRequest(ctx: BenchContext): void {
-  const file = path.join(ctx.scratch, 'clone-request');
+function writeCloneRequest(ctx: BenchContext, repo = ctx.gitDir, name = 'clone-request'): void {
+  const file = path.join(ctx.scratch, name);
   if (fs.existsSync(file)) return;
-  const oids = [...new Set(execFileSync('git', ['for-each-ref', '--format=%(objectname)', 'refs/heads', 'refs/tags'], { cwd: ctx.gitDir })
+  const oids = [...new Set(execFileSync('git', ['for-each-ref', '--format=%(objectname)', 'refs/heads', 'refs/tags'], { cwd: repo })
     .toString().trim().split('\n'))];
   const caps = ' multi_ack_detailed no-done side-band-64k thin-pack include-tag ofs-delta deepen-since deepen-not agent=git/2.39.5';
   const lines = oids.map((oid, i) => pkt(`want ${oid}${i === 0 ? caps : ''}\n`));
