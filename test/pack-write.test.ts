@@ -233,3 +233,32 @@ test('a delta whose entry header straddles a 1 MiB pack window is copied whole',
     assert.deepEqual(gitIndex(out).ids, [blobId, deltaId].sort());
   }
 });
+
+test('with name hashes, loose objects are diffed against each other, and the caller hears between them', async () => {
+  const dir = path.join(work, 'loose-versions.git');
+  git(work, ['init', '-q', '--bare', dir]);
+  const lines = Array.from({ length: 3000 }, (_, i) => `line ${i} of a file that is edited a little from version to version`);
+  const hexes: string[] = [];
+  for (let v = 0; v < 4; v++) {
+    lines[v * 500] = `line ${v * 500} edited in version ${v}`;
+    hexes.push(git(dir, ['hash-object', '-w', '--stdin'], lines.join('\n')).trim());
+  }
+  const ids = new OidMap(hexes.length);
+  const order = Int32Array.from(hexes, (h) => ~ids.addOrGet(fromHex(h)!));
+  let quiet = 0;
+  const contents: PackContents = { ids, order, nameHash: () => 0x1234 };
+  const odb = new ObjectDatabase(path.join(dir, 'objects'));
+  const chunks: Buffer[] = [];
+  try {
+    const stats = await writePack(odb, contents, (c) => { chunks.push(Buffer.from(c)); }, { ofsDelta: true, thin: false, quiet: () => { quiet++; } });
+    assert.equal(stats.deltas, 3);
+    assert.ok(quiet >= 4, `quiet() called ${quiet} times`);
+  } finally {
+    odb.close();
+  }
+  const pack = Buffer.concat(chunks);
+  assert.deepEqual(gitIndex(pack).ids, [...hexes].sort());
+  // Without name hashes, as before: each version whole, one compressed version for each.
+  const whole = await packOf(dir, { ids, order });
+  assert.ok(pack.length < whole.length / 3, `${pack.length} bytes against ${whole.length} whole`);
+});

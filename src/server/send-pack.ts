@@ -32,6 +32,10 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
   // git's pack-objects draws the same meters for the client as for a terminal (80 columns).
   const progress = emit ? progressText(emit) : undefined;
   const keepAliveMs = s.policy.keepAlive * 1000;
+  // Empty band-1 packets while nothing else goes out (uploadpack.keepAlive), as git sends them.
+  const keepAlive = (): void => {
+    if (mode && keepAliveMs > 0 && Date.now() - out.lastWrite >= keepAliveMs) out.write(KEEPALIVE, true);
+  };
   out.packStarted = true;
   try {
     const enumerating = progress?.('Enumerating objects', 0);
@@ -44,7 +48,7 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
     } else {
       contents = enumerateObjects(s, req, count => {
         if (enumerating) enumerating.update(count);
-        else if (mode && keepAliveMs > 0 && Date.now() - out.lastWrite >= keepAliveMs) out.write(KEEPALIVE, true);
+        else keepAlive();
       });
     }
     enumerating?.stop();
@@ -71,6 +75,7 @@ export async function sendPack(s: Session, req: PackRequest, opts: SendPackOptio
       // The client's index-pack hashes every object, as git's upload-pack relies on.
       checkReused: false,
       prefix,
+      quiet: keepAlive,
     });
     emit?.(`Total ${stats.total} (delta ${stats.deltas}), reused ${stats.reused} (delta ${stats.reusedDeltas}), pack-reused ${stats.packReused}\n`);
     if (mode) out.write(FLUSH_PKT, true);

@@ -118,6 +118,11 @@ export interface PackWriteOptions extends PackStreamOptions {
   checkReused?: boolean;
   /** Told what git's pack-objects says as it writes (an entry that fails its CRC), as stderr lines. */
   warn?: (text: string) => void;
+  /**
+   * Called between objects while the delta search writes nothing (it can take seconds), so that
+   * a caller can keep a connection without progress alive, as git's upload-pack does.
+   */
+  quiet?: () => void;
 }
 
 export interface PackWriteStats {
@@ -439,7 +444,10 @@ class PackWriter {
       mayDiff: (target, base) => this.plan[target] !== PLAN_COPY || this.slot[target] !== this.slot[base],
       read: (idx) => this.odb.read(keys, idx * OID_BYTES)?.data ?? null,
       meter,
-      checkpoint: () => { if (this.options.signal?.aborted) throw aborted(); },
+      checkpoint: () => {
+        if (this.options.signal?.aborted) throw aborted();
+        this.options.quiet?.();
+      },
     });
     meter?.stop();
     for (const f of found) {
