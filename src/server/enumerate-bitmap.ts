@@ -4,8 +4,11 @@
 // what is sent. Of those, the ones stored in the bitmapped pack that can be copied as they are
 // (packing/write/reuse.ts) go out verbatim; the rest are planned by the ordinary pack writer, told
 // where each is stored, which delta bases the receiver has, and which objects the receiver has are
-// other versions of an object's path (near it in the pack, with its name hash), so that one the
-// writer would compress whole can go as a delta against them instead.
+// other versions of an object's path, so that one the writer would compress whole can go as a
+// delta against them instead: for an object in the pack, those near it with its name hash; for one
+// outside it (loose, as a small push leaves it, or in a newer pack), the versions of the path the
+// bitmap walk met it at in the client's commits (have-versions.ts, git's preferred bases, which
+// git's own bitmap answer goes without).
 //
 // Like git, bitmaps are not used for shallow requests or a shallow repository, nor for filters the
 // type bitmaps cannot answer, nor when none of the haves is in the bitmapped pack; any of these,
@@ -17,7 +20,7 @@ import { parseTag } from '../object/tag.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../object/type.js';
 import { Bitset } from '../pack/bitmap/bitset.js';
 import type { PackBitmap } from '../pack/bitmap/read.js';
-import type { BitmapObjects, BitmappedPack } from '../packing/bitmap/walk.js';
+import type { BitmapObjects, BitmappedPack, ExtraObject } from '../packing/bitmap/walk.js';
 import { writeOrder } from '../packing/write/order.js';
 import type { PackLayout } from '../packing/write/pack-layout.js';
 import { PackReuse } from '../packing/write/reuse.js';
@@ -28,11 +31,15 @@ import type { PackRequest } from './enumerate.js';
 import type { ServedRef } from './refs.js';
 import type { Session } from './session.js';
 import { openBitmap } from './bitmap-cache.js';
+import { hadVersionsOf, MAX_PATHS_KEPT, type ObjectPath } from './have-versions.js';
 
 /** Delta bases the writer may try for an object it would otherwise compress whole. */
 const SIMILAR_BASES = 2;
 /** How far from an object, in pack positions either way, other versions of its path are looked for. */
 const NEARBY = 64;
+
+/** An object sent from outside the bitmapped pack (`path` as the walk found it, if kept). */
+type Extra = Pick<ExtraObject, 'oid' | 'type' | 'path'>;
 
 export interface BitmapPack {
   /** Objects copied verbatim from the bitmapped pack (null: pack reuse is off, or none can be). */
@@ -64,13 +71,15 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   const repeat = answeredBefore(s);
   const wants = req.wants.map(i => s.oid(i));
   const haves = req.haves.map(i => s.oid(i));
-  const found = bitmaps.reachableIfCovered(wants, haves);
+  // A fetch keeps the paths of what lies outside the pack, to look up the client's versions of
+  // them; a partial clone may lack the blobs of commits it has, so it is not offered them.
+  const found = bitmaps.reachableIfCovered(wants, haves, { paths: haves.length > 0 && !req.filter ? MAX_PATHS_KEPT : 0 });
   if (!found) return null;
   // Filters and include-tag change the positions: work on a copy of what the walk returned.
   const result: BitmapObjects = { ...found, positions: found.positions.clone() };
   const { pack } = result;
   const filtering = req.filter !== null;
-  const extras: { oid: Uint8Array; type: number }[] = [...result.extra];
+  const extras: Extra[] = [...result.extra];
   if (filtering) dropBlobs(result, extras, wants);
   if (req.includeTag) addTags(s, result, extras, repeat);
   const reuse = s.policy.allowPackReuse ? PackReuse.select(layout, result.positions, { ofsDelta: opts.ofsDelta }) : null;
@@ -85,6 +94,8 @@ export function enumerateWithBitmap(s: Session, req: PackRequest, opts: BitmapPa
   if (found.excluded && pack.bitmap.hasHashCache && positions) {
     contents.similarHad = idx => (positions[idx]! < 0 ? [] : nearbyVersions(pack.bitmap, positions[idx]!, hasPosition));
   }
+  const paths = extraPaths(contents.ids, extras);
+  if (paths.size > 0) contents.hadVersions = hadVersionsOf(s.odb, () => haves, paths);
   return {
     reuse: reuse && reuse.count > 0 ? reuse : null,
     contents,
@@ -112,8 +123,17 @@ function nearbyVersions(bitmap: PackBitmap, pos: number, has: (pos: number) => b
   return found;
 }
 
+/** The kept paths of the objects outside the pack, by their index in `ids` (root trees have none). */
+function extraPaths(ids: OidMap, extras: readonly Extra[]): Map<number, ObjectPath> {
+  const paths = new Map<number, ObjectPath>();
+  for (const e of extras) {
+    if (e.path?.length) paths.set(ids.get(e.oid, 0), { path: e.path, tree: e.type === OBJ_TREE });
+  }
+  return paths;
+}
+
 /** blob:none: no blobs but those the client named itself (git's filter_bitmap_blob_none). */
-function dropBlobs(result: BitmapObjects, extras: { oid: Uint8Array; type: number }[], wants: Uint8Array[]): void {
+function dropBlobs(result: BitmapObjects, extras: Extra[], wants: Uint8Array[]): void {
   const { pack, positions } = result;
   const named = new Bitset(pack.bitmap.count);
   const namedExtra = new Set<string>();
@@ -227,7 +247,7 @@ function tagsIn(s: Session, pack: BitmappedPack): SnapshotTags {
  * include-tag: every annotated tag (and the tags it points through) whose peeled object is sent,
  * as pack-objects' add_ref_tag does.
  */
-function addTags(s: Session, result: BitmapObjects, extras: { oid: Uint8Array; type: number }[], repeat: boolean): void {
+function addTags(s: Session, result: BitmapObjects, extras: Extra[], repeat: boolean): void {
   const { pack, positions } = result;
   const extraIds = new Set(extras.map(e => Buffer.from(e.oid).toString('hex')));
   const sent = (pos: number, hex: string): boolean => (pos >= 0 ? positions.has(pos) : extraIds.has(hex));
@@ -298,7 +318,7 @@ function tagChecks(s: Session, result: BitmapObjects, extraIds: ReadonlySet<stri
  * pack; put in git's write order, with each one's pack position known.
  */
 function restContents(s: Session, pack: BitmappedPack, layout: PackLayout, rest: Bitset,
-  extras: readonly { oid: Uint8Array; type: number }[], receiverHasStored: (file: PackFile, indexPos: number) => boolean,
+  extras: readonly Extra[], receiverHasStored: (file: PackFile, indexPos: number) => boolean,
   repeat: boolean): PackContents {
   const n = rest.count() + extras.length;
   const ids = new OidMap(n);

@@ -16,7 +16,7 @@ import type { FilterSpec } from '../protocol/index.js';
 import { boundReadsForWalk, SHOWN, UNINTERESTING } from '../walk/object-walk.js';
 import { ensureCapacity } from '../walk/oid-map.js';
 import { packNameHash } from '../pack/name-hash.js';
-import { HaveVersions } from './have-versions.js';
+import { hadVersionsOf, MAX_PATHS_KEPT, type ObjectPath } from './have-versions.js';
 import type { Session } from './session.js';
 
 export interface PackRequest {
@@ -64,7 +64,7 @@ export function enumerateObjects(s: Session, req: PackRequest, onObject: (count:
   let list: Int32Array = new Int32Array(1024);
   // By walk index, for the writer's delta search: what git's pack-objects sorts candidates by.
   let nameHash = new Uint32Array(0);
-  let paths: Map<number, { path: Uint8Array; tree: boolean }> | null = null;
+  let paths: Map<number, ObjectPath> | null = null;
   let n = 0;
   const add = (idx: number) => {
     if (n === list.length) list = ensureCapacity(list, n + 1);
@@ -126,23 +126,7 @@ export function enumerateObjects(s: Session, req: PackRequest, onObject: (count:
     receiverHas: idx => (walk.flags[idx]! & UNINTERESTING) !== 0 && !(filtering && walk.types[idx] === OBJ_BLOB),
     // The filtered enumeration does not keep paths: its objects are not searched.
     nameHash: filtering ? undefined : (idx) => nameHash[idx] ?? 0,
-    hadVersions: paths ? hadVersionsOf(s, req, paths) : undefined,
-  };
-}
-
-/**
- * Past this many objects a fetch's paths are no longer kept: a fetch that large is mostly a clone,
- * whose objects come from the packs as they are stored.
- */
-const MAX_PATHS_KEPT = 100_000;
-
-function hadVersionsOf(s: Session, req: PackRequest, paths: Map<number, { path: Uint8Array; tree: boolean }>): (idx: number) => readonly Uint8Array[] {
-  let versions: HaveVersions | null = null;
-  return (idx) => {
-    const p = paths.get(idx);
-    if (!p) return [];
-    versions ??= new HaveVersions(s.odb, req.haves.map((h) => s.oid(h)));
-    return versions.at(p.path, p.tree);
+    hadVersions: paths ? hadVersionsOf(s.odb, () => req.haves.map((h) => s.oid(h)), paths) : undefined,
   };
 }
 

@@ -3,7 +3,8 @@
 // file should send it as a delta against the client's version when the new one is stored whole,
 // as a small push leaves every object (loose). The client's edge commits (the haves it shares
 // with the server) name the trees to look in; each sent object's path is looked up in them, tree
-// by tree, each tree read once.
+// by tree, each tree read once. Both enumerations use it: the walk with the path of every object
+// it sends, the bitmap's with the paths of the objects outside the bitmapped pack.
 import { OID_BYTES, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { TreeCursor } from '../object/tree.js';
@@ -12,6 +13,34 @@ import type { ObjectStore } from '../odb/object-store.js';
 
 /** Edge trees looked in, at most: git's pack.window bounds its preferred base trees too. */
 const MAX_EDGES = 10;
+
+/**
+ * Past this many objects a fetch's paths are no longer kept: a fetch that large is mostly a clone,
+ * whose objects come from the packs as they are stored.
+ */
+export const MAX_PATHS_KEPT = 100_000;
+
+/** Where an enumeration met an object: its path (bytes, '/'-separated), and whether it is a tree. */
+export interface ObjectPath {
+  readonly path: Uint8Array;
+  readonly tree: boolean;
+}
+
+/**
+ * PackContents.hadVersions for the objects (by index) whose paths an enumeration kept: the versions
+ * of each path in the trees of `haves` (ids of what the client has), which are read only when the
+ * writer first asks.
+ */
+export function hadVersionsOf(odb: ObjectStore, haves: () => readonly Uint8Array[],
+  paths: ReadonlyMap<number, ObjectPath>): (idx: number) => readonly Uint8Array[] {
+  let versions: HaveVersions | null = null;
+  return (idx) => {
+    const p = paths.get(idx);
+    if (!p) return [];
+    versions ??= new HaveVersions(odb, haves());
+    return versions.at(p.path, p.tree);
+  };
+}
 
 export class HaveVersions {
   private readonly roots: Uint8Array[] = [];

@@ -32,6 +32,7 @@ const PARSED = 4;
 /** git's core.maxTreeDepth default. */
 const MAX_TREE_DEPTH = 2048;
 const NO_PARENTS = new Int32Array(0);
+const NO_PATH = new Uint8Array(0);
 const UNKNOWN = -2;
 
 interface Pending {
@@ -60,6 +61,13 @@ export class ObjectTable {
   readonly ext: number[] = [];
   readonly extType: number[] = [];
   readonly extHash: number[] = [];
+  /**
+   * The path each object outside the pack was met at (empty for commits, root trees and tips), for
+   * the first `keepPaths` of them: a fetch looks the client's versions of those paths up
+   * (server/have-versions.ts). The objects in the pack need none, so a fetch with nothing outside
+   * it pays nothing.
+   */
+  readonly extPath: Uint8Array[] = [];
   /** Name of each tag met while peeling (for its name hash), and what it points to. */
   readonly tagName = new Map<number, string>();
   private readonly tagTarget = new Map<number, number>();
@@ -68,7 +76,8 @@ export class ObjectTable {
    * `pack`: the pack the bitmap describes (not for a multi-pack-index bitmap). An object whose
    * position is known is then read at its offset, without looking its id up in the .idx again.
    */
-  constructor(readonly odb: ObjectStore, readonly bitmap: PackBitmap, private readonly pack: StoredPack | null = null) {}
+  constructor(readonly odb: ObjectStore, readonly bitmap: PackBitmap, private readonly pack: StoredPack | null = null,
+    private readonly keepPaths = 0) {}
 
   intern(buf: Uint8Array, off: number, type = 0): number {
     let idx = this.ids.addOrGet(buf, off);
@@ -115,14 +124,18 @@ export class ObjectTable {
     return p >= 0 ? p : this.extPos[idx]!;
   }
 
-  /** git's ext_index_add_object(): the object's position, giving it an extended one if it has none. */
-  positionOrAdd(idx: number, type: number, nameHash: number): number {
+  /**
+   * git's ext_index_add_object(): the object's position, giving it an extended one if it has none.
+   * path[0..pathLength) (bytes the caller reuses) is the path the object was met at.
+   */
+  positionOrAdd(idx: number, type: number, nameHash: number, path: Uint8Array = NO_PATH, pathLength = 0): number {
     const p = this.position(idx);
     if (p >= 0) return p;
     const e = this.ext.length;
     this.ext.push(idx);
     this.extType.push(type);
     this.extHash.push(nameHash);
+    if (e < this.keepPaths) this.extPath.push(path.slice(0, pathLength));
     this.extPos[idx] = e + this.bitmap.count;
     return e + this.bitmap.count;
   }
@@ -350,8 +363,9 @@ class IncludeWalk {
     return true;
   }
 
-  private show(idx: number, type: number, nameHash: number): void {
-    this.base.add(this.t.positionOrAdd(idx, type, nameHash));
+  /** `pathLength`: the length of the path in this.path that the walk met the object at. */
+  private show(idx: number, type: number, nameHash: number, pathLength = 0): void {
+    this.base.add(this.t.positionOrAdd(idx, type, nameHash, this.path.bytes, pathLength));
   }
 
   private processBlob(idx: number, pathLen: number): void {
@@ -359,7 +373,7 @@ class IncludeWalk {
     if (t.flags[idx]! & SEEN) return;
     if (!this.shouldIncludeObject(idx)) return;
     t.flags[idx]! |= SEEN;
-    this.show(idx, OBJ_BLOB, packNameHash(this.path.bytes, 0, pathLen));
+    this.show(idx, OBJ_BLOB, packNameHash(this.path.bytes, 0, pathLen), pathLen);
   }
 
   private processTree(idx: number, pathLen: number, depth: number): void {
@@ -375,7 +389,7 @@ class IncludeWalk {
       throw new NotFoundError('pack', `missing tree ${t.hex(idx)}`);
     }
     t.flags[idx]! |= SEEN;
-    this.show(idx, OBJ_TREE, packNameHash(this.path.bytes, 0, pathLen));
+    this.show(idx, OBJ_TREE, packNameHash(this.path.bytes, 0, pathLen), pathLen);
     // As in ObjectWalk: entries a delta copied whole from a tree this walk went through name
     // objects already SEEN (shown, or found in the bitmaps), so only the others are kept.
     const level = this.layouts.prepare(depth, o.data, t.odb.trace);

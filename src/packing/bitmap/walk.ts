@@ -30,6 +30,8 @@ export interface ExtraObject {
   type: number;
   /** pack_name_hash of the path the walk met it at; 0 for commits, root trees and unnamed tips. */
   nameHash: number;
+  /** That path, when it was kept (ReachableOptions.paths); empty for commits, root trees and tips. */
+  path?: Uint8Array;
 }
 
 export interface BitmapObjects {
@@ -50,6 +52,8 @@ export interface BitmapObjects {
 export interface ReachableOptions {
   /** false: only commits matter (rev-list without --objects); trees and blobs are not walked. */
   objects?: boolean;
+  /** Keep the paths of the first this many objects outside the pack that the walk meets (ExtraObject.path). */
+  paths?: number;
 }
 
 export class BitmapWalk {
@@ -86,7 +90,7 @@ export class BitmapWalk {
 
   /** Objects reachable from include and not from exclude. */
   reachable(include: readonly Uint8Array[], exclude: readonly Uint8Array[], options: ReachableOptions = {}): BitmapObjects {
-    const table = new ObjectTable(this.repo.odb, this.pack.bitmap, this.pack.handle);
+    const table = new ObjectTable(this.repo.odb, this.pack.bitmap, this.pack.handle, options.paths);
     return this.answer(table, include, roots(table, exclude), options);
   }
 
@@ -96,7 +100,7 @@ export class BitmapWalk {
    * (in_bitmapped_pack()). The excluded tips are peeled once, for the check and the answer.
    */
   reachableIfCovered(include: readonly Uint8Array[], exclude: readonly Uint8Array[], options: ReachableOptions = {}): BitmapObjects | null {
-    const table = new ObjectTable(this.repo.odb, this.pack.bitmap, this.pack.handle);
+    const table = new ObjectTable(this.repo.odb, this.pack.bitmap, this.pack.handle, options.paths);
     const excluded = roots(table, exclude);
     if (excluded.length && !excluded.some(idx => table.packPosition(idx) >= 0)) return null;
     return this.answer(table, include, excluded, options);
@@ -137,7 +141,10 @@ function splitResult(pack: BitmappedPack, table: ObjectTable, bits: Bitset, excl
   for (let e = 0; e < table.ext.length; e++) {
     if (!bits.has(n + e)) continue;
     const idx = table.ext[e]!;
-    extra.push({ oid: table.ids.keys.slice(idx * OID_BYTES, idx * OID_BYTES + OID_BYTES), type: table.extType[e]!, nameHash: table.extHash[e]! });
+    extra.push({
+      oid: table.ids.keys.slice(idx * OID_BYTES, idx * OID_BYTES + OID_BYTES), type: table.extType[e]!, nameHash: table.extHash[e]!,
+      path: table.extPath[e],
+    });
   }
   const positions = packBits(bits, n);
   return { pack, positions, extra, excluded: excluded && packBits(excluded, n), count: () => positions.count() + extra.length };
