@@ -123,11 +123,11 @@ function nearbyVersions(bitmap: PackBitmap, pos: number, has: (pos: number) => b
   return found;
 }
 
-/** The kept paths of the objects outside the pack, by their index in `ids` (root trees have none). */
+/** The kept paths of the objects outside the pack, by their index in `ids` (root trees' are empty). */
 function extraPaths(ids: OidMap, extras: readonly Extra[]): Map<number, ObjectPath> {
   const paths = new Map<number, ObjectPath>();
   for (const e of extras) {
-    if (e.path?.length) paths.set(ids.get(e.oid, 0), { path: e.path, tree: e.type === OBJ_TREE });
+    if (e.path && (e.path.length > 0 || e.type === OBJ_TREE)) paths.set(ids.get(e.oid, 0), { path: e.path, tree: e.type === OBJ_TREE });
   }
   return paths;
 }

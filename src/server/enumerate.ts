@@ -88,7 +88,7 @@ export function enumerateObjects(s: Session, req: PackRequest, onObject: (count:
         add(idx);
         if (idx >= nameHash.length) nameHash = ensureCapacity(nameHash, idx + 1);
         nameHash[idx] = packNameHash(path, 0, pathLength);
-        if (paths && pathLength > 0 && paths.size < MAX_PATHS_KEPT) paths.set(idx, { path: path.slice(0, pathLength), tree: type === OBJ_TREE });
+        if (paths && (pathLength > 0 || type === OBJ_TREE) && paths.size < MAX_PATHS_KEPT) paths.set(idx, { path: path.slice(0, pathLength), tree: type === OBJ_TREE });
       },
     });
   }

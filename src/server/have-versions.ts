@@ -58,7 +58,10 @@ export class HaveVersions {
     }
   }
 
-  /** Ids of the objects at `path` (bytes, '/'-separated) in the edge trees, trees or not as `tree` says. */
+  /**
+   * Ids of the objects at `path` (bytes, '/'-separated) in the edge trees, trees or not as `tree`
+   * says. The empty path names the root trees themselves, as git's preferred bases include them.
+   */
   at(path: Uint8Array, tree: boolean): Uint8Array[] {
     const found: Uint8Array[] = [];
     for (const root of this.roots) {
@@ -69,6 +72,7 @@ export class HaveVersions {
   }
 
   private lookup(root: Uint8Array, path: Uint8Array, wantTree: boolean): Uint8Array | null {
+    if (path.length === 0) return wantTree ? root : null;
     let id = root;
     let from = 0;
     for (;;) {
