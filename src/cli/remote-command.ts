@@ -1,4 +1,4 @@
-// What clone and fetch share on the command line: the history to fetch, whether to show progress,
+// What clone and fetch share on the command line: the history to fetch, how much to say and whether to show progress,
 // the server's progress relayed to stderr, and SIGINT/SIGTERM turned into an abort that ends the
 // command with 128 + the signal's number, as git exits.
 import os from 'node:os';
@@ -10,10 +10,12 @@ import type { HistoryShape } from '../protocol/index.js';
 import { writeStderr } from './output.js';
 import { parseOptions } from './parse-options.js';
 import { progressWanted } from './progress.js';
+import { verbosityAfter } from './verbosity.js';
 
 /** The options clone and fetch both take, and their positional arguments. */
 interface RemoteOptions {
-  quiet: boolean;
+  /** git's verbosity level: below 0 quiet (-q), above 0 verbose (-v). */
+  verbosity: number;
   progress: boolean;
   depth?: number;
   /** --shallow-since as given: read by historyShape(), once the command runs. */
@@ -31,10 +33,14 @@ interface RemoteOptions {
  */
 export function parseRemoteOptions(command: 'clone' | 'fetch', args: readonly string[],
   own: (name: string, value: () => string, inline: string | undefined) => boolean): RemoteOptions {
-  const o: RemoteOptions = { quiet: false, progress: false, shallowExclude: [], rest: [] };
+  const o: RemoteOptions = { verbosity: 0, progress: false, shallowExclude: [], rest: [] };
   o.rest = parseOptions(args, (name, value, inline) => {
+    const level = verbosityAfter(name, o.verbosity);
+    if (level !== undefined) {
+      o.verbosity = level;
+      return true;
+    }
     switch (name) {
-      case '-q': case '--quiet': o.quiet = true; break;
       case '--progress': o.progress = true; break;
       case '--no-progress': o.progress = false; break;
       case '--depth': {

@@ -120,7 +120,7 @@ export interface FetchOptions {
   readonly onRemoteProgress?: (text: string) => void;
   /** The ref report and warnings, as git prints them to stderr. */
   readonly log?: (message: string) => void;
-  /** Show the ref report (git's default; off with -q). */
+  /** Show the ref report (git's default; off with -q, rejected refs too: only warnings are said). */
   readonly report?: boolean;
   /** Show refs that were already up to date in the report too (-v). */
   readonly verbose?: boolean;
@@ -403,9 +403,10 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     if (options.setUpstream && rejected === 0 && applied) {
       after += setUpstream(config, headRef, remote.name, targets.filter((t) => t.local === null).map((t) => t.remote.name));
     }
-    // Up-to-date refs are not shown; with -q only the rejected ones are.
+    // Up-to-date refs are shown only with -v; with -q no ref is, not even a rejected one (git's
+    // format_display says nothing below verbosity 0, and the exit status tells of a rejection).
     const report = options.report ?? true;
-    const text = formatReport(shown, entries.filter((e) => typeof e === 'string' || (report ? options.verbose || e.code !== '=' : e.code === '!')), abbrev);
+    const text = formatReport(shown, entries.filter((e) => typeof e === 'string' || (report && (options.verbose || e.code !== '='))), abbrev);
     if (text + after !== '') log(text + after);
     return { lines: entries.filter((e) => typeof e !== 'string'), rejected, objects, transactionError };
   } catch (e) {

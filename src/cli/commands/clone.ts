@@ -25,6 +25,7 @@ export const help: CommandHelp = {
   summary: 'Clone a repository into a new directory',
   synopsis: ['[<options>] [--] <repo> [<dir>]'],
   options: [
+    ['-v, --verbose', 'be more verbose'],
     ['-q, --quiet', 'be more quiet'],
     ['--progress', 'force progress reporting'],
     ['-n, --no-checkout', "don't create a checkout"],
@@ -107,7 +108,6 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
       case '--hardlinks': case '--no-hardlinks': break;
       case '-s': case '--shared': shared = true; break;
       case '--no-shared': shared = false; break;
-      case '-v': case '--verbose': break;
       case '--template':
         // tsgit's repositories get no templates; an empty directory is what asks for none.
         if (value() !== '') throw new GitError('cli', 'unsupported', 'tsgit clone copies no templates (only --template= is taken)');
@@ -116,7 +116,9 @@ export default async function cloneCommand(ctx: CommandContext, args: string[]):
     }
     return true;
   });
-  const { quiet, progress, uploadPack, rest } = remote;
+  const { progress, uploadPack, rest } = remote;
+  // clone says no more for -v than without it.
+  const quiet = remote.verbosity < 0;
   if (rest.length === 0) throw new UsageError(`You must specify a repository to clone.`);
   if (rest.length > 2) throw new UsageError(`Too many arguments.`);
   if (bare && origin !== undefined) throw new UsageError('options \'--bare\' and \'--origin\' cannot be used together');

@@ -59,7 +59,7 @@ export const help: CommandHelp = {
 };
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
-  let tags = false, noTags = false, force = false, updateShallow = false, unshallow = false, verbose = false;
+  let tags = false, noTags = false, force = false, updateShallow = false, unshallow = false;
   let atomic = false, setUpstream = false, multiple = false, refmap: string[] | undefined, serverOptions: string[] = [];
   let updateHeadOk = false, all = false, writeFetchHead = true, noRecurse = false, dryRun = false, append = false, refetch = false;
   // Unset: the remote's or fetch's configuration decides.
@@ -85,7 +85,6 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       case '--no-filter': filter = null; break;
       case '--refetch': refetch = true; break;
       case '--no-refetch': refetch = false; break;
-      case '-v': case '--verbose': verbose = true; break;
       case '-p': case '--prune': prune = true; break;
       case '--no-prune': prune = false; break;
       case '-P': case '--prune-tags': pruneTags = true; break;
@@ -119,7 +118,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     }
     return true;
   });
-  const { quiet, progress, uploadPack, rest } = remote;
+  const { verbosity, progress, uploadPack, rest } = remote;
+  const quiet = verbosity < 0;
   // git's fetch: a relative depth is given as --deepen, and refuses --depth beside it.
   if (deepen !== undefined && deepen < 0) throw new GitError('cli', 'usage', 'negative depth in --deepen is not supported');
   if (deepen && remote.depth !== undefined) throw new GitError('cli', 'usage', "options '--deepen' and '--depth' cannot be used together");
@@ -130,7 +130,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   const one = (run: RemoteRun, name: string | undefined, refspecs: string[], o: FetchOptions): Promise<number> => fetch(repo, {
     cwd: ctx.setupDir(), env: ctx.env, remote: name, refspecs, updateShallow, updateHeadOk, ...(prune !== undefined ? { prune } : {}),
     ...(pruneTags !== undefined ? { pruneTags } : {}), tags, noTags, force, dryRun,
-    unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose, refetch, ...(filter !== undefined ? { filter } : {}),
+    unshallow, progress: progressIf(run.showProgress), report: !quiet, verbose: verbosity > 0, refetch, ...(filter !== undefined ? { filter } : {}),
     ...(run.onRemoteProgress ? { onRemoteProgress: run.onRemoteProgress } : {}),
     log: run.stderr, onPackStored: collectGarbage, signal: run.signal,
     transport: uploadPack !== undefined ? { uploadPack } : {}, ...o,
@@ -165,7 +165,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     ...(dryRun ? ['--dry-run'] : []), ...(prune !== undefined ? [prune ? '--prune' : '--no-prune'] : []),
     ...(pruneTags !== undefined ? [pruneTags ? '--prune-tags' : '--no-prune-tags'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
     ...(force ? ['--force'] : []), ...(noRecurse ? ['--no-recurse-submodules'] : []),
-    ...(tags ? ['--tags'] : noTags ? ['--no-tags'] : []), ...(verbose ? ['-v'] : quiet ? ['-q'] : []),
+    ...(tags ? ['--tags'] : noTags ? ['--no-tags'] : []), ...verbosityArgs(verbosity),
     ...(writeFetchHead || dryRun ? [] : ['--no-write-fetch-head']),
   ];
   if (writeFetchHead && !append) emptyFetchHead(repo.gitDir);
@@ -194,6 +194,11 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     }
     return status;
   });
+}
+
+/** The verbosity passed on to each remote's fetch, as git's add_options_to_argv gives it: -v twice at most. */
+function verbosityArgs(level: number): string[] {
+  return level < 0 ? ['-q'] : Array<string>(Math.min(level, 2)).fill('-v');
 }
 
 /**

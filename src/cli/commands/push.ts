@@ -13,6 +13,7 @@ import { writeAll } from '../output.js';
 import { parseOptions } from '../parse-options.js';
 import { progressIf } from '../progress.js';
 import { runRemoteCommand } from '../remote-command.js';
+import { verbosityAfter } from '../verbosity.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -44,11 +45,16 @@ export const help: CommandHelp = {
 export default async function pushCommand(ctx: CommandContext, args: string[]): Promise<number> {
   let force = false, atomic: boolean | undefined, del = false, tags = false, followTags: boolean | undefined, dryRun = false;
   let forceIfIncludes: boolean | undefined;
-  let setUpstream = false, porcelain = false, verbose = false, quiet = false, progress: boolean | undefined;
+  let setUpstream = false, porcelain = false, verbosity = 0, progress: boolean | undefined;
   let receivePack: string | undefined, all = false, noVerify = false, mirror: boolean | undefined, prune = false;
   const leases: Lease[] = [];
   const pushOptions: string[] = [];
   const rest = parseOptions(args, (name, value, inline) => {
+    const level = verbosityAfter(name, verbosity);
+    if (level !== undefined) {
+      verbosity = level;
+      return true;
+    }
     switch (name) {
       case '-f': case '--force': force = true; break;
       case '--force-with-lease': leases.push(parseLease(inline ?? null)); break;
@@ -72,8 +78,6 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
       case '--porcelain': porcelain = true; break;
       case '--no-verify': noVerify = true; break;
       case '--verify': noVerify = false; break;
-      case '-v': case '--verbose': verbose = true; break;
-      case '-q': case '--quiet': quiet = true; break;
       case '--progress': progress = true; break;
       case '--no-progress': progress = false; break;
       case '--receive-pack': case '--exec': receivePack = value(); break;
@@ -88,6 +92,7 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
   if (del && (all || mirror || tags)) throw fatal(`options '--delete' and '--all/--mirror/--tags' cannot be used together`);
   if (all && rest.length > 1) throw fatal(`--all can't be combined with refspecs`);
   const repo = ctx.repository();
+  const verbose = verbosity > 0, quiet = verbosity < 0;
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const stdout = (text: string) => writeAll(1, Buffer.from(text, 'utf8'));
     try {

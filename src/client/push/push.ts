@@ -197,7 +197,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     // git's transport_push: upstreams (or, in a dry run, what they would be) before the
     // remote-tracking refs and porcelain's closing line.
     if (options.setUpstream) setUpstream(config, refStore, remote, refs, options.dryRun ?? false, out);
-    if (!options.dryRun) updateTracking(remote, refStore, refs);
+    if (!options.dryRun) updateTracking(remote, refStore, refs, options.verbose ? log : null);
     if (porcelain) out('Done\n');
     else if (!failed && !refs.some((r) => r.status !== 'up-to-date') && !(options.quiet ?? false)) log('Everything up-to-date\n');
     if (failed) {
@@ -261,12 +261,13 @@ function trackingRef(remote: Remote, dst: string): string | null {
   return name !== null && checkRefPath(name) === null ? name : null;
 }
 
-/** git's transport_update_tracking_ref: what the remote now has, in its remote-tracking refs. */
-function updateTracking(remote: Remote, refStore: RefStore, refs: readonly PushRef[]): void {
+/** git's transport_update_tracking_ref: what the remote now has, in its remote-tracking refs, each said to `verbose`. */
+function updateTracking(remote: Remote, refStore: RefStore, refs: readonly PushRef[], verbose: ((text: string) => void) | null): void {
   for (const r of refs) {
     if (r.status !== 'ok' && r.status !== 'up-to-date') continue;
     const name = trackingRef(remote, r.dst);
     if (!name) continue;
+    verbose?.(`updating local tracking ref '${name}'\n`);
     try {
       if (r.newOid === ZERO_HEX) refStore.delete(name);
       else refStore.update(name, r.newOid, { reflogMessage: 'update by push' });
