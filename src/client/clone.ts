@@ -444,7 +444,7 @@ function setupHead(refStore: RefStore, config: Config, plan: RefPlan,
     o.log('warning: You appear to have cloned an empty repository.\n');
     const unborn = head?.symrefTarget?.startsWith('refs/heads/') ? head.symrefTarget : `refs/heads/${o.initialBranch}`;
     refStore.setSymbolic('HEAD', unborn);
-    if (!o.bare) installBranchConfig(config, unborn.slice(11), o.origin, unborn);
+    if (!o.bare) installBranchConfig(config, unborn.slice(11), o.origin, [unborn]);
     return { symref: unborn, oid: null };
   }
   if (remoteHead && !o.bare) {
@@ -454,7 +454,7 @@ function setupHead(refStore: RefStore, config: Config, plan: RefPlan,
     refStore.setSymbolic('HEAD', ours.remote.name);
     if (!o.bare) {
       refStore.update('HEAD', ours.remote.oid, { reflogMessage: o.reflogMessage });
-      installBranchConfig(config, ours.remote.name.slice(11), o.origin, ours.remote.name);
+      installBranchConfig(config, ours.remote.name.slice(11), o.origin, [ours.remote.name]);
     }
     return { symref: ours.remote.name, oid: ours.remote.oid };
   }

@@ -18,7 +18,7 @@ export function setUpstream(config: Config, headRef: string | null, remote: stri
     return `warning: could not set upstream of HEAD to '${shortName}' from '${remote}' when it does not point to any branch.\n`;
   }
   if (source === 'HEAD' || source.startsWith('refs/heads/')) {
-    installBranchConfig(config, headRef.slice(11), remote, source);
+    installBranchConfig(config, headRef.slice(11), remote, [source]);
     return '';
   }
   if (source.startsWith('refs/remotes/')) return 'warning: not setting upstream for a remote remote-tracking branch\n';

@@ -38,15 +38,43 @@ export function currentBranchNamed(repo: Repository, branch: string): string {
   return head.slice('refs/heads/'.length);
 }
 
+/** What installBranchConfig says: `out` the lines git prints on stdout when asked to be verbose, `err` its warning. */
+export interface BranchConfigNote {
+  readonly out: string;
+  readonly err: string;
+}
+
 /**
- * git's install_branch_config for one upstream: `branch` follows `merge` (a ref's full name) on
- * `remote`, and rebases onto it when branch.autoSetupRebase says so for a remote's branch
- * (`remote` or `always`). Saved at once, as git writes each key.
+ * git's install_branch_config_multiple_remotes: `branch` follows `merges` (full ref names) on
+ * `remote`, or on this repository (null, written "."), and rebases onto them when
+ * branch.autoSetupRebase says so for such an upstream ("."'s name counts as a remote's, as in
+ * git). Saved at once, as git writes each key. A branch of this repository is not made its own
+ * upstream, and several upstreams with rebasing are git's fatal error (after the branch is made).
  */
-export function installBranchConfig(config: Config, branch: string, remote: string, merge: string): void {
-  config.set('branch', branch, 'remote', remote);
-  config.set('branch', branch, 'merge', merge);
-  const rebase = config.get('branch', null, 'autosetuprebase');
-  if (rebase === 'remote' || rebase === 'always') config.set('branch', branch, 'rebase', 'true');
+export function installBranchConfig(config: Config, branch: string, remote: string | null, merges: readonly string[]): BranchConfigNote {
+  const rebasing = shouldSetupRebase(config, remote);
+  if (merges.length > 1 && rebasing) throw new GitError('refs', 'multiple-upstreams', 'cannot inherit upstream tracking configuration of multiple refs when rebasing is requested');
+  const shortName = (ref: string): string => ref.startsWith('refs/heads/') ? ref.slice(11) : ref;
+  if (remote === null && shortName(merges[0]!) === branch && merges[0]!.startsWith('refs/heads/')) {
+    return { out: '', err: `warning: not setting branch '${branch}' as its own upstream\n` };
+  }
+  config.set('branch', branch, 'remote', remote ?? '.');
+  config.unset('branch', branch, 'merge');
+  for (const merge of merges) config.add('branch', branch, 'merge', merge);
+  if (rebasing) config.set('branch', branch, 'rebase', 'true');
   config.save();
+  const names = merges.map((m) => remote === null ? shortName(m) : `${remote}/${shortName(m)}`);
+  const out = names.length === 1 ? `branch '${branch}' set up to track '${names[0]}'${rebasing ? ' by rebasing' : ''}.\n`
+    : `branch '${branch}' set up to track:\n${names.map((n) => `  ${n}\n`).join('')}`;
+  return { out, err: '' };
+}
+
+/** git's should_setup_rebase: branch.autoSetupRebase for an upstream on `remote` (null: this repository). */
+function shouldSetupRebase(config: Config, remote: string | null): boolean {
+  switch (config.get('branch', null, 'autosetuprebase')) {
+    case 'always': return true;
+    case 'local': return remote === null;
+    case 'remote': return remote !== null;
+    default: return false;
+  }
 }

@@ -1,12 +1,14 @@
-// tsgit checkout [-q] [-f] [--[no-]progress] [(-b|-B) <new-branch>] [<branch>|<commit>]: fills a
+// tsgit checkout [-q] [-f] [--[no-]progress] [(-b|-B) <new-branch>] [-t|--track[=(direct|inherit)]|--no-track]
+//                [<branch>|<commit>]: fills a
 // work tree that has not been written yet (no index, as after `clone -n`) from HEAD or the named
 // commit, or switches an existing work tree to another commit, refusing to lose local changes
 // unless -f. A branch name also points HEAD at the branch; any other commit detaches HEAD. -b
-// creates a branch at the commit first (-B resets one that exists), tracking it when the commit
-// was named by a remote-tracking branch, as git's branch.autoSetupMerge does by default.
+// creates a branch at the commit first (-B resets one that exists), with the upstream git's
+// branch.autoSetupMerge or --[no-]track gives it (checkout-tracking.ts); --[no-]track without -b
+// names the new branch after the remote-tracking branch checked out.
 import fs from 'node:fs';
 import path from 'node:path';
-import { GitError, UsageError } from '../../core/errors.js';
+import { GitError, OptionError, UsageError } from '../../core/errors.js';
 import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT } from '../../object/type.js';
 import { fetchPromisedForCheckout } from '../../client/promised-objects.js';
@@ -14,6 +16,7 @@ import { checkedOutAt } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
+import { configuredTrackMode, setupTracking, trackableStart, type TrackMode } from '../checkout-tracking.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -25,10 +28,12 @@ import type { CommandHelp } from '../help.js';
 export const help: CommandHelp = {
   summary: 'Write the work tree and index of a branch or commit',
   synopsis: ['[-q] [-f] [--[no-]progress] [--ignore-other-worktrees] [<branch> | <commit>]',
-    '[-q] [-f] [--[no-]progress] (-b | -B) <new-branch> [<start-point>]'],
+    '[-q] [-f] [--[no-]progress] [--[no-]track] (-b | -B) <new-branch> [<start-point>]',
+    '[-q] [-f] [--[no-]progress] (-t | --track | --no-track) <remote-tracking-branch>'],
   options: [
     ['-b <branch>', 'create and checkout a new branch'],
     ['-B <branch>', 'create/reset and checkout a branch'],
+    ['-t, --[no-]track[=(direct|inherit)]', 'set branch tracking configuration'],
     ['-q, --quiet', 'suppress progress reporting'],
     ['-f, --force', 'force checkout (throw away local modifications)'],
     ['--ignore-other-worktrees', 'do not check if another worktree is holding the given ref'],
@@ -42,8 +47,16 @@ const REFUSALS = new Set(['local-changes', 'untracked-in-the-way', 'not-empty', 
 export default async function checkout(ctx: CommandContext, args: string[]): Promise<number> {
   let quiet = false, force = false, ignoreOtherWorktrees = false, progressFlag: boolean | undefined;
   let create = null as { name: string; reset: boolean } | null;
-  const rest = parseOptions(args, (name, value) => {
+  // Unset: branch.autoSetupMerge decides.
+  let track: TrackMode | undefined;
+  const rest = parseOptions(args, (name, value, inline) => {
     switch (name) {
+      case '-t': track = 'explicit'; break;
+      case '--track':
+        if (inline !== undefined && inline !== 'direct' && inline !== 'inherit') throw new OptionError(`option \`--track' expects "direct" or "inherit"`);
+        track = inline === 'inherit' ? 'inherit' : 'explicit';
+        break;
+      case '--no-track': track = 'never'; break;
       case '-q': case '--quiet': quiet = true; break;
       case '-f': case '--force': force = true; break;
       case '--progress': progressFlag = true; break;
@@ -54,6 +67,15 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     }
     return true;
   }, { missingValue: (name) => new UsageError(`switch \`${name.slice(1)}' requires a value`) });
+  // git's --[no-]track without -b: the branch is named after the remote-tracking branch, less its remote.
+  if (track !== undefined && !create) {
+    const start = rest[0];
+    if (start === undefined) throw fatal('--track needs a branch name');
+    const short = start.replace(/^refs\//, '').replace(/^remotes\//, '');
+    const slash = short.indexOf('/');
+    if (slash < 0 || slash === short.length - 1) throw fatal('missing branch name; try -b');
+    create = { name: short.slice(slash + 1), reset: false };
+  }
   const newBranch = create;
   if (newBranch && rest.length > 1) throw fatal(`Cannot update paths and switch to branch '${newBranch.name}' at the same time.`);
   if (rest.length > 1) throw new UsageError(`checking out paths is not supported`);
@@ -70,7 +92,8 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   let branch: string | null = null;
   // A branch this checkout creates or resets, and what its reflog says it came from.
   let creating: { reset: boolean; from: string } | null = null;
-  let tracking: { remote: string; ref: string } | null = null;
+  // The remote-tracking branch checked out or started from, which filters are told of.
+  let remoteStart: string | null = null;
   let commit: Uint8Array;
   const local = !newBranch && spec !== 'HEAD' ? repo.resolveRef(`refs/heads/${spec}`) : null;
   if (newBranch) {
@@ -90,7 +113,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     commit = revs.peel(id, OBJ_COMMIT, spec);
     creating = { reset: exists, from: spec };
     const named = spec === 'HEAD' ? null : namedRef(repo, spec);
-    if (named?.startsWith('refs/remotes/')) tracking = { remote: named.split('/')[2]!, ref: named };
+    if (named?.startsWith('refs/remotes/')) remoteStart = named;
   } else if (local) {
     branch = `refs/heads/${spec}`;
     commit = revs.peel(fromHex(local)!, OBJ_COMMIT, spec);
@@ -109,10 +132,11 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
         return 1;
       }
       const ref = candidates[0]!;
-      tracking = { remote: ref.name.split('/')[2]!, ref: ref.name };
+      remoteStart = ref.name;
       branch = `refs/heads/${spec}`;
       commit = revs.peel(fromHex(ref.oid)!, OBJ_COMMIT, spec);
-      creating = { reset: false, from: ref.name.slice('refs/remotes/'.length) };
+      // git starts it from the full name, and its reflog says so.
+      creating = { reset: false, from: ref.name };
     }
   }
 
@@ -135,7 +159,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     ...gitDirGiven ? { GIT_DIR: path.resolve(ctx.cwd, gitDirGiven) } : {},
   };
   // git names the branch or remote-tracking ref being checked out to filters, not a tag or commit.
-  const named = tracking?.ref ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
+  const named = remoteStart ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
   const ref = named ? { ref: named } : {};
   // A partial clone first fetches what it is about to write, as git does on demand.
   await fetchPromisedForCheckout(repo, toHex(commit), env, ctx.cwd);
@@ -165,19 +189,20 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const message = `checkout: moving from ${from} to ${branch ? branchName(branch) : spec}`;
   if (creating && branch) {
     const name = branchName(branch);
+    // git's create_branch: the start point is judged (and --track of a tag dies) only now, with the
+    // work tree switched; the upstream is set once the branch is made.
+    const config = repo.remotesConfig(ctx.env);
+    const mode = track ?? configuredTrackMode(config);
+    const start = trackableStart(repo, config, creating.from, mode);
     refs.update(branch, newHex, {
       ...(creating.reset ? {} : { oldOid: null }),
       reflogMessage: creating.reset ? `branch: Reset to ${creating.from}` : `branch: Created from ${creating.from}`,
     });
-    if (tracking) {
-      // refs/remotes/<remote>/<branch>: "<remote>/<branch>" to people, refs/heads/<branch> there.
-      const upstream = tracking.ref.slice('refs/remotes/'.length);
-      const config = repo.config;
-      config.set('branch', name, 'remote', tracking.remote);
-      config.set('branch', name, 'merge', `refs/heads/${upstream.slice(tracking.remote.length + 1)}`);
-      config.save();
+    if (start !== null) {
+      const note = setupTracking(config, name, start, mode);
+      if (note.err) writeAll(2, Buffer.from(note.err, 'utf8'));
       // git prints this one on stdout.
-      if (!quiet) writeAll(1, Buffer.from(`branch '${name}' set up to track '${upstream}'.\n`, 'utf8'));
+      if (!quiet && note.out) writeAll(1, Buffer.from(note.out, 'utf8'));
     }
   }
   if (branch) {

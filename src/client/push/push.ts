@@ -22,6 +22,7 @@ import { peeledValue } from '../peel.js';
 import { parsePushRefspec, parseRefspec, trackingRefFor, type PushRefspec } from '../../refs/refspec.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from '../transport-config.js';
 import { defaultPushRemote, pushUrlsOf, remoteGet, type Remote } from '../../repository/remotes.js';
+import { installBranchConfig } from '../../repository/upstream.js';
 import { formatPushStatus, pushAdvice } from './report.js';
 import { checkPushSources, matchPushRefs, refsNamed, type LocalRef, type PushTarget } from './refspec.js';
 import { prePush } from './pre-push.js';
@@ -278,13 +279,12 @@ function updateTracking(remote: Remote, refStore: RefStore, refs: readonly PushR
 }
 
 /**
- * -u (git's set_upstreams): branch.<name>.remote and .merge for every local branch pushed to a
- * branch, a symbolic source (HEAD) followed to the branch it names; a dry run says what it would
- * set. The remote is named as git names it (an address as given, not as insteadOf rewrites it),
+ * -u (git's set_upstreams): branch.<name>.remote and .merge (and .rebase, as
+ * branch.autoSetupRebase says) for every local branch pushed to a branch, a symbolic source (HEAD)
+ * followed to the branch it names; a dry run says what it would set. The remote is named as git names it (an address as given, not as insteadOf rewrites it),
  * and so in the message.
  */
 function setUpstream(config: Config, refStore: RefStore, remote: Remote, refs: readonly PushRef[], dryRun: boolean, out: (t: string) => void): void {
-  let changed = false;
   for (const r of refs) {
     if ((r.status !== 'ok' && r.status !== 'up-to-date') || r.src === null || r.newOid === ZERO_HEX) continue;
     // A source that is no ref's name (HEAD~1, an id) resolves to nothing, as in git.
@@ -297,10 +297,7 @@ function setUpstream(config: Config, refStore: RefStore, remote: Remote, refs: r
       out(`Would set upstream of '${branch}' to '${r.dst.slice(11)}' of '${remote.name}'\n`);
       continue;
     }
-    config.set('branch', branch, 'remote', remote.name);
-    config.set('branch', branch, 'merge', r.dst);
-    changed = true;
-    out(`branch '${branch}' set up to track '${remote.name}/${r.dst.slice(11)}'.\n`);
+    // git's install_branch_config, verbose: branch.autoSetupRebase applies and is said.
+    out(installBranchConfig(config, branch, remote.name, [r.dst]).out);
   }
-  if (changed) config.save();
 }

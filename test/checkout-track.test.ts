@@ -1,0 +1,97 @@
+// The upstream of a branch `checkout` makes, and of one `push -u` pushes, against git 2.39
+// (oracle-copies.ts: output, exit status, config and reflogs compared): branch.autoSetupMerge
+// (false, true, always, simple, inherit) or -t/--track[=direct|inherit]/--no-track choosing what
+// is tracked, branch.autoSetupRebase (never, local, remote, always) whether it is rebased onto,
+// and git's messages, warnings and fatal errors along the way.
+import fs from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { git, rmrf, tmpDir } from './helpers.js';
+import { clonedTemplate, compareInCopies, type CopiesCase } from './oracle-copies.js';
+
+const root = fs.realpathSync(tmpDir('tsgit-checkout-track-'));
+after(() => rmrf(root));
+
+// up.git: main, side and tag v1 at one commit; work, its clone, with a branch lt following its main
+// (branch.lt.remote "."), and many following origin's main and side.
+const { template, work } = clonedTemplate(root, { source: [['tag', 'v1']] });
+git(work, ['branch', 'lt']);
+git(work, ['config', 'branch.lt.remote', '.']);
+git(work, ['config', 'branch.lt.merge', 'refs/heads/main']);
+git(work, ['branch', 'many']);
+git(work, ['config', 'branch.many.remote', 'origin']);
+git(work, ['config', 'branch.many.merge', 'refs/heads/main']);
+git(work, ['config', '--add', 'branch.many.merge', 'refs/heads/side']);
+
+function compare(c: CopiesCase): void {
+  compareInCopies(template, root, c, 'work');
+}
+
+/** Configuration of one variable, unset for undefined. */
+function setting(key: string, value: string | undefined): string[][] {
+  return value === undefined ? [] : [['config', key, value]];
+}
+
+describe('checkout -b and the upstream it sets', () => {
+  // Each a new branch, so that none is an existing branch with an upstream (whose "Your branch is
+  // up to date" tsgit's checkout does not print).
+  const steps = [
+    ['checkout', '-b', 'a', 'origin/main'], ['checkout', '-b', 'b', 'main'], ['checkout', '-b', 'c', 'lt'],
+    ['checkout', '-B', 'd', 'origin/side'], ['checkout', '-q', '-b', 'e', 'origin/main'], ['checkout', 'side'],
+    ['checkout', '-t', '-b', 'f', 'main'], ['checkout', '--track=inherit', '-b', 'g', 'lt'], ['checkout', '--track', '-b', 'h', 'remotes/origin/main'],
+    ['checkout', '--track=direct', '-b', 'i', 'origin'], ['checkout', '-b', 'j'], ['checkout', '-b', 'k', 'v1'],
+  ];
+  for (const merge of [undefined, 'false', 'true', 'always', 'simple', 'inherit']) {
+    it(`follows branch.autoSetupMerge=${merge ?? '(unset)'} and branch.autoSetupRebase as git does`, () => {
+      for (const rebase of [undefined, 'never', 'local', 'remote', 'always']) {
+        compare({
+          name: `merge ${merge} rebase ${rebase}`,
+          prepare: [...setting('branch.autoSetupMerge', merge), ...setting('branch.autoSetupRebase', rebase)],
+          steps,
+        });
+      }
+    });
+  }
+
+  it('names the branch after the remote-tracking branch for --track and --no-track alone', () => {
+    compare({ name: 'track', steps: [['checkout', '--track', 'origin/side'], ['checkout', '-q', 'main'], ['checkout', '--track', 'main'], ['checkout', '--track']] });
+    compare({ name: 'no-track', steps: [['checkout', '--no-track', 'refs/remotes/origin/side'], ['checkout', '-t', 'origin']] });
+    compare({ name: 'bad mode', steps: [['checkout', '--track=sideways', '-b', 'x', 'main']] });
+  });
+
+  it("gives git's warnings and fatal errors", () => {
+    // git judges the start point once the work tree is switched, and leaves it so.
+    compare({ name: 'a tag', prepare: [['config', 'branch.autoSetupRebase', 'always']], steps: [['checkout', '-t', '-b', 'x', 'v1']] });
+    compare({ name: 'a commit', steps: [['checkout', '--track', '-b', 'y', 'origin/main~0']] });
+    compare({
+      name: 'own upstream', prepare: [['config', 'branch.autoSetupMerge', 'always'], ['config', '--remove-section', 'branch.main']],
+      steps: [['checkout', '-B', 'main', 'main']],
+    });
+    compare({ name: 'inherit several', steps: [['checkout', '--track=inherit', '-b', 'x', 'many']] });
+    compare({
+      name: 'inherit several, rebasing', prepare: [['config', 'branch.autoSetupRebase', 'remote']],
+      steps: [['checkout', '--track=inherit', '-b', 'x', 'many']],
+    });
+    compare({
+      name: 'inherit nothing', prepare: [['config', 'branch.autoSetupMerge', 'inherit'], ['branch', 'plain']],
+      steps: [['checkout', '-b', 'x', 'plain'], ['checkout', '-b', 'y', 'origin/side']],
+    });
+    const twin = [['remote', 'add', 'twin', '../up.git'], ['config', 'remote.twin.fetch', '+refs/heads/*:refs/remotes/origin/*']];
+    compare({ name: 'two remotes fetch into one place', prepare: twin, steps: [['checkout', '-b', 'x', 'origin/side']] });
+    compare({ name: 'two remotes, no tracking', prepare: twin, steps: [['-c', 'branch.autoSetupMerge=false', 'checkout', '-b', 'y', 'origin/side']] });
+    compare({
+      name: 'no remote fetches there', prepare: [['update-ref', 'refs/remotes/gone/x', 'HEAD']],
+      steps: [['checkout', '-b', 'x', 'gone/x'], ['checkout', '-q', 'main'], ['checkout', '-t', '-b', 'y', 'gone/x']],
+    });
+  });
+});
+
+describe('push -u and branch.autoSetupRebase', () => {
+  it('sets branch.<name>.rebase and says so, as git does', () => {
+    for (const rebase of [undefined, 'never', 'local', 'remote', 'always']) {
+      compare({
+        name: `push rebase ${rebase}`, prepare: [...setting('branch.autoSetupRebase', rebase), ['branch', 'x']],
+        steps: [['push', '-u', 'origin', 'x', 'main:refs/heads/y'], ['push', '-u', '../up.git', 'lt:refs/heads/z']],
+      });
+    }
+  });
+});
