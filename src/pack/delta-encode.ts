@@ -134,10 +134,8 @@ export class DeltaIndex {
       let best = 0, bestAt = 0, tries = 0;
       for (let b = heads[h & mask]!; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
         const from = b * BLOCK;
-        const most = Math.min(blen - from, tlen - t);
-        let n = 0;
-        while (n < most && base[from + n] === target[t + n]) n++;
-        if (n > best) {
+        const n = longerMatch(base, from, target, t, Math.min(blen - from, tlen - t), best + 1);
+        if (n) {
           best = n;
           bestAt = from;
         }
@@ -157,25 +155,32 @@ export class DeltaIndex {
         // an edit's usual shape, and the place a long chain of look-alikes hides.
         const expected = lastEnd < 0 ? -1 : lastEnd + (t - pending);
         let end = t + best, at = t, ah = h;
-        const consider = (k: number, from: number) => {
-          const most = Math.min(blen - from, tlen - k);
-          let n = 0;
-          while (n < most && base[from + n] === target[k + n]) n++;
-          if (n >= BLOCK && k + n > end) {
-            end = k + n;
-            at = k;
-            bestAt = from;
-          }
-        };
         for (let k = t; k < t + BLOCK && k + BLOCK <= tlen; k++) {
+          // A match from k wins only if it is a block long at least and ends past `end`.
+          let need = Math.max(BLOCK, end - k + 1);
           if (k > t) {
             ah = roll(ah, target[k - 1]!, target[k - 1 + BLOCK]!);
-            for (let b = heads[ah & mask]!, tries = 0; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) consider(k, b * BLOCK);
+            for (let b = heads[ah & mask]!, tries = 0; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
+              const from = b * BLOCK;
+              const n = longerMatch(base, from, target, k, Math.min(blen - from, tlen - k), need);
+              if (n) {
+                end = k + n;
+                at = k;
+                bestAt = from;
+                need = n + 1;
+              }
+            }
           }
           if (expected < 0) continue;
           const near = expected + (k - t);
           for (let from = Math.max(0, near - SHIFT); from <= near + SHIFT && from < blen; from++) {
-            if (base[from] === target[k]) consider(k, from);
+            const n = longerMatch(base, from, target, k, Math.min(blen - from, tlen - k), need);
+            if (n) {
+              end = k + n;
+              at = k;
+              bestAt = from;
+              need = n + 1;
+            }
           }
         }
         best = end - at;
@@ -224,6 +229,18 @@ export function createDelta(base: Uint8Array, target: Uint8Array, maxSize: numbe
     // Not kept alive by the scratch index until the next call.
     scratch.base = EMPTY;
   }
+}
+
+/**
+ * How many bytes from base[from] and target[at] on are equal, up to `most`; or 0 when fewer than
+ * `need` are, without counting them. Checking the last byte a winning match needs first rules out
+ * most candidates in one comparison, as zlib's longest_match checks the byte past its best.
+ */
+function longerMatch(base: Uint8Array, from: number, target: Uint8Array, at: number, most: number, need: number): number {
+  if (most < need || base[from + need - 1] !== target[at + need - 1]) return 0;
+  let n = 0;
+  while (n < most && base[from + n] === target[at + n]) n++;
+  return n < need ? 0 : n;
 }
 
 /** A delta header size: base-128, least significant group first. */
