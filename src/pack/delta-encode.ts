@@ -53,6 +53,7 @@ export class DeltaIndex {
   private next: Int32Array;
   private mask = 0;
   base: Uint8Array = new Uint8Array(0);
+  private view = new DataView(this.base.buffer);
 
   constructor(base?: Uint8Array) {
     this.heads = new Int32Array(0);
@@ -63,6 +64,7 @@ export class DeltaIndex {
   /** Indexes `base`, reusing this index's memory. */
   reset(base: Uint8Array): this {
     this.base = base;
+    this.view = new DataView(base.buffer, base.byteOffset, base.byteLength);
     const blocks = Math.floor(base.length / BLOCK);
     let size = 16;
     while (size < blocks * 2) size *= 2;
@@ -114,6 +116,7 @@ export class DeltaIndex {
   delta(target: Uint8Array, maxSize: number): Uint8Array | null {
     if (maxSize <= 0 || !this.mayShare(target)) return null;
     const base = this.base, heads = this.heads, next = this.next, mask = this.mask;
+    const bv = this.view, tv = new DataView(target.buffer, target.byteOffset, target.byteLength);
     // The size is checked after every instruction, so the output runs at most one instruction (an
     // insert of 127 bytes and its opcode) and the header (two sizes, 20 bytes) past the limit.
     if (out.length < maxSize + SLACK) out = new Uint8Array(Math.max(maxSize + SLACK, 2 * out.length));
@@ -134,7 +137,7 @@ export class DeltaIndex {
       let best = 0, bestAt = 0, tries = 0;
       for (let b = heads[h & mask]!; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
         const from = b * BLOCK;
-        const n = longerMatch(base, from, target, t, Math.min(blen - from, tlen - t), best + 1);
+        const n = longerMatch(base, bv, from, target, tv, t, Math.min(blen - from, tlen - t), best + 1);
         if (n) {
           best = n;
           bestAt = from;
@@ -162,7 +165,7 @@ export class DeltaIndex {
             ah = roll(ah, target[k - 1]!, target[k - 1 + BLOCK]!);
             for (let b = heads[ah & mask]!, tries = 0; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
               const from = b * BLOCK;
-              const n = longerMatch(base, from, target, k, Math.min(blen - from, tlen - k), need);
+              const n = longerMatch(base, bv, from, target, tv, k, Math.min(blen - from, tlen - k), need);
               if (n) {
                 end = k + n;
                 at = k;
@@ -174,7 +177,7 @@ export class DeltaIndex {
           if (expected < 0) continue;
           const near = expected + (k - t);
           for (let from = Math.max(0, near - SHIFT); from <= near + SHIFT && from < blen; from++) {
-            const n = longerMatch(base, from, target, k, Math.min(blen - from, tlen - k), need);
+            const n = longerMatch(base, bv, from, target, tv, k, Math.min(blen - from, tlen - k), need);
             if (n) {
               end = k + n;
               at = k;
@@ -236,9 +239,10 @@ export function createDelta(base: Uint8Array, target: Uint8Array, maxSize: numbe
  * `need` are, without counting them. Checking the last byte a winning match needs first rules out
  * most candidates in one comparison, as zlib's longest_match checks the byte past its best.
  */
-function longerMatch(base: Uint8Array, from: number, target: Uint8Array, at: number, most: number, need: number): number {
+function longerMatch(base: Uint8Array, bv: DataView, from: number, target: Uint8Array, tv: DataView, at: number, most: number, need: number): number {
   if (most < need || base[from + need - 1] !== target[at + need - 1]) return 0;
   let n = 0;
+  while (n + 4 <= most && bv.getInt32(from + n) === tv.getInt32(at + n)) n += 4;
   while (n < most && base[from + n] === target[at + n]) n++;
   return n < need ? 0 : n;
 }
