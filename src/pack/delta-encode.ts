@@ -158,6 +158,7 @@ export class DeltaIndex {
         // an edit's usual shape, and the place a long chain of look-alikes hides.
         const expected = lastEnd < 0 ? -1 : lastEnd + (t - pending);
         let end = t + best, at = t, ah = h;
+        diagonal.fill(0);
         for (let k = t; k < t + BLOCK && k + BLOCK <= tlen; k++) {
           // A match from k wins only if it is a block long at least and ends past `end`.
           let need = Math.max(BLOCK, end - k + 1);
@@ -175,14 +176,26 @@ export class DeltaIndex {
             }
           }
           if (expected < 0) continue;
+          // Each j is a diagonal (a fixed distance between the base and target positions) looked at
+          // from every k; a match from k ends where the one from k - 1 on it did, so it can win only
+          // past the last byte known to differ on its diagonal.
           const near = expected + (k - t);
-          for (let from = Math.max(0, near - SHIFT); from <= near + SHIFT && from < blen; from++) {
-            const n = longerMatch(base, bv, from, target, tv, k, Math.min(blen - from, tlen - k), need);
-            if (n) {
-              end = k + n;
-              at = k;
-              bestAt = from;
-              need = n + 1;
+          for (let j = 0, from = near - SHIFT; j <= 2 * SHIFT && from < blen; j++, from++) {
+            if (from < 0 || k < diagonal[j]!) continue;
+            const most = Math.min(blen - from, tlen - k);
+            if (most < need) {
+              diagonal[j] = tlen;
+            } else if (base[from + need - 1] !== target[k + need - 1]) {
+              diagonal[j] = k + need;
+            } else {
+              const n = matchLength(base, bv, from, target, tv, k, most);
+              diagonal[j] = k + n + 1;
+              if (n >= need) {
+                end = k + n;
+                at = k;
+                bestAt = from;
+                need = n + 1;
+              }
             }
           }
         }
@@ -218,6 +231,8 @@ export class DeltaIndex {
 /** Reused between calls: the output, and the index of createDelta's base. */
 let out = new Uint8Array(0);
 const EMPTY = new Uint8Array(0);
+/** Per diagonal of the look-ahead near where the base would go on: the first position worth a look. */
+const diagonal = new Int32Array(2 * SHIFT + 1);
 const scratch = new DeltaIndex();
 
 /**
@@ -241,10 +256,16 @@ export function createDelta(base: Uint8Array, target: Uint8Array, maxSize: numbe
  */
 function longerMatch(base: Uint8Array, bv: DataView, from: number, target: Uint8Array, tv: DataView, at: number, most: number, need: number): number {
   if (most < need || base[from + need - 1] !== target[at + need - 1]) return 0;
+  const n = matchLength(base, bv, from, target, tv, at, most);
+  return n < need ? 0 : n;
+}
+
+/** How many bytes from base[from] and target[at] on are equal, up to `most`. */
+function matchLength(base: Uint8Array, bv: DataView, from: number, target: Uint8Array, tv: DataView, at: number, most: number): number {
   let n = 0;
   while (n + 4 <= most && bv.getInt32(from + n) === tv.getInt32(at + n)) n += 4;
   while (n < most && base[from + n] === target[at + n]) n++;
-  return n < need ? 0 : n;
+  return n;
 }
 
 /** A delta header size: base-128, least significant group first. */
