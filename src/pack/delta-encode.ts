@@ -89,20 +89,17 @@ export class DeltaIndex {
    * half at most: all of them, one in 256. Most pairs a delta search tries are different files,
    * which are otherwise scanned for half their length before the delta grows too long.
    */
-  private mayShare(target: Uint8Array): boolean {
+  private mayShare(target: Uint8Array, tv: DataView): boolean {
     const tlen = target.length;
     if (tlen < SAMPLE_FROM) return true;
-    const base = this.base, heads = this.heads, next = this.next, mask = this.mask;
+    const base = this.base, bv = this.view, heads = this.heads, next = this.next, mask = this.mask;
     for (let i = 0; i < SAMPLES; i++) {
       const at = Math.floor(((i + 0.5) * (tlen - 2 * BLOCK)) / SAMPLES);
       let h = blockHash(target, at);
       for (let k = at; k < at + BLOCK; k++) {
         if (k > at) h = roll(h, target[k - 1]!, target[k - 1 + BLOCK]!);
         for (let b = heads[h & mask]!, tries = 0; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
-          const from = b * BLOCK;
-          let n = 0;
-          while (n < BLOCK && base[from + n] === target[k + n]) n++;
-          if (n === BLOCK) return true;
+          if (longerMatch(base, bv, b * BLOCK, target, tv, k, BLOCK, BLOCK)) return true;
         }
       }
     }
@@ -114,9 +111,10 @@ export class DeltaIndex {
    * (or shorter than git applies). The returned bytes are valid until the next delta is made.
    */
   delta(target: Uint8Array, maxSize: number): Uint8Array | null {
-    if (maxSize <= 0 || !this.mayShare(target)) return null;
-    const base = this.base, heads = this.heads, next = this.next, mask = this.mask;
-    const bv = this.view, tv = new DataView(target.buffer, target.byteOffset, target.byteLength);
+    if (maxSize <= 0) return null;
+    const tv = new DataView(target.buffer, target.byteOffset, target.byteLength);
+    if (!this.mayShare(target, tv)) return null;
+    const base = this.base, bv = this.view, heads = this.heads, next = this.next, mask = this.mask;
     // The size is checked after every instruction, so the output runs at most one instruction (an
     // insert of 127 bytes and its opcode) and the header (two sizes, 20 bytes) past the limit.
     if (out.length < maxSize + SLACK) out = new Uint8Array(Math.max(maxSize + SLACK, 2 * out.length));
@@ -134,21 +132,24 @@ export class DeltaIndex {
     let t = 0;
     let h = tlen >= BLOCK ? blockHash(target, 0) : 0;
     while (t + BLOCK <= tlen) {
-      let best = 0, bestAt = 0, tries = 0;
-      for (let b = heads[h & mask]!; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
-        const from = b * BLOCK;
-        const n = longerMatch(base, bv, from, target, tv, t, Math.min(blen - from, tlen - t), best + 1);
-        if (n) {
-          best = n;
-          bestAt = from;
+      // On to the next match of a block or more: the first longest of the candidates.
+      let best = BLOCK - 1, bestAt = 0;
+      for (;;) {
+        for (let b = heads[h & mask]!, tries = 0; b >= 0 && tries < MAX_TRIES; b = next[b]!, tries++) {
+          const from = b * BLOCK;
+          const n = longerMatch(base, bv, from, target, tv, t, Math.min(blen - from, tlen - t), best + 1);
+          if (n) {
+            best = n;
+            bestAt = from;
+          }
         }
-      }
-      if (best < BLOCK) {
+        if (best >= BLOCK) break;
         if (t - pending > hopeless) return null;
-        if (t + BLOCK < tlen) h = roll(h, target[t]!, target[t + BLOCK]!);
+        if (t + BLOCK === tlen) break;
+        h = roll(h, target[t]!, target[t + BLOCK]!);
         t++;
-        continue;
       }
+      if (best < BLOCK) break;
       if (best < LAZY) {
         // A short match may be another place that merely looks alike (a line of repetitive text
         // with another line number): the right one, whose block may be indexed only a few bytes
@@ -298,7 +299,8 @@ function writeCopy(buf: Uint8Array, w: number, offset: number, size: number): nu
   const op = w++;
   let code = 0x80;
   for (let i = 0; i < 4; i++) {
-    const byte = Math.floor(offset / 2 ** (8 * i)) & 0xff;
+    // An offset is under 4 GiB, as every buffer is.
+    const byte = (offset >>> (8 * i)) & 0xff;
     if (byte) {
       buf[w++] = byte;
       code |= 1 << i;
