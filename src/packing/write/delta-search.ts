@@ -64,8 +64,12 @@ export async function searchDeltas(input: DeltaSearchInput): Promise<FoundDelta[
   list.sort((a, b) => type(b) - type(a) || hash.get(b)! - hash.get(a)! || size(b) - size(a) || a - b);
 
   const ringIdx = new Int32Array(WINDOW).fill(-1);
-  // Each window entry's index is built once and serves every target after it.
+  const ringData: (Uint8Array | null)[] = new Array(WINDOW).fill(null);
+  // Each window entry's index is built once, when a target first needs it, and serves every target
+  // after it; an entry no target is diffed against (the last of its type, or too unlike the next
+  // in size) is never indexed.
   const ringIndex = Array.from({ length: WINDOW }, () => new DeltaIndex());
+  const ringIndexed = new Uint8Array(WINDOW);
   const ringDepth = new Uint8Array(WINDOW);
   let pos = 0;
   let cached = 0;
@@ -95,10 +99,15 @@ export async function searchDeltas(input: DeltaSearchInput): Promise<FoundDelta[
       const refDepth = best ? bestDepth : 1;
       const maxSize = Math.floor(limit * (MAX_SEARCH_DEPTH - srcDepth) / (MAX_SEARCH_DEPTH - refDepth + 1));
       if (maxSize <= 0) continue;
-      const index = ringIndex[slot]!;
-      const srcLength = index.base.length;
+      const src = ringData[slot]!;
+      const srcLength = src.length;
       if (srcLength < data.length && data.length - srcLength >= maxSize) continue;
       if (data.length < srcLength / 32) continue;
+      const index = ringIndex[slot]!;
+      if (!ringIndexed[slot]) {
+        index.reset(src);
+        ringIndexed[slot] = 1;
+      }
       const delta = index.delta(data, maxSize);
       if (!delta) continue;
       // Of two deltas the same size, the shallower.
@@ -114,7 +123,8 @@ export async function searchDeltas(input: DeltaSearchInput): Promise<FoundDelta[
     }
     input.meter?.update(++done);
     ringIdx[pos] = e;
-    ringIndex[pos]!.reset(data);
+    ringData[pos] = data;
+    ringIndexed[pos] = 0;
     ringDepth[pos] = best ? bestDepth : 0;
     pos = (pos + 1) % WINDOW;
   }
