@@ -9,6 +9,8 @@
 // of hashes zlib can hardly shrink.
 import { DELTA_SIZE_MIN } from './delta.js';
 
+/** What an index without a base holds. */
+const EMPTY = new Uint8Array(0);
 /** Bytes per indexed block of the base, and the width of the rolling hash. */
 const BLOCK = 16;
 /** Candidates looked at per target position (the longest match wins), as git caps its hash chains. */
@@ -52,8 +54,8 @@ export class DeltaIndex {
   private heads: Int32Array;
   private next: Int32Array;
   private mask = 0;
-  base: Uint8Array = new Uint8Array(0);
-  private view = new DataView(this.base.buffer);
+  private base: Uint8Array = EMPTY;
+  private view: DataView = new DataView(EMPTY.buffer);
 
   constructor(base?: Uint8Array) {
     this.heads = new Int32Array(0);
@@ -83,6 +85,12 @@ export class DeltaIndex {
       heads[slot] = b;
     }
     return this;
+  }
+
+  /** Lets go of the base (its index's memory stays, for the next reset). */
+  release(): void {
+    this.base = EMPTY;
+    this.view = new DataView(EMPTY.buffer);
   }
 
   /**
@@ -234,7 +242,6 @@ export class DeltaIndex {
 
 /** Reused between calls: the output, and the index of createDelta's base. */
 let out = new Uint8Array(0);
-const EMPTY = new Uint8Array(0);
 /** Per diagonal of the look-ahead near where the base would go on: the first position worth a look. */
 const diagonal = new Int32Array(2 * SHIFT + 1);
 const scratch = new DeltaIndex();
@@ -249,7 +256,7 @@ export function createDelta(base: Uint8Array, target: Uint8Array, maxSize: numbe
     return scratch.reset(base).delta(target, maxSize);
   } finally {
     // Not kept alive by the scratch index until the next call.
-    scratch.base = EMPTY;
+    scratch.release();
   }
 }
 

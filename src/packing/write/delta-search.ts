@@ -124,6 +124,8 @@ export async function searchDeltas(input: DeltaSearchInput): Promise<FoundDelta[
     input.meter?.update(++done);
     ringIdx[pos] = e;
     ringData[pos] = data;
+    // The entry it replaces is let go, indexed or not.
+    if (ringIndexed[pos]) ringIndex[pos]!.release();
     ringIndexed[pos] = 0;
     ringDepth[pos] = best ? bestDepth : 0;
     pos = (pos + 1) % WINDOW;
