@@ -17,7 +17,7 @@ const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '
 /** The pushed copy's path, building it first when it is missing or unfinished. */
 export function ensurePushedCorpus(gitDir: string): string {
   const target = gitDir.replace(/\.git$/, '') + '-pushed.git';
-  const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+  const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 }).toString();
   const head = git(gitDir, ['rev-parse', 'HEAD']).trim();
   const marker = path.join(target, MARKER);
   if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === head) return target;
