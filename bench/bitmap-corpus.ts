@@ -4,8 +4,7 @@
 // neither tool has to sort the pack's offsets before answering. git and tsgit serve the same
 // files. A marker written last tells a finished build from an interrupted one.
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import { cachedBuild } from './cached-build.js';
 
 const MARKER = 'tsgit-bench-bitmap';
 const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
@@ -14,22 +13,12 @@ const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '
 export function ensureBitmapCorpus(gitDir: string): string {
   const target = bitmapCorpusDir(gitDir);
   const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: gitDir, env: GIT_ENV }).toString().trim();
-  const marker = path.join(target, MARKER);
-  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === head) return target;
-  const tmp = `${target}.tmp-${process.pid}`;
-  fs.rmSync(tmp, { recursive: true, force: true });
-  try {
+  return cachedBuild(target, MARKER, head, (tmp) => {
     execFileSync('git', ['clone', '-q', '--mirror', gitDir, tmp], { env: GIT_ENV });
     execFileSync('git', ['config', 'gc.auto', '0'], { cwd: tmp, env: GIT_ENV });
     execFileSync('git', ['-c', 'pack.writeReverseIndex=true', 'repack', '-adbq'], { cwd: tmp, env: GIT_ENV });
-    fs.writeFileSync(path.join(tmp, MARKER), head);
-    fs.rmSync(target, { recursive: true, force: true });
-    fs.renameSync(tmp, target);
-  } catch (e) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw e;
-  }
-  return target;
+    return tmp;
+  });
 }
 
 /** Where the bitmapped copy of `gitDir` lives (built or not). */

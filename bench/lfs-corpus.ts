@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { cachedBuild } from './cached-build.js';
 import { cacheDir } from './corpus.js';
 
 const MARKER = 'tsgit-bench-lfs';
@@ -26,10 +27,7 @@ export const LFS_CONFIG: [string, string][] = [
 /** The bare repository's path, building it first when it is missing or unfinished. */
 export function ensureLfsCorpus(): string {
   const target = path.join(cacheDir(), `lfs-${FILES}.git`);
-  if (fs.existsSync(path.join(target, MARKER))) return target;
-  const tmp = `${target}.tmp-${process.pid}`;
-  fs.rmSync(tmp, { recursive: true, force: true });
-  try {
+  return cachedBuild(target, MARKER, `${FILES}\n`, (tmp) => {
     const home = path.join(tmp, 'home');
     const work = path.join(tmp, 'work');
     const bare = path.join(tmp, 'repo.git');
@@ -59,11 +57,6 @@ export function ensureLfsCorpus(): string {
     git(work, ['add', '-A']);
     git(work, ['commit', '-q', '-m', 'assets']);
     git(work, ['push', '-q', `file://${bare}`, 'main']);
-    fs.writeFileSync(path.join(bare, MARKER), `${FILES}\n`);
-    fs.rmSync(target, { recursive: true, force: true });
-    fs.renameSync(bare, target);
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  }
-  return target;
+    return bare;
+  });
 }

@@ -6,8 +6,8 @@
 // with git push, cached beside the corpus as <name>-pushed.git; a marker written last tells a
 // finished build from an interrupted one.
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
+import { cachedBuild } from './cached-build.js';
 
 const MARKER = 'tsgit-bench-pushed';
 /** Commits pushed one at a time. */
@@ -19,23 +19,13 @@ export function ensurePushedCorpus(gitDir: string): string {
   const target = gitDir.replace(/\.git$/, '') + '-pushed.git';
   const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 }).toString();
   const head = git(gitDir, ['rev-parse', 'HEAD']).trim();
-  const marker = path.join(target, MARKER);
-  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === head) return target;
-  const tmp = `${target}.tmp-${process.pid}`;
-  fs.rmSync(tmp, { recursive: true, force: true });
-  try {
+  return cachedBuild(target, MARKER, head, (tmp) => {
     git(path.dirname(tmp), ['init', '-q', '--bare', tmp]);
     git(tmp, ['config', 'gc.auto', '0']);
     const line = git(gitDir, ['rev-list', '--first-parent', '--reverse', 'HEAD']).trim().split('\n');
     const first = Math.max(0, line.length - PUSHES - 1);
     for (let i = first; i < line.length; i++) git(gitDir, ['push', '-q', tmp, `${line[i]}:refs/heads/main`]);
     git(tmp, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
-    fs.writeFileSync(path.join(tmp, MARKER), head);
-    fs.rmSync(target, { recursive: true, force: true });
-    fs.renameSync(tmp, target);
-  } catch (e) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw e;
-  }
-  return target;
+    return tmp;
+  });
 }
