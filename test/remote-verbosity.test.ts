@@ -37,14 +37,15 @@ describe('fetch -q', () => {
   });
 
   it('takes the last of -q and -v, and --no-quiet or --no-verbose as neither, as git does', () => {
-    for (const flags of [['-q', '-v'], ['-v', '-q'], ['-qv'], ['-vq'], ['-q', '--no-quiet'], ['-v', '--no-verbose'], ['-q', '-q', '-v']]) {
+    // Each order once, bundled or not, and each negation (all seven forms took 8 s more).
+    for (const flags of [['-q', '-v'], ['-vq'], ['-q', '--no-quiet'], ['-v', '--no-verbose']]) {
       compare({ name: flags.join(' '), steps: [['fetch', ...flags, ...branches], ['fetch', ...flags, 'origin', 'main']] });
     }
   });
 
   it('passes the verbosity on to the fetch of each remote, -v at most twice', () => {
     // The reflog of the forced update names the options each remote's fetch was run with.
-    for (const flags of [['-v', '-v', '-v'], ['-q', '-v'], ['-v', '-q']]) {
+    for (const flags of [['-v', '-v', '-v'], ['-v', '-q']]) {
       compare({ name: `--all ${flags.join(' ')}`, prepare: [['remote', 'add', 'other', '../up.git']], steps: [['fetch', '--all', ...flags]] });
     }
   });
