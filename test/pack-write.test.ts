@@ -247,17 +247,24 @@ test('with name hashes, loose objects are diffed against each other, and the cal
   const order = Int32Array.from(hexes, (h) => ~ids.addOrGet(fromHex(h)!));
   let quiet = 0;
   const contents: PackContents = { ids, order, nameHash: () => 0x1234 };
-  const odb = new ObjectDatabase(path.join(dir, 'objects'));
-  const chunks: Buffer[] = [];
-  try {
-    const stats = await writePack(odb, contents, (c) => { chunks.push(Buffer.from(c)); }, { ofsDelta: true, thin: false, quiet: () => { quiet++; } });
-    assert.equal(stats.deltas, 3);
-    assert.ok(quiet >= 4, `quiet() called ${quiet} times`);
-  } finally {
-    odb.close();
+  // Without ofs-delta, each searched delta names its base by id.
+  const packs: Buffer[] = [];
+  for (const ofsDelta of [true, false]) {
+    const odb = new ObjectDatabase(path.join(dir, 'objects'));
+    const chunks: Buffer[] = [];
+    try {
+      const stats = await writePack(odb, contents, (c) => { chunks.push(Buffer.from(c)); }, { ofsDelta, thin: false, quiet: () => { quiet++; } });
+      assert.equal(stats.deltas, 3);
+    } finally {
+      odb.close();
+    }
+    packs.push(Buffer.concat(chunks));
+    const { ids: indexed, verbose } = gitIndex(packs[packs.length - 1]!);
+    assert.deepEqual(indexed, [...hexes].sort());
+    assert.equal(verbose.filter((l) => / blob +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(l)).length, 3);
   }
-  const pack = Buffer.concat(chunks);
-  assert.deepEqual(gitIndex(pack).ids, [...hexes].sort());
+  assert.ok(quiet >= 8, `quiet() called ${quiet} times`);
+  const pack = packs[0]!;
   // Without name hashes, as before: each version whole, one compressed version for each.
   const whole = await packOf(dir, { ids, order });
   assert.ok(pack.length < whole.length / 3, `${pack.length} bytes against ${whole.length} whole`);
