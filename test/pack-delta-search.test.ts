@@ -151,6 +151,25 @@ describe('the delta search', () => {
     git(work, ['clone', '-q', '--bare', '--no-local', flat, theirs]);
     assert.equal(chains(ours).deltas, 0);
     assert.equal(chains(theirs).deltas, 0);
+    // New versions pushed on top, loose: that pack's whole objects of the same paths join the
+    // search, as bases and targets of the loose ones, but never two of them together.
+    const grown = copy(flat, 'flat-grown.git');
+    const packDir = path.join(grown, 'objects', 'pack');
+    const flatIds = new Set(git(grown, ['show-index'], fs.readFileSync(path.join(packDir, fs.readdirSync(packDir).find((f) => f.endsWith('.idx'))!)))
+      .split('\n').filter(Boolean).map((l) => l.split(' ')[1]!));
+    const wt = path.join(work, 'flat-wt');
+    git(work, ['clone', '-q', '-b', 'main', grown, wt]);
+    for (let v = 200; v < 203; v++) {
+      fs.writeFileSync(path.join(wt, 'main.c'), text(400, v, 'main'));
+      git(wt, ['commit', '-q', '-am', `version ${v}`]);
+      git(wt, ['push', '-q', 'origin', 'HEAD:refs/heads/main']);
+    }
+    const r = tsgit(grown, ['repack', '-a', '-d', '-q']);
+    assert.equal(r.status, 0, r.stderr.toString());
+    const deltas = git(grown, ['verify-pack', '-v', ...fs.readdirSync(packDir).filter((f) => f.endsWith('.idx')).map((f) => path.join(packDir, f))])
+      .split('\n').map((l) => /^([0-9a-f]{40}) \w+ +\d+ \d+ \d+ \d+ ([0-9a-f]{40})$/.exec(l)).filter((m) => m !== null);
+    assert.ok(deltas.length >= 3, `${deltas.length} deltas`);
+    for (const [, target, base] of deltas) assert.ok(!(flatIds.has(target!) && flatIds.has(base!)), `${target} against ${base}, both whole in one pack`);
   });
 });
 

@@ -69,6 +69,23 @@ export class TreeCursor {
 }
 
 /**
+ * The entry of `tree` named name[from..to), as a cursor standing on it, or null when it has none
+ * (git's find_tree_entry, one level). `label` names the tree in errors.
+ */
+export function findTreeEntry(tree: Uint8Array, name: Uint8Array, from = 0, to = name.length,
+  label: string | (() => string) = 'tree'): TreeCursor | null {
+  const c = new TreeCursor(tree, 0, tree.length, label);
+  const n = to - from;
+  while (c.next()) {
+    if (c.nameEnd - c.nameStart !== n) continue;
+    let i = 0;
+    while (i < n && tree[c.nameStart + i] === name[from + i]) i++;
+    if (i === n) return c;
+  }
+  return null;
+}
+
+/**
  * git's canon_mode: what a tree entry's mode means, whatever digits are stored (old trees have
  * 100664 and friends).
  */

@@ -3,10 +3,11 @@
 // the target is scanned with the same hash rolled one byte at a time, and where a block matches,
 // the match is grown forwards (and backwards over bytes not yet emitted) and becomes one copy
 // instruction; the bytes between copies become insert instructions. The pack writer uses it on
-// objects it would otherwise compress whole (a tree whose stored delta base the receiver lacks),
-// against another version of the same path the receiver has: two versions of a directory share
-// almost every entry, so the delta is a few dozen bytes where the whole tree is a kilobyte or more
-// of hashes zlib can hardly shrink.
+// objects it would otherwise compress whole: in its delta search (packing/write/delta-search.ts,
+// one DeltaIndex per window entry, serving every target after it), and against a version of the
+// same path the receiver has (createDelta): two versions of a directory share almost every entry,
+// so the delta is a few dozen bytes where the whole tree is a kilobyte or more of hashes zlib can
+// hardly shrink.
 import { DELTA_SIZE_MIN } from './delta.js';
 
 /** What an index without a base holds. */

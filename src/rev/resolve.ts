@@ -6,7 +6,7 @@ import { NotFoundError, GitError } from '../core/errors.js';
 import { fromHex, OID_BYTES, OID_HEX, oidEquals, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
 import { parseTag } from '../object/tag.js';
-import { TreeCursor } from '../object/tree.js';
+import { findTreeEntry } from '../object/tree.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeCode, type ObjectTypeCode } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
 import { expandAbbreviation } from '../refs/refspec.js';
@@ -251,15 +251,8 @@ export class RevResolver {
     for (let i = 0; i < parts.length; i++) {
       const o = this.odb.mustRead(id);
       if (o.type !== OBJ_TREE) return null;
-      const want = Buffer.from(parts[i]!, 'utf8');
-      const cur = new TreeCursor(o.data, 0, o.data.length, toHex(id));
-      let next: Uint8Array | null = null;
-      while (cur.next()) {
-        if (cur.nameEnd - cur.nameStart === want.length && want.equals(cur.buf.subarray(cur.nameStart, cur.nameEnd))) {
-          next = Uint8Array.prototype.slice.call(cur.buf, cur.oidOffset, cur.oidOffset + OID_BYTES);
-          break;
-        }
-      }
+      const cur = findTreeEntry(o.data, Buffer.from(parts[i]!, 'utf8'), undefined, undefined, toHex(id));
+      const next = cur ? Uint8Array.prototype.slice.call(o.data, cur.oidOffset, cur.oidOffset + OID_BYTES) : null;
       if (!next) throw new NotFoundError('walk', `path '${parts.slice(0, i + 1).join('/')}' does not exist in '${spec.slice(0, pathColon(spec))}'`);
       id = next;
     }

@@ -5,9 +5,9 @@
 // with the server) name the trees to look in; each sent object's path is looked up in them, tree
 // by tree, each tree read once. Both enumerations use it: the walk with the path of every object
 // it sends, the bitmap's with the paths of the objects outside the bitmapped pack.
-import { OID_BYTES, toHex } from '../core/oid.js';
+import { OID_BYTES, oidEquals, toHex } from '../core/oid.js';
 import { parseCommit } from '../object/commit.js';
-import { TreeCursor } from '../object/tree.js';
+import { findTreeEntry } from '../object/tree.js';
 import { OBJ_COMMIT, OBJ_TREE } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
 
@@ -54,7 +54,7 @@ export class HaveVersions {
       const o = this.odb.read(id, 0);
       if (o?.type !== OBJ_COMMIT) continue;
       const tree = parseCommit(o.data, () => `commit ${toHex(id, 0)}`).tree;
-      if (!this.roots.some((r) => Buffer.compare(r, tree) === 0)) this.roots.push(tree);
+      if (!this.roots.some((r) => oidEquals(r, 0, tree, 0))) this.roots.push(tree);
     }
   }
 
@@ -66,7 +66,7 @@ export class HaveVersions {
     const found: Uint8Array[] = [];
     for (const root of this.roots) {
       const id = this.lookup(root, path, tree);
-      if (id && !found.some((f) => Buffer.compare(f, id) === 0)) found.push(id);
+      if (id && !found.some((f) => oidEquals(f, 0, id, 0))) found.push(id);
     }
     return found;
   }
@@ -81,15 +81,11 @@ export class HaveVersions {
       if (last) to = path.length;
       const data = this.tree(id);
       if (!data) return null;
-      const c = new TreeCursor(data, 0, data.length, () => `tree ${toHex(id, 0)}`);
-      let next: Uint8Array | null = null;
-      while (c.next()) {
-        if (c.nameEnd - c.nameStart !== to - from || !sameBytes(data, c.nameStart, path, from, to - from)) continue;
-        if (c.isGitlink() || (last ? c.isTree() !== wantTree : !c.isTree())) return null;
-        next = data.subarray(c.oidOffset, c.oidOffset + OID_BYTES);
-        break;
-      }
-      if (!next || last) return next;
+      const tree = id;
+      const c = findTreeEntry(data, path, from, to, () => `tree ${toHex(tree, 0)}`);
+      if (!c || c.isGitlink() || (last ? c.isTree() !== wantTree : !c.isTree())) return null;
+      const next = data.subarray(c.oidOffset, c.oidOffset + OID_BYTES);
+      if (last) return next;
       id = next;
       from = to + 1;
     }
@@ -106,9 +102,4 @@ export class HaveVersions {
     }
     return data;
   }
-}
-
-function sameBytes(a: Uint8Array, at: number, b: Uint8Array, bt: number, n: number): boolean {
-  for (let i = 0; i < n; i++) if (a[at + i] !== b[bt + i]) return false;
-  return true;
 }

@@ -407,8 +407,14 @@ class PackWriter {
       const idx = this.order[i]!;
       if (this.plan[idx] === PLAN_COPY) perSlot[this.slot[idx]!]++;
     }
-    let main = -1;
-    for (let sl = 0; sl < perSlot.length; sl++) if (main < 0 || perSlot[sl]! > perSlot[main]!) main = sl;
+    let main = -1, copiedFrom = 0;
+    for (let sl = 0; sl < perSlot.length; sl++) {
+      if (perSlot[sl]! > 0) copiedFrom++;
+      if (main < 0 || perSlot[sl]! > perSlot[main]!) main = sl;
+    }
+    // Nothing to compress and every whole object from one pack (a clone of a packed repository):
+    // nothing to search, and no pass over the objects to find that out.
+    if (this.toCompress === 0 && copiedFrom <= 1) return false;
     const group = (idx: number) => nameHash(idx) * 8 + this.wholeType[idx]!;
     const objects: number[] = [];
     const groups = new Set<number>();
