@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TSGIT_EXECUTABLE } from '../../core/executable.js';
+import { TSGIT_EXECUTABLE, tsgitChildEnv } from '../../core/executable.js';
 import { processRunning } from '../../core/process-running.js';
 import { listPacks } from '../../packing/repack/prune.js';
 import { SHELL, shellQuote } from '../../core/shell.js';
@@ -48,7 +48,7 @@ export function startAutoGc(commonDir: string, objectsDir: string, s: AutoGcSett
   const script = `"$0" "$@"; rm -f ${shellQuote(pidFile)}`;
   try {
     const child = spawn(SHELL, ['-c', script, TSGIT_EXECUTABLE.command, ...repack], {
-      detached: true, stdio: 'ignore', env: { ...env, GIT_DIR: commonDir },
+      detached: true, stdio: 'ignore', env: { ...tsgitChildEnv(env), GIT_DIR: commonDir },
     });
     child.unref();
     fs.writeFileSync(pidFile, `${child.pid ?? process.pid} ${os.hostname()}`);
