@@ -59,10 +59,10 @@ export function parseAccessLine(line: string): AccessLine {
 }
 
 /** Starts `tsgit serve` on free loopback ports over `root` (export-all, two workers unless `args` say otherwise). */
-export async function startServe(root: string, work: string, args: string[] = []): Promise<Served> {
+export async function startServe(root: string, work: string, args: string[] = [], env: NodeJS.ProcessEnv = GIT_ENV): Promise<Served> {
   const log = path.join(work, `access-${crypto.randomBytes(4).toString('hex')}.log`);
   const proc = spawn(process.execPath, [TSGIT, 'serve', '--port', '0', '--git-port', '0', '--export-all', '--workers', '2',
-    '--access-log', log, ...args, root], { env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    '--access-log', log, ...args, root], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '', stderr = '';
   proc.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
   proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
@@ -93,8 +93,9 @@ export async function startServe(root: string, work: string, args: string[] = []
  * Runs `body` against a `tsgit serve` started as startServe starts it, and makes sure the server is
  * gone when `body` returns or throws (`body` may stop it itself, to see how it exits).
  */
-export async function withServe<T>(root: string, work: string, args: string[], body: (s: Served) => Promise<T>): Promise<T> {
-  const s = await startServe(root, work, args);
+export async function withServe<T>(root: string, work: string, args: string[], body: (s: Served) => Promise<T>,
+  env: NodeJS.ProcessEnv = GIT_ENV): Promise<T> {
+  const s = await startServe(root, work, args, env);
   try {
     return await body(s);
   } finally {

@@ -19,6 +19,7 @@ import {
   type WorkerExit, type WorkerHandOff, type WorkerRequest, type WorkerVerdict, type WorkerWarm,
 } from './worker-frames.js';
 import { WarmRepositories } from './worker-repos.js';
+import { restoreNodeCaCerts } from '../core/executable.js';
 
 /** Client bytes queued beyond this stop reading stdin until the service catches up. */
 const INPUT_HIGH_WATER = 1024 * 1024;
@@ -27,6 +28,8 @@ const INPUT_HIGH_WATER = 1024 * 1024;
 // terminal sends its whole process group, or a service manager's SIGTERM to every process of the
 // server, must not cut the requests the server is draining.
 process.on('SIGINT', () => undefined);
+// The pool started this process without it, for a faster start; a push's hooks see it.
+restoreNodeCaCerts();
 process.on('SIGTERM', () => undefined);
 
 const repos = new WarmRepositories();

@@ -13,6 +13,7 @@ import {
   type WorkerAuthorize, type WorkerExit, type WorkerHandOff, type WorkerRequest, type WorkerVerdict, type WorkerWarm,
 } from './worker-frames.js';
 import { ownWorker } from '../core/own-files.js';
+import { tsgitChildEnv } from '../core/executable.js';
 
 const WORKER_MAIN = fileURLToPath(ownWorker('serve'));
 /**
@@ -58,7 +59,7 @@ export class Worker implements JobWorker {
   private whenReady: (() => void) | null = null;
 
   constructor(private readonly pool: WorkerOwner, warm: readonly string[]) {
-    const env: NodeJS.ProcessEnv = { ...process.env };
+    const env = tsgitChildEnv(process.env);
     delete env.GIT_DIR;
     delete env.GIT_OBJECT_DIRECTORY;
     delete env.GIT_PROTOCOL;
