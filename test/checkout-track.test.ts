@@ -32,8 +32,6 @@ function setting(key: string, value: string | undefined): string[][] {
 }
 
 describe('checkout -b and the upstream it sets', () => {
-  // Each a new branch, so that none is an existing branch with an upstream (whose "Your branch is
-  // up to date" tsgit's checkout does not print).
   const steps = [
     ['checkout', '-b', 'a', 'origin/main'], ['checkout', '-b', 'b', 'main'], ['checkout', '-b', 'c', 'lt'],
     ['checkout', '-B', 'd', 'origin/side'], ['checkout', '-q', '-b', 'e', 'origin/main'], ['checkout', 'side'],
@@ -87,6 +85,36 @@ describe('checkout -b and the upstream it sets', () => {
     compare({
       name: 'no remote fetches there', prepare: [['update-ref', 'refs/remotes/gone/x', 'HEAD']],
       steps: [['checkout', '-b', 'x', 'gone/x'], ['checkout', '-q', 'main'], ['checkout', '-t', '-b', 'y', 'gone/x']],
+    });
+  });
+});
+
+describe('how a branch checked out stands against its upstream', () => {
+  // main two commits ahead of origin/main, lt (following main) two behind, one a commit ahead of
+  // origin/main, fwd and t3 a commit behind origin/side, div two ahead of it and one behind, and
+  // gone following a branch origin never had.
+  const scene = [
+    ['branch', '-t', 'one', 'origin/main'], ['branch', '-t', 'fwd', 'origin/side'], ['branch', '-t', 't3', 'origin/side'],
+    ['branch', 'gone'], ['config', 'branch.gone.remote', 'origin'], ['config', 'branch.gone.merge', 'refs/heads/gone'],
+    ['checkout', '-q', '-b', 'div', '-t', 'origin/side'], ['commit', '-q', '--allow-empty', '-m', 'div 1'],
+    ['commit', '-q', '--allow-empty', '-m', 'div 2'], ['checkout', '-q', 'main'],
+    ['commit', '-q', '--allow-empty', '-m', 'two'], ['update-ref', 'refs/heads/one', 'HEAD'],
+    ['update-ref', 'refs/remotes/origin/side', 'HEAD'], ['commit', '-q', '--allow-empty', '-m', 'three'],
+  ];
+
+  it("says it on stdout after the switch, as git's checkout does, and not with -q", () => {
+    compare({
+      name: 'tracking', prepare: scene,
+      steps: [
+        // The branch checked out already: HEAD's reflog gains the move all the same.
+        ['checkout', 'main'], ['checkout', '-q', 'main'], ['checkout', 'lt'], ['checkout', 'one'], ['checkout', 'fwd'],
+        ['checkout', 'div'], ['checkout', 'gone'], ['checkout'], ['checkout', 'HEAD'], ['checkout', '-f', 'gone'],
+        ['-c', 'advice.statusHints=false', 'checkout', 'div'], ['-c', 'advice.statusHints=false', 'checkout', 'gone'],
+        ['-c', 'advice.statusHints=false', 'checkout', 'main'],
+        // git reports on the upstream a branch had before the checkout set one up: a new branch
+        // (above) gets no report, one -B resets is reported on against its old upstream.
+        ['checkout', '-B', 't3', 'origin/main'], ['checkout', '-B', 'lt', 'main'],
+      ],
     });
   });
 });

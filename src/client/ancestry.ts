@@ -1,11 +1,12 @@
 // Is one commit an ancestor of another (a fast-forward)? A walk from the new commit, newest first,
 // that stops once every commit left in the queue is older than the old one by more than a day:
 // git's old in_merge_bases heuristic, which tolerates a day of clock skew. Shallow boundaries end
-// the walk as they do in git.
+// the walk as they do in git. And how many commits each of two has that the other lacks.
 import { fromHex, toHex } from '../core/oid.js';
 import { parseCommit, type CommitHeader } from '../object/commit.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
+import { ObjectWalk } from '../walk/object-walk.js';
 
 const SKEW_SECONDS = 86400;
 
@@ -40,6 +41,22 @@ export function isAncestor(odb: ObjectStore, ancestor: string, descendant: strin
     }
   }
   return false;
+}
+
+/**
+ * The commits `ours` reaches that `theirs` does not, and those `theirs` reaches that `ours` does
+ * not: the two sides of git's `rev-list --left-right ours...theirs`, each walked as rev-list walks
+ * `ours ^theirs`, with `shallow` commits parentless.
+ */
+export function aheadBehind(odb: ObjectStore, ours: Uint8Array, theirs: Uint8Array, shallow: readonly Uint8Array[]): { ahead: number; behind: number } {
+  const count = (from: Uint8Array, not: Uint8Array): number => {
+    const walk = new ObjectWalk(odb, 1024);
+    walk.setShallow(shallow);
+    walk.add(from, '');
+    walk.add(not, '', true);
+    return walk.commits().length;
+  };
+  return { ahead: count(ours, theirs), behind: count(theirs, ours) };
 }
 
 interface QueuedCommit { hex: string; time: number; commit: CommitHeader }

@@ -5,7 +5,8 @@
 // unless -f. A branch name also points HEAD at the branch; any other commit detaches HEAD. -b
 // creates a branch at the commit first (-B resets one that exists), with the upstream git's
 // branch.autoSetupMerge or --[no-]track gives it (checkout-tracking.ts); --[no-]track without -b
-// names the new branch after the remote-tracking branch checked out.
+// names the new branch after the remote-tracking branch checked out. A branch checked out is then
+// reported on against its upstream (tracking-info.ts), on stdout as git does.
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError, OptionError, UsageError } from '../../core/errors.js';
@@ -23,6 +24,7 @@ import { fatal, type CommandContext } from '../context.js';
 import { parseOptions } from '../parse-options.js';
 import { progressIf, progressWanted } from '../progress.js';
 import { writeAll } from '../output.js';
+import { configuredUpstream, trackingInfo } from '../tracking-info.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -45,6 +47,11 @@ export const help: CommandHelp = {
 const REFUSALS = new Set(['local-changes', 'untracked-in-the-way', 'not-empty', 'unsafe-path']);
 
 export default async function checkout(ctx: CommandContext, args: string[]): Promise<number> {
+  // git's setup finds the repository and its work tree, and git reads its configuration, before
+  // the options are looked at.
+  const repo = ctx.repository();
+  if (!repo.workTree) throw fatal('this operation must be run in a work tree');
+  const config = repo.loadConfig(ctx.env);
   let quiet = false, force = false, ignoreOtherWorktrees = false, progressFlag: boolean | undefined;
   let create = null as { name: string; reset: boolean } | null;
   // Unset: branch.autoSetupMerge decides.
@@ -79,8 +86,6 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const newBranch = create;
   if (newBranch && rest.length > 1) throw fatal(`Cannot update paths and switch to branch '${newBranch.name}' at the same time.`);
   if (rest.length > 1) throw new UsageError(`checking out paths is not supported`);
-  const repo = ctx.repository();
-  if (!repo.workTree) throw fatal('this operation must be run in a work tree');
   const refs = repo.openRefs(ctx.env);
   const head = refs.head();
 
@@ -187,39 +192,50 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const newHex = toHex(commit);
   const from = head.symref ? branchName(head.symref) : head.oid ?? 'HEAD';
   const message = `checkout: moving from ${from} to ${branch ? branchName(branch) : spec}`;
+  // What the branch is reported against: git reads the remotes once, so a branch this checkout
+  // sets up to track is reported on with the upstream it had before (none for a new one).
+  let upstreamBefore: string | null = null;
   if (creating && branch) {
     const name = branchName(branch);
     // git's create_branch: the start point is judged (and --track of a tag dies) only now, with the
     // work tree switched; the upstream is set once the branch is made.
-    const config = repo.remotesConfig(ctx.env);
-    const mode = track ?? configuredTrackMode(config);
-    const start = trackableStart(repo, config, creating.from, mode);
+    const remotes = repo.remotesConfig(ctx.env);
+    upstreamBefore = configuredUpstream(repo, name, ctx.env);
+    const mode = track ?? configuredTrackMode(remotes);
+    const start = trackableStart(repo, remotes, creating.from, mode);
     refs.update(branch, newHex, {
       ...(creating.reset ? {} : { oldOid: null }),
       reflogMessage: creating.reset ? `branch: Reset to ${creating.from}` : `branch: Created from ${creating.from}`,
     });
     if (start !== null) {
-      const note = setupTracking(config, name, start, mode);
+      const note = setupTracking(remotes, name, start, mode);
       if (note.err) writeAll(2, Buffer.from(note.err, 'utf8'));
       // git prints this one on stdout.
       if (!quiet && note.out) writeAll(1, Buffer.from(note.out, 'utf8'));
     }
   }
   if (branch) {
-    // git writes HEAD again (and its reflog) when -B resets the branch it is on.
-    if (head.symref !== branch || creating) refs.setSymbolic('HEAD', branch, { reflogMessage: message });
-    if (!quiet && (spec !== 'HEAD' || creating)) {
-      const name = branchName(branch);
-      say(creating?.reset ? (head.symref === branch ? `Reset branch '${name}'` : `Switched to and reset branch '${name}'`)
-        : creating ? `Switched to a new branch '${name}'`
-          : head.symref === branch ? `Already on '${name}'` : `Switched to branch '${name}'`);
+    const name = branchName(branch);
+    // git writes HEAD (and its reflog) even for the branch it is on, unless no branch was named.
+    if (spec !== 'HEAD' || creating) {
+      refs.setSymbolic('HEAD', branch, { reflogMessage: message });
+      if (!quiet) {
+        say(creating?.reset ? (head.symref === branch ? `Reset branch '${name}'` : `Switched to and reset branch '${name}'`)
+          : creating ? `Switched to a new branch '${name}'`
+            : head.symref === branch ? `Already on '${name}'` : `Switched to branch '${name}'`);
+      }
+    }
+    const upstream = quiet ? null : creating ? upstreamBefore : configuredUpstream(repo, name, ctx.env);
+    if (upstream !== null) {
+      const hints = config.getBool('advice', null, 'statushints') ?? true;
+      writeAll(1, Buffer.from(trackingInfo(repo, name, upstream, hints), 'utf8'));
     }
   } else {
     if (head.symref !== null || head.oid !== newHex) refs.update('HEAD', newHex, { noDeref: true, reflogMessage: message });
     if (!quiet && spec !== 'HEAD') say(`HEAD is now at ${newHex.slice(0, 7)} ${subject(repo.odb.mustRead(commit).data)}`);
   }
   const hook = await postCheckout({
-    commonDir: repo.commonDir, workTree: repo.workTree, config: repo.loadConfig(ctx.env), env, gitDirEnv: null,
+    commonDir: repo.commonDir, workTree: repo.workTree, config, env, gitDirEnv: null,
     log: (text) => writeAll(2, Buffer.from(text, 'utf8')),
   }, head.oid ?? ZERO_HEX, newHex);
   return hook === 0 ? 0 : 1;
