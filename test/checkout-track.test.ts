@@ -1,8 +1,9 @@
 // The upstream of a branch `checkout` makes, and of one `push -u` pushes, against git 2.39
 // (oracle-copies.ts: output, exit status, config and reflogs compared): branch.autoSetupMerge
 // (false, true, always, simple, inherit) or -t/--track[=direct|inherit]/--no-track choosing what
-// is tracked, branch.autoSetupRebase (never, local, remote, always) whether it is rebased onto,
-// and git's messages, warnings and fatal errors along the way.
+// is tracked, branch.autoSetupRebase (never, local, remote, always) whether it is rebased onto
+// (any other value refused), git's messages, warnings and fatal errors along the way, and what
+// checkout then says of the branch against its upstream.
 import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { git, rmrf, tmpDir } from './helpers.js';
@@ -115,6 +116,20 @@ describe('how a branch checked out stands against its upstream', () => {
         // (above) gets no report, one -B resets is reported on against its old upstream.
         ['checkout', '-B', 't3', 'origin/main'], ['checkout', '-B', 'lt', 'main'],
       ],
+    });
+  });
+});
+
+describe('a malformed branch.autoSetupRebase', () => {
+  it('is refused before checkout does anything, as git refuses it', () => {
+    // Every value is judged, not only the one that counts.
+    compare({
+      name: 'malformed autoSetupRebase', prepare: [['config', 'branch.autoSetupRebase', 'sometimes']],
+      steps: [['checkout', 'main'], ['checkout', '-b', 'x', 'origin/side'], ['-c', 'branch.autoSetupRebase=always', 'checkout', '-q', 'main']],
+    });
+    compare({
+      name: 'malformed autoSetupRebase on the command line',
+      steps: [['-c', 'branch.autoSetupRebase=Always', 'checkout', 'main'], ['-c', 'branch.autoSetupRebase', 'checkout', 'side']],
     });
   });
 });

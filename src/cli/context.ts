@@ -3,10 +3,11 @@
 import path from 'node:path';
 import { GitError } from '../core/errors.js';
 import { Repository } from '../repository/repository.js';
-import { gitDirNames, shownObjectsDir } from './git-dir-names.js';
+import { gitDirNames, shownGitFile, shownObjectsDir, type GitDirNames } from './git-dir-names.js';
 
 export class CommandContext {
   private repo: Repository | null = null;
+  private names: GitDirNames | null = null;
 
   constructor(readonly cwd: string, readonly env: NodeJS.ProcessEnv, readonly gitDir: string | null) {}
 
@@ -15,10 +16,16 @@ export class CommandContext {
       const env = this.gitDir ? { ...this.env, GIT_DIR: path.resolve(this.cwd, this.gitDir) } : this.env;
       this.repo = Repository.discover(this.cwd, env);
       this.repo.warn = (text) => process.stderr.write(text);
-      const names = gitDirNames(this.repo, this.cwd, this.env, this.gitDir);
-      this.repo.shownObjectsDir = shownObjectsDir(names, this.env);
+      this.names = gitDirNames(this.repo, this.cwd, this.env, this.gitDir);
+      this.repo.shownObjectsDir = shownObjectsDir(this.names, this.env);
     }
     return this.repo;
+  }
+
+  /** `file` (absolute) as git names it in what it prints: one in the git directory by git's name for that. */
+  shownFile(file: string): string {
+    this.repository();
+    return shownGitFile(this.names!, file);
   }
 
   /**

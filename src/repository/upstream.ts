@@ -1,7 +1,7 @@
 // A branch's upstream, as git's remote.c finds it for `<branch>@{upstream}` (branch_get_upstream):
 // the first branch.<name>.merge, on branch.<name>.remote, mapped through that remote's fetch
 // refspecs to the remote-tracking ref that stores it, or, for the remote ".", the merge ref itself.
-import type { Config } from '../config/index.js';
+import type { Config, ConfigEntry } from '../config/index.js';
 import { GitError } from '../core/errors.js';
 import { parseRefspec, trackingRefFor } from '../refs/refspec.js';
 import { remoteGet } from './remotes.js';
@@ -67,6 +67,18 @@ export function installBranchConfig(config: Config, branch: string, remote: stri
   const out = names.length === 1 ? `branch '${branch}' set up to track '${names[0]}'${rebasing ? ' by rebasing' : ''}.\n`
     : `branch '${branch}' set up to track:\n${names.map((n) => `  ${n}\n`).join('')}`;
   return { out, err: '' };
+}
+
+/**
+ * The first value of branch.autoSetupRebase that git_default_branch_config refuses as it reads
+ * each one given (in every file and on the command line, not only the last): anything but never,
+ * local, remote and always, spelled so; with git's complaint. null when there is none.
+ */
+export function refusedAutoSetupRebase(config: Config): { entry: ConfigEntry; complaint: string } | null {
+  const entry = config.list().find((e) => e.section === 'branch' && e.subsection === null && e.key === 'autosetuprebase'
+    && !['never', 'local', 'remote', 'always'].includes(e.value ?? ''));
+  if (entry === undefined) return null;
+  return { entry, complaint: entry.value === null ? "missing value for 'branch.autosetuprebase'" : 'malformed value for branch.autosetuprebase' };
 }
 
 /** git's should_setup_rebase: branch.autoSetupRebase for an upstream on `remote` (null: this repository). */

@@ -17,6 +17,8 @@ import { checkedOutAt } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
+import { refusedAutoSetupRebase } from '../../repository/upstream.js';
+import { badConfigVariable } from '../bad-config-variable.js';
 import { configuredTrackMode, setupTracking, trackableStart, type TrackMode } from '../checkout-tracking.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
@@ -47,11 +49,13 @@ export const help: CommandHelp = {
 const REFUSALS = new Set(['local-changes', 'untracked-in-the-way', 'not-empty', 'unsafe-path']);
 
 export default async function checkout(ctx: CommandContext, args: string[]): Promise<number> {
-  // git's setup finds the repository and its work tree, and git reads its configuration, before
-  // the options are looked at.
+  // git's setup finds the repository and its work tree, and git reads its configuration (dying on
+  // a value git_default_config refuses), before the options are looked at.
   const repo = ctx.repository();
   if (!repo.workTree) throw fatal('this operation must be run in a work tree');
   const config = repo.loadConfig(ctx.env);
+  const refused = refusedAutoSetupRebase(config);
+  if (refused) throw badConfigVariable(ctx, refused.entry, refused.complaint);
   let quiet = false, force = false, ignoreOtherWorktrees = false, progressFlag: boolean | undefined;
   let create = null as { name: string; reset: boolean } | null;
   // Unset: branch.autoSetupMerge decides.
