@@ -22,13 +22,10 @@ test('parsing: force, negative, patterns and plain names', () => {
   assert.equal(parseRefspec('^refs/heads/wip').negative, true);
   assert.equal(parseRefspec('main').dst, '');
   assert.equal(parseRefspec('main:').dst, '');
-  for (const [bad, why] of [
-    ['refs/heads/*:refs/x', /a pattern must have \* on both sides/],
-    ['refs/*/*:refs/x/*', /the source contains '\*' \(only one is allowed/],
-    ['^refs/heads/a:refs/b', /a negative refspec has no destination/],
-    ['refs/heads/a:refs/heads/../x', /the destination contains '\.\.'/],
-    ['refs/heads/a b:x', /the source contains the forbidden character ' '/],
-  ] as const) assert.throws(() => parseRefspec(bad), why, bad);
+  // As git, the refusal names the refspec, not the rule it breaks.
+  for (const bad of ['refs/heads/*:refs/x', 'refs/*/*:refs/x/*', '^refs/heads/a:refs/b', 'refs/heads/a:refs/heads/../x', 'refs/heads/a b:x']) {
+    assert.throws(() => parseRefspec(bad), { message: `invalid refspec '${bad}'` }, bad);
+  }
 });
 
 test('mapping: patterns, negatives, abbreviations and plain destinations', () => {

@@ -2,9 +2,9 @@
 // refspec_append_mapped): a branch named alone goes where remote.<name>.push, or under
 // push.default=upstream its upstream, sends it; `tag <name>`; --delete's names; sources checked
 // before the remote is contacted (check_push_refs); a source without a destination that is no
-// ref (an object id) dies. Each case runs in two copies of a clone and its bare remote
-// (oracle-copies.ts), git in one, tsgit in the other: output, exit status, and every file after,
-// the remote's refs among them.
+// ref (an object id) dies; a revision without a destination is no refspec. Each case runs in two
+// copies of a clone and its bare remote (oracle-copies.ts), git in one, tsgit in the other:
+// output, exit status, and every file after, the remote's refs among them.
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -132,4 +132,8 @@ test('a source without a destination that is no ref dies: an object id, a symbol
       ['push', 'origin', 'to-tag'], ['push', 'origin', 'to-dev'], ['push', 'origin', `${mainId}:refs/heads/byid`],
     ],
   });
+});
+
+test('a revision without a destination is an invalid refspec, said as git says it', () => {
+  compare({ name: 'revision', steps: [['push', 'origin', 'HEAD~0'], ['push', 'origin', 'main^'], ['fetch', 'origin', 'HEAD~0:refs/x']] });
 });

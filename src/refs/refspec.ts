@@ -53,36 +53,38 @@ function parse(text: string, fetch: boolean): PushRefspec {
   if (lhs.startsWith('+')) { force = true; lhs = lhs.slice(1); }
   else if (lhs.startsWith('^')) { negative = true; lhs = lhs.slice(1); }
   const colon = lhs.lastIndexOf(':');
-  if (negative && colon >= 0) throw badRefspec(text, 'a negative refspec has no destination');
+  // A negative refspec only excludes: it has nowhere to send.
+  if (negative && colon >= 0) throw badRefspec(text);
   if (!fetch && lhs === ':') return { force, negative, matching: true, pattern: false, src: '', dst: null, text };
   const dst = colon < 0 ? null : lhs.slice(colon + 1);
   const rawSrc = colon < 0 ? lhs : lhs.slice(0, colon);
   const src = rawSrc === '@' ? 'HEAD' : rawSrc;
   const pattern = src.includes('*');
-  if (pattern ? dst !== null && !dst.includes('*') : dst?.includes('*')) throw badRefspec(text, 'a pattern must have * on both sides');
-  if (pattern && dst === null && fetch && !negative) throw badRefspec(text, 'a fetch pattern needs a destination');
-  const check = (side: 'source' | 'destination', name: string) => {
-    const reason = checkRefFormat(name, { allowOneLevel: true, refspecPattern: pattern });
-    if (reason !== null) throw badRefspec(text, `the ${side} ${reason}`);
+  // A pattern has * on both sides, and a fetch pattern a destination.
+  if (pattern ? dst !== null && !dst.includes('*') : dst?.includes('*')) throw badRefspec(text);
+  if (pattern && dst === null && fetch && !negative) throw badRefspec(text);
+  const check = (name: string) => {
+    if (checkRefFormat(name, { allowOneLevel: true, refspecPattern: pattern }) !== null) throw badRefspec(text);
   };
   if (negative) {
     // An exclusion names refs: a name or a pattern, never an object.
-    if (src === '') throw badRefspec(text, 'a negative refspec needs a source');
-    if (isHexOid(src)) throw badRefspec(text, 'a negative refspec cannot be an object id');
-    check('source', src);
+    if (src === '' || isHexOid(src)) throw badRefspec(text);
+    check(src);
   } else if (fetch) {
-    if (src !== '' && !isHexOid(src)) check('source', src);
-    if (dst) check('destination', dst);
+    if (src !== '' && !isHexOid(src)) check(src);
+    if (dst) check(dst);
   } else {
-    if (pattern || dst === null) check('source', src);
-    if (dst === '') throw badRefspec(text, 'the destination is empty');
-    if (dst) check('destination', dst);
+    if (pattern || dst === null) check(src);
+    // `main:` names nowhere: an empty destination is a fetch's only.
+    if (dst === '') throw badRefspec(text);
+    if (dst) check(dst);
   }
   return { force, negative, matching: false, pattern, src, dst, text };
 }
 
-function badRefspec(text: string, why: string): GitError {
-  return new GitError('client', 'bad-refspec', `invalid refspec '${text}': ${why}`);
+/** git's refspec_item_init_or_die: the text, never what is wrong with it. */
+function badRefspec(text: string): GitError {
+  return new GitError('client', 'bad-refspec', `invalid refspec '${text}'`);
 }
 
 /** For a pattern refspec side `a/*\/b`, what `*` matched in `name`, or null. */
