@@ -2,9 +2,10 @@
 // refspec_append_mapped): a branch named alone goes where remote.<name>.push, or under
 // push.default=upstream its upstream, sends it; `tag <name>`; --delete's names; sources checked
 // before the remote is contacted (check_push_refs); a source without a destination that is no
-// ref (an object id) dies; a revision without a destination is no refspec. Each case runs in two
-// copies of a clone and its bare remote (oracle-copies.ts), git in one, tsgit in the other:
-// output, exit status, and every file after, the remote's refs among them.
+// ref (an object id) dies; a revision without a destination is no refspec. A remote's push URLs
+// are each pushed to, on after one fails. Each case runs in two copies of a clone and its bare
+// remote (oracle-copies.ts), git in one, tsgit in the other: output, exit status, and every file
+// after, the remote's refs among them.
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -136,4 +137,21 @@ test('a source without a destination that is no ref dies: an object id, a symbol
 
 test('a revision without a destination is an invalid refspec, said as git says it', () => {
   compare({ name: 'revision', steps: [['push', 'origin', 'HEAD~0'], ['push', 'origin', 'main^'], ['fetch', 'origin', 'HEAD~0:refs/x']] });
+});
+
+// `two` pushes to up2.git, then up.git; this hook refuses every push to up2.git.
+const hooks = path.join(root, 'hooks');
+fs.mkdirSync(hooks);
+fs.writeFileSync(path.join(hooks, 'pre-push'), '#!/bin/sh\ncase "$2" in *up2.git) echo "no push to $2" >&2; exit 1;; esac\n', { mode: 0o755 });
+
+test('a push to several URLs goes on after one fails, and fails at the end', () => {
+  compare({
+    name: 'urls',
+    prepare: [
+      ['init', '-q', '--bare', '../up2.git'], ['config', 'remote.two.url', '../up.git'],
+      ['config', 'remote.two.pushurl', '../up2.git'], ['config', '--add', 'remote.two.pushurl', '../up.git'],
+    ],
+    // up2.git starts empty: it has no dev to delete.
+    steps: [['push', 'two', ':dev', 'main'], ['-c', `core.hooksPath=${hooks}`, 'push', 'two', 'v2']],
+  });
 });

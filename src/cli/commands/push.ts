@@ -4,7 +4,7 @@
 //            [--progress] [--receive-pack <program>] [<repository> [<refspec>...]]
 // git's push over http(s), ssh, git:// and local paths: the per-ref report on stderr (stdout with
 // --porcelain), progress when stderr is a terminal, exit status 1 when a ref was refused.
-import { push, PushFailed } from '../../client/push/push.js';
+import { push } from '../../client/push/push.js';
 import { formatRemoteProgress, stderrIsSmartTerminal } from '../../client/remote-progress.js';
 import { parseLease, type Lease } from '../../client/push/status.js';
 import { fatal } from '../context.js';
@@ -95,22 +95,16 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
   const verbose = verbosity > 0, quiet = verbosity < 0;
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const stdout = (text: string) => writeAll(1, Buffer.from(text, 'utf8'));
-    try {
-      const result = await push(repo, {
-        remote: rest[0], refspecs: all ? ['refs/heads/*'] : rest.slice(1), force, leases, ...(forceIfIncludes !== undefined ? { forceIfIncludes } : {}), atomic, delete: del, tags, followTags,
-        pushOptions, dryRun, noVerify, setUpstream, prune, ...mirror !== undefined ? { mirror } : {}, porcelain, verbose, quiet, receivePack,
-        progress: progressIf(run.showProgress),
-        log: run.stderr, out: stdout,
-        // Remote messages are shown even without progress, as git shows them.
-        onRemote: (text) => run.stderr(formatRemote(text, ctx.env)),
-        signal: run.signal, env: ctx.env, cwd: ctx.setupDir(),
-      });
-      return result.failed ? 1 : 0;
-    } catch (e) {
-      if (!(e instanceof PushFailed)) throw e;
-      run.stderr(`error: ${e.message}\n`);
-      return 1;
-    }
+    const result = await push(repo, {
+      remote: rest[0], refspecs: all ? ['refs/heads/*'] : rest.slice(1), force, leases, ...(forceIfIncludes !== undefined ? { forceIfIncludes } : {}), atomic, delete: del, tags, followTags,
+      pushOptions, dryRun, noVerify, setUpstream, prune, ...mirror !== undefined ? { mirror } : {}, porcelain, verbose, quiet, receivePack,
+      progress: progressIf(run.showProgress),
+      log: run.stderr, out: stdout,
+      // Remote messages are shown even without progress, as git shows them.
+      onRemote: (text) => run.stderr(formatRemote(text, ctx.env)),
+      signal: run.signal, env: ctx.env, cwd: ctx.setupDir(),
+    });
+    return result.failed ? 1 : 0;
   });
 }
 

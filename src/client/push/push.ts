@@ -1,6 +1,7 @@
 // Push, top to bottom (git's builtin/push.c, transport.c):
 //   which remote and URLs (../remotes.ts) -> which refspecs: the command line's, remote.<name>.push,
-//   else push.default's (refspecs-to-push.ts) -> for each URL: connect to its receive-pack, read
+//   else push.default's (refspecs-to-push.ts) -> for each URL, on to the next after one fails
+//   (git's do_push; the push then fails at the end): connect to its receive-pack, read
 //   the advertisement, match refspecs against local and remote refs (refspec.ts) and
 //   --follow-tags -> decide each update (status.ts, leases) -> send commands, options and the
 //   thin pack, read the report (send-pack.ts) -> report (report.ts) -> --set-upstream and the
@@ -15,7 +16,7 @@ import { readRefAdvertisement, findCapability, FLUSH_PKT, type AdvertisedRef } f
 import { firstPacket } from '../session.js';
 import { checkRefPath, type RefStore } from '../../refs/index.js';
 import type { Repository } from '../../repository/repository.js';
-import { anonymizeUrl, connect, parseRemoteUrl, type ConnectOptions } from '../../transport/index.js';
+import { anonymizeUrl, connect, parseRemoteUrl, type Connection, type ConnectOptions } from '../../transport/index.js';
 import { isAncestor } from '../ancestry.js';
 import { abbrevLength } from '../fetch-report.js';
 import { peeledValue } from '../peel.js';
@@ -134,11 +135,7 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
   checkProtocolAllowed(config, connectOptions.env ?? process.env, remoteUrl);
   // git's check_push_refs: a source that names nothing fails the push before the remote is contacted.
   const sourceErrors = checkPushSources(repo, refStore, specs);
-  if (sourceErrors.length > 0) {
-    for (const e of sourceErrors) log(`error: ${e}\n`);
-    log(`error: failed to push some refs to '${shown}'\n`);
-    return { refs: [], failed: true };
-  }
+  if (sourceErrors.length > 0) return failedBeforeSending(sourceErrors, shown, log);
   const conn = await connect(remoteUrl, connectOptions);
   const onAbort = () => conn.abort();
   options.signal?.addEventListener('abort', onAbort);
@@ -158,9 +155,14 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
     }
     const remoteRefs = adv.refs.filter((r) => r.name !== '.have');
     const { targets, errors, fatal } = matchPushRefs(repo, local, remoteRefs, specs, options.force ?? false, (options.prune ?? false) || (options.mirror ?? false));
-    for (const e of errors) log(`error: ${e}\n`);
-    if (fatal !== undefined) throw new GitError('client', 'bad-refspec', fatal);
-    if (errors.length > 0) throw new PushFailed(`failed to push some refs to '${shown}'`);
+    if (fatal !== undefined) {
+      for (const e of errors) log(`error: ${e}\n`);
+      throw new GitError('client', 'bad-refspec', fatal);
+    }
+    if (errors.length > 0) {
+      await hangUp(conn);
+      return failedBeforeSending(errors, shown, log);
+    }
     if (options.followTags) targets.push(...tagsToFollow(repo, local, remoteRefs, targets));
     const tracking = (dst: string) => trackingRef(remote, dst);
     const forceIfIncludes = options.forceIfIncludes ?? config.getBool('push', null, 'useforceifincludes') ?? false;
@@ -170,10 +172,8 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
       return name && oid ? { name, oid } : null;
     }), forceIfIncludes));
     if (!options.noVerify && !await prePush(repo, config, options.env ?? process.env, remote.name, url, refs, out, log)) {
-      // Nothing is sent: the server is told the push is over, as git's disconnect does.
-      if (!conn.stateless) await conn.send(FLUSH_PKT);
-      await conn.close();
-      throw new PushFailed(`failed to push some refs to '${shown}'`);
+      await hangUp(conn);
+      return failedBeforeSending([], shown, log);
     }
     const haves = adv.refs.filter((r) => r.oid !== ZERO_HEX);
     const sent = await sendPack(conn, adv.capabilities, refs, repo.odb, haves, {
@@ -214,11 +214,20 @@ async function pushTo(repo: Repository, refStore: RefStore, config: Config, remo
   }
 }
 
-/** A push that failed as a whole after its errors were printed (git exits 1). */
-export class PushFailed extends GitError {
-  constructor(message: string) {
-    super('client', 'push-failed', message);
-  }
+/**
+ * A push to one URL that ends before anything is sent (git's transport_push returning -1): its
+ * errors, then git's line for the URL; the push goes on to the remote's next URL.
+ */
+function failedBeforeSending(errors: readonly string[], shown: string, log: (t: string) => void): PushResult {
+  for (const e of errors) log(`error: ${e}\n`);
+  log(`error: failed to push some refs to '${shown}'\n`);
+  return { refs: [], failed: true };
+}
+
+/** Nothing is sent: the server is told the push is over, as git's disconnect does. */
+async function hangUp(conn: Connection): Promise<void> {
+  if (!conn.stateless) await conn.send(FLUSH_PKT);
+  await conn.close();
 }
 
 function localRefs(refStore: RefStore): LocalRef[] {
