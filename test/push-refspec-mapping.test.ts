@@ -2,10 +2,12 @@
 // refspec_append_mapped): a branch named alone goes where remote.<name>.push, or under
 // push.default=upstream its upstream, sends it; `tag <name>`; --delete's names; sources checked
 // before the remote is contacted (check_push_refs); a source without a destination that is no
-// ref (an object id) dies; a revision without a destination is no refspec. A remote's push URLs
-// are each pushed to, on after one fails. Each case runs in two copies of a clone and its bare
-// remote (oracle-copies.ts), git in one, tsgit in the other: output, exit status, and every file
-// after, the remote's refs among them.
+// ref (an object id) dies; a revision without a destination is no refspec. Which pattern maps a
+// ref (git's get_ref_match): --tags' refs/tags/* stands before the command line's refspecs; the
+// refspecs naming one ref come before any pattern. A remote's push URLs are each pushed to, on
+// after one fails. Each case runs in two copies of a clone and its bare remote (oracle-copies.ts),
+// git in one, tsgit in the other: output, exit status, and every file after, the remote's refs
+// among them.
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -137,6 +139,26 @@ test('a source without a destination that is no ref dies: an object id, a symbol
 
 test('a revision without a destination is an invalid refspec, said as git says it', () => {
   compare({ name: 'revision', steps: [['push', 'origin', 'HEAD~0'], ['push', 'origin', 'main^'], ['fetch', 'origin', 'HEAD~0:refs/x']] });
+});
+
+// Here the remote's v1 is annotated and this v1 names main: only a forced push replaces it.
+test('--tags puts refs/tags/* before the command line: a tag goes where it sends it, not forced by a later +pattern', () => {
+  compare({
+    name: 'tags-first',
+    prepare: [['tag', '-f', 'v1', 'main']],
+    steps: [['push', '--porcelain', '--tags', 'origin', '+refs/tags/*'], ['push', '--tags', 'origin', 'refs/tags/*:refs/x/*']],
+  });
+});
+
+test('refspecs naming one ref go before patterns; each ref takes the first pattern that maps it, in name order; --prune with :', () => {
+  compare({
+    name: 'pattern-order',
+    prepare: [['update-ref', 'refs/zz/two', 'main~1'], ['branch', 'fresh'], ['push', '-q', 'origin', 'main:refs/heads/gone']],
+    steps: [
+      ['push', '--porcelain', 'origin', 'refs/zz/*', 'refs/heads/*'], ['push', 'origin', 'refs/heads/*:refs/a/*', 'refs/heads/*:refs/b/*'],
+      ['push', 'origin', 'refs/heads/*', '+dev:refs/heads/main'], ['push', 'origin', 'main', 'main'], ['push', '--prune', 'origin', ':'],
+    ],
+  });
 });
 
 // `two` pushes to up2.git, then up.git; this hook refuses every push to up2.git.

@@ -2,9 +2,11 @@
 // push.default), for refspecs parse-refspec.ts has read: <src> is a local ref (abbreviated as
 // rev-parse abbreviates: main means refs/heads/main) or any revision (HEAD~2, an id) when <dst>
 // is given, an empty <src> deletes <dst>, `:` pushes every branch the remote has by the same
-// name, and a pattern (refs/heads/*:refs/remotes/x/*) maps many. A <dst> that is not a full name
-// is matched against the remote's refs, else guessed from the kind of <src> (a branch or a tag).
-// With --prune, remote refs a pattern covers whose local counterpart is gone are deleted.
+// name, and a pattern (refs/heads/*:refs/remotes/x/*) maps many, each ref by the first pattern
+// that maps it; refspecs naming one ref come before any pattern, wherever they stand. A <dst> that
+// is not a full name is matched against the remote's refs, else guessed from the kind of <src> (a
+// branch or a tag). With --prune, remote refs a pattern (or ':') covers whose local counterpart is
+// gone are deleted.
 // The sources alone are checked before the remote is contacted (checkPushSources).
 import { fromHex, toHex, ZERO_HEX } from '../../core/oid.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../../object/type.js';
@@ -99,36 +101,15 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
   const byDst = new Map<string, PushTarget>();
   const errors: string[] = [];
   const excluded = (name: string) => omitted(specs, name);
-  const add = (src: string | null, dst: string, newOid: string, force: boolean, fromPattern: boolean) => {
-    const seen = byDst.get(dst);
-    if (seen) {
-      // A pattern never overrides an explicit refspec; two explicit sources for one ref are an error.
-      if (!fromPattern && seen.src !== src) errors.push(`dst ref ${dst} receives from more than one src`);
-      return;
-    }
+  const add = (src: string | null, dst: string, newOid: string, force: boolean) => {
     const t: PushTarget = { src, dst, newOid, oldOid: remoteOid.get(dst) ?? ZERO_HEX, force: force || forceAll };
     byDst.set(dst, t);
     targets.push(t);
   };
-  // git's one_local_ref: a ref with one level below refs/ (refs/stash, a refs/symref) is not pushed
-  // by a pattern; the remote would refuse it as a funny refname.
-  // Checked only for a pattern or ':' spec: a push of one named ref need not check them all.
-  let checked: LocalRef[] | null = null;
-  const refsOnly = () => checked ??= local.filter((r) => r.name.startsWith('refs/') && checkRefFormat(r.name.slice(5)) === null);
+  // git's match_explicit_refs: the refspecs that name one ref, in their order, before any pattern,
+  // so that a pattern never overrides one, wherever either stands.
   for (const spec of specs) {
-    if (spec.negative) continue;
-    if (spec.matching) {
-      for (const r of refsOnly()) if (r.name.startsWith('refs/heads/') && remoteOid.has(r.name) && !excluded(r.name)) add(r.name, r.name, r.oid, spec.force, true);
-      continue;
-    }
-    if (spec.pattern) {
-      for (const r of refsOnly()) {
-        const dst = mapPattern(spec.src, spec.dst ?? spec.src, r.name);
-        if (dst === null || excluded(r.name)) continue;
-        add(r.name, dst, r.oid, spec.force, true);
-      }
-      continue;
-    }
+    if (spec.negative || spec.matching || spec.pattern) continue;
     // The source: a ref, else any revision; empty deletes.
     let srcName: string | null = null, newOid = ZERO_HEX, srcRef: string | null = null;
     if (spec.src !== '') {
@@ -156,20 +137,31 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
     }
     const reason = checkRefFormat(dst);
     if (reason !== null) { errors.push(`invalid destination ref '${dst}': it ${reason}`); continue; }
-    add(srcName === null ? null : srcRef ?? srcName, dst, newOid, spec.force, false);
+    // Even the same source twice: git counts a destination taken, not what it is given.
+    if (byDst.has(dst)) { errors.push(`dst ref ${dst} receives from more than one src`); continue; }
+    add(srcName === null ? null : srcRef ?? srcName, dst, newOid, spec.force);
   }
-  // --prune (git's MATCH_REFS_PRUNE): a remote ref nothing is sent to, which the first pattern
-  // whose destination side matches it maps back to a local ref that does not exist, is deleted.
-  if (prune) {
-    const localNames = new Set(local.map((r) => r.name));
-    for (const r of remote) {
-      if (!r.name.startsWith('refs/') || byDst.has(r.name) || excluded(r.name)) continue;
-      for (const spec of specs) {
-        if (!spec.pattern || spec.negative) continue;
-        const src = mapPattern(spec.dst ?? spec.src, spec.src, r.name);
-        if (src === null) continue;
-        if (!localNames.has(src)) add(null, r.name, ZERO_HEX, spec.force, true);
-        break;
+  // Local refs are gone through only for a pattern or ':': a push of named refs need not check them all.
+  if (specs.some((s) => !s.negative && (s.pattern || s.matching))) {
+    // git's one_local_ref: a ref with one level below refs/ (refs/stash, a refs/symref) is not
+    // pushed by a pattern; the remote would refuse it as a funny refname. Each of the others, in
+    // name order, goes where the first pattern that maps it sends it: when two refs map to one
+    // destination, the first in name order has it.
+    for (const r of local) {
+      if (!r.name.startsWith('refs/') || checkRefFormat(r.name.slice(5)) !== null || excluded(r.name)) continue;
+      const to = mappedBy(specs, r.name, 'src');
+      // ':' pushes only what the remote has.
+      if (to === null || byDst.has(to.name) || (to.matching && !remoteOid.has(to.name))) continue;
+      add(r.name, to.name, r.oid, to.force);
+    }
+    // --prune (git's MATCH_REFS_PRUNE): a remote ref nothing is sent to, which the refspecs map
+    // back to a local ref that does not exist, is deleted.
+    if (prune) {
+      const localNames = new Set(local.map((r) => r.name));
+      for (const r of remote) {
+        if (!r.name.startsWith('refs/') || byDst.has(r.name) || excluded(r.name)) continue;
+        const from = mappedBy(specs, r.name, 'dst');
+        if (from !== null && !localNames.has(from.name)) add(null, r.name, ZERO_HEX, from.force);
       }
     }
   }
@@ -179,6 +171,27 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
   const rank = (t: PushTarget) => remoteIndex.get(t.dst) ?? remote.length;
   targets.sort((a, b) => rank(a) - rank(b));
   return { targets, errors };
+}
+
+/**
+ * git's get_ref_match: where the pattern and ':' refspecs send the ref `name` (a local ref, by
+ * `src`), or which local ref they would send to it (a remote ref, by `dst`). The first pattern
+ * that maps it wins; ':' maps a branch to itself only when no pattern does, forced when any
+ * ':' given is.
+ */
+function mappedBy(specs: readonly PushRefspec[], name: string, by: 'src' | 'dst'): { name: string; force: boolean; matching: boolean } | null {
+  let matching: PushRefspec | null = null;
+  for (const spec of specs) {
+    if (spec.negative) continue;
+    if (spec.matching) {
+      if (matching === null || spec.force) matching = spec;
+    } else if (spec.pattern) {
+      const dst = spec.dst ?? spec.src;
+      const mapped = by === 'src' ? mapPattern(spec.src, dst, name) : mapPattern(dst, spec.src, name);
+      if (mapped !== null) return { name: mapped, force: spec.force, matching: false };
+    }
+  }
+  return matching !== null && name.startsWith('refs/heads/') ? { name, force: matching.force, matching: true } : null;
 }
 
 /**

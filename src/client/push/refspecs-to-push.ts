@@ -12,17 +12,20 @@ import type { PushOptions } from './push.js';
 import { refspecMatches, type LocalRef } from './refspec.js';
 
 /**
- * git's push refspec choice: the command line's (+ --tags, --delete), remote.<name>.push, else
- * push.default's; `setUpstream` when push.autoSetupRemote has the default push set an upstream.
- * `refsNamed` gives the local refs a name may abbreviate (those that exist among its expansions).
+ * git's push refspec choice: --tags' and the command line's (with --delete), remote.<name>.push,
+ * else push.default's; `setUpstream` when push.autoSetupRemote has the default push set an
+ * upstream. `refsNamed` gives the local refs a name may abbreviate (those that exist among its
+ * expansions).
  */
 export function refspecsToPush(config: Config, remote: Remote, o: Pick<PushOptions, 'refspecs' | 'delete' | 'tags'>,
   branch: string | null, refsNamed: (name: string) => readonly LocalRef[]): { specs: PushRefspec[]; setUpstream: boolean } {
   const given = o.refspecs ?? [];
   if (o.delete && given.length === 0) throw new GitError('cli', 'usage', '--delete doesn\'t make sense without any refs');
   const mode = pushDefault(config);
-  const texts = commandLineRefspecs(given, o.delete ?? false, (name) => mapped(config, remote, mode, name, refsNamed));
-  if (o.tags) texts.push('refs/tags/*');
+  // git appends --tags' refspec as it reads the option, before the command line's: the first
+  // pattern that maps a tag decides where it goes and whether it is forced.
+  const texts = [...o.tags ? ['refs/tags/*'] : [],
+    ...commandLineRefspecs(given, o.delete ?? false, (name) => mapped(config, remote, mode, name, refsNamed))];
   if (texts.length > 0 || remote.push.length > 0) return { specs: (texts.length > 0 ? texts : remote.push).map(parsePushRefspec), setUpstream: false };
   const chosen = defaultRefspec(config, mode, remote.name, branch);
   return { specs: [parsePushRefspec(chosen.text)], setUpstream: chosen.setUpstream };
