@@ -11,6 +11,7 @@ import type { Repository } from '../repository/repository.js';
 import { installBranchConfig, type BranchConfigNote } from '../repository/upstream.js';
 import { fatal } from './context.js';
 import { dwimRef } from './ref-names.js';
+import { shortBranchName } from '../refs/branch-name.js';
 
 /**
  * git's enum branch_track: `remote` tracks remote-tracking branches only (autoSetupMerge's
@@ -47,7 +48,7 @@ export function setupTracking(config: Config, branch: string, startRef: string, 
   const none = { out: '', err: '' };
   if (mode === 'never') return none;
   if (mode === 'inherit') {
-    const from = startRef.startsWith('refs/heads/') ? startRef.slice(11) : startRef;
+    const from = shortBranchName(startRef);
     const remote = config.get('branch', from, 'remote');
     if (remote === undefined) return { out: '', err: `warning: asked to inherit tracking from '${from}', but no remote is set\n` };
     const merges = config.getAll('branch', from, 'merge');

@@ -6,6 +6,7 @@ import { GitError } from '../core/errors.js';
 import { parseRefspec, trackedSourcesFor } from '../refs/refspec.js';
 import { Output, writeStderr } from './output.js';
 import { remoteRefs, type RemoteSetup } from './remote-edit.js';
+import { shortBranchName } from '../refs/branch-name.js';
 
 export async function pruneRemote(setup: RemoteSetup, name: string, dryRun: boolean): Promise<number> {
   // git's get_remote_ref_states: remote_get, configured in the repository or not.
@@ -38,8 +39,7 @@ export async function pruneRemote(setup: RemoteSetup, name: string, dryRun: bool
     }
   }
   const shown = (ref: string) => (ref.startsWith('refs/remotes/') ? ref.slice('refs/remotes/'.length) : ref);
-  const abbreviated = (ref: string) => (ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref);
-  for (const ref of [...stale].sort((a, b) => compare(abbreviated(a), abbreviated(b)))) {
+  for (const ref of [...stale].sort((a, b) => compare(shortBranchName(a), shortBranchName(b)))) {
     out.text(` * [${dryRun ? 'would prune' : 'pruned'}] ${shown(ref)}\n`);
   }
   for (const ref of dangling) out.text(` ${ref} ${dryRun ? 'will become' : 'has become'} dangling!\n`);

@@ -33,6 +33,7 @@ import { setUpstream } from './set-upstream.js';
 import { assignRoots, newRoots, type NewRoots } from './shallow-update.js';
 import { fetchKeepsFrom, receivedFsck, storePack, type PackStored } from './store-pack.js';
 import { checkProtocolAllowed, connectOptionsFromConfig } from './transport-config.js';
+import { branchOf } from '../refs/branch-name.js';
 
 export interface FetchOptions {
   /** A configured remote's name or an address; default: the current branch's remote, else origin. */
@@ -184,7 +185,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   const config = repo.remotesConfig(env);
   const refStore = repo.openRefs(env);
   const headRef = refStore.headTarget();
-  const currentBranch = headRef?.startsWith('refs/heads/') ? headRef.slice(11) : null;
+  const currentBranch = branchOf(headRef);
   const remote = options.remote !== undefined ? remoteGet(config, repo.commonDir, options.remote)
     : defaultRemote(config, repo.commonDir, currentBranch);
   if (remote === null) {

@@ -4,6 +4,7 @@
 // that is no branch.
 import type { Config } from '../config/index.js';
 import { installBranchConfig } from '../repository/upstream.js';
+import { shortBranchName } from '../refs/branch-name.js';
 
 /**
  * Sets the upstream of the branch `headRef` names to `sources`' one ref on `remote` (a remote's
@@ -14,7 +15,7 @@ export function setUpstream(config: Config, headRef: string | null, remote: stri
   const source = sources[0];
   if (source === undefined) return 'warning: no source branch found;\nyou need to specify exactly one branch with the --set-upstream option\n';
   if (!headRef?.startsWith('refs/heads/')) {
-    const shortName = source.startsWith('refs/heads/') ? source.slice(11) : source;
+    const shortName = shortBranchName(source);
     return `warning: could not set upstream of HEAD to '${shortName}' from '${remote}' when it does not point to any branch.\n`;
   }
   if (source === 'HEAD' || source.startsWith('refs/heads/')) {

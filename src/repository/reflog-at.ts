@@ -11,6 +11,7 @@ import { rfc2822Date } from '../core/show-date.js';
 import type { ReflogEntry } from '../refs/reflog.js';
 import { expandAbbreviation } from '../refs/refspec.js';
 import type { Repository } from './repository.js';
+import { branchOf } from '../refs/branch-name.js';
 
 /**
  * The value `ref` had at `when` (the text between the braces: a count of updates back, or a date),
@@ -37,7 +38,7 @@ export function reflogAt(repo: Repository, ref: string, when: string, warn: ((te
   }
   const at = readRefAt(log, atTime, count, repo.resolveRef(log.full), warn);
   if (at.found) return at.oid;
-  const shown = ref !== '' ? ref : log.full.startsWith('refs/heads/') ? log.full.slice('refs/heads/'.length) : 'HEAD';
+  const shown = ref !== '' ? ref : branchOf(log.full) ?? 'HEAD';
   if (count < 0) {
     warn?.(`warning: log for '${shown}' only goes back to ${rfc2822Date(at.cutoff.time, at.cutoff.tz)}\n`);
     return at.oid;

@@ -6,6 +6,7 @@ import { GitError } from '../core/errors.js';
 import { parseRefspec, trackingRefFor } from '../refs/refspec.js';
 import { remoteGet } from './remotes.js';
 import type { Repository } from './repository.js';
+import { branchOf, shortBranchName } from '../refs/branch-name.js';
 
 /**
  * The full ref name of the upstream of `branch` (a branch's short name; '' or HEAD for the one
@@ -34,8 +35,9 @@ export function upstreamOf(repo: Repository, branch: string, env: NodeJS.Process
 export function currentBranchNamed(repo: Repository, branch: string): string {
   if (branch !== '' && branch !== 'HEAD') return branch;
   const head = repo.refs.headTarget();
-  if (!head?.startsWith('refs/heads/')) throw new GitError('refs', 'no-branch', 'HEAD does not point to a branch');
-  return head.slice('refs/heads/'.length);
+  const name = branchOf(head);
+  if (name === null) throw new GitError('refs', 'no-branch', 'HEAD does not point to a branch');
+  return name;
 }
 
 /** What installBranchConfig says: `out` the lines git prints on stdout when asked to be verbose, `err` its warning. */
@@ -54,8 +56,7 @@ export interface BranchConfigNote {
 export function installBranchConfig(config: Config, branch: string, remote: string | null, merges: readonly string[]): BranchConfigNote {
   const rebasing = shouldSetupRebase(config, remote);
   if (merges.length > 1 && rebasing) throw new GitError('refs', 'multiple-upstreams', 'cannot inherit upstream tracking configuration of multiple refs when rebasing is requested');
-  const shortName = (ref: string): string => ref.startsWith('refs/heads/') ? ref.slice(11) : ref;
-  if (remote === null && shortName(merges[0]!) === branch && merges[0]!.startsWith('refs/heads/')) {
+  if (remote === null && branchOf(merges[0]!) === branch) {
     return { out: '', err: `warning: not setting branch '${branch}' as its own upstream\n` };
   }
   config.set('branch', branch, 'remote', remote ?? '.');
@@ -63,7 +64,7 @@ export function installBranchConfig(config: Config, branch: string, remote: stri
   for (const merge of merges) config.add('branch', branch, 'merge', merge);
   if (rebasing) config.set('branch', branch, 'rebase', 'true');
   config.save();
-  const names = merges.map((m) => remote === null ? shortName(m) : `${remote}/${shortName(m)}`);
+  const names = merges.map((m) => remote === null ? shortBranchName(m) : `${remote}/${shortBranchName(m)}`);
   const out = names.length === 1 ? `branch '${branch}' set up to track '${names[0]}'${rebasing ? ' by rebasing' : ''}.\n`
     : `branch '${branch}' set up to track:\n${names.map((n) => `  ${n}\n`).join('')}`;
   return { out, err: '' };

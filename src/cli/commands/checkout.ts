@@ -17,6 +17,7 @@ import { checkedOutAt } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
+import { shortBranchName } from '../../refs/branch-name.js';
 import { refusedAutoSetupRebase } from '../../repository/upstream.js';
 import { badConfigVariable } from '../bad-config-variable.js';
 import { configuredTrackMode, setupTracking, trackableStart, type TrackMode } from '../checkout-tracking.js';
@@ -152,7 +153,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // One branch, one work tree: another one's HEAD would go stale under it (git's die_if_checked_out).
   if ((local || creating?.reset) && branch && !ignoreOtherWorktrees) {
     const at = checkedOutAt(repo.commonDir, branch, repo.gitDir);
-    if (at !== null) throw fatal(`'${branchName(branch)}' is already checked out at '${at}'`);
+    if (at !== null) throw fatal(`'${shortBranchName(branch)}' is already checked out at '${at}'`);
   }
 
   const show = progressFlag ?? progressWanted({ quiet });
@@ -194,13 +195,13 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // Move HEAD: a branch makes it symbolic, anything else detaches it. A branch -b, -B or DWIM makes
   // is written first, with its tracking configuration.
   const newHex = toHex(commit);
-  const from = head.symref ? branchName(head.symref) : head.oid ?? 'HEAD';
-  const message = `checkout: moving from ${from} to ${branch ? branchName(branch) : spec}`;
+  const from = head.symref ? shortBranchName(head.symref) : head.oid ?? 'HEAD';
+  const message = `checkout: moving from ${from} to ${branch ? shortBranchName(branch) : spec}`;
   // What the branch is reported against: git reads the remotes once, so a branch this checkout
   // sets up to track is reported on with the upstream it had before (none for a new one).
   let upstreamBefore: string | null = null;
   if (creating && branch) {
-    const name = branchName(branch);
+    const name = shortBranchName(branch);
     // git's create_branch: the start point is judged (and --track of a tag dies) only now, with the
     // work tree switched; the upstream is set once the branch is made.
     const remotes = repo.remotesConfig(ctx.env);
@@ -219,7 +220,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     }
   }
   if (branch) {
-    const name = branchName(branch);
+    const name = shortBranchName(branch);
     // git writes HEAD (and its reflog) even for the branch it is on, unless no branch was named.
     if (spec !== 'HEAD' || creating) {
       refs.setSymbolic('HEAD', branch, { reflogMessage: message });
@@ -243,11 +244,6 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     log: (text) => writeAll(2, Buffer.from(text, 'utf8')),
   }, head.oid ?? ZERO_HEX, newHex);
   return hook === 0 ? 0 : 1;
-}
-
-/** A branch's name as people use it: refs/heads/<name> without its prefix. */
-function branchName(ref: string): string {
-  return ref.replace(/^refs\/heads\//, '');
 }
 
 /** The branch or remote-tracking ref `spec` names (in full or as `<remote>/<branch>`), if any. */

@@ -18,6 +18,7 @@ import { historyShape, parseRemoteOptions, runRemoteCommand, type RemoteRun } fr
 import { collectGarbage } from '../memory.js';
 import type { CommandHelp } from '../help.js';
 import { progressIf } from '../progress.js';
+import { branchOf } from '../../refs/branch-name.js';
 
 export const help: CommandHelp = {
   summary: 'Download objects and refs from another repository',
@@ -215,7 +216,7 @@ function remotesToFetch(config: Config, commonDir: string, head: string | null, 
     if (names.length === 1) return { one: names[0], refspecs: [] };
   } else if (rest.length === 0) {
     // None where a bare fetch finds no remote to default to (git's remote_get(NULL) giving none).
-    if (defaultRemote(config, commonDir, head?.startsWith('refs/heads/') ? head.slice(11) : null) === null) return { several: [] };
+    if (defaultRemote(config, commonDir, branchOf(head)) === null) return { several: [] };
     return { one: undefined, refspecs: [] };
   } else if (o.multiple) {
     names = rest.flatMap((name) => {

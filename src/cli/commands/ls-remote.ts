@@ -15,6 +15,7 @@ import { Output } from '../output.js';
 import { parseOptions } from '../parse-options.js';
 import { prereleaseSuffixes, versionCompare } from '../version-sort.js';
 import type { CommandHelp } from '../help.js';
+import { branchOf } from '../../refs/branch-name.js';
 
 export const help: CommandHelp = {
   summary: 'List references in a remote repository',
@@ -161,5 +162,5 @@ function findGitDir(ctx: CommandContext): string | null {
 
 function currentBranch(ctx: CommandContext): string | null {
   const symref = ctx.repository().refs.head().symref;
-  return symref?.startsWith('refs/heads/') ? symref.slice(11) : null;
+  return branchOf(symref);
 }

@@ -30,6 +30,7 @@ import { prePush } from './pre-push.js';
 import { refspecsToPush } from './refspecs-to-push.js';
 import { sendPack } from './send-pack.js';
 import { isFailure, leaseExpectation, pushStatus, type Lease, type PushRef } from './status.js';
+import { branchOf } from '../../refs/branch-name.js';
 
 export interface PushOptions {
   /** A configured remote's name or an address; default as git chooses (pushRemote, pushDefault, ...). */
@@ -92,7 +93,7 @@ export async function push(repo: Repository, options: PushOptions = {}): Promise
   const config = repo.remotesConfig(env);
   const refStore = repo.openRefs(env, config);
   const headRef = refStore.headTarget();
-  const branch = headRef?.startsWith('refs/heads/') ? headRef.slice(11) : null;
+  const branch = branchOf(headRef);
   const remote = options.remote !== undefined ? remoteGet(config, repo.commonDir, options.remote)
     : defaultPushRemote(config, repo.commonDir, branch);
   if (remote === null) {

@@ -10,6 +10,7 @@ import { pushDefault, type PushDefault } from '../../repository/push-default.js'
 import { defaultRemoteName, type Remote } from '../../repository/remotes.js';
 import type { PushOptions } from './push.js';
 import { refspecMatches, type LocalRef } from './refspec.js';
+import { shortBranchName } from '../../refs/branch-name.js';
 
 /**
  * git's push refspec choice: --tags' and the command line's (with --delete), remote.<name>.push,
@@ -143,7 +144,7 @@ function pushSimpleMismatch(config: Config, remoteName: string, merge: string): 
 the name of your current branch.  To push to the upstream branch
 on the remote, use
 
-    git push ${remoteName} HEAD:${merge.replace(/^refs\/heads\//, '')}
+    git push ${remoteName} HEAD:${shortBranchName(merge)}
 
 To push to the branch of the same name on the remote, use
 

@@ -8,6 +8,7 @@ import type { Repository } from '../../repository/repository.js';
 import { ObjectWalk } from '../../walk/object-walk.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
+import { shortBranchName } from '../../refs/branch-name.js';
 
 /** Whether `oid` is a commit the repository has and some ref (or HEAD) reaches. */
 export function isTipReachable(repo: Repository, oid: string): boolean {
@@ -32,6 +33,6 @@ export async function checkoutDetached(repo: Repository, oid: string, force: boo
   } else {
     switchTree(repo, head.oid ? fromHex(head.oid) : null, id, { force, env });
   }
-  const from = head.symref?.replace(/^refs\/heads\//, '') ?? head.oid ?? 'HEAD';
+  const from = head.symref !== null ? shortBranchName(head.symref) : head.oid ?? 'HEAD';
   if (head.symref !== null || head.oid !== oid) refs.update('HEAD', oid, { noDeref: true, reflogMessage: `checkout: moving from ${from} to ${oid}` });
 }

@@ -18,6 +18,7 @@ import { readIndexFile } from '../../worktree/index-file/read.js';
 import { parseGitmodules, type Gitmodules, type Submodule } from './gitmodules.js';
 import { parsePathspec } from './pathspec.js';
 import { isRelativeUrl, relativeUrl } from './relative-url.js';
+import { branchOf } from '../../refs/branch-name.js';
 
 export interface ListedSubmodule {
   /** The gitlink's path, from the top of the work tree. */
@@ -121,8 +122,8 @@ export class Superproject {
  * repository's only remote over origin.
  */
 export function submoduleDefaultRemote(repo: Repository, config: Config): string {
-  const head = repo.refs.head().symref;
-  return (head?.startsWith('refs/heads/') ? config.get('branch', head.slice(11), 'remote') : undefined) ?? 'origin';
+  const branch = branchOf(repo.refs.head().symref);
+  return (branch !== null ? config.get('branch', branch, 'remote') : undefined) ?? 'origin';
 }
 
 /** The work tree's `.gitmodules` (never through a symlink), else the index's, else HEAD's. */
