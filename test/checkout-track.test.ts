@@ -120,6 +120,29 @@ describe('how a branch checked out stands against its upstream', () => {
   });
 });
 
+describe('a detached HEAD', () => {
+  const commit = (message: string): string[] => ['commit', '-q', '--allow-empty', '-m', message];
+  /** HEAD detached at main with `n` commits on it that no ref reaches. */
+  const lost = (n: number): string[][] => [['checkout', '-q', 'main~0'], ...Array.from({ length: n }, (_, i) => commit(`lost ${i + 1}`))];
+
+  it("gets git's advice on leaving a branch, and where it was on leaving it", () => {
+    compare({
+      name: 'detaching', prepare: [commit('two'), commit('three\n  spread \nover lines\n\nbody')],
+      steps: [
+        ['checkout', 'HEAD~1'], ['checkout', 'main~2'], ['checkout', 'main'], ['checkout', '-q', 'main~1'], ['checkout', 'main'],
+        ['-c', 'advice.detachedHead=false', 'checkout', 'origin/main'], ['checkout', 'v1'], ['checkout', '-b', 'x', 'main'],
+        ['checkout', '-q', 'v1'], ['checkout', 'v1'], ['checkout', '-q', 'main'],
+      ],
+    });
+  });
+
+  it('says which commits it leaves behind, as git does', () => {
+    compare({ name: 'one lost', prepare: lost(1), steps: [['-c', 'advice.detachedHead=false', 'checkout', '-b', 'y', 'main']] });
+    compare({ name: 'five lost', prepare: lost(5), steps: [['checkout', 'main']] });
+    compare({ name: 'six lost', prepare: lost(6), steps: [['checkout', 'v1']] });
+  });
+});
+
 describe('a malformed branch.autoSetupRebase', () => {
   it('is refused before checkout does anything, as git refuses it', () => {
     // Every value is judged, not only the one that counts.
