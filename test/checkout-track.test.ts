@@ -166,4 +166,12 @@ describe('push -u and branch.autoSetupRebase', () => {
       });
     }
   });
+
+  it('dies on a malformed one before it connects, as git does', () => {
+    // Judged as push reads its configuration, whatever the options, and every value, not only the last.
+    compare({
+      name: 'push malformed autoSetupRebase', prepare: [['config', 'branch.autoSetupRebase', 'Local']],
+      steps: [['push', '-u', 'origin', 'main:refs/heads/y'], ['push', 'nowhere'], ['-c', 'branch.autoSetupRebase=local', 'push', '--bogus']],
+    });
+  });
 });

@@ -3,7 +3,8 @@
 //   --set-upstream: the one ref fetched for merging becomes the current branch's upstream
 //   (branch.<name>.remote and merge, and rebase by branch.autoSetupRebase); git's warnings for
 //   none, several, a detached HEAD, a tag, a remote-tracking ref, any other ref; nothing set when
-//   a ref was rejected; not passed on to the fetches of several remotes.
+//   a ref was rejected; not passed on to the fetches of several remotes. A malformed
+//   branch.autoSetupRebase stops any fetch before it starts.
 //   --refmap: command-line refspecs mapped to remote-tracking refs by it, not by the remote's
 //   refspecs; empty, to nowhere; refused without refspecs given.
 import assert from 'node:assert/strict';
@@ -59,6 +60,15 @@ describe('fetch --set-upstream', () => {
       prepare: [['remote', 'add', 'other', '../up.git']],
       steps: [['fetch', '--set-upstream', '--multiple', 'other', 'origin'], ['fetch', '--set-upstream', '--all']],
     });
+  });
+
+  it('dies on a malformed branch.autoSetupRebase before anything, as git does', () => {
+    // git_default_config judges it as fetch reads its configuration, before its options or remote.
+    compare({
+      name: 'malformed autoSetupRebase', prepare: [['config', 'branch.autoSetupRebase', 'sometimes']],
+      steps: [['fetch', '--set-upstream', 'origin', 'side'], ['fetch', 'nowhere'], ['fetch', '--bogus']],
+    });
+    compare({ name: 'autoSetupRebase without a value', steps: [['-c', 'branch.autoSetupRebase', 'fetch', '--set-upstream', 'origin', 'side']] });
   });
 
   it('clone sets branch.<name>.rebase by branch.autoSetupRebase too', () => {

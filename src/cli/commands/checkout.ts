@@ -18,8 +18,7 @@ import type { Repository } from '../../repository/repository.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
 import { shortBranchName } from '../../refs/branch-name.js';
-import { refusedAutoSetupRebase } from '../../repository/upstream.js';
-import { badConfigVariable } from '../bad-config-variable.js';
+import { refuseBadAutoSetupRebase } from '../bad-config-variable.js';
 import { configuredTrackMode, setupTracking, trackableStart, type TrackMode } from '../checkout-tracking.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
@@ -57,8 +56,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const repo = ctx.repository();
   if (!repo.workTree) throw fatal('this operation must be run in a work tree');
   const config = repo.loadConfig(ctx.env);
-  const refused = refusedAutoSetupRebase(config);
-  if (refused) throw badConfigVariable(ctx, refused.entry, refused.complaint);
+  refuseBadAutoSetupRebase(ctx, config);
   let quiet = false, force = false, ignoreOtherWorktrees = false, progressFlag: boolean | undefined;
   let create = null as { name: string; reset: boolean } | null;
   // Unset: branch.autoSetupMerge decides.

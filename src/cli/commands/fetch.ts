@@ -19,6 +19,7 @@ import { collectGarbage } from '../memory.js';
 import type { CommandHelp } from '../help.js';
 import { progressIf } from '../progress.js';
 import { branchOf } from '../../refs/branch-name.js';
+import { refuseBadAutoSetupRebase } from '../bad-config-variable.js';
 
 export const help: CommandHelp = {
   summary: 'Download objects and refs from another repository',
@@ -60,6 +61,10 @@ export const help: CommandHelp = {
 };
 
 export default async function fetchCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  // git's setup finds the repository, and git reads its configuration (dying on a value
+  // git_default_config refuses), before the options are looked at or a remote is.
+  const repo = ctx.repository();
+  refuseBadAutoSetupRebase(ctx, repo.loadConfig(ctx.env));
   let tags = false, noTags = false, force = false, updateShallow = false, unshallow = false;
   let atomic = false, setUpstream = false, multiple = false, refmap: string[] | undefined, serverOptions: string[] = [];
   let updateHeadOk = false, all = false, writeFetchHead = true, noRecurse = false, dryRun = false, append = false, refetch = false;
@@ -124,7 +129,6 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   // git's fetch: a relative depth is given as --deepen, and refuses --depth beside it.
   if (deepen !== undefined && deepen < 0) throw new GitError('cli', 'usage', 'negative depth in --deepen is not supported');
   if (deepen && remote.depth !== undefined) throw new GitError('cli', 'usage', "options '--deepen' and '--depth' cannot be used together");
-  const repo = ctx.repository();
   // git writes no FETCH_HEAD in a dry run.
   if (dryRun) writeFetchHead = false;
   const fetchHead = !writeFetchHead ? 'none' : append ? 'append' : 'write';

@@ -15,6 +15,7 @@ import { progressIf } from '../progress.js';
 import { runRemoteCommand } from '../remote-command.js';
 import { verbosityAfter } from '../verbosity.js';
 import type { CommandHelp } from '../help.js';
+import { refuseBadAutoSetupRebase } from '../bad-config-variable.js';
 
 export const help: CommandHelp = {
   summary: 'Update remote refs along with associated objects',
@@ -43,6 +44,10 @@ export const help: CommandHelp = {
 };
 
 export default async function pushCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  // git's setup finds the repository, and git reads its configuration (dying on a value
+  // git_default_config refuses), before the options are looked at or a remote is.
+  const repo = ctx.repository();
+  refuseBadAutoSetupRebase(ctx, repo.loadConfig(ctx.env));
   let force = false, atomic: boolean | undefined, del = false, tags = false, followTags: boolean | undefined, dryRun = false;
   let forceIfIncludes: boolean | undefined;
   let setUpstream = false, porcelain = false, verbosity = 0, progress: boolean | undefined;
@@ -91,7 +96,6 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
   if (tags && mirror) throw fatal(`options '--mirror' and '--tags' cannot be used together`);
   if (del && (all || mirror || tags)) throw fatal(`options '--delete' and '--all/--mirror/--tags' cannot be used together`);
   if (all && rest.length > 1) throw fatal(`--all can't be combined with refspecs`);
-  const repo = ctx.repository();
   const verbose = verbosity > 0, quiet = verbosity < 0;
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     const stdout = (text: string) => writeAll(1, Buffer.from(text, 'utf8'));
