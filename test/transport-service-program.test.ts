@@ -43,12 +43,13 @@ test('the named program for the service, else each transport\'s default, local a
     const local = localServiceCommand('/srv/r.git', options);
     if (c.program === null) {
       assert.equal(local.command, process.execPath, what);
+      assert.equal(local.own, true, what);
       assert.deepEqual(local.args.slice(-2), [c.service === 'git-receive-pack' ? 'receive-pack' : 'upload-pack', '/srv/r.git'], what);
     } else if (c.program.includes(' ')) {
       // git's prepare_shell_cmd: a command line runs through /bin/sh, a plain name directly.
-      assert.deepEqual(local, { command: '/bin/sh', args: ['-c', `${c.program} "$@"`, c.program, '/srv/r.git'] }, what);
+      assert.deepEqual(local, { command: '/bin/sh', args: ['-c', `${c.program} "$@"`, c.program, '/srv/r.git'], own: false }, what);
     } else {
-      assert.deepEqual(local, { command: c.program, args: ['/srv/r.git'] }, what);
+      assert.deepEqual(local, { command: c.program, args: ['/srv/r.git'], own: false }, what);
     }
     assert.equal(ssh(options), `${c.sshProgram} '/srv/r.git'`, what);
   }
