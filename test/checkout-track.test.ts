@@ -136,6 +136,17 @@ describe('a detached HEAD', () => {
     });
   });
 
+  it('--detach: HEAD detached at the branch or commit named, or at HEAD, without the advice; -b and paths refused', () => {
+    compare({
+      name: 'detach', prepare: [commit('two')],
+      steps: [
+        ['checkout', '--detach'], ['checkout', 'main'], ['checkout', '--detach', 'main'], ['checkout', '--detach', 'HEAD~1'],
+        ['checkout', '-q', '--detach', 'main'], ['checkout', '--detach', '-b', 'x'], ['checkout', '--detach', '-b', 'x', 'nosuch'],
+        ['checkout', '--detach', 'nosuch'], ['checkout', '--detach', 'main', 'extra'], ['checkout', 'main'],
+      ],
+    });
+  });
+
   it('says which commits it leaves behind, as git does', () => {
     compare({ name: 'one lost', prepare: lost(1), steps: [['-c', 'advice.detachedHead=false', 'checkout', '-b', 'y', 'main']] });
     compare({ name: 'five lost', prepare: lost(5), steps: [['checkout', 'main']] });

@@ -15,6 +15,7 @@ import { OBJ_COMMIT } from '../../object/type.js';
 import { fetchPromisedForCheckout } from '../../client/promised-objects.js';
 import { checkedOutAt } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
+import type { Config } from '../../config/index.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
 import { shortBranchName } from '../../refs/branch-name.js';
@@ -35,11 +36,13 @@ export const help: CommandHelp = {
   summary: 'Write the work tree and index of a branch or commit',
   synopsis: ['[-q] [-f] [--[no-]progress] [--ignore-other-worktrees] [<branch> | <commit>]',
     '[-q] [-f] [--[no-]progress] [--[no-]track] (-b | -B) <new-branch> [<start-point>]',
+    '[-q] [-f] [--[no-]progress] --detach [<branch> | <commit>]',
     '[-q] [-f] [--[no-]progress] (-t | --track | --no-track) <remote-tracking-branch>'],
   options: [
     ['-b <branch>', 'create and checkout a new branch'],
     ['-B <branch>', 'create/reset and checkout a branch'],
     ['-t, --[no-]track[=(direct|inherit)]', 'set branch tracking configuration'],
+    ['--detach', 'detach HEAD at named commit'],
     ['-q, --quiet', 'suppress progress reporting'],
     ['-f, --force', 'force checkout (throw away local modifications)'],
     ['--ignore-other-worktrees', 'do not check if another worktree is holding the given ref'],
@@ -57,7 +60,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   if (!repo.workTree) throw fatal('this operation must be run in a work tree');
   const config = repo.loadConfig(ctx.env);
   refuseBadAutoSetupRebase(ctx, config);
-  let quiet = false, force = false, ignoreOtherWorktrees = false, progressFlag: boolean | undefined;
+  let quiet = false, force = false, ignoreOtherWorktrees = false, detach = false, progressFlag: boolean | undefined;
   let create = null as { name: string; reset: boolean } | null;
   // Unset: branch.autoSetupMerge decides.
   let track: TrackMode | undefined;
@@ -74,6 +77,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
       case '--progress': progressFlag = true; break;
       case '--no-progress': progressFlag = false; break;
       case '--ignore-other-worktrees': ignoreOtherWorktrees = true; break;
+      case '--detach': detach = true; break;
       case '-b': case '-B': create = { name: value(), reset: name === '-B' }; break;
       default: return false;
     }
@@ -89,6 +93,11 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     create = { name: short.slice(slash + 1), reset: false };
   }
   const newBranch = create;
+  // git's --detach takes one revision at most: what it cannot resolve is a path, which it refuses.
+  if (detach && !newBranch && rest.length > 0) {
+    const extra = rest.length > 1 ? rest[1]! : repo.revs().tryResolve(rest[0]!) ? null : rest[0]!;
+    if (extra !== null) throw fatal(`git checkout: --detach does not take a path argument '${extra}'`);
+  }
   if (newBranch && rest.length > 1) throw fatal(`Cannot update paths and switch to branch '${newBranch.name}' at the same time.`);
   if (rest.length > 1) throw new UsageError(`checking out paths is not supported`);
   const refs = repo.openRefs(ctx.env);
@@ -105,7 +114,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // The remote-tracking branch checked out or started from, which filters are told of.
   let remoteStart: string | null = null;
   let commit: Uint8Array;
-  const local = !newBranch && spec !== 'HEAD' ? repo.resolveRef(`refs/heads/${spec}`) : null;
+  const local = !newBranch && !detach && spec !== 'HEAD' ? repo.resolveRef(`refs/heads/${spec}`) : null;
   if (newBranch) {
     const name = newBranch.name;
     if (name === 'HEAD' || name.startsWith('-') || checkRefFormat(`refs/heads/${name}`) !== null) throw fatal(`'${name}' is not a valid branch name`);
@@ -121,6 +130,8 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     const id = revs.tryResolve(spec);
     if (!id) throw fatal(`'${spec}' is not a commit and a branch '${name}' cannot be created from it`);
     commit = revs.peel(id, OBJ_COMMIT, spec);
+    // As git's checkout_branch: judged once the start point is, so a bad one is what is reported.
+    if (detach) throw fatal(`'--detach' cannot be used with '-b/-B/--orphan'`);
     creating = { reset: exists, from: spec };
     const named = spec === 'HEAD' ? null : namedRef(repo, spec);
     if (named?.startsWith('refs/remotes/')) remoteStart = named;
@@ -131,7 +142,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     const id = revs.tryResolve(spec);
     if (id) {
       commit = revs.peel(id, OBJ_COMMIT, spec);
-      if (spec === 'HEAD') branch = head.symref;
+      if (spec === 'HEAD' && !detach) branch = head.symref;
     } else {
       if (spec === 'HEAD') throw fatal('You are on a branch yet to be born');
       const candidates = checkRefFormat(`refs/heads/${spec}`) === null
@@ -235,17 +246,16 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
             : head.symref === branch ? `Already on '${name}'` : `Switched to branch '${name}'`);
       }
     }
-    const upstream = quiet ? null : creating ? upstreamBefore : configuredUpstream(repo, name, ctx.env);
-    if (upstream !== null) {
-      const hints = config.getBool('advice', null, 'statushints') ?? true;
-      writeAll(1, Buffer.from(trackingInfo(repo, name, upstream, hints), 'utf8'));
-    }
+    if (!quiet) reportTracking(repo, config, name, creating ? upstreamBefore : configuredUpstream(repo, name, ctx.env));
   } else {
     if (head.symref !== null || head.oid !== newHex) refs.update('HEAD', newHex, { noDeref: true, reflogMessage: message });
-    if (!quiet && spec !== 'HEAD') {
-      // Only leaving a branch earns the advice, not moving a detached HEAD.
-      if (head.symref !== null && adviseDetached) say(`Note: switching to '${spec}'.\n\n${DETACHED_HEAD_ADVICE}`);
+    if (!quiet && (spec !== 'HEAD' || detach)) {
+      // Only leaving a branch earns the advice, not moving a detached HEAD, nor asking for it.
+      if (head.symref !== null && adviseDetached && !detach) say(`Note: switching to '${spec}'.\n\n${DETACHED_HEAD_ADVICE}`);
       say(described(repo, 'HEAD is now at', commit, abbrev));
+      // git reports on a branch named with --detach as if it had been switched to (its
+      // setup_branch_path names it, and report_tracking follows the name).
+      if (detach && spec !== 'HEAD') reportTracking(repo, config, spec, configuredUpstream(repo, spec, ctx.env));
     }
   }
   const hook = await postCheckout({
@@ -261,6 +271,13 @@ function namedRef(repo: Repository, spec: string): string | null {
     if ((name.startsWith('refs/heads/') || name.startsWith('refs/remotes/')) && repo.resolveRef(name)) return name;
   }
   return null;
+}
+
+/** git's report_tracking: how `branch` stands against `upstream`, on stdout; nothing without one. */
+function reportTracking(repo: Repository, config: Config, branch: string, upstream: string | null): void {
+  if (upstream === null) return;
+  const hints = config.getBool('advice', null, 'statushints') ?? true;
+  writeAll(1, Buffer.from(trackingInfo(repo, branch, upstream, hints), 'utf8'));
 }
 
 function say(line: string): void {
