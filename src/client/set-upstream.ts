@@ -4,7 +4,7 @@
 // that is no branch.
 import type { Config } from '../config/index.js';
 import { installBranchConfig } from '../repository/upstream.js';
-import { shortBranchName } from '../refs/branch-name.js';
+import { branchOf, shortBranchName } from '../refs/branch-name.js';
 
 /**
  * Sets the upstream of the branch `headRef` names to `sources`' one ref on `remote` (a remote's
@@ -14,12 +14,12 @@ export function setUpstream(config: Config, headRef: string | null, remote: stri
   if (sources.length > 1) return 'warning: multiple branches detected, incompatible with --set-upstream\n';
   const source = sources[0];
   if (source === undefined) return 'warning: no source branch found;\nyou need to specify exactly one branch with the --set-upstream option\n';
-  if (!headRef?.startsWith('refs/heads/')) {
-    const shortName = shortBranchName(source);
-    return `warning: could not set upstream of HEAD to '${shortName}' from '${remote}' when it does not point to any branch.\n`;
+  const branch = branchOf(headRef);
+  if (branch === null) {
+    return `warning: could not set upstream of HEAD to '${shortBranchName(source)}' from '${remote}' when it does not point to any branch.\n`;
   }
-  if (source === 'HEAD' || source.startsWith('refs/heads/')) {
-    installBranchConfig(config, headRef.slice(11), remote, [source]);
+  if (source === 'HEAD' || branchOf(source) !== null) {
+    installBranchConfig(config, branch, remote, [source]);
     return '';
   }
   if (source.startsWith('refs/remotes/')) return 'warning: not setting upstream for a remote remote-tracking branch\n';

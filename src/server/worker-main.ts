@@ -28,9 +28,9 @@ const INPUT_HIGH_WATER = 1024 * 1024;
 // terminal sends its whole process group, or a service manager's SIGTERM to every process of the
 // server, must not cut the requests the server is draining.
 process.on('SIGINT', () => undefined);
-// The pool started this process without it, for a faster start; a push's hooks see it.
-restoreNodeCaCerts();
 process.on('SIGTERM', () => undefined);
+// The pool started this process without $NODE_EXTRA_CA_CERTS, for a faster start; a push's hooks see it.
+restoreNodeCaCerts();
 
 const repos = new WarmRepositories();
 let input: InputQueue | null = null;
