@@ -103,4 +103,22 @@ describe('clone options', () => {
     assert.match(t.stderr, /copies no templates/);
     assert.equal(fs.existsSync(path.join(work, 'templated')), false);
   });
+
+  it('records a relative source path as git does: after the working directory, not normalised', () => {
+    // From a directory reached through a symlink, with $PWD naming the link: git keeps that name.
+    fs.mkdirSync(path.join(work, 'deep'));
+    fs.symlinkSync(path.join(work, 'deep'), path.join(work, 'link'));
+    const cwd = path.join(work, 'link');
+    for (const source of ['../src', '../src/', './../src//', '../src/.git']) {
+      const urls = ['tsgit', 'git'].map((tool) => {
+        const dir = `${tool}-${n++}`;
+        const cmd = tool === 'tsgit' ? [process.execPath, TSGIT] : ['git'];
+        const r = spawnSync(cmd[0]!, [...cmd.slice(1), 'clone', '-q', source, dir], { cwd, env: { ...GIT_ENV, PWD: cwd }, encoding: 'utf8' });
+        assert.equal(r.status, 0, r.stderr);
+        return git(path.join(cwd, dir), ['config', 'remote.origin.url']);
+      });
+      assert.equal(urls[0], urls[1]);
+      assert.equal(urls[1], `${cwd}/${source}\n`);
+    }
+  });
 });

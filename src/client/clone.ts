@@ -6,6 +6,7 @@
 // Any failure, or an abort through `signal` (the CLI's SIGINT), removes what the clone created.
 import fs from 'node:fs';
 import path from 'node:path';
+import { gitAbsolutePath } from '../core/absolute-path.js';
 import type { ConfigSetting } from '../config/command-line.js';
 import { Config, configuredInitialBranch, DEFAULT_INITIAL_BRANCH } from '../config/index.js';
 import { GitError } from '../core/errors.js';
@@ -145,8 +146,9 @@ export async function clone(url: string, options: CloneOptions = {}): Promise<Cl
     throw new GitError('client', 'no-repository', `repository '${url}' does not exist`);
   }
   const remoteUrl = parseRemoteUrl(url, cwd);
-  // A local path is recorded absolute, so the clone keeps working from any directory.
-  const storedUrl = remoteUrl.kind === 'file' && !/^file:/i.test(url) ? remoteUrl.path : url;
+  // A local path is recorded absolute, so the clone keeps working from any directory; as git
+  // records it, the text given after the working directory, not normalised.
+  const storedUrl = remoteUrl.kind === 'file' && !/^file:/i.test(url) ? gitAbsolutePath(url, cwd, env) : url;
   const shown = options.directory ?? guessDirectory(url, bare);
   const target = path.resolve(cwd, shown);
   const separate = options.separateGitDir !== undefined && !bare ? path.resolve(cwd, options.separateGitDir) : null;
