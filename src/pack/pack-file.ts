@@ -15,6 +15,11 @@ import { readExactly } from '../core/read-exactly.js';
 import { PackOpenError } from './open-error.js';
 
 const WINDOW = 16 * 1024;
+/**
+ * Slots of the largest pack's cache. A smaller pack gets as many as it has windows (rounded up to a
+ * power of two): a server repository between two gcs holds a pack for every push, and opening each
+ * with the full 16,384 slots (256 KiB of tables) was a tenth of a fresh upload-pack's start.
+ */
 const SLOTS = 16384;
 /** Reads that do not fit a window go to one reused buffer up to this size, a new one beyond. */
 const SPILL_MAX = 8 * 1024 * 1024;
@@ -34,10 +39,10 @@ export class PackFile {
   /** Offset where entries end and the 20-byte trailer begins. */
   readonly dataEnd: number;
   private fd: number;
-  private slotWindow = new Float64Array(SLOTS).fill(-1);
+  private slotWindow: Float64Array;
   /** Slots in use: all, or fewer after limitWindows(). */
-  private slotMask = SLOTS - 1;
-  private slotBuf: (Buffer | undefined)[] = new Array(SLOTS);
+  private slotMask: number;
+  private slotBuf: (Buffer | undefined)[];
   private readonly view: ByteView = { buf: Buffer.alloc(0), pos: 0, end: 0 };
   private spill = Buffer.alloc(0);
 
@@ -77,6 +82,11 @@ export class PackFile {
       readExactly(this.fd, trailer, 0, 20, this.size - 20, () => fail(n => `packfile ${n} signature is unavailable`));
       if (index && !trailer.equals(index.packChecksum())) throw fail(n => `packfile ${n} does not match index`);
       this.dataEnd = this.size - 20;
+      let slots = 1;
+      while (slots * WINDOW < this.dataEnd && slots < SLOTS) slots *= 2;
+      this.slotWindow = new Float64Array(slots).fill(-1);
+      this.slotBuf = new Array(slots);
+      this.slotMask = slots - 1;
     } catch (e) {
       fs.closeSync(this.fd);
       throw e;
@@ -134,7 +144,7 @@ export class PackFile {
     if (this.fd >= 0) fs.closeSync(this.fd);
     this.fd = -1;
     this.slotWindow.fill(-1);
-    this.slotBuf = new Array(SLOTS);
+    this.slotBuf.fill(undefined);
   }
 
   /**
@@ -144,8 +154,8 @@ export class PackFile {
    */
   limitWindows(bytes: number): void {
     let slots = 1;
-    while (slots * 2 * WINDOW <= bytes && slots * 2 <= SLOTS) slots *= 2;
-    for (let i = slots; i < SLOTS; i++) {
+    while (slots * 2 * WINDOW <= bytes && slots * 2 <= this.slotWindow.length) slots *= 2;
+    for (let i = slots; i < this.slotWindow.length; i++) {
       this.slotWindow[i] = -1;
       this.slotBuf[i] = undefined;
     }
