@@ -13,6 +13,7 @@ import { posixExtended } from '../config/posix-regex.js';
 import { runSync, textEntries } from '../config/read.js';
 import { bestUrlMatches } from '../config/url-match.js';
 import { parseBool } from '../config/values.js';
+import { errnoText } from '../core/errno-text.js';
 import { GitError } from '../core/errors.js';
 import { OBJ_BLOB } from '../object/type.js';
 import type { ConfigSetup, Locations, Source } from './config-setup.js';
@@ -330,14 +331,4 @@ function normalizedUrl(text: string): URL {
   } catch {
     throw fatal('invalid characters in host name');
   }
-}
-
-/** The system's words for a failed read, as strerror gives them. */
-export function errnoText(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  const words: Record<string, string> = {
-    ENOENT: 'No such file or directory', EACCES: 'Permission denied', EEXIST: 'File exists', ENOTDIR: 'Not a directory',
-    EISDIR: 'Is a directory', EROFS: 'Read-only file system', ENOSPC: 'No space left on device',
-  };
-  return (code && words[code]) ?? (e as Error).message;
 }

@@ -14,7 +14,8 @@ import { renameSectionInFile, sectionNameOk } from '../config/rename-section.js'
 import { ConfigLockError, writeConfigFile } from '../config/write-file.js';
 import { GitError } from '../core/errors.js';
 import { shellArgv } from '../core/shell.js';
-import { compileValuePattern, errnoText, type ReadRequest } from './config-get.js';
+import { errnoText } from '../core/errno-text.js';
+import { compileValuePattern, type ReadRequest } from './config-get.js';
 import { normalizedValue } from './config-typed.js';
 import { fatal } from './context.js';
 import { writeStderr } from './output.js';

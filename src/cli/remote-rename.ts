@@ -9,7 +9,7 @@ import { displayName } from '../config/config.js';
 import { renameSectionInFile } from '../config/rename-section.js';
 import { GitError } from '../core/errors.js';
 import { parseRefspec, trackedSourcesFor } from '../refs/refspec.js';
-import { errnoText } from './config-get.js';
+import { errnoText } from '../core/errno-text.js';
 import { setMultivar, setMultivarGently } from './config-multivar.js';
 import { fatal } from './context.js';
 import { writeStderr } from './output.js';
