@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { GitError } from '../core/errors.js';
 import { LockFile } from '../core/lock-file.js';
+import { parseVariableName, writeVariable } from './edit.js';
 
 /** The lock could not be taken: LockFile's error (code 'locked' when it is held), the system's as cause. */
 export class ConfigLockError extends GitError {
@@ -42,4 +43,21 @@ export function writeConfigFile(file: string, change: (text: string | null) => s
   } finally {
     lock.rollback();
   }
+}
+
+/**
+ * git_config_set_in_file_gently: variable `name` (binary string, `section.sub.key`) of `file` set
+ * to `value`, or removed when null; at most one present value is replaced or removed, as without
+ * --replace-all. False when git writes nothing: no value to remove, or several where one was
+ * expected. Taking the lock fails with a ConfigLockError.
+ */
+export function setVariableInFile(file: string, name: string, value: string | null): boolean {
+  let done = false;
+  writeConfigFile(file, (text) => {
+    const result = writeVariable(text ?? '', file, { name: parseVariableName(name), value, all: false });
+    if (!('text' in result)) return null;
+    done = true;
+    return result.text;
+  });
+  return done;
 }

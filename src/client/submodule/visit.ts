@@ -72,23 +72,26 @@ export function nestedOptions<O extends SubmoduleVisitOptions>(o: O, shown: stri
 /** Calls `each` for every gitlink `o` selects in `repo`, in index order. */
 export function visitSubmodules(repo: Repository, o: SubmoduleVisitOptions, each: (v: VisitedSubmodule) => void): void {
   const { sp, list } = listSubmodules(repo, o);
-  for (const entry of list) {
-    validateSubmodulePath(sp.workTree, entry.path);
-    const shown = displayPath(entry.path, o.prefix, o.superPrefix);
-    each({
-      sp, entry, shown,
-      gitDir: () => submoduleGitDir(sp.workTree, entry.path),
-      open: (gitDir, work) => {
-        const sub = new Repository(gitDir, path.join(sp.workTree, entry.path));
-        try {
-          return work(sub);
-        } finally {
-          sub.close();
-        }
-      },
-      recurse: (sub) => {
-        if (o.recursive) visitSubmodules(sub, nestedOptions(o, shown), each);
-      },
-    });
-  }
+  for (const entry of list) each(visited(sp, entry, o, each));
+}
+
+/** The listed gitlink `entry` of `sp`, its path vetted; `each` is what `recurse` calls on nested submodules (none: no recursion). */
+export function visited(sp: Superproject, entry: ListedSubmodule, o: SubmoduleVisitOptions, each?: (v: VisitedSubmodule) => void): VisitedSubmodule {
+  validateSubmodulePath(sp.workTree, entry.path);
+  const shown = displayPath(entry.path, o.prefix, o.superPrefix);
+  return {
+    sp, entry, shown,
+    gitDir: () => submoduleGitDir(sp.workTree, entry.path),
+    open: (gitDir, work) => {
+      const sub = new Repository(gitDir, path.join(sp.workTree, entry.path));
+      try {
+        return work(sub);
+      } finally {
+        sub.close();
+      }
+    },
+    recurse: (sub) => {
+      if (o.recursive && each) visitSubmodules(sub, nestedOptions(o, shown), each);
+    },
+  };
 }
