@@ -4,6 +4,10 @@
 // tsgit submodule [--quiet] foreach [--recursive] <command>
 // tsgit submodule [--quiet] update [--init] [--recursive] [--depth <n>] [-j <n>] [-f]
 //                 [--[no-]single-branch] [--[no-]recommend-shallow] [--progress] [--] [<path>...]
+// tsgit submodule [--quiet] deinit [-f|--force] (--all | [--] <path>...)
+// tsgit submodule [--quiet] set-url [--] <path> <newurl>
+// tsgit submodule [--quiet] set-branch (-b <branch> | -d) [--] <path>
+// tsgit submodule absorbgitdirs [--] [<path>...]
 // As git-submodule(1): paths are pathspecs relative to the current directory; status lines go to
 // stdout, everything else to stderr. update exits 1 when a clone failed twice, 128 on a fatal
 // error; SIGINT, SIGTERM and SIGHUP stop it and take back a clone under way.
@@ -12,7 +16,11 @@ import { initSubmodules, submodulesToInit } from '../../client/submodule/init.js
 import { submoduleStatus } from '../../client/submodule/status.js';
 import { syncSubmodules } from '../../client/submodule/sync.js';
 import { foreachSubmodule } from '../../client/submodule/foreach.js';
+import { absorbGitDirs } from '../../client/submodule/absorb.js';
+import { deinitSubmodules } from '../../client/submodule/deinit.js';
+import { setSubmoduleBranch, setSubmoduleUrl } from '../../client/submodule/edit-gitmodules.js';
 import { updateSubmodules } from '../../client/submodule/update.js';
+import { RefusedPath } from '../../client/submodule/paths.js';
 import { displayPath, listSubmodules } from '../../client/submodule/visit.js';
 import { GitError, UsageError } from '../../core/errors.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -31,6 +39,10 @@ export const help: CommandHelp = {
     '[--quiet] sync [--recursive] [--] [<path>...]',
     '[--quiet] foreach [--recursive] <command>',
     '[--quiet] update [--init] [--recursive] [--depth <n>] [-j <n>] [-f] [--[no-]single-branch] [--[no-]recommend-shallow] [--progress] [--] [<path>...]',
+    '[--quiet] deinit [-f|--force] (--all | [--] <path>...)',
+    '[--quiet] set-url [--] <path> <newurl>',
+    '[--quiet] set-branch (-b <branch> | -d) [--] <path>',
+    'absorbgitdirs [--] [<path>...]',
   ],
   options: [
     ['-q, --quiet', 'only print error messages'],
@@ -39,7 +51,10 @@ export const help: CommandHelp = {
     ['--init', 'update: initialize the submodules first (submodule init)'],
     ['--depth <n>', 'update: clone shallow, with a history truncated to <n> commits'],
     ['-j, --jobs <n>', 'update: clone <n> submodules in parallel'],
-    ['-f, --force', 'update: check out even if the work tree has local changes'],
+    ['-f, --force', 'update: check out even if the work tree has local changes; deinit: remove work trees with local changes'],
+    ['--all', 'deinit: every submodule'],
+    ['-b, --branch <branch>', 'set-branch: the branch to record'],
+    ['-d, --default', 'set-branch: remove the recorded branch'],
     ['--[no-]single-branch', "update: clone only one branch, the remote's HEAD"],
     ['--[no-]recommend-shallow', "update: follow .gitmodules' submodule.<name>.shallow"],
     ['--progress', 'update: force progress reporting'],
@@ -81,7 +96,12 @@ export default async function submoduleCommand(ctx: CommandContext, args: string
   try {
     return await run(ctx, args);
   } catch (e) {
-    // As git: a path that matches nothing is an error, status 1.
+    // As git: a path that matches nothing is an error, status 1; a path refused is an error
+    // before git dies without a message of its own (validate_submodule_path, then die(NULL)).
+    if (e instanceof RefusedPath && e.code === 'unsafe-path') {
+      report.err(`error: ${e.message}\n`);
+      return 128;
+    }
     if (!(e instanceof GitError) || e.code !== 'no-match') throw e;
     report.err(`error: ${e.message}\n`);
     return 1;
@@ -151,6 +171,36 @@ async function run(ctx: CommandContext, args: string[]): Promise<number> {
         force: has('-f', '--force'), quiet: q, progress: progressIf(has('--progress')), env: ctx.env, report,
         signal: run.signal, onPackStored: collectGarbage,
       }));
+    }
+    case 'deinit': {
+      const o = parse(rest, ['-q', '--quiet', '-f', '--force', '--all'], []);
+      const all = o.flags.has('--all');
+      if (all && o.paths.length > 0) throw new UsageError('pathspec and --all are incompatible');
+      if (!all && o.paths.length === 0) throw fatal("Use '--all' if you really want to deinitialize all submodules");
+      await deinitSubmodules(repo, {
+        paths: o.paths, prefix, force: o.flags.has('-f') || o.flags.has('--force'), quiet: quiet || o.flags.has('-q') || o.flags.has('--quiet'), env: ctx.env, report,
+      });
+      return 0;
+    }
+    case 'set-url': {
+      const o = parse(rest, ['-q', '--quiet'], []);
+      if (o.paths.length !== 2) throw new UsageError('');
+      setSubmoduleUrl(repo, o.paths[0]!, o.paths[1]!, { prefix, quiet: quiet || o.flags.has('-q') || o.flags.has('--quiet'), env: ctx.env, report });
+      return 0;
+    }
+    case 'set-branch': {
+      const o = parse(rest, ['-q', '--quiet', '-d', '--default'], ['-b', '--branch']);
+      const branch = o.values.get('-b') ?? o.values.get('--branch');
+      const unset = o.flags.has('-d') || o.flags.has('--default');
+      if (branch === undefined && !unset) throw fatal('--branch or --default required');
+      if (branch !== undefined && unset) throw fatal("options '--branch' and '--default' cannot be used together");
+      if (o.paths.length !== 1) throw new UsageError('');
+      return setSubmoduleBranch(repo, o.paths[0]!, branch ?? null, { prefix, env: ctx.env, report }) ? 0 : 1;
+    }
+    case 'absorbgitdirs': {
+      const o = parse(rest, [], []);
+      absorbGitDirs(repo, { paths: o.paths, prefix, env: ctx.env, report });
+      return 0;
     }
     default:
       throw new UsageError(`unknown subcommand: '${sub}'`);
