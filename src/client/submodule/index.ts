@@ -9,6 +9,9 @@
 //   checkout.ts        the submodule's side: reachability of the commit, detached checkout
 //   status.ts          the status lines, named by walk/describe.ts
 //   sync.ts, foreach.ts URLs from .gitmodules again; a command in each checked-out submodule
+//   edit-gitmodules.ts set-url and set-branch: .gitmodules written, set-url's URL synced
+//   absorb.ts          .git directories in work trees moved into .git/modules, nested ones too
+//   deinit.ts          work trees emptied (removal-check.ts: what git rm refuses), config unset
 //   clone-recursive.ts clone --recurse-submodules
 export { cloneRecursive, type RecurseOptions } from './clone-recursive.js';
 export { initSubmodules, type Reporter } from './init.js';
