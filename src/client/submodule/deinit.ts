@@ -16,11 +16,10 @@ import { GitError } from '../../core/errors.js';
 import type { Repository } from '../../repository/repository.js';
 import { absorbSubmodule } from './absorb.js';
 import type { Reporter } from './init.js';
-import { validateSubmodulePath } from './paths.js';
 import { removalProblem } from './removal-check.js';
 import type { Superproject } from './superproject.js';
 import type { Submodule } from './gitmodules.js';
-import { displayPath, listSubmodules, type SubmoduleVisitOptions } from './visit.js';
+import { listSubmodules, visited, type SubmoduleVisitOptions } from './visit.js';
 
 export interface SubmoduleDeinitOptions extends SubmoduleVisitOptions {
   /** Remove work trees even with local changes. */
@@ -30,10 +29,9 @@ export interface SubmoduleDeinitOptions extends SubmoduleVisitOptions {
 export async function deinitSubmodules(repo: Repository, o: SubmoduleDeinitOptions): Promise<void> {
   const { sp, list } = listSubmodules(repo, o);
   for (const entry of list) {
-    validateSubmodulePath(sp.workTree, entry.path);
+    const { shown } = visited(sp, entry, o);
     const sub = sp.submodule(entry.path);
     if (!sub) continue;
-    const shown = displayPath(entry.path, o.prefix);
     const dir = path.join(sp.workTree, entry.path);
     if (isDirectory(dir)) {
       if (isDirectory(path.join(dir, '.git'))) {
