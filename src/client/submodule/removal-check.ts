@@ -65,10 +65,11 @@ async function dirty(repo: Repository, dir: string, env: NodeJS.ProcessEnv): Pro
   if (await workTreeState(repo, head === null ? null : fromHex(head), { env }) !== 'clean') return true;
   const entries = readIndexFile(indexPath(repo.gitDir, env))?.entries ?? [];
   const tracked = new Set(entries.map((e) => Buffer.from(e.path).toString('utf8')));
+  // Nested submodules, which workTreeState leaves out: another commit staged, or changes inside.
   for (const e of entries) {
     if (e.mode !== MODE_GITLINK) continue;
     const p = Buffer.from(e.path).toString('utf8');
-    if (await changed(dir, p, toHex(e.oid), env)) return true;
+    if (headGitlink(repo, p) !== toHex(e.oid) || await changed(dir, p, toHex(e.oid), env)) return true;
   }
   return hasUntracked(dir, '', tracked);
 }
