@@ -68,7 +68,8 @@ function relocate(sp: Superproject, p: string, shown: string, dotGit: string, re
   const name = nameOf(sp, p);
   const oldDir = fs.realpathSync(dotGit);
   try {
-    validateSubmoduleGitDir(path.join(sp.commonDir, 'modules'), name);
+    const modules = path.join(sp.commonDir, 'modules');
+    validateSubmoduleGitDir(modules, name, path.relative(sp.workTree, modules));
   } catch (e) {
     if (!(e instanceof RefusedPath)) throw e;
     if (e.detail !== null) report.err(`error: ${e.detail}\n`);

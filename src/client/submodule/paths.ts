@@ -55,13 +55,16 @@ export function validateSubmodulePath(workTree: string, sub: string): void {
   }
 }
 
-/** Throws when a directory above `gitDir` (below `modulesDir`) is itself a git directory. */
-export function validateSubmoduleGitDir(modulesDir: string, name: string): void {
+/**
+ * Throws when a directory above `<modulesDir>/<name>` is itself a git directory; messages show
+ * `modulesDir` as `shown` (git names it as it reached it: absolute for a clone, from the top of
+ * the work tree for absorbgitdirs).
+ */
+export function validateSubmoduleGitDir(modulesDir: string, name: string, shown = modulesDir): void {
   const parts = name.split('/');
   for (let i = 1; i < parts.length; i++) {
-    const outer = path.join(modulesDir, ...parts.slice(0, i));
-    if (isGitDirectory(outer)) {
-      const gitDir = path.join(modulesDir, name);
+    if (isGitDirectory(path.join(modulesDir, ...parts.slice(0, i)))) {
+      const gitDir = path.join(shown, name), outer = path.join(shown, ...parts.slice(0, i));
       throw refuse('nested-gitdir', `refusing to create/use '${gitDir}' in another submodule's git dir`,
         `submodule git dir '${gitDir}' is inside git dir '${outer}'`);
     }
