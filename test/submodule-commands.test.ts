@@ -198,6 +198,18 @@ describe('submodule absorbgitdirs', () => {
     assert.equal(fs.readFileSync(path.join(r.dir, '.git', 'modules', 'md', 'modules', 'lf', 'config'), 'utf8').match(/worktree = .*/)?.[0],
       'worktree = ../../../../../md/lf');
   });
+
+  test("a git directory that would lie inside another submodule's is refused", () => {
+    const r = same(embedded, ['absorbgitdirs'], {
+      prepare: (d) => {
+        git(d, ['init', '-q', '--bare', path.join(d, '.git', 'modules', 'md')]);
+        fs.writeFileSync(path.join(d, '.gitmodules'), '[submodule "md/hooks"]\n\tpath = md\n\turl = ../mid\n');
+      },
+    });
+    assert.equal(r.status, 128);
+    assert.equal(r.stderr, "error: submodule git dir '.git/modules/md/hooks' is inside git dir '.git/modules/md'\n"
+      + "fatal: refusing to move '<dir>/md/.git' into an existing git dir\n");
+  });
 });
 
 describe('submodule set-url and set-branch', () => {
