@@ -113,6 +113,18 @@ test('push.default: the remote checked before the upstream, one upstream only, p
   });
 });
 
+test('a push.default git refuses stops push before anything, any value of it given, with git\'s errors', () => {
+  compare({
+    name: 'bad-push-default',
+    prepare: [['config', 'push.default', 'Simple']],
+    steps: [
+      ['push'], ['-c', 'push.default=current', 'push', 'origin', 'main:refs/heads/x'], ['config', '--unset', 'push.default'],
+      ['-c', 'push.default', 'push'], ['-c', 'push.default=', 'push', '--bogus'],
+      ['-c', 'push.default=no', '-c', 'branch.autoSetupRebase=no', 'push'], ['-c', 'branch.autoSetupRebase=no', '-c', 'push.default=no', 'push'],
+    ],
+  });
+});
+
 test('what git says as it reads the remotes: a second uploadpack or receivepack, a name from \'/\'; once a process', () => {
   compare({
     name: 'config-warnings',

@@ -1,25 +1,37 @@
 // git's death on a value its configuration callback refuses (config.c configset_iter): the
-// callback's complaint as an error, then where the variable was set.
+// callback's complaint as errors, then where the variable was set.
 import type { Config, ConfigEntry } from '../config/index.js';
 import { displayName } from '../config/config.js';
 import type { GitError } from '../core/errors.js';
-import { refusedAutoSetupRebase } from '../repository/upstream.js';
+import { pushDefaultComplaint } from '../repository/push-default.js';
+import { autoSetupRebaseComplaint } from '../repository/upstream.js';
 import { fatal, type CommandContext } from './context.js';
 import { writeAll } from './output.js';
 
-/** Says `complaint` on stderr and returns git's fatal error for `entry` (git_die_config_linenr). */
-export function badConfigVariable(ctx: CommandContext, entry: ConfigEntry, complaint: string): GitError {
-  writeAll(2, Buffer.from(`error: ${complaint}\n`, 'utf8'));
+/** Says each of `complaints` on stderr and returns git's fatal error for `entry` (git_die_config_linenr). */
+export function badConfigVariable(ctx: CommandContext, entry: ConfigEntry, complaints: readonly string[]): GitError {
+  writeAll(2, Buffer.from(complaints.map((c) => `error: ${c}\n`).join(''), 'utf8'));
   const name = displayName(entry);
   return fatal(entry.scope === 'command' ? `unable to parse '${name}' from command-line config`
     : `bad config variable '${name}' in file '${ctx.shownFile(entry.file)}' at line ${entry.line}`);
 }
 
+/** The values git_default_config refuses that tsgit judges: branch.autoSetupRebase's and push.default's. */
+const JUDGES = [autoSetupRebaseComplaint, pushDefaultComplaint];
+
 /**
- * Dies as git's git_default_config does on a branch.autoSetupRebase it refuses, for the commands
- * (checkout, fetch, push) whose configuration callback hands it every variable.
+ * Dies as git's git_default_config does on the first value it refuses, in the order the
+ * configuration is read, for the commands (checkout, fetch, push) whose configuration callback
+ * hands it every variable.
  */
-export function refuseBadAutoSetupRebase(ctx: CommandContext, config: Config): void {
-  const refused = refusedAutoSetupRebase(config);
-  if (refused) throw badConfigVariable(ctx, refused.entry, refused.complaint);
+export function refuseBadDefaultConfig(ctx: CommandContext, config: Config): void {
+  for (const entry of config.list()) {
+    for (const judge of JUDGES) {
+      const complaints = judge(entry);
+      if (complaints) throw badConfigVariable(ctx, entry, complaints);
+    }
+  }
 }
+
+/** The name checkout.ts and fetch.ts still call refuseBadDefaultConfig by. */
+export const refuseBadAutoSetupRebase = refuseBadDefaultConfig;

@@ -71,15 +71,14 @@ export function installBranchConfig(config: Config, branch: string, remote: stri
 }
 
 /**
- * The first value of branch.autoSetupRebase that git_default_branch_config refuses as it reads
- * each one given (in every file and on the command line, not only the last): anything but never,
- * local, remote and always, spelled so; with git's complaint. null when there is none.
+ * git_default_branch_config's complaint about a branch.autoSetupRebase `entry` (it judges each one
+ * given, in every file and on the command line, not only the last): anything but never, local,
+ * remote and always, spelled so. null for a value it takes or another variable.
  */
-export function refusedAutoSetupRebase(config: Config): { entry: ConfigEntry; complaint: string } | null {
-  const entry = config.list().find((e) => e.section === 'branch' && e.subsection === null && e.key === 'autosetuprebase'
-    && !['never', 'local', 'remote', 'always'].includes(e.value ?? ''));
-  if (entry === undefined) return null;
-  return { entry, complaint: entry.value === null ? "missing value for 'branch.autosetuprebase'" : 'malformed value for branch.autosetuprebase' };
+export function autoSetupRebaseComplaint(entry: ConfigEntry): string[] | null {
+  if (entry.section !== 'branch' || entry.subsection !== null || entry.key !== 'autosetuprebase') return null;
+  if (['never', 'local', 'remote', 'always'].includes(entry.value ?? '')) return null;
+  return [entry.value === null ? "missing value for 'branch.autosetuprebase'" : 'malformed value for branch.autosetuprebase'];
 }
 
 /** git's should_setup_rebase: branch.autoSetupRebase for an upstream on `remote` (null: this repository). */

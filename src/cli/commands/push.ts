@@ -15,7 +15,7 @@ import { progressIf } from '../progress.js';
 import { runRemoteCommand } from '../remote-command.js';
 import { verbosityAfter } from '../verbosity.js';
 import type { CommandHelp } from '../help.js';
-import { refuseBadAutoSetupRebase } from '../bad-config-variable.js';
+import { refuseBadDefaultConfig } from '../bad-config-variable.js';
 
 export const help: CommandHelp = {
   summary: 'Update remote refs along with associated objects',
@@ -47,7 +47,7 @@ export default async function pushCommand(ctx: CommandContext, args: string[]): 
   // git's setup finds the repository, and git reads its configuration (dying on a value
   // git_default_config refuses), before the options are looked at or a remote is.
   const repo = ctx.repository();
-  refuseBadAutoSetupRebase(ctx, repo.loadConfig(ctx.env));
+  refuseBadDefaultConfig(ctx, repo.loadConfig(ctx.env));
   let force = false, atomic: boolean | undefined, del = false, tags = false, followTags: boolean | undefined, dryRun = false;
   let forceIfIncludes: boolean | undefined;
   let setUpstream = false, porcelain = false, verbosity = 0, progress: boolean | undefined;
