@@ -1,7 +1,7 @@
 // rev-parse as scripts call it for names and places, against git: --short[=<n>] (core.abbrev),
 // --abbrev-ref[=strict|loose] and --symbolic-full-name (a branch, a detached HEAD, a remote's HEAD,
 // a name both a branch and a tag have, ranges and exclusions, a revision that is no ref),
-// <branch>@{upstream} (and git's errors when there is none), <ref>@{<n>}, @{-<n>}, --show-prefix and --show-cdup from the
+// <branch>@{upstream} (and git's errors when there is none), <ref>@{<n>} (an empty reflog too), @{-<n>}, --show-prefix and --show-cdup from the
 // top and from below it, and an argument that is no revision: printed, then an error unless a file
 // of that name exists.
 import fs from 'node:fs';
@@ -114,6 +114,18 @@ describe('rev-parse names', () => {
       ['@{-1}'], ['@{-2}'], ['@{-3}'], ['@{-9}'], ['@{-1}~1'], ['--symbolic-full-name', '@{-1}'], ['--abbrev-ref', '@{-2}'],
     ];
     compareAll(cases.map((args) => [wt, args]));
+    git(wt, ['checkout', '-q', 'main']);
+  });
+
+  it('an empty reflog is a reflog: @{0} is the ref, an older entry git\'s error; so is a branch checked out without one', () => {
+    git(wt, ['branch', 'emptied', 'main~1']);
+    fs.writeFileSync(path.join(wt, '.git', 'logs', 'refs', 'heads', 'emptied'), '');
+    git(wt, ['branch', 'unlogged', 'main~1']);
+    fs.rmSync(path.join(wt, '.git', 'logs', 'refs', 'heads', 'unlogged'));
+    const named = [['emptied@{0}'], ['emptied@{1}'], ['emptied@{now}'], ['--verify', '-q', 'emptied@{1}'], ['unlogged@{0}'], ['main@{-1}']];
+    compareAll(named.map((args) => [wt, args]));
+    git(wt, ['checkout', '-q', 'unlogged']);
+    compareAll([['@{0}'], ['@{1}'], ['@{yesterday}']].map((args) => [wt, args]));
     git(wt, ['checkout', '-q', 'main']);
   });
 

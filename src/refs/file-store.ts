@@ -292,6 +292,10 @@ export class FileRefStore implements RefStore {
     }
   }
 
+  reflog(name: string): ReflogEntry[] | null {
+    return readReflog(this.refDir(name), name);
+  }
+
   // The steps of a write, for FileRefTransaction; not part of RefStore.
 
   /**
@@ -299,10 +303,6 @@ export class FileRefStore implements RefStore {
    * are under: the git directory for a per-work-tree ref, the common one for the rest (the same
    * directory outside linked work trees), as git's files_ref_path and files_reflog_path.
    */
-  reflog(name: string): ReflogEntry[] {
-    return readReflog(this.refDir(name), name);
-  }
-
   refDir(name: string): string {
     return isPerWorktreeRef(name) ? this.gitDir : this.commonDir;
   }

@@ -44,14 +44,18 @@ export interface ReflogEntry {
   readonly message: string;
 }
 
-/** logs/<name>'s entries, oldest first; none when it has no reflog. Lines that do not parse are passed by, as git's reader does. */
-export function readReflog(gitDir: string, name: string): ReflogEntry[] {
+/**
+ * logs/<name>'s entries, oldest first; null when it has no reflog (no such file, as git's
+ * reflog_exists tells), while an empty file is a reflog without entries. Lines that do not parse
+ * are passed by, as git's reader does.
+ */
+export function readReflog(gitDir: string, name: string): ReflogEntry[] | null {
   let text: string;
   try {
     text = fs.readFileSync(path.join(gitDir, 'logs', name), 'latin1');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
     throw new GitError('refs', 'io', `cannot read reflog of ${name}: ${(e as Error).message}`, { cause: e });
   }
   const entries: ReflogEntry[] = [];

@@ -134,6 +134,6 @@ export interface RefStore {
    */
   createInitial(refs: readonly InitialRef[]): void;
   transaction(): RefTransaction;
-  /** `name`'s reflog, oldest first (none when it has none). */
-  reflog(name: string): ReflogEntry[];
+  /** `name`'s reflog, oldest first; null when it has none (an empty one has no entries). */
+  reflog(name: string): ReflogEntry[] | null;
 }

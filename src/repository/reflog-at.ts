@@ -36,6 +36,11 @@ export function reflogAt(repo: Repository, ref: string, when: string, warn: ((te
       throw e;
     }
   }
+  if (log.entries.length === 0) {
+    // git's read_ref_at on a reflog without entries: @{0} is the ref's value now; anything else dies.
+    if (count === 0) return repo.resolveRef(log.full);
+    throw new GitError('refs', 'reflog-short', `log for ${log.full} is empty`);
+  }
   const at = readRefAt(log, atTime, count, repo.resolveRef(log.full), warn);
   if (at.found) return at.oid;
   const shown = ref !== '' ? ref : branchOf(log.full) ?? 'HEAD';
@@ -49,24 +54,25 @@ export function reflogAt(repo: Repository, ref: string, when: string, warn: ((te
 interface Reflog {
   /** The ref whose reflog it is. */
   full: string;
-  /** Oldest first; never empty. */
+  /** Oldest first; none for an empty reflog file, or a branch checked out that has no reflog. */
   entries: ReflogEntry[];
 }
 
-/** git's dwim_log: the first ref `ref` can name, or the ref it is a symbolic ref to, that has a reflog. */
+/**
+ * git's dwim_log: the first ref `ref` can name, or the ref it is a symbolic ref to, that has a
+ * reflog, even an empty one. '' is the ref HEAD resolves to (git's dwim_ref of HEAD), reflog or none.
+ */
 function dwimLog(repo: Repository, ref: string): Reflog | null {
   if (ref === '') {
-    const head = repo.refs.headTarget();
-    const full = head?.startsWith('refs/heads/') ? head : 'HEAD';
-    const entries = repo.refs.reflog(full);
-    return entries.length > 0 ? { full, entries } : null;
+    const full = repo.resolveRefChain('HEAD')?.chain.at(-1);
+    return full === undefined ? null : { full, entries: repo.refs.reflog(full) ?? [] };
   }
   for (const name of expandAbbreviation(ref)) {
     const found = repo.resolveRefChain(name);
     if (found === null) continue;
     for (const logged of new Set([name, found.chain.at(-1)!])) {
       const entries = repo.refs.reflog(logged);
-      if (entries.length > 0) return { full: logged, entries };
+      if (entries !== null) return { full: logged, entries };
     }
   }
   return null;
@@ -112,7 +118,7 @@ function readRefAt(log: Reflog, atTime: number, count: number, current: string |
  * HEAD's reflog as git's interpret_nth_prior_checkout does; null when there were fewer.
  */
 export function priorCheckout(repo: Repository, n: number): string | null {
-  const entries = repo.refs.reflog('HEAD');
+  const entries = repo.refs.reflog('HEAD') ?? [];
   let seen = 0;
   for (let k = entries.length - 1; k >= 0; k--) {
     const m = /^checkout: moving from (\S+) to \S+$/.exec(entries[k]!.message);

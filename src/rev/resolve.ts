@@ -186,6 +186,8 @@ export class RevResolver {
     }
     const logged = reflogMark(name);
     if (logged && this.refs.reflogAt) {
+      // git's get_oid_basic: `@{-<n>}` names nothing but at the start (priorName's form).
+      if (logged.when.startsWith('-')) return null;
       const hex = this.refs.reflogAt(logged.ref, logged.when);
       return hex ? fromHex(hex) : null;
     }

@@ -127,7 +127,7 @@ export default function revParse(ctx: CommandContext, args: string[]): number {
       try {
         id = revs.tryResolve(name);
       } catch (e) {
-        // git's GET_OID_QUIETLY: a reflog too short ends --verify -q with 128 and nothing said.
+        // git's GET_OID_QUIETLY: a reflog too short (or empty) ends --verify -q with 128 and nothing said.
         if (verify && quiet && e instanceof GitError && e.code === 'reflog-short') return 128;
         throw e;
       }

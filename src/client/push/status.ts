@@ -74,8 +74,8 @@ export function leaseExpectation(repo: Repository, leases: readonly Lease[], dst
 function integrated(repo: Repository, refs: RefStore, local: string, tracking: string, remoteOid: string): boolean {
   const remoteCommit = commitOf(repo, remoteOid);
   if (!remoteCommit) return false;
-  const since = refs.reflog(tracking).at(-1)?.time ?? 0;
-  const entries = refs.reflog(local);
+  const since = refs.reflog(tracking)?.at(-1)?.time ?? 0;
+  const entries = refs.reflog(local) ?? [];
   const commits: string[] = [];
   for (let k = entries.length - 1; k >= 0; k--) {
     const e = entries[k]!;
