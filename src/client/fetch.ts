@@ -13,7 +13,7 @@ import { GitError } from '../core/errors.js';
 import { fromHex } from '../core/oid.js';
 import { OBJ_COMMIT } from '../object/type.js';
 import { deepens, INFINITE_DEPTH, NO_DEEPEN, type FilterSpec, type HistoryShape } from '../protocol/index.js';
-import type { RefStore, RefTransaction } from '../refs/index.js';
+import { reflogAction, type RefStore, type RefTransaction } from '../refs/index.js';
 import { checkedOutBranches } from '../repository/linked-worktrees.js';
 import type { Repository } from '../repository/repository.js';
 import { anonymizeUrl, parseRemoteUrl, type ConnectOptions } from '../transport/index.js';
@@ -349,7 +349,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     const tx = options.atomic && !dryRun ? refStore.transaction() : null;
     const entries: (RefLine | string)[] = pruning ? prune(refStore, refs, specs, targets, dryRun, tx) : [];
     let rejected = 0;
-    const action = options.reflogAction ?? 'fetch';
+    const action = reflogAction(env, options.reflogAction ?? 'fetch');
     // storePack() has already shown the odb each new pack.
     const abbrev = abbrevLength(repo.odb.packedObjectCount());
     const seen = new Set<string>();

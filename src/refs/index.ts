@@ -8,7 +8,7 @@
 export { checkRefFormat, checkRefPath, type CheckRefFormatOptions } from './check-ref-format.js';
 export { FileRefStore, type FileRefStoreOptions } from './file-store.js';
 export { isSafeRefName, PACKED_REFS_HEADER } from './packed.js';
-export { committerIdent, type LogAllRefUpdates } from './reflog.js';
+export { committerIdent, reflogAction, type LogAllRefUpdates } from './reflog.js';
 export { compareRefNames } from './sort.js';
 export type {
   DeleteOptions, HeadState, InitialRef, ListOptions, RawRef, RefEntry, RefStore, RefTransaction, RefUpdateOutcome,

@@ -15,6 +15,16 @@ export function shouldLog(gitDir: string, name: string, mode: LogAllRefUpdates):
   return fs.existsSync(path.join(gitDir, 'logs', name));
 }
 
+/**
+ * A reflog message the environment may replace: GIT_REFLOG_ACTION when set, even empty, else
+ * `own`. git's fetch takes it for the action before each entry's ": <what>", and checkout (the
+ * submodule update's too) for the whole of HEAD's entry; push, clone, branch creation and remote
+ * rename write their own messages whatever it says.
+ */
+export function reflogAction(env: NodeJS.ProcessEnv, own: string): string {
+  return env.GIT_REFLOG_ACTION ?? own;
+}
+
 /** git's copy_reflog_msg: runs of blanks become one space, none at either end. */
 export function normalizeReflogMessage(msg: string): string {
   return msg.replace(/[ \t\n\r]+/g, ' ').trim();

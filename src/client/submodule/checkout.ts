@@ -9,6 +9,7 @@ import { ObjectWalk } from '../../walk/object-walk.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
 import { shortBranchName } from '../../refs/branch-name.js';
+import { reflogAction } from '../../refs/reflog.js';
 
 /** Whether `oid` is a commit the repository has and some ref (or HEAD) reaches. */
 export function isTipReachable(repo: Repository, oid: string): boolean {
@@ -34,5 +35,5 @@ export async function checkoutDetached(repo: Repository, oid: string, force: boo
     switchTree(repo, head.oid ? fromHex(head.oid) : null, id, { force, env });
   }
   const from = head.symref !== null ? shortBranchName(head.symref) : head.oid ?? 'HEAD';
-  if (head.symref !== null || head.oid !== oid) refs.update('HEAD', oid, { noDeref: true, reflogMessage: `checkout: moving from ${from} to ${oid}` });
+  if (head.symref !== null || head.oid !== oid) refs.update('HEAD', oid, { noDeref: true, reflogMessage: reflogAction(env, `checkout: moving from ${from} to ${oid}`) });
 }

@@ -1,0 +1,27 @@
+// GIT_REFLOG_ACTION against git 2.39, in two copies of a clone: fetch (a lone fetch, one of
+// `remote add -f`, of --all) writes "<action>: <what>" with it for the action, an empty one too,
+// while push's remote-tracking refs keep "update by push"; an empty reflog file is appended to
+// even where core.logAllRefUpdates would make none.
+import { after, test } from 'node:test';
+import { GIT_ENV, rmrf, tmpDir } from './helpers.js';
+import fs from 'node:fs';
+import { clonedTemplate, compareInCopies } from './oracle-copies.js';
+
+const root = fs.realpathSync(tmpDir('tsgit-reflog-action-'));
+after(() => rmrf(root));
+const { template } = clonedTemplate(root);
+
+// up.git gains side (a fast-forward for origin/side) and newb, whose reflog file is there, empty.
+const prepare = [
+  ['commit', '-q', '--allow-empty', '-m', 'two'], ['push', '-q', '../up.git', 'HEAD:refs/heads/side', 'HEAD:refs/heads/newb'],
+  ['config', 'core.logAllRefUpdates', 'false'],
+];
+const files = { '.git/logs/refs/remotes/origin/newb': '' };
+
+test('GIT_REFLOG_ACTION names the action of fetch\'s reflog entries, not push\'s', () => {
+  compareInCopies(template, root, {
+    name: 'reflog-action', prepare, files, env: { ...GIT_ENV, GIT_REFLOG_ACTION: 'pull origin' },
+    steps: [['fetch'], ['push', 'origin', 'HEAD:refs/heads/pushed'], ['remote', 'add', '-f', 'other', '../up.git'], ['fetch', '--all']],
+  }, 'work');
+  compareInCopies(template, root, { name: 'empty reflog action', prepare, files, env: { ...GIT_ENV, GIT_REFLOG_ACTION: '' }, steps: [['fetch', 'origin']] }, 'work');
+});
