@@ -177,3 +177,19 @@ test('a push to several URLs goes on after one fails, and fails at the end', () 
     steps: [['push', 'two', ':dev', 'main'], ['-c', `core.hooksPath=${hooks}`, 'push', 'two', 'v2']],
   });
 });
+
+test('--follow-tags: the annotated tags what the remote will have reaches, the refs it keeps too, after the rest in name order', () => {
+  compare({
+    name: 'follow-tags',
+    prepare: [
+      // c-two is on up.git's dev, which no push here moves; l-lone on a branch of its own.
+      ['tag', '-a', '-m', 'a', 'a-dev', 'dev'], ['tag', '-a', '-m', 'c', 'c-two', 'origin/dev'], ['tag', '-a', '-m', 'z', 'z-main', 'main'],
+      ['tag', '-a', '-m', 't', 't-of-z', 'z-main'], ['checkout', '-q', '--orphan', 'lone'], ['commit', '-q', '--allow-empty', '-m', 'lone'],
+      ['tag', '-a', '-m', 'l', 'l-lone'], ['checkout', '-q', 'main'],
+    ],
+    steps: [
+      ['push', '--follow-tags', '--porcelain', 'origin', 'main'],
+      ['push', '--follow-tags', 'origin', 'refs/heads/*:refs/heads/copy/*', 'lone:refs/heads/lone'],
+    ],
+  });
+});

@@ -1,7 +1,8 @@
 // Is one commit an ancestor of another (a fast-forward)? A walk from the new commit, newest first,
 // that stops once every commit left in the queue is older than the old one by more than a day:
 // git's old in_merge_bases heuristic, which tolerates a day of clock skew. Shallow boundaries end
-// the walk as they do in git. And how many commits each of two has that the other lacks.
+// the walk as they do in git; which of some commits others reach, by one such walk. And how many
+// commits each of two has that the other lacks.
 import { fromHex, toHex } from '../core/oid.js';
 import { parseCommit, type CommitHeader } from '../object/commit.js';
 import { OBJ_COMMIT } from '../object/type.js';
@@ -11,36 +12,54 @@ import { ObjectWalk } from '../walk/object-walk.js';
 const SKEW_SECONDS = 86400;
 
 export function isAncestor(odb: ObjectStore, ancestor: string, descendant: string, shallow: ReadonlySet<string> = new Set()): boolean {
-  if (ancestor === descendant) return true;
+  return ancestor === descendant || reachableSubset(odb, [ancestor], [descendant], shallow).size > 0;
+}
+
+/**
+ * Which of the commits `candidates` some commit of `tips` reaches (git's get_reachable_subset):
+ * one walk from all the tips, newest first, that passes by commits older than the oldest
+ * candidate by more than a day, as isAncestor's heuristic. Ids that are no commit here count for nothing.
+ */
+export function reachableSubset(odb: ObjectStore, candidates: readonly string[], tips: readonly string[],
+  shallow: ReadonlySet<string> = new Set()): Set<string> {
   const read = (hex: string) => {
     const o = odb.read(fromHex(hex)!);
     if (!o || o.type !== OBJ_COMMIT) return null;
     return parseCommit(o.data, () => `commit ${hex}`);
   };
-  const target = read(ancestor);
-  const start = read(descendant);
-  if (!target || !start) return false;
-  const cutoff = target.time - SKEW_SECONDS;
-  const seen = new Set<string>([descendant]);
+  const wanted = new Set<string>();
+  let cutoff = Infinity;
+  for (const hex of candidates) {
+    const c = read(hex);
+    if (!c) continue;
+    wanted.add(hex);
+    cutoff = Math.min(cutoff, c.time - SKEW_SECONDS);
+  }
+  const found = new Set<string>();
+  const seen = new Set<string>();
   // Kept sorted by time, newest last, so pop() gives the newest; each entry keeps the commit it
   // was read as, so no commit is inflated twice.
-  const queue: QueuedCommit[] = [{ hex: descendant, time: start.time, commit: start }];
-  while (queue.length) {
+  const queue: QueuedCommit[] = [];
+  for (const hex of tips) {
+    if (seen.has(hex)) continue;
+    seen.add(hex);
+    const commit = read(hex);
+    if (commit) insertSorted(queue, { hex, time: commit.time, commit });
+  }
+  while (queue.length && found.size < wanted.size) {
     const { hex, commit } = queue.pop()!;
-    if (hex === ancestor) return true;
+    if (wanted.has(hex)) found.add(hex);
     if (shallow.has(hex)) continue;
     for (const p of commit.parents) {
       const ph = toHex(p);
       if (seen.has(ph)) continue;
       seen.add(ph);
-      if (ph === ancestor) return true;
       const pc = read(ph);
-      if (!pc) continue;
-      if (pc.time < cutoff) continue;
+      if (!pc || pc.time < cutoff) continue;
       insertSorted(queue, { hex: ph, time: pc.time, commit: pc });
     }
   }
-  return false;
+  return found;
 }
 
 /**

@@ -17,7 +17,7 @@ import { firstPacket } from '../session.js';
 import { checkRefPath, type RefStore } from '../../refs/index.js';
 import type { Repository } from '../../repository/repository.js';
 import { anonymizeUrl, connect, parseRemoteUrl, type Connection, type ConnectOptions } from '../../transport/index.js';
-import { isAncestor } from '../ancestry.js';
+import { reachableSubset } from '../ancestry.js';
 import { abbrevLength } from '../fetch-report.js';
 import { peeledValue } from '../peel.js';
 import { parsePushRefspec, parseRefspec, trackingRefFor, type PushRefspec } from '../../refs/refspec.js';
@@ -246,22 +246,26 @@ function configuredPushOptions(config: Config): string[] {
 }
 
 /**
- * --follow-tags: annotated tags the remote does not have whose target is reachable from a commit
- * being pushed (git's add_missing_tags).
+ * --follow-tags: annotated tags the remote does not have whose target is reachable from what the
+ * remote will have after the push: the commits pushed, and what its other refs (and those
+ * deleted) hold now, as far as they are here (git's add_missing_tags), in local ref order.
  */
 function tagsToFollow(repo: Repository, local: readonly LocalRef[], remote: readonly AdvertisedRef[], targets: readonly PushTarget[]): PushTarget[] {
   const onRemote = new Set(remote.map((r) => r.name));
   const pushing = new Set(targets.map((t) => t.dst));
-  const tips = targets.filter((t) => t.newOid !== ZERO_HEX).map((t) => peeledValue(repo.odb, t.newOid) ?? t.newOid);
-  const out: PushTarget[] = [];
+  const kept = remote.filter((r) => !pushing.has(r.name)).map((r) => r.oid);
+  const tips = [...kept, ...targets.map((t) => t.newOid !== ZERO_HEX ? t.newOid : t.oldOid)]
+    .filter((oid) => oid !== ZERO_HEX).map((oid) => peeledValue(repo.odb, oid) ?? oid);
+  const missing: { ref: LocalRef; peeled: string }[] = [];
   for (const r of local) {
     if (!r.name.startsWith('refs/tags/') || onRemote.has(r.name) || pushing.has(r.name)) continue;
     if (repo.odb.info(fromHex(r.oid)!)?.type !== OBJ_TAG) continue;
     const peeled = peeledValue(repo.odb, r.oid);
-    if (peeled === null || !tips.some((tip) => isAncestor(repo.odb, peeled, tip))) continue;
-    out.push({ src: r.name, dst: r.name, newOid: r.oid, oldOid: ZERO_HEX, force: false });
+    if (peeled !== null) missing.push({ ref: r, peeled });
   }
-  return out;
+  const reached = reachableSubset(repo.odb, missing.map((m) => m.peeled), tips);
+  return missing.filter((m) => reached.has(m.peeled))
+    .map(({ ref }) => ({ src: ref.name, dst: ref.name, newOid: ref.oid, oldOid: ZERO_HEX, force: false }));
 }
 
 /** The remote-tracking ref remote.<name>.fetch stores the remote's `dst` in, if any. */
