@@ -193,3 +193,11 @@ test('--follow-tags: the annotated tags what the remote will have reaches, the r
     ],
   });
 });
+
+test('a destination named twice: refused before sending to a remote with refs; to one without, sent twice, as git does', () => {
+  compare({
+    name: 'twice',
+    prepare: [['init', '-q', '--bare', '../empty.git'], ['config', 'remote.empty.url', '../empty.git'], ['config', 'remote.empty.receivepack', 'git-receive-pack']],
+    steps: [['push', 'origin', 'main', 'main:refs/heads/main'], ['push', 'empty', 'main', 'main'], ['push', 'empty', 'main:refs/heads/x', 'dev:x']],
+  });
+});

@@ -137,8 +137,11 @@ export function matchPushRefs(repo: Repository, local: readonly LocalRef[], remo
     }
     const reason = checkRefFormat(dst);
     if (reason !== null) { errors.push(`invalid destination ref '${dst}': it ${reason}`); continue; }
-    // Even the same source twice: git counts a destination taken, not what it is given.
-    if (byDst.has(dst)) { errors.push(`dst ref ${dst} receives from more than one src`); continue; }
+    // Even the same source twice: git counts a destination taken, not what it is given. git's
+    // match_explicit_refs finds the destinations it adds through the remote's ref list, which it
+    // holds from its first ref: a remote that has no ref at all is sent every one, twice if so
+    // named, and its receive-pack refuses the second.
+    if (remote.length > 0 && byDst.has(dst)) { errors.push(`dst ref ${dst} receives from more than one src`); continue; }
     add(srcName === null ? null : srcRef ?? srcName, dst, newOid, spec.force);
   }
   // Local refs are gone through only for a pattern or ':': a push of named refs need not check them all.

@@ -121,18 +121,29 @@ export async function sendPack(conn: Connection, capabilities: readonly Capabili
   return { report, objects };
 }
 
-/** git's receive_status: each sent ref takes the server's verdict; one it did not mention failed. */
+/**
+ * git's receive_status: each verdict, in the server's order, goes to the first sent ref of its
+ * name from the one the verdict before went to, else from the start; a ref no verdict reached
+ * failed. A ref sent twice (to a remote without refs) takes both verdicts on its first, the
+ * second none, as in git.
+ */
 function applyReport(sending: PushRef[], report: StatusReport): void {
-  const byName = new Map(report.refs.map((r) => [r.name, r]));
-  for (const r of sending) {
-    const verdict = byName.get(r.dst);
-    if (!verdict) r.status = 'expecting-report';
-    else if (verdict.error === null) r.status = 'ok';
+  const judged = new Set<PushRef>();
+  let hint = -1;
+  for (const verdict of report.refs) {
+    const from = Math.max(hint, 0);
+    hint = sending.findIndex((r, i) => i >= from && r.dst === verdict.name);
+    if (hint < 0) hint = sending.findIndex((r) => r.dst === verdict.name);
+    const r = sending[hint];
+    if (r === undefined) continue;
+    judged.add(r);
+    if (verdict.error === null) r.status = 'ok';
     else {
       r.status = 'remote-rejected';
       r.remoteMessage = verdict.error;
     }
   }
+  for (const r of sending) if (!judged.has(r)) r.status = 'expecting-report';
 }
 
 /**
