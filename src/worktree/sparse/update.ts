@@ -17,15 +17,10 @@ import { LockFile } from '../../core/lock-file.js';
 import type { Progress } from '../../core/progress.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import type { Repository } from '../../repository/repository.js';
-import { isAttributesPath } from '../attributes/file-name.js';
 import { indexPath } from '../checkout.js';
-import { checkoutMessages, planConversions } from '../checkout/conversions.js';
 import { displayPath } from '../checkout/path-check.js';
-import type { CheckoutPlan } from '../checkout/plan.js';
 import { readCheckoutSettings } from '../checkout/settings.js';
-import { indexEntry, newStatTable } from '../checkout/stat-table.js';
-import { updatingFiles } from '../checkout/updating-files.js';
-import { writePlannedFiles } from '../checkout/write-files.js';
+import { indexEntriesPlan, writeIndexEntries } from '../checkout/entries-plan.js';
 import { readFilterDrivers } from '../filter/driver.js';
 import { FilterRunner } from '../filter/filters.js';
 import { CE_SKIP_WORKTREE, entryStage, isRacy, type IndexEntry } from '../index-file/entry.js';
@@ -36,7 +31,6 @@ import { CleanFilters, cleanCheckThrough } from '../switch/clean-filters.js';
 import { smudgeRacyIfChanged } from '../switch/racy-smudge.js';
 import { removeTrackedFiles } from '../switch/remove-files.js';
 import { pathKey } from '../switch/tree-entries.js';
-import { planOfEntries } from './entries-plan.js';
 import { withConeAttributesOnly } from './inside-plan.js';
 import { clearSkipOfPresentFiles, isSkipped, sparseWarnings } from './index-state.js';
 import type { SparseMatcher } from './matcher.js';
@@ -113,7 +107,8 @@ export async function updateSparsity(repo: Repository, sparse: SparseMatcher | n
       await Promise.all(verdicts);
     }
 
-    const plan = write.length ? entriesPlan(root, index.entries, write, sparse!) : null;
+    // Cone mode reads the .gitattributes of the cone only.
+    const plan = write.length ? indexEntriesPlan(root, index.entries, write, p => !sparse!.cone || sparse!.includes(p)) : null;
     if (plan && options.fetchBlobs) {
       const blobs = write.filter(e => e.mode !== MODE_GITLINK).map(e => e.oid);
       for (const d of plan.dirs) if (d.attributes) blobs.push(d.attributes);
@@ -121,7 +116,7 @@ export async function updateSparsity(repo: Repository, sparse: SparseMatcher | n
     }
     removeTrackedFiles(root, remove);
     let messages: string[] = [];
-    if (plan) messages = await writeEntries(repo, plan, write, { settings, drivers, runner, progress: options.progress });
+    if (plan) messages = await writeIndexEntries(repo.odb, plan, write, { settings, drivers, session: { runner }, progress: options.progress });
     // git smudges a racy entry as it writes the index only when its file no longer matches.
     const racy = index.entries.filter(e => e.mode !== MODE_GITLINK && !isSkipped(e) && !e.uptodate && isRacy(e, index.timestampSec));
     if (racy.length) await smudgeRacyIfChanged(racy, checksNow());
@@ -143,44 +138,6 @@ async function unchangedByStat(e: IndexEntry, checks: CleanChecks, fsPath: (rel:
   if (e.mode === MODE_GITLINK || !lstatOrNull(fsPath(e.path))) return true;
   const verdict = checks.byStat(e);
   return verdict === 'racy' ? checks.isClean(e) : verdict === 'clean';
-}
-
-interface WriteContext {
-  settings: ReturnType<typeof readCheckoutSettings>;
-  drivers: ReturnType<typeof readFilterDrivers>;
-  runner: FilterRunner;
-  progress?: Progress;
-}
-
-/**
- * The plan writing `entries` (in index order) with the attributes of the index `all`, for their
- * directories and those above, whose .gitattributes cone mode reads only inside the cone.
- */
-function entriesPlan(root: string, all: readonly IndexEntry[], entries: IndexEntry[], sparse: SparseMatcher): CheckoutPlan {
-  const attributes = new Map<string, Uint8Array>();
-  for (const e of all) {
-    if (entryStage(e) !== 0 || e.mode === MODE_GITLINK) continue;
-    if (!isAttributesPath(e.path) || (sparse.cone && !sparse.includes(e.path))) continue;
-    attributes.set(pathKey(e.path.subarray(0, Math.max(e.path.lastIndexOf(0x2f), 0))), e.oid);
-  }
-  return planOfEntries(root, entries, dir => attributes.get(pathKey(dir)) ?? null);
-}
-
-/** Writes `entries` as `plan` lays them out; each takes its file's stat data. Returns git's messages. */
-async function writeEntries(repo: Repository, plan: CheckoutPlan, entries: IndexEntry[], ctx: WriteContext): Promise<string[]> {
-  const conversions = planConversions(plan, repo.odb, ctx.settings, ctx.drivers);
-  const stats = newStatTable(plan.count);
-  const filters = conversions?.filtered ? { filtered: conversions.filtered, session: { runner: ctx.runner } } : null;
-  const meter = updatingFiles(ctx.progress);
-  const { unfiltered } = await writePlannedFiles(repo.odb, plan, stats, null, conversions?.codes ?? null,
-    { ...ctx.settings, encodings: conversions?.encodings }, true, meter.report, filters);
-  meter.stop();
-  entries.forEach((e, k) => {
-    const written = indexEntry(plan, stats, k);
-    Object.assign(e, { ...written, flags: e.flags, extendedFlags: e.extendedFlags });
-  });
-  if (unfiltered) throw new GitError('worktree', 'checkout-incomplete', 'unable to checkout working tree');
-  return checkoutMessages(plan, conversions);
 }
 
 /**
