@@ -4,7 +4,7 @@ import type { Config, ConfigEntry } from '../config/index.js';
 import { displayName } from '../config/config.js';
 import type { GitError } from '../core/errors.js';
 import { pushDefaultComplaint } from '../repository/push-default.js';
-import { autoSetupRebaseComplaint } from '../repository/upstream.js';
+import { autoSetupMergeFatal, autoSetupRebaseComplaint } from '../repository/upstream.js';
 import { fatal, type CommandContext } from './context.js';
 import { writeAll } from './output.js';
 
@@ -16,7 +16,11 @@ export function badConfigVariable(ctx: CommandContext, entry: ConfigEntry, compl
     : `bad config variable '${name}' in file '${ctx.shownFile(entry.file)}' at line ${entry.line}`);
 }
 
-/** The values git_default_config refuses that tsgit judges: branch.autoSetupRebase's and push.default's. */
+/**
+ * The values git_default_config refuses through the configuration's error path that tsgit judges:
+ * branch.autoSetupRebase's and push.default's. (A bad branch.autoSetupMerge dies sooner, as
+ * git_config_bool does.)
+ */
 const JUDGES = [autoSetupRebaseComplaint, pushDefaultComplaint];
 
 /**
@@ -26,12 +30,11 @@ const JUDGES = [autoSetupRebaseComplaint, pushDefaultComplaint];
  */
 export function refuseBadDefaultConfig(ctx: CommandContext, config: Config): void {
   for (const entry of config.list()) {
+    const death = autoSetupMergeFatal(entry);
+    if (death) throw fatal(death);
     for (const judge of JUDGES) {
       const complaints = judge(entry);
       if (complaints) throw badConfigVariable(ctx, entry, complaints);
     }
   }
 }
-
-/** The name checkout.ts and fetch.ts still call refuseBadDefaultConfig by. */
-export const refuseBadAutoSetupRebase = refuseBadDefaultConfig;

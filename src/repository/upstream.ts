@@ -1,7 +1,8 @@
 // A branch's upstream, as git's remote.c finds it for `<branch>@{upstream}` (branch_get_upstream):
 // the first branch.<name>.merge, on branch.<name>.remote, mapped through that remote's fetch
 // refspecs to the remote-tracking ref that stores it, or, for the remote ".", the merge ref itself.
-import type { Config, ConfigEntry } from '../config/index.js';
+import { parseBool, type Config, type ConfigEntry } from '../config/index.js';
+import { displayName } from '../config/config.js';
 import { GitError } from '../core/errors.js';
 import { parseRefspec, trackingRefFor } from '../refs/refspec.js';
 import { remoteGet } from './remotes.js';
@@ -68,6 +69,18 @@ export function installBranchConfig(config: Config, branch: string, remote: stri
   const out = names.length === 1 ? `branch '${branch}' set up to track '${names[0]}'${rebasing ? ' by rebasing' : ''}.\n`
     : `branch '${branch}' set up to track:\n${names.map((n) => `  ${n}\n`).join('')}`;
   return { out, err: '' };
+}
+
+/**
+ * git_default_branch_config's death on a branch.autoSetupMerge `entry` (each one given, in every
+ * file and on the command line): anything but always, inherit, simple and a boolean, on which
+ * git_config_bool dies at once, without the configuration's error path. null for a value it
+ * takes or another variable.
+ */
+export function autoSetupMergeFatal(entry: ConfigEntry): string | null {
+  if (entry.section !== 'branch' || entry.subsection !== null || entry.key !== 'autosetupmerge') return null;
+  if (['always', 'inherit', 'simple'].includes(entry.value ?? '') || parseBool(entry.value) !== null) return null;
+  return `bad boolean config value '${entry.value}' for '${displayName(entry)}'`;
 }
 
 /**

@@ -19,7 +19,7 @@ import type { Config } from '../../config/index.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
 import { shortBranchName } from '../../refs/branch-name.js';
-import { refuseBadAutoSetupRebase } from '../bad-config-variable.js';
+import { refuseBadDefaultConfig } from '../bad-config-variable.js';
 import { configuredTrackMode, setupTracking, trackableStart, type TrackMode } from '../checkout-tracking.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
@@ -59,7 +59,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const repo = ctx.repository();
   if (!repo.workTree) throw fatal('this operation must be run in a work tree');
   const config = repo.loadConfig(ctx.env);
-  refuseBadAutoSetupRebase(ctx, config);
+  refuseBadDefaultConfig(ctx, config);
   let quiet = false, force = false, ignoreOtherWorktrees = false, detach = false, progressFlag: boolean | undefined;
   let create = null as { name: string; reset: boolean } | null;
   // Unset: branch.autoSetupMerge decides.

@@ -19,7 +19,7 @@ import { collectGarbage } from '../memory.js';
 import type { CommandHelp } from '../help.js';
 import { progressIf } from '../progress.js';
 import { branchOf } from '../../refs/branch-name.js';
-import { refuseBadAutoSetupRebase } from '../bad-config-variable.js';
+import { refuseBadDefaultConfig } from '../bad-config-variable.js';
 
 export const help: CommandHelp = {
   summary: 'Download objects and refs from another repository',
@@ -64,7 +64,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   // git's setup finds the repository, and git reads its configuration (dying on a value
   // git_default_config refuses), before the options are looked at or a remote is.
   const repo = ctx.repository();
-  refuseBadAutoSetupRebase(ctx, repo.loadConfig(ctx.env));
+  refuseBadDefaultConfig(ctx, repo.loadConfig(ctx.env));
   let tags = false, noTags = false, force = false, updateShallow = false, unshallow = false;
   let atomic = false, setUpstream = false, multiple = false, refmap: string[] | undefined, serverOptions: string[] = [];
   let updateHeadOk = false, all = false, writeFetchHead = true, noRecurse = false, dryRun = false, append = false, refetch = false;

@@ -1,0 +1,135 @@
+// `checkout [<tree-ish>] [--] <pathspec>...` against git 2.39, and what checkout says around a
+// switch: each case runs the same command lines with git in one copy of a template repository and
+// with tsgit (one batch for every case) in another, and compares exit status, stdout and stderr,
+// then the work trees byte for byte, the index (`ls-files -s --debug` less the times, device and
+// inode), what `diff-files` finds stale in it (stat data as git would have written it) and
+// `status --porcelain`. The template: commit main~1 (a, b, foo, t.txt, w.crlf written with CRLF by
+// its attributes, d/x, d/y, d/old, d/sub/z.txt), main on it (d/x changed, d/old gone, d/new, t.txt
+// changed), and a branch foo at main, named as the file foo is.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { tsgitBatch, type BatchCommand, type BatchResult } from './cli-batch.js';
+import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
+
+const root = fs.realpathSync(tmpDir('tsgit-checkout-paths-'));
+after(() => rmrf(root));
+
+const template = path.join(root, 'template');
+git(root, ['init', '-q', '-b', 'main', template]);
+const write = (top: string, files: Record<string, string>): void => {
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(top, name)), { recursive: true });
+    fs.writeFileSync(path.join(top, name), text);
+  }
+};
+write(template, {
+  '.gitattributes': '*.crlf text eol=crlf\n', a: 'a\n', b: 'b\n', foo: 'foo\n', 't.txt': 't\n', 'w.crlf': 'one\ntwo\n',
+  'd/x': 'x\n', 'd/y': 'y\n', 'd/old': 'old\n', 'd/sub/z.txt': 'z\n',
+});
+git(template, ['add', '.']);
+git(template, ['commit', '-q', '-m', 'one']);
+write(template, { 'd/x': 'x2\n', 'd/new': 'new\n', 't.txt': 't2\n' });
+fs.rmSync(path.join(template, 'd/old'));
+git(template, ['add', '-A']);
+git(template, ['commit', '-q', '-m', 'two']);
+git(template, ['branch', 'foo']);
+
+interface Case {
+  name: string;
+  /** Run in each copy before the steps. */
+  prepare?: (top: string) => void;
+  steps: string[][];
+  /** Where the steps run, below the top. */
+  cwd?: string;
+  /** false: only the work trees are compared (the steps are refused before the index is read). */
+  index?: boolean;
+}
+
+/** What a copy holds after the steps: the work tree, and with `index` the index and status. */
+function state(top: string, withIndex: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string): void => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      const rel = path.relative(top, p);
+      if (rel === '.git') continue;
+      if (e.isDirectory()) walk(p);
+      else out[rel] = `${(fs.lstatSync(p).mode & 0o777).toString(8)} ${fs.readFileSync(p).toString('latin1')}`;
+    }
+  };
+  walk(top);
+  if (!withIndex) return out;
+  // One shell for the three (a Node process forks dearly): ls-files, diff-files, status.
+  const [index, stale, status] = spawnSync('sh', ['-c', 'git ls-files -s --debug; echo @; git diff-files --name-status; echo @; git --no-optional-locks status --porcelain'],
+    { cwd: top, env: GIT_ENV, encoding: 'latin1' }).stdout.split('@\n');
+  out['@index'] = index!.replace(/^ {2}(ctime|mtime|dev):.*\n/gm, '');
+  out['@stale'] = stale!;
+  out['@status'] = status!;
+  const hookArgs = path.join(top, '.git', 'hook-args');
+  if (fs.existsSync(hookArgs)) out['@hook'] = fs.readFileSync(hookArgs, 'utf8');
+  return out;
+}
+
+interface Run { c: Case; tops: readonly [string, string]; commands: BatchCommand[]; results: BatchResult[] }
+
+/**
+ * Runs every case's command lines with tsgit, all in one batch (a Node process costs more than
+ * most of these command lines), in copies of the template; each case is compared with git by
+ * compare() in its own test.
+ */
+function runCases(cases: Case[]): Map<string, Run> {
+  const commands: BatchCommand[] = [];
+  const runs = cases.map((c, n) => {
+    const base = path.join(root, `${n}-${c.name.replace(/\W+/g, '-')}`);
+    const tops = [`${base}-git`, `${base}-tsgit`] as const;
+    for (const top of tops) {
+      fs.cpSync(template, top, { recursive: true });
+      c.prepare?.(top);
+    }
+    const mine = c.steps.map((args) => ({ cwd: path.join(tops[1], c.cwd ?? ''), args }));
+    commands.push(...mine);
+    return { c, tops, commands: mine, results: [] as BatchResult[] };
+  });
+  const results = tsgitBatch(commands);
+  let k = 0;
+  for (const run of runs) run.results = results.slice(k, k += run.commands.length);
+  return new Map(runs.map((r) => [r.c.name, r]));
+}
+
+/** Runs the case's command lines with git in its copy, and compares output and copies. */
+function compare(run: Run | undefined): void {
+  const { c, tops: [a, b], results } = run!;
+  c.steps.forEach((args, k) => {
+    const theirs = spawnSync('git', args, { cwd: path.join(a, c.cwd ?? ''), env: GIT_ENV });
+    const r = results[k]!;
+    const shown = (buf: Buffer, top: string): string => buf.toString('latin1').replaceAll(top, '@TOP@');
+    assert.deepEqual({ status: r.status, stdout: shown(r.stdout, b), stderr: shown(r.stderr, b) },
+      { status: theirs.status, stdout: shown(theirs.stdout, a), stderr: shown(theirs.stderr, a) }, `${c.name}: ${args.join(' ')}`);
+  });
+  assert.deepEqual(state(b, c.index ?? true), state(a, c.index ?? true), `${c.name}: the copies`);
+}
+
+const runs = runCases([
+  {
+    name: 'autoSetupMerge on the command line', index: false,
+    steps: [['-c', 'branch.autoSetupMerge=bogus', 'checkout', 'main'], ['-c', 'branch.autoSetupMerge', 'checkout', '-q', 'foo'],
+      ['-c', 'branch.autoSetupMerge=Always', 'checkout', 'main'],
+      ['-c', 'branch.autoSetupMerge=bad', '-c', 'branch.autoSetupRebase=x', 'checkout', 'main'],
+      ['-c', 'branch.autoSetupRebase=x', '-c', 'branch.autoSetupMerge=bad', 'checkout', 'main']],
+  },
+  {
+    name: 'autoSetupMerge in a file', index: false,
+    prepare: (top) => git(top, ['config', 'branch.autoSetupMerge', 'maybe']),
+    steps: [['checkout', 'foo'], ['fetch'], ['push']],
+  },
+]);
+
+describe('checkout around a switch', () => {
+  it('refuses a branch.autoSetupMerge git refuses before anything, with its message', () => {
+    compare(runs.get('autoSetupMerge on the command line'));
+    compare(runs.get('autoSetupMerge in a file'));
+  });
+});
