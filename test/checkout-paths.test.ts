@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { tsgitBatch, type BatchCommand, type BatchResult } from './cli-batch.js';
+import { tsgitBatch, sameAsSpawned, type BatchCommand, type BatchResult } from './cli-batch.js';
 import { GIT_ENV, git, rmrf, tmpDir } from './helpers.js';
 
 const root = fs.realpathSync(tmpDir('tsgit-checkout-paths-'));
@@ -114,6 +114,52 @@ function compare(run: Run | undefined): void {
 
 const runs = runCases([
   {
+    name: 'from the index',
+    prepare: (top) => {
+      write(top, { a: 'changed\n', 'd/x': 'changed\n', 'd/y': 'changed\n', 'd/sub/z.txt': 'changed\n', 't.txt': 'changed\n', 'w.crlf': 'changed\n' });
+      fs.rmSync(path.join(top, 'b'));
+    },
+    steps: [['checkout', '--', 'a'], ['checkout', 'a'], ['checkout', 'd'], ['checkout', '-q', 'b'], ['checkout', '*.txt'], ['checkout', 'w.crlf']],
+  },
+  {
+    name: 'from a tree-ish',
+    prepare: (top) => write(top, { a: 'changed\n' }),
+    steps: [['checkout', 'main~1', 'd'], ['checkout', 'main~1', '--', 't.txt'], ['checkout', 'main~1^{tree}', 'a', 'b'], ['checkout', 'foo', 'a']],
+  },
+  {
+    name: 'in a subdirectory', cwd: 'd',
+    prepare: (top) => write(top, { a: 'changed\n', b: 'changed\n', 'd/x': 'changed\n' }),
+    steps: [['checkout', 'x'], ['checkout', ':/a'], ['checkout', '../b'], ['checkout', '.'], ['checkout', 'main~1', 'sub/']],
+  },
+  {
+    name: 'refusals', index: false,
+    prepare: (top) => write(top, { a: 'changed\n' }),
+    steps: [['checkout', '--', 'nope'], ['checkout', 'nope'], ['checkout', '--', 'a', 'nope'], ['checkout', 'nope', '--', 'a'],
+      ['checkout', 'a', 'b', '--', 'c'], ['checkout', 'main:a', '--', 'a'], ['checkout', '--', ''], ['checkout', '-b', 'x', 'main', 'a'],
+      ['checkout', '--detach', '--', 'a'], ['checkout', '--no-track', '-b', 'x', 'main', '--', 'a'], ['checkout', '--track', '--', 'a']],
+  },
+  {
+    name: 'unmerged',
+    prepare: (top) => {
+      const ids = ['a', 'b', 'foo'].map((f) => git(top, ['rev-parse', `main:${f}`]).trim());
+      git(top, ['update-index', '--index-info'], `0 ${'0'.repeat(40)}\ta\n${ids.map((id, s) => `100644 ${id} ${s + 1}\ta`).join('\n')}\n`);
+    },
+    steps: [['checkout', '--', 'a'], ['checkout', '-f', 'a', 'b'], ['checkout', '-f', '-q', '--', 'a']],
+  },
+  {
+    name: 'a branch and a file of one name',
+    prepare: (top) => write(top, { foo: 'changed\n' }),
+    steps: [['checkout', 'foo'], ['checkout', '--', 'foo']],
+  },
+  {
+    name: 'the post-checkout hook',
+    prepare: (top) => {
+      write(top, { a: 'changed\n', '.git/hooks/post-checkout': '#!/bin/sh\necho "$@" >>.git/hook-args\n' });
+      fs.chmodSync(path.join(top, '.git/hooks/post-checkout'), 0o755);
+    },
+    steps: [['checkout', 'a'], ['checkout', 'main~1', '--', 'd']],
+  },
+  {
     name: 'autoSetupMerge on the command line', index: false,
     steps: [['-c', 'branch.autoSetupMerge=bogus', 'checkout', 'main'], ['-c', 'branch.autoSetupMerge', 'checkout', '-q', 'foo'],
       ['-c', 'branch.autoSetupMerge=Always', 'checkout', 'main'],
@@ -126,6 +172,29 @@ const runs = runCases([
     steps: [['checkout', 'foo'], ['fetch'], ['push']],
   },
 ]);
+
+describe('checkout with paths', () => {
+  it('restores paths from the index as git does, with its messages', () => {
+    compare(runs.get('from the index'));
+    compare(runs.get('in a subdirectory'));
+  });
+
+  it('restores paths from a tree-ish into the index and the work tree', () => compare(runs.get('from a tree-ish')));
+
+  it('refuses what git refuses, changing nothing', () => compare(runs.get('refusals')));
+
+  it('refuses unmerged paths, and passes over them with -f', () => compare(runs.get('unmerged')));
+
+  it('takes a branch before a file of its name, and the file after --', () => compare(runs.get('a branch and a file of one name')));
+
+  it('runs the post-checkout hook with HEAD twice and the flag 0', () => compare(runs.get('the post-checkout hook')));
+
+  it('runs the same spawned as in the batch', () => {
+    // Refusals change nothing, so they can run again.
+    const { commands, results } = runs.get('refusals')!;
+    sameAsSpawned([commands[0]!, commands[7]!], [results[0]!, results[7]!]);
+  });
+});
 
 describe('checkout around a switch', () => {
   it('refuses a branch.autoSetupMerge git refuses before anything, with its message', () => {

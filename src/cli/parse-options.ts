@@ -13,6 +13,8 @@ export interface ParseSettings {
   bundles?: boolean;
   /** The first argument ends the options: it and every word after it are arguments (git's PARSE_OPT_STOP_AT_NON_OPTION). */
   stopAtNonOption?: boolean;
+  /** "--" stays among the arguments, where it was (git's PARSE_OPT_KEEP_DASHDASH). */
+  keepDashDash?: boolean;
 }
 
 /**
@@ -36,7 +38,7 @@ export function parseOptions(args: readonly string[],
   for (; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') {
-      rest.push(...args.slice(i + 1));
+      rest.push(...args.slice(settings.keepDashDash ? i : i + 1));
       break;
     }
     if (settings.bundles !== false && /^-[^-]./s.test(a)) {

@@ -1,9 +1,12 @@
-// Literal pathspecs as git's parse_pathspec and tree_entry_interesting read them for a command
-// that takes paths relative to the current directory (ls-tree): the prefix below the top of the
-// work tree, `.`/`..` resolved, :(top) (`:/`) and :(literal) taken and any other magic refused
-// with git's messages, entries matched, and names printed relative to the current directory.
+// Pathspecs as git's parse_pathspec reads them for a command that takes paths relative to the
+// current directory (ls-tree, checkout): the prefix below the top of the work tree, `.`/`..`
+// resolved, :(top) (`:/`) and :(literal) taken and any other magic refused with git's messages;
+// tree entries matched as tree_entry_interesting matches them (ls-tree, which takes every path
+// literally), index entries as match_pathspec does (checkout: a path, a leading directory, or a
+// wildcard pattern), and names printed relative to the current directory.
 import fs from 'node:fs';
 import path from 'node:path';
+import { wildmatch } from '../core/wildmatch.js';
 import { fatal } from './context.js';
 
 /** pathspec.c's magic: the long form's names and the short form's mnemonics, in git's table order. */
@@ -12,11 +15,22 @@ type Magic = typeof MAGIC[number];
 /** ctype.c's GIT_PATHSPEC_MAGIC characters (the short form reads these, `^` too). */
 const SHORT_MAGIC = '!"#%&\',-/:;<=>@_`~';
 
+/** A parsed pathspec: what it matches from the top (latin1, a byte a char), and whether literally. */
+export interface PathspecItem {
+  match: string;
+  literal: boolean;
+}
+
 /**
  * One path as git's parse_pathspec reads it for ls-tree: `:(top)`/`:/` from the top as given,
  * `:(literal)` (paths match literally anyway), any other magic refused as git refuses it.
  */
 export function pathspec(elem: string, prefix: string, top: string): string {
+  return pathspecItem(elem, prefix, top).match;
+}
+
+/** pathspec(), saying too whether `:(literal)` makes its wildcards plain characters. */
+export function pathspecItem(elem: string, prefix: string, top: string): PathspecItem {
   const magic = new Set<Magic>();
   let body = elem;
   if (elem.startsWith(':') && elem[1] === '(') {
@@ -55,7 +69,30 @@ export function pathspec(elem: string, prefix: string, top: string): string {
     const names = refused.map((m) => (m === 'exclude' ? `'exclude' (mnemonic: '!')` : `'${m}'`)).join(', ');
     throw fatal(`${elem}: pathspec magic not supported by this command: ${names}`);
   }
-  return spec;
+  return { match: spec, literal: magic.has('literal') };
+}
+
+/** dir.c's glob special characters: a pathspec with one is also a pattern. */
+export const GLOB_SPECIAL = /[*?[\\]/;
+
+/**
+ * dir.c match_pathspec_item for an index entry's path (`name`, latin1): the path itself, a
+ * leading directory of it, or, for a pattern, a match of the whole path by fnmatch rules (`*`
+ * crossing `/`), its literal lead compared first as git does.
+ */
+export function matchesPathspec(item: PathspecItem, name: string): boolean {
+  const m = item.match;
+  if (m === '') return true;
+  if (name.startsWith(m) && (name.length === m.length || m.endsWith('/') || name[m.length] === '/')) return true;
+  const plain = item.literal ? -1 : m.search(GLOB_SPECIAL);
+  if (plain < 0 || !name.startsWith(m.slice(0, plain))) return false;
+  const pat = Buffer.from(m, 'latin1'), text = Buffer.from(name, 'latin1');
+  return wildmatch(pat, plain, pat.length, text, plain, text.length, 0);
+}
+
+/** parse_pathspec's refusal of an empty path, which would match everything. */
+export function refuseEmptyPathspec(paths: readonly string[]): void {
+  if (paths.some((p) => p === '')) throw fatal('empty string is not a valid pathspec. please use . instead if you meant to match all paths');
 }
 
 /** git's prefix: where the command runs below the top of the work tree, '' or ending in '/'. */

@@ -6,7 +6,9 @@
 // creates a branch at the commit first (-B resets one that exists), with the upstream git's
 // branch.autoSetupMerge or --[no-]track gives it (checkout-tracking.ts); --[no-]track without -b
 // names the new branch after the remote-tracking branch checked out. A branch checked out is then
-// reported on against its upstream (tracking-info.ts), on stdout as git does.
+// reported on against its upstream (tracking-info.ts), on stdout as git does. With paths (checkout-arguments.ts tells them from a
+// branch or commit as git does), those paths are restored from the index or a tree-ish instead
+// (checkout-paths.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { GitError, OptionError, UsageError } from '../../core/errors.js';
@@ -20,6 +22,8 @@ import { postCheckout } from '../../worktree/post-checkout.js';
 import { checkRefFormat } from '../../refs/index.js';
 import { shortBranchName } from '../../refs/branch-name.js';
 import { refuseBadDefaultConfig } from '../bad-config-variable.js';
+import { checkoutArguments } from '../checkout-arguments.js';
+import { checkoutPathsCommand } from '../checkout-paths.js';
 import { configuredTrackMode, setupTracking, trackableStart, type TrackMode } from '../checkout-tracking.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
@@ -37,14 +41,15 @@ export const help: CommandHelp = {
   synopsis: ['[-q] [-f] [--[no-]progress] [--ignore-other-worktrees] [<branch> | <commit>]',
     '[-q] [-f] [--[no-]progress] [--[no-]track] (-b | -B) <new-branch> [<start-point>]',
     '[-q] [-f] [--[no-]progress] --detach [<branch> | <commit>]',
-    '[-q] [-f] [--[no-]progress] (-t | --track | --no-track) <remote-tracking-branch>'],
+    '[-q] [-f] [--[no-]progress] (-t | --track | --no-track) <remote-tracking-branch>',
+    '[-q] [-f] [<tree-ish>] [--] <pathspec>...'],
   options: [
     ['-b <branch>', 'create and checkout a new branch'],
     ['-B <branch>', 'create/reset and checkout a branch'],
     ['-t, --[no-]track[=(direct|inherit)]', 'set branch tracking configuration'],
     ['--detach', 'detach HEAD at named commit'],
     ['-q, --quiet', 'suppress progress reporting'],
-    ['-f, --force', 'force checkout (throw away local modifications)'],
+    ['-f, --force', 'force checkout (throw away local modifications; with paths, pass over unmerged ones)'],
     ['--ignore-other-worktrees', 'do not check if another worktree is holding the given ref'],
     ['--[no-]progress', 'force progress reporting'],
   ],
@@ -82,31 +87,36 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
       default: return false;
     }
     return true;
-  }, { missingValue: (name) => new UsageError(`switch \`${name.slice(1)}' requires a value`) });
+  }, { keepDashDash: true, missingValue: (name) => new UsageError(`switch \`${name.slice(1)}' requires a value`) });
   // git's --[no-]track without -b: the branch is named after the remote-tracking branch, less its remote.
   if (track !== undefined && !create) {
     const start = rest[0];
-    if (start === undefined) throw fatal('--track needs a branch name');
+    if (start === undefined || start === '--') throw fatal('--track needs a branch name');
     const short = start.replace(/^refs\//, '').replace(/^remotes\//, '');
     const slash = short.indexOf('/');
     if (slash < 0 || slash === short.length - 1) throw fatal('missing branch name; try -b');
     create = { name: short.slice(slash + 1), reset: false };
   }
   const newBranch = create;
-  // git's --detach takes one revision at most: what it cannot resolve is a path, which it refuses.
-  if (detach && !newBranch && rest.length > 0) {
-    const extra = rest.length > 1 ? rest[1]! : repo.revs().tryResolve(rest[0]!) ? null : rest[0]!;
-    if (extra !== null) throw fatal(`git checkout: --detach does not take a path argument '${extra}'`);
+  const given = checkoutArguments(repo, ctx.cwd, rest, { dwim: !newBranch, quiet, env: ctx.env });
+  const env = filterEnvironment(ctx, repo.workTree);
+  if (given.paths.length) {
+    // git's checkout_main, then checkout_paths: what cannot go with paths, in git's order.
+    if (newBranch && given.paths.length === 1 && given.target === null) {
+      throw fatal(`'${given.paths[0]}' is not a commit and a branch '${newBranch.name}' cannot be created from it`);
+    }
+    if (detach) throw fatal(`git checkout: --detach does not take a path argument '${given.paths[0]}'`);
+    if (track !== undefined) throw fatal(`'--track' cannot be used with updating paths`);
+    if (newBranch) throw fatal(`Cannot update paths and switch to branch '${newBranch.name}' at the same time.`);
+    return checkoutPathsCommand(ctx, repo, config, { treeish: given.target, paths: given.paths, quiet, force, countPaths: given.countPaths, env });
   }
-  if (newBranch && rest.length > 1) throw fatal(`Cannot update paths and switch to branch '${newBranch.name}' at the same time.`);
-  if (rest.length > 1) throw new UsageError(`checking out paths is not supported`);
   const refs = repo.openRefs(ctx.env);
   const head = refs.head();
 
   // What to check out: with -b/-B, a new branch at the start point; else a local branch by name,
   // else any revision naming a commit, else (git's DWIM) a new branch from the one
   // remote-tracking branch of that name.
-  const spec = rest[0] ?? 'HEAD';
+  const spec = given.target ?? 'HEAD';
   const revs = repo.revs();
   let branch: string | null = null;
   // A branch this checkout creates or resets, and what its reflog says it came from.
@@ -138,27 +148,19 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   } else if (local) {
     branch = `refs/heads/${spec}`;
     commit = revs.peel(fromHex(local)!, OBJ_COMMIT, spec);
+  } else if (given.remote !== null) {
+    // git's DWIM has named a new branch by then.
+    if (detach) throw fatal(`'--detach' cannot be used with '-b/-B/--orphan'`);
+    remoteStart = given.remote;
+    branch = `refs/heads/${spec}`;
+    commit = revs.peel(fromHex(repo.resolveRef(given.remote)!)!, OBJ_COMMIT, spec);
+    // git starts it from the full name, and its reflog says so.
+    creating = { reset: false, from: given.remote };
   } else {
     const id = revs.tryResolve(spec);
-    if (id) {
-      commit = revs.peel(id, OBJ_COMMIT, spec);
-      if (spec === 'HEAD' && !detach) branch = head.symref;
-    } else {
-      if (spec === 'HEAD') throw fatal('You are on a branch yet to be born');
-      const candidates = checkRefFormat(`refs/heads/${spec}`) === null
-        ? refs.list('refs/remotes/').filter(r => r.name.endsWith(`/${spec}`) && r.name.split('/').length === 4 + spec.split('/').length - 1)
-        : [];
-      if (candidates.length !== 1) {
-        say(`error: pathspec '${spec}' did not match any file(s) known to git`);
-        return 1;
-      }
-      const ref = candidates[0]!;
-      remoteStart = ref.name;
-      branch = `refs/heads/${spec}`;
-      commit = revs.peel(fromHex(ref.oid)!, OBJ_COMMIT, spec);
-      // git starts it from the full name, and its reflog says so.
-      creating = { reset: false, from: ref.name };
-    }
+    if (!id) throw fatal('You are on a branch yet to be born');
+    commit = revs.peel(id, OBJ_COMMIT, spec);
+    if (spec === 'HEAD' && !detach) branch = head.symref;
   }
 
   // One branch, one work tree: another one's HEAD would go stale under it (git's die_if_checked_out).
@@ -170,23 +172,15 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   const show = progressFlag ?? progressWanted({ quiet });
   const progress = progressIf(show);
   const indexFile = indexPath(repo.gitDir, ctx.env);
-  // Filters run in the work tree with the environment git gives them: GIT_PREFIX, and GIT_DIR
-  // (absolute) when it was given.
-  const prefix = path.relative(repo.workTree, ctx.cwd);
-  const gitDirGiven = ctx.gitDir ?? ctx.env.GIT_DIR;
-  const env: NodeJS.ProcessEnv = {
-    ...ctx.env,
-    GIT_PREFIX: prefix && !prefix.startsWith('..') ? `${prefix}/` : '',
-    ...gitDirGiven ? { GIT_DIR: path.resolve(ctx.cwd, gitDirGiven) } : {},
-  };
   // git names the branch or remote-tracking ref being checked out to filters, not a tag or commit.
   const named = remoteStart ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
   const ref = named ? { ref: named } : {};
   // A partial clone first fetches what it is about to write, as git does on demand.
   await fetchPromisedForCheckout(repo, toHex(commit), env, ctx.cwd);
   let messages: string[];
+  const switching = fs.existsSync(indexFile);
   try {
-    if (!fs.existsSync(indexFile)) {
+    if (!switching) {
       ({ messages } = await checkoutTree(repo, commit, { force, env, ...ref, progress }));
     } else {
       const oldCommit = head.oid ? fromHex(head.oid) : null;
@@ -263,6 +257,20 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     log: (text) => writeAll(2, Buffer.from(text, 'utf8')),
   }, head.oid ?? ZERO_HEX, newHex);
   return hook === 0 ? 0 : 1;
+}
+
+/**
+ * The environment filters run in (in the work tree) as git gives it to them: GIT_PREFIX, and
+ * GIT_DIR (absolute) when it was given.
+ */
+function filterEnvironment(ctx: CommandContext, workTree: string): NodeJS.ProcessEnv {
+  const prefix = path.relative(workTree, ctx.cwd);
+  const gitDirGiven = ctx.gitDir ?? ctx.env.GIT_DIR;
+  return {
+    ...ctx.env,
+    GIT_PREFIX: prefix && !prefix.startsWith('..') ? `${prefix}/` : '',
+    ...gitDirGiven ? { GIT_DIR: path.resolve(ctx.cwd, gitDirGiven) } : {},
+  };
 }
 
 /** The branch or remote-tracking ref `spec` names (in full or as `<remote>/<branch>`), if any. */

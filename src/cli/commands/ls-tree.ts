@@ -16,7 +16,7 @@ import { Output, writeAll } from '../output.js';
 import { quoteCStyle } from '../quote.js';
 import { formatHelp, type CommandHelp } from '../help.js';
 import { abbreviator, defaultAbbrev, MINIMUM_ABBREV } from '../abbrev.js';
-import { cwdPrefix, interesting, pathspec, relativeName } from '../pathspec.js';
+import { cwdPrefix, interesting, pathspec, refuseEmptyPathspec, relativeName } from '../pathspec.js';
 import { parseOptions } from '../parse-options.js';
 
 type Mode = 'default' | 'long' | 'name-only' | 'name-status' | 'object-only';
@@ -130,7 +130,7 @@ export default function lsTree(ctx: CommandContext, args: string[]): number {
   const id = revs.tryResolve(rest[0]!);
   if (!id) throw fatal(`Not a valid object name ${rest[0]}`);
   const paths = rest.slice(1);
-  if (paths.some((p) => p === '')) throw fatal('empty string is not a valid pathspec. please use . instead if you meant to match all paths');
+  refuseEmptyPathspec(paths);
   // git's PATHSPEC_PREFER_CWD: no path is the current directory.
   opts.specs = paths.length === 0 ? (prefix ? [prefix] : []) : paths.map((p) => pathspec(p, prefix, repo.workTree ?? repo.gitDir));
   // Read as git reads them: the repository's config, the global and system files, and -c.
