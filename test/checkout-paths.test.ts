@@ -160,6 +160,17 @@ const runs = runCases([
     steps: [['checkout', 'a'], ['checkout', 'main~1', '--', 'd']],
   },
   {
+    name: 'local changes',
+    prepare: (top) => {
+      write(top, { a: 'staged\n', n: 'new\n' });
+      git(top, ['add', 'a', 'n']);
+      write(top, { b: 'changed\n' });
+      fs.rmSync(path.join(top, 'd/y'));
+    },
+    // `-b` alone leaves the work tree alone in git 2.39, and lists nothing.
+    steps: [['checkout', '-b', 'other'], ['checkout', '-B', 'other2'], ['checkout', '-q', 'main'], ['checkout', 'main~1'], ['checkout']],
+  },
+  {
     name: 'autoSetupMerge on the command line', index: false,
     steps: [['-c', 'branch.autoSetupMerge=bogus', 'checkout', 'main'], ['-c', 'branch.autoSetupMerge', 'checkout', '-q', 'foo'],
       ['-c', 'branch.autoSetupMerge=Always', 'checkout', 'main'],
@@ -197,6 +208,8 @@ describe('checkout with paths', () => {
 });
 
 describe('checkout around a switch', () => {
+  it('lists the local changes carried over on stdout, unless -q', () => compare(runs.get('local changes')));
+
   it('refuses a branch.autoSetupMerge git refuses before anything, with its message', () => {
     compare(runs.get('autoSetupMerge on the command line'));
     compare(runs.get('autoSetupMerge in a file'));

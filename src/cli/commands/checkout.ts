@@ -5,8 +5,9 @@
 // unless -f. A branch name also points HEAD at the branch; any other commit detaches HEAD. -b
 // creates a branch at the commit first (-B resets one that exists), with the upstream git's
 // branch.autoSetupMerge or --[no-]track gives it (checkout-tracking.ts); --[no-]track without -b
-// names the new branch after the remote-tracking branch checked out. A branch checked out is then
-// reported on against its upstream (tracking-info.ts), on stdout as git does. With paths (checkout-arguments.ts tells them from a
+// names the new branch after the remote-tracking branch checked out. The local changes a switch
+// carried over are listed, and a branch checked out is then reported on against its upstream
+// (tracking-info.ts), on stdout as git does. With paths (checkout-arguments.ts tells them from a
 // branch or commit as git does), those paths are restored from the index or a tree-ish instead
 // (checkout-paths.ts).
 import fs from 'node:fs';
@@ -27,6 +28,8 @@ import { checkoutPathsCommand } from '../checkout-paths.js';
 import { configuredTrackMode, setupTracking, trackableStart, type TrackMode } from '../checkout-tracking.js';
 import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
+import { localChanges } from '../../worktree/local-changes.js';
+import { quoteCStyle } from '../quote.js';
 import { abbreviator, defaultAbbrev } from '../abbrev.js';
 import { described, DETACHED_HEAD_ADVICE, leavingDetached } from '../detached-head.js';
 import { fatal, type CommandContext } from '../context.js';
@@ -175,27 +178,38 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // git names the branch or remote-tracking ref being checked out to filters, not a tag or commit.
   const named = remoteStart ?? (spec === 'HEAD' ? null : branch ?? namedRef(repo, spec));
   const ref = named ? { ref: named } : {};
-  // A partial clone first fetches what it is about to write, as git does on demand.
-  await fetchPromisedForCheckout(repo, toHex(commit), env, ctx.cwd);
-  let messages: string[];
   const switching = fs.existsSync(indexFile);
-  try {
-    if (!switching) {
-      ({ messages } = await checkoutTree(repo, commit, { force, env, ...ref, progress }));
-    } else {
-      const oldCommit = head.oid ? fromHex(head.oid) : null;
-      ({ messages } = await switchTree(repo, oldCommit, commit, { force, env, ...ref, progress }));
+  // git 2.39's skip_merge_working_tree: `-b <new-branch>` alone, at HEAD's commit, leaves the index
+  // and the work tree as they are, and lists nothing.
+  const stay = switching && newBranch !== null && !newBranch.reset && given.target === null && !force && !ignoreOtherWorktrees;
+  if (!stay) {
+    let messages: string[];
+    // A partial clone first fetches what it is about to write, as git does on demand.
+    await fetchPromisedForCheckout(repo, toHex(commit), env, ctx.cwd);
+    try {
+      if (!switching) {
+        ({ messages } = await checkoutTree(repo, commit, { force, env, ...ref, progress }));
+      } else {
+        const oldCommit = head.oid ? fromHex(head.oid) : null;
+        ({ messages } = await switchTree(repo, oldCommit, commit, { force, env, ...ref, progress }));
+      }
+    } catch (e) {
+      // A checkout refused before anything was written is git's unpack-trees error: "error:" and
+      // status 1, HEAD and the work tree as they were (scripts tell it from a fatal 128).
+      if (e instanceof GitError && REFUSALS.has(e.code)) {
+        say(`error: ${e.message}`);
+        return 1;
+      }
+      throw e;
     }
-  } catch (e) {
-    // A checkout refused before anything was written is git's unpack-trees error: "error:" and
-    // status 1, HEAD and the work tree as they were (scripts tell it from a fatal 128).
-    if (e instanceof GitError && REFUSALS.has(e.code)) {
-      say(`error: ${e.message}`);
-      return 1;
+    for (const m of messages) say(m);
+    // git lists the local changes a switch carried over (not a first checkout, nor -f's, which drops them).
+    if (switching && !quiet && !force) {
+      const quotePath = config.getBool('core', null, 'quotepath') ?? true;
+      const lines = (await localChanges(repo, commit, ctx.env)).map(c => Buffer.concat([Buffer.from(`${c.status}\t`), quoteCStyle(c.path, quotePath), Buffer.from('\n')]));
+      if (lines.length) writeAll(1, Buffer.concat(lines));
     }
-    throw e;
   }
-  for (const m of messages) say(m);
   const newHex = toHex(commit);
   const abbrev = abbreviator(repo.odb, defaultAbbrev(config.get('core', null, 'abbrev'), repo.odb));
   const adviseDetached = config.getBool('advice', null, 'detachedhead') ?? true;
