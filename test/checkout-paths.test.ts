@@ -36,6 +36,8 @@ fs.rmSync(path.join(template, 'd/old'));
 git(template, ['add', '-A']);
 git(template, ['commit', '-q', '-m', 'two']);
 git(template, ['branch', 'foo']);
+// Partial clones of it are served their filter.
+git(template, ['config', 'uploadpack.allowFilter', 'true']);
 
 interface Case {
   name: string;
@@ -160,6 +162,15 @@ const runs = runCases([
     steps: [['checkout', 'a'], ['checkout', 'main~1', '--', 'd']],
   },
   {
+    name: 'a partial clone',
+    prepare: (top) => {
+      fs.rmSync(top, { recursive: true });
+      git(root, ['clone', '-q', '--filter=blob:none', `file://${template}`, top]);
+    },
+    // main~1's d/old and d/x are not here yet.
+    steps: [['checkout', 'main~1', '--', 'd']],
+  },
+  {
     name: 'local changes',
     prepare: (top) => {
       write(top, { a: 'staged\n', n: 'new\n' });
@@ -199,6 +210,8 @@ describe('checkout with paths', () => {
   it('takes a branch before a file of its name, and the file after --', () => compare(runs.get('a branch and a file of one name')));
 
   it('runs the post-checkout hook with HEAD twice and the flag 0', () => compare(runs.get('the post-checkout hook')));
+
+  it('fetches the blobs it writes into a partial clone', () => compare(runs.get('a partial clone')));
 
   it('runs the same spawned as in the batch', () => {
     // Refusals change nothing, so they can run again.

@@ -2,6 +2,7 @@
 // from the index, or from the tree-ish into the index first (worktree/checkout-paths.ts), with
 // git's errors, warnings and count of the paths updated; then the post-checkout hook, with HEAD's
 // commit twice and the flag 0, as git runs it.
+import { fetchPromisedBlobs } from '../client/promised-objects.js';
 import { ZERO_HEX, toHex } from '../core/oid.js';
 import { OBJ_COMMIT, OBJ_TREE } from '../object/type.js';
 import type { Config } from '../config/index.js';
@@ -69,7 +70,10 @@ export async function checkoutPathsCommand(ctx: CommandContext, repo: Repository
   }
 
   const log = (text: string): void => writeAll(2, Buffer.from(text, 'utf8'));
-  const result = await checkoutPaths(repo, { pathspec, source: tree, ignoreUnmerged: req.force, env: req.env, log, ...metadata });
+  const result = await checkoutPaths(repo, {
+    pathspec, source: tree, ignoreUnmerged: req.force, env: req.env, log, ...metadata,
+    fetchBlobs: (blobs) => fetchPromisedBlobs(repo, blobs, ctx.env, ctx.cwd),
+  });
   if (result.errors.length) {
     for (const e of result.errors) say(`error: ${e}`);
     return 1;

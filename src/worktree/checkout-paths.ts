@@ -15,7 +15,7 @@ import { oidEquals } from '../core/oid.js';
 import { MODE_GITLINK } from '../object/tree.js';
 import type { Repository } from '../repository/repository.js';
 import { indexPath } from './checkout.js';
-import { indexEntriesPlan, writeIndexEntries } from './checkout/entries-plan.js';
+import { indexEntriesPlan, planBlobs, writeIndexEntries } from './checkout/entries-plan.js';
 import { displayPath } from './checkout/path-check.js';
 import { entryOid, entryPath, planCheckout } from './checkout/plan.js';
 import { readCheckoutSettings } from './checkout/settings.js';
@@ -49,6 +49,8 @@ export interface PathCheckoutOptions {
   ref?: string;
   treeish?: string;
   log?: (message: string) => void;
+  /** Gets blobs (hex ids) the files to write need: a partial clone fetches those it lacks, as git does on demand. */
+  fetchBlobs?: (blobs: string[]) => Promise<void>;
 }
 
 export interface PathCheckoutResult {
@@ -118,6 +120,7 @@ export async function checkoutPaths(repo: Repository, options: PathCheckoutOptio
     let messages: string[] = [];
     if (write.length) {
       const plan = indexEntriesPlan(root, index.entries, write);
+      await options.fetchBlobs?.(planBlobs(plan));
       const session = { runner, ...options.ref ? { ref: options.ref } : {}, ...options.treeish ? { treeish: options.treeish } : {} };
       messages = await writeIndexEntries(repo.odb, plan, write, { settings, drivers, session });
     }

@@ -4,7 +4,7 @@
 // filters as a checkout. Attributes come from the index, as git reads them in this direction.
 import { isUtf8 } from 'node:buffer';
 import { GitError } from '../../core/errors.js';
-import { OID_BYTES } from '../../core/oid.js';
+import { OID_BYTES, toHex } from '../../core/oid.js';
 import type { Progress } from '../../core/progress.js';
 import { MODE_GITLINK } from '../../object/tree.js';
 import type { ObjectStore } from '../../odb/object-store.js';
@@ -13,7 +13,7 @@ import type { FilterDriver } from '../filter/driver.js';
 import { entryStage, type IndexEntry } from '../index-file/entry.js';
 import { pathKey } from '../switch/tree-entries.js';
 import { checkoutMessages, planConversions } from './conversions.js';
-import { childFsPath, sharedColumns, type CheckoutPlan, type PlanDir } from './plan.js';
+import { childFsPath, entryOid, sharedColumns, type CheckoutPlan, type PlanDir } from './plan.js';
 import type { CheckoutSettings } from './settings.js';
 import { indexEntry, newStatTable } from './stat-table.js';
 import { updatingFiles } from './updating-files.js';
@@ -77,6 +77,17 @@ export function indexEntriesPlan(root: string, all: readonly IndexEntry[], entri
     attributes.set(pathKey(e.path.subarray(0, Math.max(e.path.lastIndexOf(0x2f), 0))), e.oid);
   }
   return planOfEntries(root, entries, dir => attributes.get(pathKey(dir)) ?? null);
+}
+
+/**
+ * The blobs (hex ids) writing `plan` reads: its files' and symlinks', and its .gitattributes, for
+ * a partial clone to fetch first.
+ */
+export function planBlobs(plan: CheckoutPlan): string[] {
+  const blobs = new Set<string>();
+  for (let i = 0; i < plan.count; i++) if (plan.modes[i] !== MODE_GITLINK) blobs.add(toHex(entryOid(plan, i)));
+  for (const d of plan.dirs) if (d.attributes) blobs.add(toHex(d.attributes));
+  return [...blobs];
 }
 
 export interface EntriesWrite {

@@ -12,7 +12,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
-import { toHex } from '../../core/oid.js';
 import { LockFile } from '../../core/lock-file.js';
 import type { Progress } from '../../core/progress.js';
 import { MODE_GITLINK } from '../../object/tree.js';
@@ -20,7 +19,7 @@ import type { Repository } from '../../repository/repository.js';
 import { indexPath } from '../checkout.js';
 import { displayPath } from '../checkout/path-check.js';
 import { readCheckoutSettings } from '../checkout/settings.js';
-import { indexEntriesPlan, writeIndexEntries } from '../checkout/entries-plan.js';
+import { indexEntriesPlan, planBlobs, writeIndexEntries } from '../checkout/entries-plan.js';
 import { readFilterDrivers } from '../filter/driver.js';
 import { FilterRunner } from '../filter/filters.js';
 import { CE_SKIP_WORKTREE, entryStage, isRacy, type IndexEntry } from '../index-file/entry.js';
@@ -109,11 +108,7 @@ export async function updateSparsity(repo: Repository, sparse: SparseMatcher | n
 
     // Cone mode reads the .gitattributes of the cone only.
     const plan = write.length ? indexEntriesPlan(root, index.entries, write, p => !sparse!.cone || sparse!.includes(p)) : null;
-    if (plan && options.fetchBlobs) {
-      const blobs = write.filter(e => e.mode !== MODE_GITLINK).map(e => e.oid);
-      for (const d of plan.dirs) if (d.attributes) blobs.push(d.attributes);
-      await options.fetchBlobs([...new Set(blobs.map(oid => toHex(oid)))]);
-    }
+    if (plan && options.fetchBlobs) await options.fetchBlobs(planBlobs(plan));
     removeTrackedFiles(root, remove);
     let messages: string[] = [];
     if (plan) messages = await writeIndexEntries(repo.odb, plan, write, { settings, drivers, session: { runner }, progress: options.progress });
