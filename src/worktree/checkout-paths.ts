@@ -25,8 +25,8 @@ import { CE_INTENT_TO_ADD, compareEntries, emptyIndex, entryStage, isRacy, type 
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
 import { isSkipped } from './sparse/index-state.js';
-import { CleanChecks, lstatOrNull } from './switch/clean.js';
-import { CleanFilters, cleanCheckThrough } from './switch/clean-filters.js';
+import { lstatOrNull } from './switch/clean.js';
+import { workTreeChecks } from './switch/clean-filters.js';
 import { smudgeRacyIfChanged } from './switch/racy-smudge.js';
 import { pathKey } from './switch/tree-entries.js';
 
@@ -97,9 +97,7 @@ export async function checkoutPaths(repo: Repository, options: PathCheckoutOptio
     const fsPath = (e: IndexEntry): Buffer => Buffer.concat([Buffer.from(root + '/'), e.path]);
     // Files are read back through the attributes of the work tree, with the index's where it has none.
     const tracked = new Map(index.entries.filter(e => entryStage(e) === 0).map(e => [pathKey(e.path), e]));
-    const checks = new CleanChecks(cleanCheckThrough(new CleanFilters(root, repo.odb, tracked, settings, drivers, runner), repo.odb,
-      { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index.timestampSec, log }),
-    fsPath);
+    const checks = workTreeChecks(root, repo.odb, tracked, { config, settings, drivers, runner, indexTimestampSec: index.timestampSec, log });
     // git's checkout_entry: a file its entry's stat data matches (or, racy, its content) is left
     // as it is, and so is a submodule's directory.
     const write: IndexEntry[] = [];

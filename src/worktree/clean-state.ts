@@ -19,8 +19,7 @@ import { CE_SKIP_WORKTREE, CE_VALID, entryStage, type IndexEntry } from './index
 import { readIndexFile } from './index-file/read.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
-import { CleanChecks } from './switch/clean.js';
-import { CleanFilters, cleanCheckThrough } from './switch/clean-filters.js';
+import { workTreeChecks } from './switch/clean-filters.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
 
 export type WorkTreeState = 'clean' | 'unstaged' | 'staged';
@@ -55,10 +54,8 @@ export async function workTreeState(repo: Repository, headCommit: Uint8Array | n
     try {
       // Files are read back through the work tree's attributes (its .gitattributes first, then
       // HEAD's where it lacks them), as diff-files reads them in the check-in direction.
-      const readBack = new CleanFilters(root, odb, headTree, settings, readFilterDrivers(config), runner);
-      const check = cleanCheckThrough(readBack, odb,
-        { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index?.timestampSec ?? 0, log });
-      const checks = new CleanChecks(check, e => Buffer.concat([Buffer.from(root + '/'), e.path]));
+      const checks = workTreeChecks(root, odb, headTree,
+        { config, settings, drivers: readFilterDrivers(config), runner, indexTimestampSec: index?.timestampSec ?? 0, log });
       const verdicts = tracked.map(e => checks.isClean(e));
       await checks.run();
       if ((await Promise.all(verdicts)).some(clean => !clean)) return 'unstaged';

@@ -16,8 +16,8 @@ import { FilterRunner } from './filter/filters.js';
 import { entryStage, type IndexEntry } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { isSkipped } from './sparse/index-state.js';
-import { CleanChecks, lstatOrNull } from './switch/clean.js';
-import { CleanFilters, cleanCheckThrough } from './switch/clean-filters.js';
+import { lstatOrNull } from './switch/clean.js';
+import { workTreeChecks } from './switch/clean-filters.js';
 import { flattenTree, pathKey } from './switch/tree-entries.js';
 
 export interface LocalChange {
@@ -38,10 +38,8 @@ export async function localChanges(repo: Repository, commit: Uint8Array, env: No
   const log = (m: string): void => { process.stderr.write(m); };
   const runner = new FilterRunner({ cwd: root, env, log });
   try {
+    const checks = workTreeChecks(root, repo.odb, tree, { config, settings, drivers: readFilterDrivers(config), runner, indexTimestampSec: index.timestampSec, log });
     const fsPath = (e: IndexEntry): Buffer => Buffer.concat([Buffer.from(root + '/'), e.path]);
-    const checks = new CleanChecks(cleanCheckThrough(new CleanFilters(root, repo.odb, tree, settings, readFilterDrivers(config), runner), repo.odb,
-      { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index.timestampSec, log }),
-    fsPath);
     const changes: LocalChange[] = [];
     const decisions: Promise<void>[] = [];
     const seen = new Set<string>();

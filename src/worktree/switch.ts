@@ -38,12 +38,12 @@ import { writePlannedFiles } from './checkout/write-files.js';
 import { CE_SKIP_WORKTREE, compareEntries, entryStage, isRacy, type IndexEntry, type IndexFile } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { IndexLock } from './index-file/write.js';
-import { CleanChecks, lstatOrNull, type CleanCheck } from './switch/clean.js';
+import { lstatOrNull } from './switch/clean.js';
 import { smudgeRacyIfChanged } from './switch/racy-smudge.js';
 import { updatingFiles } from './checkout/updating-files.js';
 import { removeTrackedFiles } from './switch/remove-files.js';
 import { flattenTree, pathKey, type TreeEntryInfo } from './switch/tree-entries.js';
-import { CleanFilters, cleanCheckThrough } from './switch/clean-filters.js';
+import { workTreeChecks } from './switch/clean-filters.js';
 import { applySparsePatterns } from './switch/sparse-result.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
@@ -102,16 +102,14 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     const plan = skip ? withAttributesOf(whole, i => skip[i] === 0) : whole;
     const drivers = readFilterDrivers(config);
     const conversions = planConversions(plan, odb, settings, drivers);
-    const cleanFilters = new CleanFilters(root, odb, withConeAttributesOnly(oldTree, sparse), settings, drivers, runner);
     const stats = newStatTable(plan.count);
     const current = new Map<string, IndexEntry>();
     for (const e of index.entries) current.set(pathKey(e.path), e);
 
     // A file is read back through the attributes of the work tree at the time: before the
     // switch writes anything, those of the commit being left, as git reads them.
-    const checkThrough = (readBack: CleanFilters): CleanCheck => cleanCheckThrough(readBack, odb,
-      { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index.timestampSec, log });
-    const checks = new CleanChecks(checkThrough(cleanFilters), e => fsPath(e.path));
+    const readBack = { config, settings, drivers, runner, indexTimestampSec: index.timestampSec, log };
+    const checks = workTreeChecks(root, odb, withConeAttributesOnly(oldTree, sparse), readBack);
     // Each entry's decision that hangs on whether its file is clean waits for the content checks,
     // which run together after the loops below.
     const decisions: Promise<void>[] = [];
@@ -265,8 +263,7 @@ export async function switchTree(repo: Repository, oldCommit: Uint8Array | null,
     const racy = result.filter(e => e.mode !== MODE_GITLINK && !isSkipped(e) && !e.uptodate && isRacy(e, index.timestampSec));
     if (racy.length) {
       const newTree = flattenTree(odb, revs.peel(newCommit, OBJ_TREE, toHex(newCommit)));
-      const readBack = new CleanFilters(root, odb, withConeAttributesOnly(newTree, sparse), settings, drivers, runner);
-      await smudgeRacyIfChanged(racy, new CleanChecks(checkThrough(readBack), e => fsPath(e.path)));
+      await smudgeRacyIfChanged(racy, workTreeChecks(root, odb, withConeAttributesOnly(newTree, sparse), readBack));
     }
     for (const i of toWrite) result.push(indexEntry(plan, stats, i));
     for (const i of leftOut) result.push({ ...indexEntry(plan, stats, i), extendedFlags: CE_SKIP_WORKTREE });

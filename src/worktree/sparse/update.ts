@@ -26,7 +26,7 @@ import { CE_SKIP_WORKTREE, entryStage, isRacy, type IndexEntry } from '../index-
 import { readIndexFile } from '../index-file/read.js';
 import { IndexLock } from '../index-file/write.js';
 import { CleanChecks, lstatOrNull } from '../switch/clean.js';
-import { CleanFilters, cleanCheckThrough } from '../switch/clean-filters.js';
+import { workTreeChecks } from '../switch/clean-filters.js';
 import { smudgeRacyIfChanged } from '../switch/racy-smudge.js';
 import { removeTrackedFiles } from '../switch/remove-files.js';
 import { pathKey } from '../switch/tree-entries.js';
@@ -73,9 +73,8 @@ export async function updateSparsity(repo: Repository, sparse: SparseMatcher | n
     // Files are read back through the attributes of the work tree as it is at the time, with the
     // index's .gitattributes where it has none.
     const tracked = new Map(index.entries.filter(e => entryStage(e) === 0).map(e => [pathKey(e.path), e]));
-    const checksNow = (): CleanChecks => new CleanChecks(cleanCheckThrough(new CleanFilters(root, repo.odb, withConeAttributesOnly(tracked, sparse), settings, drivers, runner), repo.odb,
-      { fileMode: config.getBool('core', null, 'filemode') ?? true, symlinks: settings.symlinks, indexTimestampSec: index.timestampSec, log }),
-    e => fsPath(e.path));
+    const checksNow = (): CleanChecks => workTreeChecks(root, repo.odb, withConeAttributesOnly(tracked, sparse),
+      { config, settings, drivers, runner, indexTimestampSec: index.timestampSec, log });
     const checks = checksNow();
 
     const notUpToDate: string[] = [], unmerged: string[] = [], alreadyPresent: string[] = [];

@@ -6,6 +6,7 @@
 // info/attributes and the global and system files: not the attributes of the commit being
 // switched to, which git only reads once it writes files.
 import fs from 'node:fs';
+import type { Config } from '../../config/index.js';
 import { GitError } from '../../core/errors.js';
 import { MODE_BLOB, MODE_EXEC } from '../../object/tree.js';
 import { OBJ_BLOB } from '../../object/type.js';
@@ -18,7 +19,7 @@ import { requiredFilterFailed, runsFor, type FilterDriver } from '../filter/driv
 import type { FilterRunner } from '../filter/filters.js';
 import type { IndexEntry } from '../index-file/entry.js';
 import { convertManyToGit } from '../to-git.js';
-import type { CleanCheck } from './clean.js';
+import { CleanChecks, type CleanCheck } from './clean.js';
 import type { TreeEntryInfo } from './tree-entries.js';
 
 const FILTER = ['filter'];
@@ -148,4 +149,26 @@ export function cleanCheckThrough(readBack: CleanFilters, odb: ObjectStore, how:
     }),
     clean: (e, data) => readBack.clean(e.path, data),
   };
+}
+
+/** What reading files back takes besides their attributes (workTreeChecks). */
+export interface ReadBack {
+  config: Config;
+  settings: CheckoutSettings;
+  drivers: ReadonlyMap<string, FilterDriver>;
+  runner: FilterRunner;
+  /** The index file's mtime in seconds, 0 for none: entries changed at or after it are racy. */
+  indexTimestampSec: number;
+  log: (message: string) => void;
+}
+
+/**
+ * The clean checks of the files under `root`, read back through the work tree's .gitattributes,
+ * with those of `attributes` (a commit's or the index's entries) where it has none.
+ */
+export function workTreeChecks(root: string, odb: ObjectStore, attributes: ReadonlyMap<string, TreeEntryInfo>, how: ReadBack): CleanChecks {
+  const readBack = new CleanFilters(root, odb, attributes, how.settings, how.drivers, how.runner);
+  const check = cleanCheckThrough(readBack, odb,
+    { fileMode: how.config.getBool('core', null, 'filemode') ?? true, symlinks: how.settings.symlinks, indexTimestampSec: how.indexTimestampSec, log: how.log });
+  return new CleanChecks(check, e => Buffer.concat([Buffer.from(root + '/'), e.path]));
 }
