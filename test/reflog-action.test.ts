@@ -1,6 +1,6 @@
 // GIT_REFLOG_ACTION against git 2.39, in two copies of a clone: fetch writes "<action>: <what>"
 // with it for the action (every fetch: remote add -f, --all, ...), while push's remote-tracking
-// refs keep "update by push"; an empty reflog file is appended to even where
+// refs keep "update by push", and checkout writes it as HEAD's whole entry; an empty reflog file is appended to even where
 // core.logAllRefUpdates would make none.
 import { after, test } from 'node:test';
 import { GIT_ENV, rmrf, tmpDir } from './helpers.js';
@@ -20,9 +20,9 @@ const prepare = [
 ];
 const files = { '.git/logs/refs/remotes/origin/newb': '' };
 
-test('GIT_REFLOG_ACTION names the action of fetch\'s reflog entries, not push\'s', () => {
+test('GIT_REFLOG_ACTION names the action of fetch\'s reflog entries and is checkout\'s whole entry, not push\'s', () => {
   compareInCopies(template, root, {
     name: 'reflog-action', prepare, files, env: { ...GIT_ENV, GIT_REFLOG_ACTION: 'pull origin' },
-    steps: [['fetch'], ['push', 'origin', 'HEAD:refs/heads/pushed']],
+    steps: [['fetch'], ['push', 'origin', 'HEAD:refs/heads/pushed'], ['checkout', '-q', 'origin/side']],
   }, 'work');
 });

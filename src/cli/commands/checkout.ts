@@ -20,7 +20,7 @@ import { checkedOutAt } from '../../repository/linked-worktrees.js';
 import type { Repository } from '../../repository/repository.js';
 import type { Config } from '../../config/index.js';
 import { postCheckout } from '../../worktree/post-checkout.js';
-import { checkRefFormat } from '../../refs/index.js';
+import { checkRefFormat, reflogAction } from '../../refs/index.js';
 import { shortBranchName } from '../../refs/branch-name.js';
 import { refuseBadDefaultConfig } from '../bad-config-variable.js';
 import { checkoutArguments } from '../checkout-arguments.js';
@@ -220,7 +220,8 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
   // Move HEAD: a branch makes it symbolic, anything else detaches it. A branch -b, -B or DWIM makes
   // is written first, with its tracking configuration.
   const from = head.symref ? shortBranchName(head.symref) : head.oid ?? 'HEAD';
-  const message = `checkout: moving from ${from} to ${branch ? shortBranchName(branch) : spec}`;
+  // GIT_REFLOG_ACTION, when set, is HEAD's whole entry, as in git's update_refs_for_switch.
+  const message = reflogAction(ctx.env, `checkout: moving from ${from} to ${branch ? shortBranchName(branch) : spec}`);
   // What the branch is reported against: git reads the remotes once, so a branch this checkout
   // sets up to track is reported on with the upstream it had before (none for a new one).
   let upstreamBefore: string | null = null;
