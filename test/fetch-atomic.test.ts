@@ -1,7 +1,7 @@
 // fetch --atomic against git 2.39, in two copies of a clone and its bare source (oracle-copies.ts:
 // output, exit status, refs, reflogs and FETCH_HEAD compared):
 //   every update and prune of the fetch made together; a rejected ref leaves every ref and
-//   FETCH_HEAD as they were (git's empty "error: " from its abort, exit 1); a ref that cannot be
+//   FETCH_HEAD as they were (git's empty "error: " from its abort, exit 1, in a dry run too); a ref that cannot be
 //   locked the same (its lock error, exit 254, git's -2); refused beside several remotes.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -49,6 +49,8 @@ describe('fetch --atomic', () => {
         ['fetch', '--atomic', 'origin', 'main:refs/heads/x', 'side:refs/heads/y'],
         ['fetch', '--atomic', '--prune', 'origin', '+refs/heads/*:refs/remotes/origin/*', 'refs/heads/side:refs/heads/y'],
         ['fetch', '--atomic', 'origin', 'side:refs/heads/y', 'main:refs/heads/x'],
+        // git's transaction is begun in a dry run too, and aborted the same.
+        ['fetch', '--atomic', '--dry-run', 'origin', 'main:refs/heads/x', 'side:refs/heads/y'],
       ],
     });
     assert.equal(fs.readFileSync(path.join(ours, 'work', '.git', 'FETCH_HEAD'), 'utf8'), '');

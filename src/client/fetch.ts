@@ -375,17 +375,18 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
         entries.push(line);
       }
     }
-    if (dryRun && follow) {
+    if (dryRun && follow && rejected === 0) {
       // git stores nothing in a dry run, so the tags it backfills after the first round are every
       // followed tag still missing here: those of the first round again, and any new ones, by name.
+      // A rejected ref ends git's do_fetch before its backfill.
       const backfill = [...followed, ...more].sort((a, b) => (a.local! < b.local! ? -1 : a.local! > b.local! ? 1 : 0));
       for (const t of backfill) entries.push(updateRef(repo, refStore, t, { force: false, shallow: shallowSet, action, abbrev, dryRun }));
     }
     // A rejected ref leaves an atomic fetch's transaction unmade, and git then reports the empty
-    // error of its abort.
+    // error of its abort, in a dry run too (its transaction begun, only never given an update).
     let transactionError: GitError | null = null;
     let after = '';
-    if (tx && rejected > 0) after = 'error: \n';
+    if (options.atomic && rejected > 0) after = 'error: \n';
     else if (tx) {
       try {
         tx.commit({ atomic: true });

@@ -145,6 +145,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     // git's fetch reports a remote that did not send everything as an error, not a fatal one.
     if (!(e instanceof GitError) || e.code !== 'missing-objects' || run.signal.aborted) throw e;
     run.stderr(`error: ${e.message}\n`);
+    // git's --atomic transaction is begun before the objects come, and its abort says an empty error.
+    if (o.atomic) run.stderr('error: \n');
     return 1;
   });
   if (all && rest.length) throw new GitError('cli', 'usage', rest.length === 1 ? 'fetch --all does not take a repository argument' : 'fetch --all does not make sense with refspecs');
