@@ -20,7 +20,7 @@ import { anonymizeUrl, parseRemoteUrl, type ConnectOptions } from '../transport/
 import { isAncestor } from './ancestry.js';
 import { incompleteTips, missingHistory, refuseIfMissing } from './connected.js';
 import { fetchPack, type ShallowLines } from './fetch-pack.js';
-import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, type RefLine } from './fetch-report.js';
+import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, reportFormat, type RefLine, type ReportFormat } from './fetch-report.js';
 import { ConsecutiveNegotiator } from './negotiator.js';
 import { fetchFilter, promisorRemotes } from './partial-clone.js';
 import { peeledValue } from './peel.js';
@@ -347,11 +347,20 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     const dryRun = options.dryRun ?? false;
     // git's --atomic: the updates and prunes gathered, made once every ref has been judged.
     const tx = options.atomic && !dryRun ? refStore.transaction() : null;
-    const entries: (RefLine | string)[] = pruning ? prune(refStore, refs, specs, targets, dryRun, tx) : [];
-    let rejected = 0;
-    const action = reflogAction(env, options.reflogAction ?? 'fetch');
     // storePack() has already shown the odb each new pack.
     const abbrev = abbrevLength(repo.odb.packedObjectCount());
+    const entries: (RefLine | string)[] = pruning ? prune(refStore, refs, specs, targets, dryRun, tx) : [];
+    const report = options.report ?? true;
+    // git reads fetch.output (quiet, not at all) as it comes to store the refs, after its prunes.
+    let format: ReportFormat = 'full';
+    try {
+      if (report) format = reportFormat(config.get('fetch', null, 'output'));
+    } catch (e) {
+      log(formatReport(shown, entries, abbrev));
+      throw e;
+    }
+    let rejected = 0;
+    const action = reflogAction(env, options.reflogAction ?? 'fetch');
     const seen = new Set<string>();
     // As git's store_updated_refs: a pass for each FETCH_HEAD status, refs for merging first, each
     // reported as it is stored; refs rejected for the shallow file are warned of in the first.
@@ -407,8 +416,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     }
     // Up-to-date refs are shown only with -v; with -q no ref is, not even a rejected one (git's
     // format_display says nothing below verbosity 0, and the exit status tells of a rejection).
-    const report = options.report ?? true;
-    const text = formatReport(shown, entries.filter((e) => typeof e === 'string' || (report && (options.verbose || e.code !== '='))), abbrev);
+    const text = formatReport(shown, entries.filter((e) => typeof e === 'string' || (report && (options.verbose || e.code !== '='))), abbrev, format);
     if (text + after !== '') log(text + after);
     return { lines: entries.filter((e) => typeof e !== 'string'), rejected, objects, transactionError };
   } catch (e) {
