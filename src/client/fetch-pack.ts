@@ -12,7 +12,7 @@ import {
   deepens, demuxSideband, formatCommandRequest, formatFetchArgs, formatUploadRequest, pktLine, readAck, readFetchResponse,
   readShallowUpdate, FLUSH_PKT, NO_DEEPEN, type Capability, type FilterSpec, type HistoryShape, type PacketReader,
 } from '../protocol/index.js';
-import type { ConsecutiveNegotiator } from './negotiator.js';
+import type { Negotiator } from './negotiator.js';
 import { AGENT, type RemoteSession } from './session.js';
 
 const INITIAL_FLUSH = 16;
@@ -25,7 +25,7 @@ export interface FetchPackOptions<T> {
   /** Ids to ask for, hex, without duplicates. */
   readonly wants: readonly string[];
   /** The local history to offer; null when there is none (a clone). */
-  readonly negotiator: ConsecutiveNegotiator | null;
+  readonly negotiator: Negotiator | null;
   /** This repository's shallow boundary (its shallow file). */
   readonly shallows?: readonly string[];
   /** How the fetch moves that boundary; default NO_DEEPEN. */

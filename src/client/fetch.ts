@@ -21,7 +21,8 @@ import { isAncestor } from './ancestry.js';
 import { incompleteTips, missingHistory, refuseIfMissing } from './connected.js';
 import { fetchPack, type ShallowLines } from './fetch-pack.js';
 import { abbrevLength, fetchHeadLine, fetchHeadUrl, formatReport, reportFormat, type RefLine, type ReportFormat } from './fetch-report.js';
-import { ConsecutiveNegotiator } from './negotiator.js';
+import { makeNegotiator, negotiationAlgorithm } from './negotiation-algorithm.js';
+import { negotiationTips } from './negotiation-tips.js';
 import { fetchFilter, promisorRemotes } from './partial-clone.js';
 import { peeledValue } from './peel.js';
 import { mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
@@ -108,6 +109,11 @@ export interface FetchOptions {
    * warning, as git does, when there is none, several, or no branch checked out.
    */
   readonly setUpstream?: boolean;
+  /**
+   * What is offered as haves: the history of these commits (ids, revisions or ref globs) in place
+   * of every ref's (git's --negotiation-tip; negotiation-tips.ts).
+   */
+  readonly negotiationTips?: readonly string[];
   /** Sent as `server-option` with every protocol v2 command (git's -o); refused by a v0 server, as git refuses it. */
   readonly serverOptions?: readonly string[];
   /**
@@ -191,6 +197,9 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
   if (remote === null) {
     throw new GitError('client', 'no-remote', 'No remote repository specified.  Please, specify either a URL or a remote name from which new revisions should be fetched.');
   }
+  // As git's prepare_transport, before FETCH_HEAD is emptied: the tips named are here.
+  const tips = options.negotiationTips?.length ? negotiationTips(repo, refStore, options.negotiationTips, log) : null;
+  const algorithm = negotiationAlgorithm(config);
   const tagMode: TagMode = options.tags ? 'all' : options.noTags ? 'none'
     : remote.tagOpt === '--no-tags' ? 'none' : remote.tagOpt === '--tags' ? 'all' : 'auto';
   const pruning = options.prune ?? remote.prune ?? config.getBool('fetch', null, 'prune') ?? false;
@@ -268,11 +277,10 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       let roots: NewRoots = { ours: [], theirs: [], closed: true };
       // The shallow file a deepen leaves, known once the server's shallow update is read.
       let left: Set<string> = new Set();
-      let negotiator: ConsecutiveNegotiator | null = null;
-      if (!refetch) {
-        negotiator = new ConsecutiveNegotiator(repo.odb, shallowSet);
+      const negotiator = refetch ? null : makeNegotiator(algorithm, repo.odb, shallowSet);
+      if (negotiator) {
         for (const r of refs) if (r.oid !== null && !incomplete.has(r.oid) && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
-        for (const r of refStore.list()) negotiator.addTip(r.oid);
+        for (const oid of tips ?? refStore.list().map((r) => r.oid)) negotiator.addTip(oid);
       }
       const result = await fetchPack(s, {
         wants, negotiator, shallows, shape: withShape ? shape : NO_DEEPEN, filter,

@@ -7,7 +7,8 @@
 //   session.ts        transport.connect -> v2 capabilities or v0 advertisement -> list refs
 //   parse-refspec.ts, refspec.ts   refspecs read; remote refs -> local refs (every name checked
 //                     before it becomes a path)
-//   negotiator.ts     local history offered as haves, newest first (git's consecutive negotiator)
+//   negotiator.ts     local history offered as haves, newest first (git's consecutive negotiator);
+//                     negotiation-algorithm.ts chooses it or none, negotiation-tips.ts its tips
 //   fetch-pack.ts     wants, have rounds, ACKs -> the pack stream
 //   store-pack.ts     the stream straight into index-pack (.keep until refs point at it)
 //   shallow-file.ts   the shallow boundary the server sent

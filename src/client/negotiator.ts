@@ -24,7 +24,19 @@ interface Node {
   seq: number;
 }
 
-export class ConsecutiveNegotiator {
+/** What fetch-pack asks of a negotiator (git's struct fetch_negotiator). */
+export interface Negotiator {
+  /** A ref the server advertised that we have. */
+  knownCommon(hex: string): void;
+  /** A local ref tip to start walking from. */
+  addTip(hex: string): void;
+  /** The next commit to offer, or null when there is none left. */
+  next(): string | null;
+  /** The server acknowledged `hex`; returns whether it was known to be common already. */
+  ack(hex: string): boolean;
+}
+
+export class ConsecutiveNegotiator implements Negotiator {
   private readonly nodes = new Map<string, Node>();
   private readonly heap: Node[] = [];
   private seq = 0;

@@ -2,7 +2,8 @@
 //             [--shallow-exclude <ref>...] [--update-shallow] [--[no-]prune] [-P] [--tags | --no-tags] [-f]
 //             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head] [--dry-run] [-a]
 //             [--filter <spec> | --no-filter] [--refetch] [--atomic] [--set-upstream] [--refmap <refspec>]
-//             [-o <option>] [<remote> [<refspec>...] | <group> | --multiple [(<remote> | <group>)...] | --all]
+//             [-o <option>] [--negotiation-tip <commit | glob>...]
+//             [<remote> [<refspec>...] | <group> | --multiple [(<remote> | <group>)...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0) or the remote did not send everything the refs need. SIGINT, SIGTERM and
@@ -20,6 +21,7 @@ import type { CommandHelp } from '../help.js';
 import { progressIf } from '../progress.js';
 import { branchOf } from '../../refs/branch-name.js';
 import { refuseBadDefaultConfig } from '../bad-config-variable.js';
+import { negotiationAlgorithm } from '../../client/negotiation-algorithm.js';
 
 export const help: CommandHelp = {
   summary: 'Download objects and refs from another repository',
@@ -51,6 +53,7 @@ export const help: CommandHelp = {
     ['--atomic', 'use atomic transaction to update references'],
     ['--refmap <refmap>', 'specify fetch refmap'],
     ['-o, --server-option <server-specific>', 'option to transmit'],
+    ['--negotiation-tip <revision>', 'report that we have only objects reachable from this object'],
     ['--dry-run', 'dry run'],
     ['-a, --append', 'append to .git/FETCH_HEAD instead of overwriting'],
     ['--no-auto-gc, --no-auto-maintenance, --no-write-commit-graph', 'accepted: tsgit fetch never runs maintenance or writes a commit-graph'],
@@ -64,9 +67,12 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   // git's setup finds the repository, and git reads its configuration (dying on a value
   // git_default_config refuses), before the options are looked at or a remote is.
   const repo = ctx.repository();
-  refuseBadDefaultConfig(ctx, repo.loadConfig(ctx.env));
+  const settings = repo.loadConfig(ctx.env);
+  refuseBadDefaultConfig(ctx, settings);
+  // As git's repository settings, read at once: a value git refuses stops it here.
+  negotiationAlgorithm(settings);
   let tags = false, noTags = false, force = false, updateShallow = false, unshallow = false;
-  let atomic = false, setUpstream = false, multiple = false, refmap: string[] | undefined, serverOptions: string[] = [];
+  let atomic = false, setUpstream = false, multiple = false, refmap: string[] | undefined, serverOptions: string[] = [], negotiationTips: string[] = [];
   let updateHeadOk = false, all = false, writeFetchHead = true, noRecurse = false, dryRun = false, append = false, refetch = false;
   // Unset: the remote's or fetch's configuration decides.
   let prune: boolean | undefined, pruneTags: boolean | undefined;
@@ -109,6 +115,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
       case '--no-set-upstream': setUpstream = false; break;
       // Given empty (--refmap=), it maps the refspecs given nowhere.
       case '--refmap': (refmap ??= []).push(value()); break;
+      case '--negotiation-tip': negotiationTips.push(value()); break;
+      case '--no-negotiation-tip': negotiationTips = []; break;
       case '-o': case '--server-option': serverOptions.push(value()); break;
       case '--no-server-option': serverOptions = []; break;
       case '--no-all': all = false; break;
@@ -156,7 +164,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   if ('one' in chosen) {
     return runRemoteCommand(ctx.env, { quiet, progress }, (run) => one(run, chosen.one, chosen.refspecs, {
       shape: historyShape(remote, deepen), fetchHead, reflogAction: ['fetch', ...args].join(' '),
-      atomic, setUpstream, serverOptions, ...(refmap ? { refmap } : {}),
+      atomic, setUpstream, serverOptions, negotiationTips, ...(refmap ? { refmap } : {}),
     }));
   }
   const names = chosen.several;
@@ -165,7 +173,7 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   if (atomic) throw new GitError('cli', 'usage', '--atomic can only be used when fetching from one remote');
   // Otherwise git runs `fetch --append --no-auto-gc --no-write-commit-graph <options> <remote>` for
   // each, with the options of add_options_to_argv (none of the history's, nor --refetch, --refmap,
-  // --set-upstream, -o or --upload-pack: each remote's own remote.<name>.uploadpack is used),
+  // --set-upstream, -o, --negotiation-tip or --upload-pack: each remote's own remote.<name>.uploadpack is used),
   // after emptying FETCH_HEAD; a failed one is reported and the others still fetched. tsgit
   // fetches them one after another in this process.
   const passed = [

@@ -1,0 +1,27 @@
+// fetch.negotiationAlgorithm, as git's prepare_repo_settings reads it: `consecutive` (git's
+// default negotiator, negotiator.ts), `skipping` (the default under feature.experimental: git's
+// skips ever more commits of a long history between haves; tsgit's offers them all, as
+// consecutive does), `noop` (no haves: the server sends everything the wants reach) or `default`;
+// any other value stops a fetch before it starts.
+import type { Config } from '../config/index.js';
+import { GitError } from '../core/errors.js';
+import type { ObjectStore } from '../odb/object-store.js';
+import { ConsecutiveNegotiator, type Negotiator } from './negotiator.js';
+
+export type NegotiationAlgorithm = 'consecutive' | 'skipping' | 'noop';
+
+export function negotiationAlgorithm(config: Config): NegotiationAlgorithm {
+  const fallback = config.getBool('feature', null, 'experimental') ? 'skipping' : 'consecutive';
+  const value = config.get('fetch', null, 'negotiationalgorithm');
+  if (value === undefined) return fallback;
+  const name = value.toLowerCase();
+  if (name === 'consecutive' || name === 'skipping' || name === 'noop') return name;
+  if (name === 'default') return fallback;
+  throw new GitError('client', 'bad-config', `unknown fetch negotiation algorithm '${value}'`);
+}
+
+/** The negotiator of `algorithm`; null for noop, which offers nothing. */
+export function makeNegotiator(algorithm: NegotiationAlgorithm, odb: ObjectStore, shallow: ReadonlySet<string>): Negotiator | null {
+  if (algorithm === 'noop') return null;
+  return new ConsecutiveNegotiator(odb, shallow);
+}
