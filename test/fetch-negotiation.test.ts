@@ -1,6 +1,6 @@
 // What a fetch offers as haves, against git 2.39: the have lines git's upload-pack reads
 // (GIT_TRACE_PACKET, "upload-pack< have"), in order, with stderr and exit status, for git and
-// tsgit fetching in two copies of one clone over protocol v0 and v2:
+// tsgit (one batch process) fetching in copies of one clone over protocol v0 and v2:
 //   --negotiation-tip as a branch, a ref glob, a tag and a revision together, a glob matching
 //   nothing (git's warning); fetch.negotiationAlgorithm noop (no haves) and default (every ref's);
 //   git's refusals: a name that is no object, an id not here, an algorithm it does not know (before
@@ -10,7 +10,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { git, GIT_ENV, rmrf, tmpDir, TSGIT } from './helpers.js';
+import { sameAsSpawned, tsgitBatch } from './cli-batch.js';
+import { git, GIT_ENV, rmrf, tmpDir } from './helpers.js';
 
 const root = fs.realpathSync(tmpDir('tsgit-fetch-negotiation-'));
 after(() => rmrf(root));
@@ -47,51 +48,78 @@ git(work, ['checkout', '-q', 'main']);
 commit(source, 'c4');
 git(source, ['push', '-q', path.join(root, 'up.git'), 'main']);
 
-let runs = 0;
+/** The fetches compared, each over a protocol version, in a fresh copy of work for each tool. */
+const CASES = {
+  branch: [0, ['fetch', '-q', '--negotiation-tip=a']],
+  glob: [2, ['fetch', '-q', '--negotiation-tip=refs/heads/b*']],
+  tagAndRevision: [2, ['fetch', '-q', '--negotiation-tip=tb', '--negotiation-tip=a~1']],
+  unmatched: [0, ['fetch', '-q', '--negotiation-tip=heads/*', '--negotiation-tip=nothing/*']],
+  noObject: [2, ['fetch', '-q', '--negotiation-tip=nope']],
+  notHere: [2, ['fetch', '-q', `--negotiation-tip=${'12'.repeat(20)}`]],
+  noop: [2, ['-c', 'fetch.negotiationAlgorithm=noop', 'fetch', '-q']],
+  default: [0, ['-c', 'fetch.negotiationAlgorithm=Default', 'fetch', '-q']],
+  unknown: [2, ['-c', 'fetch.negotiationAlgorithm=bogus', 'fetch', 'nowhere']],
+} satisfies Record<string, [0 | 2, string[]]>;
+type Name = keyof typeof CASES;
 
-/** `args` run by `tool` in a fresh copy of work: its status, stderr and the haves git's upload-pack read. */
-function fetchIn(tool: 'git' | 'tsgit', args: string[]): { status: number | null; stderr: string; haves: string[] } {
-  const copy = path.join(root, `${runs++}-${tool}`);
-  fs.cpSync(work, copy, { recursive: true });
-  const trace = `${copy}.trace`;
-  const cmd = tool === 'git' ? ['git'] : [process.execPath, TSGIT];
-  const r = spawnSync(cmd[0]!, [...cmd.slice(1), ...args], { cwd: copy, env: { ...GIT_ENV, GIT_TRACE_PACKET: trace }, encoding: 'utf8' });
-  const packets = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8') : '';
-  const haves = [...packets.matchAll(/upload-pack< have ([0-9a-f]{40})/g)].map((m) => m[1]!);
-  return { status: r.status, stderr: r.stderr, haves };
+interface Seen { status: number | null; stderr: string; haves: string[] }
+
+/** Where `tool` runs case `name`: a fresh copy of work, and its packet trace beside it. */
+function copyFor(tool: 'git' | 'tsgit', name: Name): { cwd: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const cwd = path.join(root, `${name}-${tool}`);
+  fs.cpSync(work, cwd, { recursive: true });
+  const [version, args] = CASES[name];
+  return { cwd, args: ['-c', `protocol.version=${version}`, ...args], env: { ...GIT_ENV, GIT_TRACE_PACKET: `${cwd}.trace` } };
 }
 
-/** The same fetch by git and tsgit, over protocol `version`: the same haves, stderr and exit status. */
-function compare(version: 0 | 2, args: string[]): string[] {
-  const line = ['-c', `protocol.version=${version}`, ...args];
-  const theirs = fetchIn('git', line);
-  assert.deepEqual(fetchIn('tsgit', line), theirs, line.join(' '));
-  return theirs.haves;
+/** The haves git's upload-pack read, in order. */
+function haves(trace: string): string[] {
+  const packets = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8') : '';
+  return [...packets.matchAll(/upload-pack< have ([0-9a-f]{40})/g)].map((m) => m[1]!);
+}
+
+// git's runs spawned, tsgit's in one batch (and one spawned, as the CLI itself prints it).
+const names = Object.keys(CASES) as Name[];
+const seen = { git: new Map<Name, Seen>(), tsgit: new Map<Name, Seen>() };
+for (const name of names) {
+  const c = copyFor('git', name);
+  const r = spawnSync('git', c.args, { cwd: c.cwd, env: c.env, encoding: 'utf8' });
+  seen.git.set(name, { status: r.status, stderr: r.stderr, haves: haves(`${c.cwd}.trace`) });
+}
+const ours = names.map((name) => copyFor('tsgit', name));
+tsgitBatch(ours, GIT_ENV).forEach((r, i) => {
+  seen.tsgit.set(names[i]!, { status: r.status, stderr: r.stderr.toString(), haves: haves(`${ours[i]!.cwd}.trace`) });
+});
+const spawned = names.indexOf('unknown');
+sameAsSpawned([ours[spawned]!], [{ status: seen.tsgit.get('unknown')!.status!, stdout: Buffer.alloc(0), stderr: Buffer.from(seen.tsgit.get('unknown')!.stderr) }]);
+
+/** The case run by both: the same haves, stderr and exit status; git's haves. */
+function compare(name: Name): string[] {
+  assert.deepEqual(seen.tsgit.get(name), seen.git.get(name), name);
+  return seen.git.get(name)!.haves;
 }
 
 const rev = (name: string) => git(work, ['rev-parse', name]).trim();
 
 describe('fetch --negotiation-tip', () => {
   it("offers only the tips' history, as git does", () => {
-    assert.deepEqual(compare(0, ['fetch', '-q', '--negotiation-tip=a']), [rev('a'), rev('a~1'), rev('main'), rev('main~1'), rev('main~2')]);
-    compare(2, ['fetch', '-q', '--negotiation-tip=refs/heads/b*']);
-    compare(2, ['fetch', '-q', '--negotiation-tip=tb', '--negotiation-tip=a~1']);
-    compare(0, ['fetch', '-q', '--negotiation-tip=heads/*', '--negotiation-tip=nothing/*']);
+    assert.deepEqual(compare('branch'), [rev('a'), rev('a~1'), rev('main'), rev('main~1'), rev('main~2')]);
+    for (const name of ['glob', 'tagAndRevision', 'unmatched'] as const) compare(name);
   });
 
   it("refuses a tip that is no object here, with git's messages", () => {
-    compare(2, ['fetch', '-q', '--negotiation-tip=nope']);
-    compare(2, ['fetch', '-q', `--negotiation-tip=${'12'.repeat(20)}`]);
+    compare('noObject');
+    compare('notHere');
   });
 });
 
 describe('fetch.negotiationAlgorithm', () => {
   it('offers nothing with noop, every ref with default, as git does', () => {
-    assert.deepEqual(compare(2, ['-c', 'fetch.negotiationAlgorithm=noop', 'fetch', '-q']), []);
-    assert.equal(compare(0, ['-c', 'fetch.negotiationAlgorithm=Default', 'fetch', '-q']).length, 8);
+    assert.deepEqual(compare('noop'), []);
+    assert.equal(compare('default').length, 8);
   });
 
   it("refuses a value git does not know before anything else, with git's message", () => {
-    compare(2, ['-c', 'fetch.negotiationAlgorithm=bogus', 'fetch', 'nowhere']);
+    compare('unknown');
   });
 });

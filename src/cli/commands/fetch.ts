@@ -2,13 +2,15 @@
 //             [--shallow-exclude <ref>...] [--update-shallow] [--[no-]prune] [-P] [--tags | --no-tags] [-f]
 //             [-u | --update-head-ok] [--upload-pack <upload-pack>] [--[no-]write-fetch-head] [--dry-run] [-a]
 //             [--filter <spec> | --no-filter] [--refetch] [--atomic] [--set-upstream] [--refmap <refspec>]
-//             [-o <option>] [--negotiation-tip <commit | glob>...]
+//             [-o <option>] [--negotiation-tip <commit | glob>...] [-j <n>]
 //             [<remote> [<refspec>...] | <group> | --multiple [(<remote> | <group>)...] | --all]
 // Refspecs default to remote.<name>.fetch; the report goes to stderr in git's format; the exit
 // status is 1 when a ref was rejected (not for one that would need new shallow roots: git warns of
 // those and exits 0) or the remote did not send everything the refs need. SIGINT, SIGTERM and
 // SIGHUP stop it with no ref changed.
+import os from 'node:os';
 import { emptyFetchHead, fetch, type FetchOptions } from '../../client/fetch.js';
+import type { ConnectOptions } from '../../transport/index.js';
 import type { Config } from '../../config/index.js';
 import { configuredRemotes, defaultRemote, remoteConfigWarnings, remoteOrGroup } from '../../repository/remotes.js';
 import { GitError, UsageError } from '../../core/errors.js';
@@ -22,6 +24,7 @@ import { progressIf } from '../progress.js';
 import { branchOf } from '../../refs/branch-name.js';
 import { refuseBadDefaultConfig } from '../bad-config-variable.js';
 import { negotiationAlgorithm } from '../../client/negotiation-algorithm.js';
+import { ParallelOutput } from '../../core/parallel-output.js';
 
 export const help: CommandHelp = {
   summary: 'Download objects and refs from another repository',
@@ -49,6 +52,7 @@ export const help: CommandHelp = {
     ['--[no-]update-shallow', 'accept refs that update .git/shallow'],
     ['--all', 'fetch from all remotes'],
     ['-m, --multiple', 'fetch from multiple remotes'],
+    ['-j, --jobs <n>', 'number of remotes fetched in parallel'],
     ['--set-upstream', 'set upstream for git pull/fetch'],
     ['--atomic', 'use atomic transaction to update references'],
     ['--refmap <refmap>', 'specify fetch refmap'],
@@ -71,12 +75,13 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   refuseBadDefaultConfig(ctx, settings);
   // As git's repository settings, read at once: a value git refuses stops it here.
   negotiationAlgorithm(settings);
+  const parallel = fetchParallel(settings);
   let tags = false, noTags = false, force = false, updateShallow = false, unshallow = false;
   let atomic = false, setUpstream = false, multiple = false, refmap: string[] | undefined, serverOptions: string[] = [], negotiationTips: string[] = [];
   let updateHeadOk = false, all = false, writeFetchHead = true, noRecurse = false, dryRun = false, append = false, refetch = false;
   // Unset: the remote's or fetch's configuration decides.
   let prune: boolean | undefined, pruneTags: boolean | undefined;
-  let deepen: number | undefined;
+  let deepen: number | undefined, jobs: number | undefined;
   // Unset: the remote's partialclonefilter; null: --no-filter.
   let filter: FilterSpec | null | undefined;
   const remote = parseRemoteOptions('fetch', args, (name, value, inline) => {
@@ -90,6 +95,13 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
         const text = value();
         if (!/^-?[0-9]+$/.test(text)) throw new UsageError(`option \`deepen' expects a numerical value`);
         deepen = Number(text);
+        break;
+      }
+      case '-j': case '--jobs': {
+        const text = value();
+        if (!/^-?[0-9]+$/.test(text)) throw new UsageError(name === '-j' ? "switch `j' expects a numerical value" : "option `jobs' expects a numerical value");
+        // Below 0: fetch.parallel says.
+        jobs = Number(text);
         break;
       }
       case '--unshallow': unshallow = true; break;
@@ -175,7 +187,8 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   // each, with the options of add_options_to_argv (none of the history's, nor --refetch, --refmap,
   // --set-upstream, -o, --negotiation-tip or --upload-pack: each remote's own remote.<name>.uploadpack is used),
   // after emptying FETCH_HEAD; a failed one is reported and the others still fetched. tsgit
-  // fetches them one after another in this process.
+  // fetches them in this process: one after another, or with -j or fetch.parallel up to that many
+  // at once, as git's run_processes_parallel runs its fetches (parallel-output.ts).
   const passed = [
     ...(dryRun ? ['--dry-run'] : []), ...(prune !== undefined ? [prune ? '--prune' : '--no-prune'] : []),
     ...(pruneTags !== undefined ? [pruneTags ? '--prune-tags' : '--no-prune-tags'] : []), ...(updateHeadOk ? ['--update-head-ok'] : []),
@@ -185,30 +198,69 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
   ];
   if (writeFetchHead && !append) emptyFetchHead(repo.gitDir);
   const warnings = remoteConfigWarnings(config);
+  // git's fetch of each: its exit status, its messages through `run` (and the server's through `transport`).
+  const each = async (run: RemoteRun, name: string, argv: string[], transport: ConnectOptions): Promise<number> => {
+    // Each of git's fetch processes reads the remotes anew, and says so again.
+    for (const text of warnings) run.stderr(text);
+    try {
+      return await one(run, name, [], {
+        unshallow: false, updateShallow: false, refetch: false, fetchHead: writeFetchHead ? 'append' : 'none', transport,
+        reflogAction: ['fetch', '--append', '--no-auto-gc', '--no-write-commit-graph', ...passed, ...argv].join(' '),
+      });
+    } catch (e) {
+      if (!(e instanceof GitError) || run.signal.aborted) throw e;
+      run.stderr(`fatal: ${e.message}\n`);
+      return 128;
+    }
+  };
+  const started = (name: string) => { if (!quiet) writeAll(1, Buffer.from(`Fetching ${name}\n`)); };
+  const children = jobs !== undefined && jobs >= 0 ? jobs : parallel;
   return runRemoteCommand(ctx.env, { quiet, progress }, async (run) => {
     let status = 0;
-    for (const name of names) {
-      if (!quiet) writeAll(1, Buffer.from(`Fetching ${name}\n`));
-      // Each of git's fetch processes reads the remotes anew, and says so again.
-      for (const text of warnings) run.stderr(text);
-      let code: number;
-      try {
-        code = await one(run, name, [], {
-          unshallow: false, updateShallow: false, refetch: false, fetchHead: writeFetchHead ? 'append' : 'none', transport: {},
-          reflogAction: ['fetch', '--append', '--no-auto-gc', '--no-write-commit-graph', ...passed, name].join(' '),
-        });
-      } catch (e) {
-        if (!(e instanceof GitError) || run.signal.aborted) throw e;
-        run.stderr(`fatal: ${e.message}\n`);
-        code = 128;
+    if (children === 1 || names.length === 1) {
+      for (const name of names) {
+        started(name);
+        if (await each(run, name, [name], {}) !== 0) {
+          run.stderr(`error: could not fetch ${name}\n`);
+          status = 1;
+        }
       }
-      if (code !== 0) {
-        run.stderr(`error: could not fetch ${name}\n`);
-        status = 1;
-      }
+      return status;
     }
+    // Each fetch's stderr is a pipe to git, which holds it: no progress is drawn, and what one
+    // says (its server too) comes out whole.
+    const output = new ParallelOutput(run.stderr);
+    const queue = [...names];
+    const worker = async (): Promise<void> => {
+      for (let name = queue.shift(); name !== undefined && !run.signal.aborted; name = queue.shift()) {
+        started(name);
+        const out = output.start();
+        const server = new TextDecoder();
+        try {
+          const code = await each({ showProgress: false, stderr: (t) => out.say(t), signal: run.signal }, name, ['--end-of-options', name],
+            { onStderr: (chunk) => out.say(server.decode(chunk, { stream: true })) });
+          if (code !== 0) {
+            out.say(`could not fetch '${name}' (exit code: ${code})\n`);
+            status = 1;
+          }
+        } finally {
+          out.end();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(children === 0 ? os.availableParallelism() : children, names.length) }, worker));
     return status;
   });
+}
+
+/**
+ * git's fetch.parallel, read as git reads its fetch configuration, before anything else: how many
+ * remotes --multiple and --all fetch at once (0: one for each CPU; default 1).
+ */
+function fetchParallel(config: Config): number {
+  const n = config.getInt('fetch', null, 'parallel') ?? 1;
+  if (n < 0) throw new GitError('cli', 'bad-config', 'fetch.parallel cannot be negative');
+  return n;
 }
 
 /** The verbosity passed on to each remote's fetch, as git's add_options_to_argv gives it: -v twice at most. */

@@ -23,6 +23,7 @@ import { RefusedPath, connectWorkTreeAndGitDir, setCoreWorktree, submoduleGitDir
 import { submoduleDefaultRemote, type Superproject, type ListedSubmodule } from './superproject.js';
 import { displayPath, listSubmodules, nestedOptions, submoduleEnv, type SubmoduleVisitOptions } from './visit.js';
 import type { Progress } from '../../core/progress.js';
+import { ParallelOutput } from '../../core/parallel-output.js';
 
 export interface SubmoduleUpdateOptions extends SubmoduleVisitOptions {
   readonly init?: boolean;
@@ -125,10 +126,8 @@ function updateStrategy(sp: Superproject, sub: Submodule, justCloned: boolean): 
 }
 
 /**
- * Clones the planned submodules, `jobs` at once. Output is ordered as git's run_processes_parallel
- * orders it: the earliest-started running clone prints as it goes; the others' output is held, and
- * a clone's that ends first waits until the one printing ends; then the next earliest-started
- * clone prints what it held and goes on live. False when one failed twice.
+ * Clones the planned submodules, `jobs` at once, their output ordered as git's
+ * run_processes_parallel orders it (parallel-output.ts). False when one failed twice.
  */
 async function cloneMissing(sp: Superproject, todo: readonly Planned[], jobs: number, env: NodeJS.ProcessEnv,
   o: SubmoduleUpdateOptions): Promise<boolean> {
@@ -138,26 +137,15 @@ async function cloneMissing(sp: Superproject, todo: readonly Planned[], jobs: nu
   // the job's own signal), so that many jobs do not pile listeners onto one signal.
   const running = new Set<AbortController>();
   const onAbort = () => { for (const c of running) c.abort(); };
-  // Clones in start order, each with the output it holds while another one prints.
-  const started: { held: string[]; done: boolean }[] = [];
-  let finished = '';
-  const owner = () => started[0];
-  const handOn = (): void => {
-    // The owner ended: what ended meanwhile, then the next owner's held output, which then goes live.
-    while (started.length > 0 && started[0]!.done) started.shift();
-    if (finished) { o.report.err(finished); finished = ''; }
-    const next = owner();
-    if (next && next.held.length > 0) { o.report.err(next.held.join('')); next.held.length = 0; }
-  };
+  const output = new ParallelOutput((t) => o.report.err(t));
   o.signal?.addEventListener('abort', onAbort);
   const worker = async () => {
     for (let job = queue.shift(); job && !stop; job = queue.shift()) {
       const controller = new AbortController();
       running.add(controller);
       if (o.signal?.aborted) controller.abort();
-      const slot = { held: [] as string[], done: false };
-      started.push(slot);
-      const say = (t: string) => { if (owner() === slot) o.report.err(t); else slot.held.push(t); };
+      const out = output.start();
+      const say = (t: string) => out.say(t);
       try {
         await cloneSubmodule(sp, job.p, env, { ...o, signal: controller.signal }, say);
       } catch (e) {
@@ -180,9 +168,7 @@ async function cloneMissing(sp: Superproject, todo: readonly Planned[], jobs: nu
         }
       } finally {
         running.delete(controller);
-        slot.done = true;
-        if (owner() === slot) handOn();
-        else { finished += slot.held.join(''); slot.held.length = 0; }
+        out.end();
       }
     }
   };
