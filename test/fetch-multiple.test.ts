@@ -2,7 +2,11 @@
 // and its bare sources (oracle-copies.ts: output, exit status, refs, reflogs and FETCH_HEAD
 // compared): "Fetching <remote>" for each, FETCH_HEAD appended remote by remote (emptied first
 // unless --append), the options passed on as git passes them to its fetch of each, a failing
-// remote reported and the rest fetched (exit 1), and git's refusals.
+// remote reported and the rest fetched (exit 1), and git's refusals. With -j/--jobs or
+// fetch.parallel, several at once: each one's output (its server's too) printed whole, in git's
+// order, "Fetching <remote>" as each starts, git's message for one that failed and its reflog
+// messages (with --end-of-options); two remotes whose upload-packs each wait for the other's to
+// start show that they run at once. git's refusals of a negative fetch.parallel and a bad -j.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +26,21 @@ git(work, ['config', 'remotes.both', 'origin  second']);
 git(work, ['config', '--add', 'remotes.both', 'other']);
 git(work, ['config', 'remotes.solo', 'second']);
 git(work, ['config', 'remotes.bad', 'nowhere origin']);
+// For -j: broken, whose upload-pack fails, and a and b (up.git and second.git again), each served
+// by an upload-pack that waits for the other's to start (a file in the directory the fetch runs
+// in) and fails after 5 s without it; none of them fetched by --all.
+const broken = path.join(root, 'broken-upload-pack');
+fs.writeFileSync(broken, '#!/bin/sh\necho "fatal: broken on purpose" >&2\nexit 128\n', { mode: 0o755 });
+for (const [name, url, other] of [['broken', '../up.git', null], ['a', '../up.git', 'b'], ['b', '../second.git', 'a']] as const) {
+  const script = other === null ? broken : path.join(root, `upload-pack-${name}`);
+  if (other !== null) {
+    fs.writeFileSync(script, `#!/bin/sh\ntouch started-${name}\ni=0\nwhile [ ! -e started-${other} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done\n`
+      + `[ -e started-${other} ] || { echo "${other} did not start" >&2; exit 1; }\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
+  }
+  git(work, ['remote', 'add', name, url]);
+  git(work, ['config', `remote.${name}.uploadpack`, script]);
+  git(work, ['config', `remote.${name}.skipFetchAll`, 'true']);
+}
 git(work, ['commit', '-q', '--allow-empty', '-m', 'two']);
 git(work, ['tag', 'v2']);
 git(work, ['push', '-q', '../up.git', 'HEAD:refs/heads/main', 'v2']);
@@ -70,5 +89,25 @@ describe('fetch --multiple and remote groups', () => {
     assert.equal(results[1]!.status, 1);
     assert.equal(results[1]!.stdout, 'Fetching nowhere\nFetching origin\n');
     assert.deepEqual(results[1], results[0]);
+  });
+
+  it("with -j or fetch.parallel, fetches remotes at once, each one's output whole and in git's order; refuses what git refuses", () => {
+    compare({
+      name: 'parallel',
+      steps: [
+        ['-c', 'fetch.parallel=-1', 'fetch'],
+        ['fetch', '-jx'],
+        // FETCH_HEAD gets each remote's lines as it ends, in no set order when they run at once:
+        // only one of these writes there, and the others are dry runs.
+        ['-c', 'fetch.parallel=2', 'fetch', '--multiple', 'second', 'broken'],
+        // One after the other, neither would serve.
+        ['fetch', '--jobs=2', '--dry-run', '-v', '--multiple', 'a', 'b'],
+      ],
+    });
+    const [theirs, ours] = (['git', 'tsgit'] as const).map((tool) => {
+      const r = runInCopy(template, root, tool, 'work', ['-c', 'fetch.parallel=-1', 'fetch']);
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+    });
+    assert.deepEqual(ours, theirs);
   });
 });
