@@ -2,7 +2,8 @@
 // (GIT_TRACE_PACKET, "upload-pack< have"), in order, with stderr and exit status, for git and
 // tsgit (one batch process) fetching in copies of one clone over protocol v0 and v2:
 //   --negotiation-tip as a ref glob, as a tag and revisions together, a glob matching
-//   nothing (git's warning); fetch.negotiationAlgorithm noop (no haves) and default;
+//   nothing (git's warning); fetch.negotiationAlgorithm noop (no haves), default, and skipping
+//   (also feature.experimental's), with and without history git parses before negotiating;
 //   git's refusals: a name that is no object, an id not here, an algorithm it does not know (before
 //   anything else, even an unknown remote).
 import assert from 'node:assert/strict';
@@ -23,12 +24,15 @@ function commit(dir: string, message: string): void {
   git(dir, ['commit', '-q', '--allow-empty', '-m', message], undefined, { ...GIT_ENV, GIT_COMMITTER_DATE: `${date} +0000` });
 }
 
-// up.git: c1..c3 on main, then c4 after the clone. work, its clone: a (two commits on c3), b (three
-// on c2, tagged tb), all younger than c4 in turns, so that the walk interleaves them by date.
+// up.git: c1..c3 on main (side at c1), then c4 after the clone. work, its clone: a (two commits
+// on c3), b (three on c2, tagged tb), younger than c4 in turns, so that the walk interleaves them
+// by date, and long (below).
 const source = path.join(root, 'source');
 const work = path.join(root, 'work');
 git(root, ['init', '-q', '-b', 'main', source]);
 for (const n of [1, 2, 3]) commit(source, `c${n}`);
+// A branch the clone has: git's fetch-pack parses the history newer than it before negotiating.
+git(source, ['branch', 'side', 'main~2']);
 git(root, ['clone', '-q', '--bare', source, path.join(root, 'up.git')]);
 git(root, ['clone', '-q', path.join(root, 'up.git'), work]);
 // The server is git's, traced, for either client.
@@ -45,6 +49,13 @@ git(work, ['checkout', '-q', 'b']);
 commit(work, 'b3');
 git(work, ['tag', '-a', '-m', 't', 'tb']);
 git(work, ['checkout', '-q', 'main']);
+// long: 24 commits on c2, newer still, the run the skipping negotiator skips through.
+const stream: string[] = [];
+for (let i = 1; i <= 24; i++) {
+  date += 60;
+  stream.push('commit refs/heads/long', `committer C O Mitter <c@example.com> ${date} +0000`, 'data 2', 'l', ...(i === 1 ? [`from ${git(work, ['rev-parse', 'main~1']).trim()}`] : []), '');
+}
+git(work, ['fast-import', '--quiet'], stream.join('\n'));
 commit(source, 'c4');
 git(source, ['push', '-q', path.join(root, 'up.git'), 'main']);
 
@@ -58,6 +69,9 @@ const CASES = {
   // Every branch's history is what default offers without tips too.
   defaultUnmatched: [0, ['-c', 'fetch.negotiationAlgorithm=Default', 'fetch', '-q', '--negotiation-tip=heads/*', '--negotiation-tip=nothing/*']],
   unknown: [2, ['-c', 'fetch.negotiationAlgorithm=bogus', 'fetch', 'nowhere']],
+  // Over v2 asking for main only side is not listed, and git parses no history ahead.
+  skipping: [2, ['-c', 'fetch.negotiationAlgorithm=skipping', 'fetch', '-q', 'origin', 'main']],
+  experimental: [0, ['-c', 'feature.experimental=true', 'fetch', '-q']],
 } satisfies Record<string, [0 | 2, string[]]>;
 type Name = keyof typeof CASES;
 
@@ -115,7 +129,13 @@ describe('fetch --negotiation-tip', () => {
 describe('fetch.negotiationAlgorithm', () => {
   it('offers nothing with noop, every branch with default (a glob of tips matching nothing warned of), as git does', () => {
     assert.deepEqual(compare('noop'), []);
-    assert.equal(compare('defaultUnmatched').length, 8);
+    assert.ok(compare('defaultUnmatched').length > 30);
+  });
+
+  it('skips through a long history with skipping (the default under feature.experimental), as git does', () => {
+    const all = compare('defaultUnmatched').length;
+    assert.ok(compare('skipping').length < all - 10);
+    assert.ok(compare('experimental').length < all - 10);
   });
 
   it("refuses a value git does not know before anything else, with git's message", () => {

@@ -277,10 +277,12 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
       let roots: NewRoots = { ours: [], theirs: [], closed: true };
       // The shallow file a deepen leaves, known once the server's shallow update is read.
       let left: Set<string> = new Set();
-      const negotiator = refetch ? null : makeNegotiator(algorithm, repo.odb, shallowSet);
+      const local = refStore.list().map((r) => r.oid);
+      const advertised = refs.flatMap((r) => (r.oid !== null && repo.odb.has(fromHex(r.oid)!) ? [r.oid] : []));
+      const negotiator = refetch ? null : makeNegotiator(algorithm, repo.odb, shallowSet, withShape && deepen ? null : { localTips: local, advertised });
       if (negotiator) {
-        for (const r of refs) if (r.oid !== null && !incomplete.has(r.oid) && repo.odb.has(fromHex(r.oid)!)) negotiator.knownCommon(r.oid);
-        for (const oid of tips ?? refStore.list().map((r) => r.oid)) negotiator.addTip(oid);
+        for (const oid of advertised) if (!incomplete.has(oid)) negotiator.knownCommon(oid);
+        for (const oid of tips ?? local) negotiator.addTip(oid);
       }
       const result = await fetchPack(s, {
         wants, negotiator, shallows, shape: withShape ? shape : NO_DEEPEN, filter,

@@ -8,7 +8,8 @@
 //   parse-refspec.ts, refspec.ts   refspecs read; remote refs -> local refs (every name checked
 //                     before it becomes a path)
 //   negotiator.ts     local history offered as haves, newest first (git's consecutive negotiator);
-//                     negotiation-algorithm.ts chooses it or none, negotiation-tips.ts its tips
+//                     negotiation-algorithm.ts chooses it, skipping-negotiator.ts or none;
+//                     negotiation-tips.ts their tips
 //   fetch-pack.ts     wants, have rounds, ACKs -> the pack stream
 //   store-pack.ts     the stream straight into index-pack (.keep until refs point at it)
 //   shallow-file.ts   the shallow boundary the server sent
