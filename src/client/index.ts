@@ -9,7 +9,7 @@
 //                     before it becomes a path)
 //   negotiator.ts     local history offered as haves, newest first (git's consecutive negotiator);
 //                     negotiation-algorithm.ts chooses it, skipping-negotiator.ts or none;
-//                     negotiation-tips.ts their tips
+//                     negotiation-tips.ts their tips; commit-nodes.ts the commits they walk
 //   fetch-pack.ts     wants, have rounds, ACKs -> the pack stream
 //   store-pack.ts     the stream straight into index-pack (.keep until refs point at it)
 //   shallow-file.ts   the shallow boundary the server sent

@@ -3,26 +3,13 @@
 // acknowledges a commit, its ancestors are common too and are no longer offered. Commits at the
 // tips of refs the server advertised that we already have are known to be common from the start:
 // they are offered once (so the server learns it) and their ancestors are skipped.
-import { fromHex, toHex } from '../core/oid.js';
-import { parseCommit } from '../object/commit.js';
-import { parseTag } from '../object/tag.js';
-import { OBJ_COMMIT, OBJ_TAG } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
+import { CommitNodes, type CommitNode } from './commit-nodes.js';
 
 const COMMON = 1;
 const COMMON_REF = 2;
 const SEEN = 4;
 const POPPED = 8;
-
-interface Node {
-  readonly hex: string;
-  flags: number;
-  time: number;
-  /** null until the commit is read; empty for roots and shallow boundaries. */
-  parents: Node[] | null;
-  /** Insertion order, so commits of equal date come out first-in first-out, as in git's prio_queue. */
-  seq: number;
-}
 
 /** What fetch-pack asks of a negotiator (git's struct fetch_negotiator). */
 export interface Negotiator {
@@ -37,8 +24,8 @@ export interface Negotiator {
 }
 
 export class ConsecutiveNegotiator implements Negotiator {
-  private readonly nodes = new Map<string, Node>();
-  private readonly heap: Node[] = [];
+  private readonly commits: CommitNodes;
+  private readonly heap: CommitNode[] = [];
   private seq = 0;
   private nonCommon = 0;
 
@@ -46,11 +33,13 @@ export class ConsecutiveNegotiator implements Negotiator {
    * `shallow` lists the commits whose parents this repository does not have (its shallow file):
    * the walk stops there, as git's grafts make it.
    */
-  constructor(private readonly odb: ObjectStore, private readonly shallow: ReadonlySet<string> = new Set()) {}
+  constructor(odb: ObjectStore, shallow: ReadonlySet<string> = new Set()) {
+    this.commits = new CommitNodes(odb, shallow);
+  }
 
   /** A ref the server advertised and we have: common, offered once, its history skipped. */
   knownCommon(hex: string): void {
-    const c = this.commitOf(hex);
+    const c = this.commits.commitOf(hex);
     if (!c || c.flags & SEEN) return;
     this.push(c, COMMON_REF | SEEN);
     this.markCommon(c, true);
@@ -58,7 +47,7 @@ export class ConsecutiveNegotiator implements Negotiator {
 
   /** A local ref tip to start walking from. */
   addTip(hex: string): void {
-    const c = this.commitOf(hex);
+    const c = this.commits.commitOf(hex);
     if (c) this.push(c, SEEN);
   }
 
@@ -67,7 +56,7 @@ export class ConsecutiveNegotiator implements Negotiator {
     for (;;) {
       if (this.heap.length === 0 || this.nonCommon === 0) return null;
       const c = this.pop();
-      const parents = this.parse(c);
+      const parents = this.commits.parse(c);
       c.flags |= POPPED;
       if (!(c.flags & COMMON)) this.nonCommon--;
       let mark: number;
@@ -90,7 +79,7 @@ export class ConsecutiveNegotiator implements Negotiator {
 
   /** The server acknowledged `hex`; returns whether we already knew it was common. */
   ack(hex: string): boolean {
-    const c = this.nodes.get(hex);
+    const c = this.commits.get(hex);
     if (!c) return false;
     const known = (c.flags & COMMON) !== 0;
     this.markCommon(c, false);
@@ -98,9 +87,9 @@ export class ConsecutiveNegotiator implements Negotiator {
   }
 
   /** git's mark_common: `c` (unless ancestorsOnly) and everything below it becomes common. */
-  private markCommon(start: Node, ancestorsOnly: boolean): void {
+  private markCommon(start: CommitNode, ancestorsOnly: boolean): void {
     // Iterative, since histories are deeper than the stack: [node, ancestorsOnly] pairs.
-    const stack: [Node, boolean][] = [[start, ancestorsOnly]];
+    const stack: [CommitNode, boolean][] = [[start, ancestorsOnly]];
     while (stack.length) {
       const [c, onlyAncestors] = stack.pop()!;
       if (c.flags & COMMON) continue;
@@ -110,63 +99,26 @@ export class ConsecutiveNegotiator implements Negotiator {
         continue;
       }
       if (!onlyAncestors && !(c.flags & POPPED)) this.nonCommon--;
-      for (const p of this.parse(c)) stack.push([p, false]);
+      for (const p of this.commits.parse(c)) stack.push([p, false]);
     }
   }
 
-  private push(c: Node, mark: number): void {
+  private push(c: CommitNode, mark: number): void {
     if (c.flags & mark) return;
     c.flags |= mark;
-    this.parse(c);
+    this.commits.parse(c);
     c.seq = this.seq++;
     this.heap.push(c);
     this.siftUp(this.heap.length - 1);
     if (!(c.flags & COMMON)) this.nonCommon++;
   }
 
-  /** The commit a ref points at, peeling tags; null for anything we do not have or is not a commit. */
-  private commitOf(hex: string): Node | null {
-    let id = fromHex(hex);
-    for (let depth = 0; id && depth < 20; depth++) {
-      const existing = this.nodes.get(toHex(id));
-      if (existing) return existing;
-      const o = this.odb.read(id);
-      if (!o) return null;
-      if (o.type === OBJ_COMMIT) return this.node(toHex(id));
-      if (o.type !== OBJ_TAG) return null;
-      id = parseTag(o.data, () => `tag ${toHex(id!)}`).object;
-    }
-    return null;
-  }
-
-  private node(hex: string): Node {
-    let n = this.nodes.get(hex);
-    if (!n) {
-      n = { hex, flags: 0, time: 0, parents: null, seq: 0 };
-      this.nodes.set(hex, n);
-    }
-    return n;
-  }
-
-  private parse(c: Node): Node[] {
-    if (c.parents !== null) return c.parents;
-    const o = this.odb.read(fromHex(c.hex)!);
-    if (!o || o.type !== OBJ_COMMIT) {
-      c.parents = [];
-      return c.parents;
-    }
-    const header = parseCommit(o.data, () => `commit ${c.hex}`);
-    c.time = header.time;
-    c.parents = this.shallow.has(c.hex) ? [] : header.parents.map((p) => this.node(toHex(p)));
-    return c.parents;
-  }
-
   // A binary max-heap on (time, then earlier insertion).
-  private before(a: Node, b: Node): boolean {
+  private before(a: CommitNode, b: CommitNode): boolean {
     return a.time > b.time || (a.time === b.time && a.seq < b.seq);
   }
 
-  private pop(): Node {
+  private pop(): CommitNode {
     const heap = this.heap;
     const top = heap[0]!;
     const last = heap.pop()!;

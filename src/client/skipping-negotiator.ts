@@ -4,11 +4,10 @@
 // commit offered it skips ever more of its ancestors (1, 2, 4, 7, 11, ... an entry's skip grows
 // by half and one), so that a long history is crossed in few haves. An acknowledged commit, or one
 // the server advertised, makes its ancestors common: never offered.
-import { fromHex, toHex } from '../core/oid.js';
-import { parseCommit } from '../object/commit.js';
-import { parseTag } from '../object/tag.js';
-import { OBJ_COMMIT, OBJ_TAG } from '../object/type.js';
+import { fromHex } from '../core/oid.js';
+import { OBJ_COMMIT } from '../object/type.js';
 import type { ObjectStore } from '../odb/object-store.js';
+import { CommitNodes, type CommitNode } from './commit-nodes.js';
 import type { Negotiator } from './negotiator.js';
 
 const COMMON = 1;
@@ -16,37 +15,24 @@ const ADVERTISED = 2;
 const SEEN = 4;
 const POPPED = 8;
 
-interface Node {
-  readonly hex: string;
-  flags: number;
-  /**
-   * The commit date once git would have parsed the commit, 0 before: git queues a parent
-   * unparsed, under date 0, unless something parsed it earlier (the tips, and the recent history
-   * fetch-pack marks complete first; see parsedAhead).
-   */
-  time: number;
-  /** null until git would have parsed it; empty for roots and shallow boundaries. */
-  parents: Node[] | null;
-}
-
 /** A commit in the queue, with how many more of its ancestors to pass over (ttl) and the run it is in. */
 interface Entry {
-  readonly commit: Node;
+  readonly commit: CommitNode;
   originalTtl: number;
   ttl: number;
-  /** Insertion order: equal dates come out first-in first-out, as in git's prio_queue. */
-  readonly seq: number;
 }
 
 export class SkippingNegotiator implements Negotiator {
-  private readonly nodes = new Map<string, Node>();
-  // Newest first. Entries are few (the walk's frontier), so a sorted insert is cheap enough.
+  private readonly commits: CommitNodes;
+  // Newest first, equal dates first-in first-out, as git's prio_queue gives them. Entries are few
+  // (the walk's frontier), so a sorted insert is cheap enough.
   private readonly queue: Entry[] = [];
-  private seq = 0;
   private nonCommon = 0;
 
   /** `shallow`: the commits whose parents are not here (the shallow file), where the walk stops. */
-  constructor(private readonly odb: ObjectStore, private readonly shallow: ReadonlySet<string> = new Set()) {}
+  constructor(private readonly odb: ObjectStore, shallow: ReadonlySet<string> = new Set()) {
+    this.commits = new CommitNodes(odb, shallow);
+  }
 
   /**
    * What git's fetch-pack parses before negotiating (mark_complete_and_common_ref): every local
@@ -57,11 +43,11 @@ export class SkippingNegotiator implements Negotiator {
     let cutoff = 0;
     for (const hex of advertised) {
       if (this.odb.read(fromHex(hex)!)?.type !== OBJ_COMMIT) continue;
-      const c = this.node(hex);
-      this.parse(c);
+      const c = this.commits.node(hex);
+      this.commits.parse(c);
       cutoff = Math.max(cutoff, c.time);
     }
-    const complete: Node[] = [];
+    const complete: CommitNode[] = [];
     for (const hex of localTips) {
       const c = this.commitOf(hex);
       if (c && !complete.includes(c)) complete.push(c);
@@ -73,8 +59,8 @@ export class SkippingNegotiator implements Negotiator {
       const c = complete[0];
       if (!c || c.time < cutoff) return;
       complete.shift();
-      for (const p of this.parse(c)) {
-        this.parse(p);
+      for (const p of this.commits.parse(c)) {
+        this.commits.parse(p);
         if (!seen.has(p)) {
           seen.add(p);
           complete.push(p);
@@ -102,7 +88,7 @@ export class SkippingNegotiator implements Negotiator {
       if (!(c.flags & COMMON)) this.nonCommon--;
       let send = !(c.flags & COMMON) && entry.ttl === 0;
       let parentPushed = false;
-      for (const p of this.parse(c)) if (this.pushParent(entry, p)) parentPushed = true;
+      for (const p of this.commits.parse(c)) if (this.pushParent(entry, p)) parentPushed = true;
       // No parents, or all of them gone by already (clock skew): offered anyway.
       if (!(c.flags & COMMON) && !parentPushed) send = true;
       if (send) return c.hex;
@@ -110,7 +96,7 @@ export class SkippingNegotiator implements Negotiator {
   }
 
   ack(hex: string): boolean {
-    const c = this.nodes.get(hex);
+    const c = this.commits.get(hex);
     if (!c) return false;
     const known = (c.flags & COMMON) !== 0;
     this.markCommon(c);
@@ -118,7 +104,7 @@ export class SkippingNegotiator implements Negotiator {
   }
 
   /** git's push_parent: `parent` queued (false when it has been popped already), with the ttl its child passes on. */
-  private pushParent(entry: Entry, parent: Node): boolean {
+  private pushParent(entry: Entry, parent: CommitNode): boolean {
     let parentEntry: Entry;
     if (parent.flags & SEEN) {
       if (parent.flags & POPPED) return false;
@@ -140,7 +126,7 @@ export class SkippingNegotiator implements Negotiator {
   }
 
   /** git's mark_common: `start` and its ancestors already queued become common. */
-  private markCommon(start: Node): void {
+  private markCommon(start: CommitNode): void {
     if (start.flags & COMMON) return;
     start.flags |= COMMON;
     const stack = [start];
@@ -156,9 +142,9 @@ export class SkippingNegotiator implements Negotiator {
     }
   }
 
-  private push(c: Node, mark: number): Entry {
+  private push(c: CommitNode, mark: number): Entry {
     c.flags |= mark | SEEN;
-    const entry: Entry = { commit: c, originalTtl: 0, ttl: 0, seq: this.seq++ };
+    const entry: Entry = { commit: c, originalTtl: 0, ttl: 0 };
     // After every entry as new or newer (and, on a tie, queued earlier).
     let i = this.queue.length;
     while (i > 0 && this.queue[i - 1]!.commit.time < c.time) i--;
@@ -167,43 +153,10 @@ export class SkippingNegotiator implements Negotiator {
     return entry;
   }
 
-  /** The commit a ref points at, peeling tags; null for anything not here or not a commit. */
-  private commitOf(hex: string): Node | null {
-    let id = fromHex(hex);
-    for (let depth = 0; id && depth < 20; depth++) {
-      const o = this.odb.read(id);
-      if (!o) return null;
-      if (o.type === OBJ_COMMIT) {
-        // git's parse_object: the commit is parsed.
-        const c = this.node(toHex(id));
-        this.parse(c);
-        return c;
-      }
-      if (o.type !== OBJ_TAG) return null;
-      id = parseTag(o.data, () => `tag ${toHex(id!)}`).object;
-    }
-    return null;
-  }
-
-  private node(hex: string): Node {
-    let n = this.nodes.get(hex);
-    if (!n) {
-      n = { hex, flags: 0, time: 0, parents: null };
-      this.nodes.set(hex, n);
-    }
-    return n;
-  }
-
-  private parse(c: Node): Node[] {
-    if (c.parents !== null) return c.parents;
-    const o = this.odb.read(fromHex(c.hex)!);
-    if (!o || o.type !== OBJ_COMMIT) {
-      c.parents = [];
-      return c.parents;
-    }
-    const header = parseCommit(o.data, () => `commit ${c.hex}`);
-    c.time = header.time;
-    c.parents = this.shallow.has(c.hex) ? [] : header.parents.map((p) => this.node(toHex(p)));
-    return c.parents;
+  /** The commit a ref points at, peeling tags, read as git's parse_object reads it. */
+  private commitOf(hex: string): CommitNode | null {
+    const c = this.commits.commitOf(hex);
+    if (c) this.commits.parse(c);
+    return c;
   }
 }
