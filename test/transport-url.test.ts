@@ -28,6 +28,9 @@ test('URL forms: kind, user, host, port and path as git splits them', () => {
     ['[::1]:repo.git', { kind: 'ssh', host: '::1', port: null, path: 'repo.git' }],
     ['file:///srv/repo.git', { kind: 'file', path: '/srv/repo.git' }],
     ['file://localhost/srv/a%2Bb', { kind: 'file', path: '/srv/a+b' }],
+    // git passes a file URL's host by.
+    ['file://otherhost/x', { kind: 'file', path: '/x' }],
+    ['file://../x', { kind: 'file', path: '/x' }],
     ['./sub:dir/repo', { kind: 'file', path: path.resolve('/work', 'sub:dir/repo') }],
     ['../repo', { kind: 'file', path: '/repo' }],
   ];
@@ -38,11 +41,11 @@ test('URL forms: kind, user, host, port and path as git splits them', () => {
   for (const [url, message] of [
     ['ssh://-oProxyCommand=x/repo', /strange hostname '-oProxyCommand=x' blocked/],
     ['host:-repo', /strange pathname '-repo' blocked/],
-    ['ssh://host', /no path specified/],
+    ['ssh://host', /: no path specified; see 'git help pull' for valid url syntax$/],
     ['ftp://example.com/repo', /unsupported URL scheme 'ftp'/],
     ['ext::sh -c evil', /remote helpers are not supported/],
     ['ssh://host:99999/x', /invalid port '99999'/],
-    ['file://otherhost/x', /file:\/\/ URLs with a host are not supported/],
+    ['file://otherhost', /: no path specified; see 'git help pull' for valid url syntax$/],
   ] as const) {
     assert.throws(() => parseRemoteUrl(url, '/work'), message, url);
   }

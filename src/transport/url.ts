@@ -32,6 +32,11 @@ function urlError(url: string, why: string): GitError {
   return new GitError('transport', 'bad-url', `${why}: '${url}'`);
 }
 
+/** git's connect.c words every URL without a path alike, naming none. */
+function noPath(): GitError {
+  return new GitError('transport', 'bad-url', "no path specified; see 'git help pull' for valid url syntax");
+}
+
 /** git's is_url: an alphanumeric scheme (with + . -) followed by "://". */
 function schemeOf(url: string): string | null {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
@@ -92,7 +97,7 @@ function checkSshParts(user: string | null, host: string, p: string, url: string
   const sshHost = user !== null ? `${user}@${host}` : host;
   if (sshHost.startsWith('-')) throw new GitError('transport', 'bad-url', `strange hostname '${sshHost}' blocked`);
   if (p.startsWith('-')) throw new GitError('transport', 'bad-url', `strange pathname '${p}' blocked`);
-  if (p === '') throw urlError(url, 'no path specified');
+  if (p === '') throw noPath();
 }
 
 /** `/~user/repo` in an ssh:// or git:// URL means `~user/repo` on the server. */
@@ -103,7 +108,7 @@ function tildePath(p: string): string {
 /** Parses a remote address; relative local paths are resolved against `cwd`. */
 export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteUrl {
   // git's connect.c words an empty URL as one without a path.
-  if (url === '') throw new GitError('transport', 'bad-url', "no path specified; see 'git help pull' for valid url syntax");
+  if (url === '') throw noPath();
   if (/[\0\n]/.test(url)) throw urlError(JSON.stringify(url).slice(1, -1), 'URL contains a newline or NUL');
   const helper = /^([A-Za-z][A-Za-z0-9+.-]*)::/.exec(url);
   if (helper) throw new GitError('transport', 'unsupported', `remote helpers are not supported ('${helper[1]}::' in '${url}')`);
@@ -121,13 +126,14 @@ export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteUrl {
     const rest = url.slice(scheme.length + 3);
     const slash = rest.indexOf('/');
     if (scheme === 'file') {
-      // file://host/path is not a local path; git accepts only an empty host (or localhost-less forms).
+      // git's parse_connect_url takes a file URL's path from the first '/' after the scheme and
+      // passes the host by, whatever it is: file://localhost/x, file://elsewhere/x and file:///x
+      // all name /x (file://../x names /x too, and fails there as git's does).
       const p = percentDecode(slash < 0 ? '' : rest.slice(slash), url);
-      if (slash !== 0 && rest.slice(0, slash) !== 'localhost') throw urlError(url, 'file:// URLs with a host are not supported');
-      if (p === '') throw urlError(url, 'no path specified');
+      if (p === '') throw noPath();
       return { kind: 'file', path: p, given: p, cwd, display: url };
     }
-    if (slash < 0) throw urlError(url, 'no path specified');
+    if (slash < 0) throw noPath();
     const authority = percentDecode(rest.slice(0, slash), url);
     const p = tildePath(percentDecode(rest.slice(slash), url));
     const { user, host, port } = splitAuthority(authority, url);
