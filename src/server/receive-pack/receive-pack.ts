@@ -416,7 +416,7 @@ class PushSession {
       for (let i = 0; i < outcomes.length; i++) {
         const failure = outcomes[i]!.error;
         if (!failure) continue;
-        this.error(failure.message);
+        this.error(failure.code === 'duplicate-update' ? secondUpdateRefusal(queued, outcomes, i) ?? failure.message : failure.message);
         queued[i]!.error = deletions ? 'failed to delete' : 'failed to update ref';
       }
     }
@@ -545,3 +545,17 @@ function inferWorkTree(gitDir: string, config: Config): string | null {
   return path.basename(gitDir) === '.git' && bare === false ? path.dirname(gitDir) : null;
 }
 
+/**
+ * git's receive-pack updates each ref in a transaction of its own, so a second update of one ref
+ * (a client that sent it twice) meets the value the first left, and fails at the ref's lock in the
+ * lock's words; tsgit's one transaction finds the duplicate instead. The words git's lock says,
+ * from the first update of the ref that went through; null when none did.
+ */
+function secondUpdateRefusal(queued: readonly Command[], outcomes: readonly { error: GitError | null }[], i: number): string | null {
+  const c = queued[i]!;
+  const first = queued.findIndex((q, k) => k < i && q.name === c.name && !outcomes[k]!.error);
+  if (first < 0) return null;
+  const at = queued[first]!.newOid;
+  if (c.oldOid === ZERO_HEX) return `cannot lock ref '${c.name}': reference already exists`;
+  return at === c.oldOid ? null : `cannot lock ref '${c.name}': is at ${at} but expected ${c.oldOid}`;
+}
