@@ -2,6 +2,7 @@
 // shortest unique prefix, at least core.abbrev's length (auto: by the number of objects).
 import { toHex } from '../core/oid.js';
 import { sharedHexDigits } from '../core/oid-prefix.js';
+import type { Config } from '../config/index.js';
 import type { ObjectStore } from '../odb/object-store.js';
 import { abbrevLength } from '../client/fetch-report.js';
 
@@ -35,4 +36,9 @@ export function abbreviator(odb: ObjectStore, min: number): (oid: Uint8Array, of
     });
     return toHex(oid, off, Math.ceil(len / 2)).slice(0, len);
   };
+}
+
+/** Names abbreviated as core.abbrev in `config` says, as git shows the commits it reports on. */
+export function configuredAbbreviator(odb: ObjectStore, config: Config): (oid: Uint8Array, off: number) => string {
+  return abbreviator(odb, defaultAbbrev(config.get('core', null, 'abbrev'), odb));
 }

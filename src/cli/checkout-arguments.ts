@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Repository } from '../repository/repository.js';
 import { checkRefFormat } from '../refs/index.js';
 import { fatal } from './context.js';
-import { GLOB_SPECIAL } from './pathspec.js';
+import { GLOB_SPECIAL } from '../core/wildmatch.js';
 
 export interface CheckoutArguments {
   /** The branch or commit to switch to, or the tree-ish paths come from; null: none named. */

@@ -9,7 +9,7 @@ import type { Config } from '../config/index.js';
 import type { Repository } from '../repository/repository.js';
 import { checkoutPaths, type PathspecMatcher } from '../worktree/checkout-paths.js';
 import { postCheckout } from '../worktree/post-checkout.js';
-import { abbreviator, defaultAbbrev } from './abbrev.js';
+import { configuredAbbreviator } from './abbrev.js';
 import { fatal, type CommandContext } from './context.js';
 import { writeAll } from './output.js';
 import { cwdPrefix, matchesPathspec, pathspecItem, refuseEmptyPathspec } from './pathspec.js';
@@ -82,7 +82,7 @@ export async function checkoutPathsCommand(ctx: CommandContext, repo: Repository
   for (const m of result.messages) say(m);
   if (req.countPaths) {
     const n = result.written;
-    const from = tree ? abbreviator(repo.odb, defaultAbbrev(config.get('core', null, 'abbrev'), repo.odb))(tree, 0) : 'the index';
+    const from = tree ? configuredAbbreviator(repo.odb, config)(tree, 0) : 'the index';
     say(`Updated ${n} path${n === 1 ? '' : 's'} from ${from}`);
   }
   const head = repo.openRefs(ctx.env).head().oid ?? ZERO_HEX;

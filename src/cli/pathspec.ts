@@ -6,7 +6,7 @@
 // wildcard pattern), and names printed relative to the current directory.
 import fs from 'node:fs';
 import path from 'node:path';
-import { wildmatch } from '../core/wildmatch.js';
+import { GLOB_SPECIAL, wildmatch } from '../core/wildmatch.js';
 import { fatal } from './context.js';
 
 /** pathspec.c's magic: the long form's names and the short form's mnemonics, in git's table order. */
@@ -72,8 +72,6 @@ export function pathspecItem(elem: string, prefix: string, top: string): Pathspe
   return { match: spec, literal: magic.has('literal') };
 }
 
-/** dir.c's glob special characters: a pathspec with one is also a pattern. */
-export const GLOB_SPECIAL = /[*?[\\]/;
 
 /**
  * dir.c match_pathspec_item for an index entry's path (`name`, latin1): the path itself, a

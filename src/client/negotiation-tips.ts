@@ -4,18 +4,15 @@
 // git's wildmatch without flags) names the value of every ref it matches, in ref order.
 import { GitError } from '../core/errors.js';
 import { toHex } from '../core/oid.js';
-import { wildmatch } from '../core/wildmatch.js';
+import { GLOB_SPECIAL, wildmatch } from '../core/wildmatch.js';
 import type { RefStore } from '../refs/index.js';
 import type { Repository } from '../repository/repository.js';
-
-/** git's has_glob_specials. */
-const GLOB = /[*?[\\]/;
 
 /** The tips' ids, hex, in the order given; a pattern matching no ref is warned of through `warn`, as git does. */
 export function negotiationTips(repo: Repository, refStore: RefStore, given: readonly string[], warn: (text: string) => void): string[] {
   const oids: string[] = [];
   for (const tip of given) {
-    if (!GLOB.test(tip)) {
+    if (!GLOB_SPECIAL.test(tip)) {
       const id = repo.revs().tryResolve(tip);
       if (id === null) throw new GitError('client', 'bad-revision', `${tip} is not a valid object`);
       if (!repo.odb.has(id)) throw new GitError('client', 'missing-object', `the object ${tip} does not exist`);

@@ -42,7 +42,8 @@ export class SkippingNegotiator implements Negotiator {
   parsedAhead(localTips: readonly string[], advertised: readonly string[]): void {
     let cutoff = 0;
     for (const hex of advertised) {
-      if (this.odb.read(fromHex(hex)!)?.type !== OBJ_COMMIT) continue;
+      // Its type from the object's header alone: parse() reads the commits whole, once.
+      if (this.odb.info(fromHex(hex)!)?.type !== OBJ_COMMIT) continue;
       const c = this.commits.node(hex);
       this.commits.parse(c);
       cutoff = Math.max(cutoff, c.time);

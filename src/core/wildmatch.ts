@@ -2,6 +2,9 @@
 // [:class:] names, backslash escapes, and with WM_PATHNAME the `**` forms (`**/`, `/**/`, `/**`).
 // Patterns and text are bytes; the end of the array stands for C's terminating NUL.
 
+/** dir.c's glob special characters (git's is_glob_special): a name with one is also a pattern. */
+export const GLOB_SPECIAL = /[*?[\\]/;
+
 export const WM_CASEFOLD = 1;
 export const WM_PATHNAME = 2;
 

@@ -30,7 +30,7 @@ import { checkoutTree, indexPath } from '../../worktree/checkout.js';
 import { switchTree } from '../../worktree/switch.js';
 import { localChanges } from '../../worktree/local-changes.js';
 import { quoteCStyle } from '../quote.js';
-import { abbreviator, defaultAbbrev } from '../abbrev.js';
+import { configuredAbbreviator } from '../abbrev.js';
 import { described, DETACHED_HEAD_ADVICE, leavingDetached } from '../detached-head.js';
 import { fatal, type CommandContext } from '../context.js';
 import { parseOptions } from '../parse-options.js';
@@ -211,7 +211,7 @@ export default async function checkout(ctx: CommandContext, args: string[]): Pro
     }
   }
   const newHex = toHex(commit);
-  const abbrev = abbreviator(repo.odb, defaultAbbrev(config.get('core', null, 'abbrev'), repo.odb));
+  const abbrev = configuredAbbreviator(repo.odb, config);
   const adviseDetached = config.getBool('advice', null, 'detachedhead') ?? true;
   if (!quiet && head.symref === null && head.oid !== null && head.oid !== newHex) {
     say(leavingDetached(repo, refs.list('refs/'), fromHex(head.oid)!, commit, abbrev, adviseDetached));
