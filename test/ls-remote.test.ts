@@ -117,6 +117,16 @@ test('a configured remote by name, the default remote, --get-url, --exit-code, a
     assert.equal(missing.status, 128);
     assert.match(missing.stderr, /does not appear to be a git repository/);
     assert.equal(missing.stderr, gitMissing.stderr);
+    // ls-remote's upload-pack is named with --upload-pack or its hidden old name --exec; it has no -u.
+    for (const name of ['--exec', '-u']) {
+      const args = [name, 'git-upload-pack', path.join(root, 'repo.git')];
+      const named = await lsRemote(args, work, env);
+      const gitNamed = await runAsync('git', ['ls-remote', ...args], work, env);
+      assert.equal(named.status, gitNamed.status, `${name}: ${named.stderr}`);
+      assert.equal(named.stdout, gitNamed.stdout, name);
+      // (git's parse-options words an unknown switch "unknown switch `u'", tsgit's "unknown option '-u'".)
+      assert.equal(named.stderr === '', gitNamed.stderr === '', name);
+    }
   } finally {
     rmrf(work);
   }

@@ -7,7 +7,8 @@ import {
   readRefAdvertisement, readServiceHeader, readV2CapabilityAdvertisement, FLUSH_PKT, type Capability, type AdvertisedRef,
   type Packet, type PacketSource,
 } from '../protocol/index.js';
-import { connect, type Connection, type ConnectOptions, type RemoteUrl } from '../transport/index.js';
+import type { Connection, ConnectOptions, RemoteUrl } from '../transport/index.js';
+import { connectRemote } from './local-upload-pack.js';
 
 export const AGENT = 'tsgit/0.1.0';
 
@@ -37,7 +38,7 @@ export class RemoteSession {
 
   /** `serverOptions` go with every v2 command as `server-option` lines (git's -o). */
   static async open(url: RemoteUrl, options: ConnectOptions = {}, serverOptions: readonly string[] = []): Promise<RemoteSession> {
-    const conn = await connect(url, options);
+    const conn = await connectRemote(url, options);
     try {
       return await RemoteSession.handshake(conn, serverOptions);
     } catch (e) {

@@ -25,6 +25,8 @@ export interface RepositoryOptions {
   commonDir?: string;
   /** What gitDir's `commondir` file names (else gitDir), when discovery has read it. */
   namedCommonDir?: string;
+  /** Where GIT_OBJECT_DIRECTORY is read from (default process.env): a server started for another repository's client passes its own. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class Repository {
@@ -57,7 +59,7 @@ export class Repository {
     this.namedCommonDir = options.namedCommonDir ?? readNamedCommonDir(gitDir);
     this.commonDir = options.commonDir ?? this.namedCommonDir;
     this.format = checkRepositoryFormat(this.config, this.commonDir);
-    this.objectsDir = process.env.GIT_OBJECT_DIRECTORY ?? path.join(this.commonDir, 'objects');
+    this.objectsDir = (options.env ?? process.env).GIT_OBJECT_DIRECTORY ?? path.join(this.commonDir, 'objects');
     this.deltaBaseCacheLimit = options.deltaBaseCacheLimit;
   }
 

@@ -35,6 +35,8 @@ export interface UploadPackRequest {
   source?: string;
   /** Given the wants and haves received (`wants`, `haves`) once the request ends, for the access log. */
   counts?: Record<string, number>;
+  /** Where the configuration's environment variables and $HOME come from (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The protocol version a GIT_PROTOCOL value asks for: the highest `version=N` in it, as git reads it. */
@@ -48,7 +50,7 @@ export function protocolVersion(value: string | undefined): 0 | 1 | 2 {
 }
 
 export async function uploadPack(repo: Repository, req: UploadPackRequest): Promise<void> {
-  const config = repo.loadConfig();
+  const config = repo.loadConfig(req.env);
   const limits = req.limits ?? DEFAULT_SERVICE_LIMITS;
   const options: UploadPackOptions = {
     statelessRpc: req.statelessRpc ?? false,

@@ -7,6 +7,7 @@ import { shellArgv } from '../core/shell.js';
 import { namedServiceProgram, protocolParameter, type ConnectOptions } from './connection.js';
 import { spawnConnection } from './process.js';
 import type { StreamConnection } from './stream-connection.js';
+import { withoutLocalRepoEnv } from './local-repo-env.js';
 
 /**
  * The command that serves `repoPath` on this machine for `options.service` (upload-pack for a
@@ -25,8 +26,8 @@ export function connectFile(target: { given: string; cwd: string; display: strin
   // The path as given, from where it was given: the far end names it so ("'../x' does not appear
   // to be a git repository").
   const { command, args, own } = localServiceCommand(target.given, options);
-  const given = options.env ?? process.env;
-  const env = own ? tsgitChildEnv(given) : { ...given };
+  const given = withoutLocalRepoEnv(options.env ?? process.env);
+  const env = own ? tsgitChildEnv(given) : given;
   const protocol = protocolParameter(options.protocolVersion ?? 2);
   if (protocol !== null) env.GIT_PROTOCOL = protocol;
   else delete env.GIT_PROTOCOL;

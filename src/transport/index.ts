@@ -25,6 +25,8 @@ export { anonymizeUrl, parseRemoteUrl, redact, type RemoteUrl } from './url.js';
 export { sshInvocation } from './ssh.js';
 export { shellQuote } from '../core/shell.js';
 export { formatDaemonRequest } from './git-daemon.js';
+export { StreamConnection } from './stream-connection.js';
+export { withoutLocalRepoEnv } from './local-repo-env.js';
 
 /** Opens a connection to the remote's upload-pack; the server's first message is on `reader`. */
 export async function connect(url: RemoteUrl, options: ConnectOptions = {}): Promise<Connection> {

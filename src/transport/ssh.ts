@@ -7,6 +7,7 @@
 // `-G` as git does.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { withoutLocalRepoEnv } from './local-repo-env.js';
 import { GitError } from '../core/errors.js';
 import { protocolParameter, serviceProgram, type ConnectOptions } from './connection.js';
 import { spawnConnection } from './process.js';
@@ -87,7 +88,7 @@ export function sshInvocation(target: SshTarget, options: ConnectOptions): SshIn
   const args: string[] = [];
   pushOptions(args, variant, target.port, protocol !== null);
   args.push(sshHost, `${serviceProgram(options)} ${shellQuote(target.path)}`);
-  const childEnv = { ...env };
+  const childEnv = withoutLocalRepoEnv(env);
   if (variant === 'ssh' && protocol !== null) childEnv.GIT_PROTOCOL = protocol;
   else delete childEnv.GIT_PROTOCOL;
   const run = launcher(program, viaShell, args);

@@ -22,7 +22,7 @@ export const help: CommandHelp = {
   synopsis: ['[--heads] [--tags] [--refs] [--upload-pack=<exec>] [-q | --quiet] [--exit-code] [--get-url] [--symref] [<repository> [<patterns>...]]'],
   options: [
     ['-q, --quiet', 'do not print remote URL'],
-    ['-u, --upload-pack <exec>', 'path of git-upload-pack on the remote host'],
+    ['--upload-pack <exec>', 'path of git-upload-pack on the remote host'],
     ['-t, --tags', 'limit to tags'],
     ['-h, --heads', 'limit to heads'],
     ['--refs', 'do not show peeled tags'],
@@ -46,7 +46,8 @@ export default async function lsRemoteCommand(ctx: CommandContext, args: string[
       case '-q': case '--quiet': quiet = true; break;
       case '--exit-code': exitCode = true; break;
       case '--get-url': getUrl = true; break;
-      case '-u': case '--upload-pack': uploadPack = value(); break;
+      // git's ls-remote has no -u (clone's and fetch's do); --exec is its hidden old name.
+      case '--upload-pack': case '--exec': uploadPack = value(); break;
       case '--sort': sorting.push(value()); break;
       case '--no-sort': sorting.length = 0; break;
       default: return false;

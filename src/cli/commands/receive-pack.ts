@@ -10,7 +10,7 @@ import { receivePack } from '../../server/receive-pack/index.js';
 import type { CommandContext } from '../context.js';
 import { writeAll } from '../output.js';
 import { parseServiceOptions } from '../service-options.js';
-import { stdoutSink } from '../stdout-sink.js';
+import { streamSink } from '../../core/stream-sink.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -43,7 +43,7 @@ export default async function receivePackCommand(ctx: CommandContext, args: stri
   try {
     await receivePack(repo, {
       input: process.stdin,
-      output: stdoutSink(abort.signal),
+      output: streamSink(process.stdout, abort.signal),
       protocol: ctx.env.GIT_PROTOCOL,
       statelessRpc, advertiseRefs,
       limits: { timeout },

@@ -6,7 +6,7 @@ import { enterRepo } from '../../server/enter-repo.js';
 import { uploadPack } from '../../server/upload-pack.js';
 import type { CommandContext } from '../context.js';
 import { parseServiceOptions } from '../service-options.js';
-import { stdoutSink } from '../stdout-sink.js';
+import { streamSink } from '../../core/stream-sink.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -40,7 +40,7 @@ export default async function uploadPackCommand(ctx: CommandContext, args: strin
   try {
     await uploadPack(repo, {
       input: process.stdin,
-      output: stdoutSink(abort.signal),
+      output: streamSink(process.stdout, abort.signal),
       protocol: ctx.env.GIT_PROTOCOL,
       statelessRpc, advertiseRefs, timeout,
       signal: abort.signal,
