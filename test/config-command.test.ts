@@ -59,7 +59,8 @@ function environment(top: string, extra: Step['env'] = {}): NodeJS.ProcessEnv {
     else env[k] = v.replaceAll('@ROOT@', top);
   }
   for (const k of ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM']) {
-    assert.ok(!env[k] || !env[k]!.startsWith('/dev/'), `${k} must not be a device: writes rename over it`);
+    const file = env[k] === undefined ? undefined : fs.statSync(env[k]!, { throwIfNoEntry: false });
+    assert.ok(!file || file.isFile(), `${k} must not be a device: writes rename over it`);
   }
   return env;
 }
