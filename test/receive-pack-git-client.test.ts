@@ -32,13 +32,19 @@ describe('git push to tsgit receive-pack, side by side with git receive-pack', (
   test('one ref sent twice to an empty repository: the second fails at its lock, as in git', () => {
     // git push sends both only where the remote has no ref at all; git's receive-pack updates each
     // ref in a transaction of its own, so the second meets the first's ref ("remote: error: cannot
-    // lock ref 'refs/heads/twice': reference already exists", seen from git's by hand).
+    // lock ref 'refs/heads/twice': reference already exists").
     const apart = path.join(root, 'twice');
     const seed = path.join(apart, 'seed.git');
     git(root, ['init', '-q', '--bare', '-b', 'main', seed]);
-    const r = new Twins(apart, seed).push(work, ['<url>', 'main:refs/heads/twice', 'main:refs/heads/twice']);
-    assert.equal(r.status, 1);
-    assert.match(r.stderr, /remote: error: cannot lock ref 'refs\/heads\/twice': reference already exists/);
+    const pair = new Twins(apart, seed);
+    const args = ['<url>', 'main:refs/heads/twice', 'main:refs/heads/twice'];
+    const ours = push(work, pair.ts, args, true), theirs = push(work, pair.git, args, false);
+    assert.equal(ours.status, 1);
+    assert.equal(ours.status, theirs.status);
+    assert.equal(ours.porcelain, theirs.porcelain);
+    const remoteLines = (text: string) => text.split('\n').filter((l) => l.startsWith('remote: '));
+    assert.deepEqual(remoteLines(ours.stderr), remoteLines(theirs.stderr));
+    assert.match(ours.stderr, /remote: error: cannot lock ref 'refs\/heads\/twice': reference already exists/);
   });
 
   test('update (a thin pack against what the server has), then nothing to do', () => {

@@ -325,6 +325,7 @@ export async function fetch(repo: Repository, options: FetchOptions = {}): Promi
     const first = roundStart(refs.flatMap((r) => r.oid ?? []));
     const wants = refetch ? unique(targets.map((t) => t.remote.oid)) : unfetched(repo, targets.map((t) => t.remote.oid), first.incomplete);
     if (wants.length > 0 || deepen) {
+      refuseUnadvertised(session, refs, targets);
       await fetchRound(session, wants.length > 0 ? wants : unique(targets.map((t) => t.remote.oid)), deepen, targets, first);
     } else await session.close();
     if (options.signal?.aborted) throw interrupted();
@@ -463,6 +464,20 @@ function leftShallow(shallow: ReadonlySet<string>, update: ShallowLines): Set<st
 }
 
 /** Ids to ask for: those not here, and those here without their history. */
+/**
+ * git's filter_refs for protocol v0 and v1: an object asked for by its id that the server did not
+ * advertise is wanted only from a server that allows it (allow-tip-sha1-in-want or
+ * allow-reachable-sha1-in-want, which uploadpack.allowAnySHA1InWant turns on too); otherwise the
+ * fetch fails before anything is asked, with git's error for each. Protocol v2 has no such check.
+ */
+function refuseUnadvertised(session: RemoteSession, refs: readonly RemoteRef[], targets: readonly Target[]): void {
+  if (session.version === 2 || session.has('allow-tip-sha1-in-want') || session.has('allow-reachable-sha1-in-want')) return;
+  const tips = new Set(refs.flatMap((r) => [r.oid, r.peeled].filter((o): o is string => o !== null && o !== undefined)));
+  const refused = unique(targets.filter((t) => t.remote.name === t.remote.oid && !tips.has(t.remote.oid)).map((t) => t.remote.oid));
+  if (refused.length === 0) return;
+  throw new GitError('client', 'unadvertised-object', refused.map((oid) => `Server does not allow request for unadvertised object ${oid}`).join('\nerror: '));
+}
+
 function unfetched(repo: Repository, oids: readonly string[], incomplete: ReadonlySet<string>): string[] {
   return unique(oids).filter((oid) => incomplete.has(oid) || !repo.odb.has(fromHex(oid)!));
 }

@@ -55,8 +55,9 @@ export class SkippingNegotiator implements Negotiator {
     }
     if (cutoff === 0) return;
     const seen = new Set(complete);
+    // Newest first; a parent goes in at its place, after those of its date already there.
+    complete.sort((a, b) => b.time - a.time);
     for (;;) {
-      complete.sort((a, b) => b.time - a.time);
       const c = complete[0];
       if (!c || c.time < cutoff) return;
       complete.shift();
@@ -64,7 +65,8 @@ export class SkippingNegotiator implements Negotiator {
         this.commits.parse(p);
         if (!seen.has(p)) {
           seen.add(p);
-          complete.push(p);
+          const at = complete.findIndex((q) => q.time < p.time);
+          complete.splice(at < 0 ? complete.length : at, 0, p);
         }
       }
     }

@@ -94,7 +94,6 @@ export async function checkoutPaths(repo: Repository, options: PathCheckoutOptio
 
     const settings = readCheckoutSettings(config, repo.commonDir, env, root);
     const drivers = readFilterDrivers(config);
-    const fsPath = (e: IndexEntry): Buffer => Buffer.concat([Buffer.from(root + '/'), e.path]);
     // Files are read back through the attributes of the work tree, with the index's where it has none.
     const tracked = new Map(index.entries.filter(e => entryStage(e) === 0).map(e => [pathKey(e.path), e]));
     const checks = workTreeChecks(root, repo.odb, tracked, { config, settings, drivers, runner, indexTimestampSec: index.timestampSec, log });
@@ -104,7 +103,7 @@ export async function checkoutPaths(repo: Repository, options: PathCheckoutOptio
     const verdicts: Promise<void>[] = [];
     for (const e of chosen) {
       if (e.mode === MODE_GITLINK) {
-        if (!lstatOrNull(fsPath(e))?.isDirectory()) write.push(e);
+        if (!lstatOrNull(checks.fsPathOf(e))?.isDirectory()) write.push(e);
         continue;
       }
       const byStat = checks.byStat(e);

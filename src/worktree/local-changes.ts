@@ -13,7 +13,7 @@ import { indexPath } from './checkout.js';
 import { readCheckoutSettings } from './checkout/settings.js';
 import { readFilterDrivers } from './filter/driver.js';
 import { FilterRunner } from './filter/filters.js';
-import { entryStage, type IndexEntry } from './index-file/entry.js';
+import { entryStage } from './index-file/entry.js';
 import { readIndexFile } from './index-file/read.js';
 import { isSkipped } from './sparse/index-state.js';
 import { lstatOrNull } from './switch/clean.js';
@@ -39,7 +39,6 @@ export async function localChanges(repo: Repository, commit: Uint8Array, env: No
   const runner = new FilterRunner({ cwd: root, env, log });
   try {
     const checks = workTreeChecks(root, repo.odb, tree, { config, settings, drivers: readFilterDrivers(config), runner, indexTimestampSec: index.timestampSec, log });
-    const fsPath = (e: IndexEntry): Buffer => Buffer.concat([Buffer.from(root + '/'), e.path]);
     const changes: LocalChange[] = [];
     const decisions: Promise<void>[] = [];
     const seen = new Set<string>();
@@ -49,7 +48,7 @@ export async function localChanges(repo: Repository, commit: Uint8Array, env: No
       seen.add(key);
       const t = tree.get(key);
       const skipped = isSkipped(e);
-      const present = skipped || lstatOrNull(fsPath(e)) !== null;
+      const present = skipped || lstatOrNull(checks.fsPathOf(e)) !== null;
       if (!t) {
         if (present) changes.push({ status: 'A', path: e.path });
       } else if (!present) {

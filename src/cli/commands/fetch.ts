@@ -162,8 +162,9 @@ export default async function fetchCommand(ctx: CommandContext, args: string[]):
     // git's fetch returns the ref transaction's -2 when it cannot be made, and exits with it.
   }).then((result) => (result.transactionError ? 254 : result.rejected > 0 ? 1 : 0), (e: unknown) => {
     if (e instanceof GitError && e.code === 'server-options-need-v2') run.stderr("hint: see protocol.version in 'git help config' for more details\n");
-    // git's fetch reports a remote that did not send everything as an error, not a fatal one.
-    if (!(e instanceof GitError) || e.code !== 'missing-objects' || run.signal.aborted) throw e;
+    // git's fetch reports a remote that did not send everything, or would not be asked for an
+    // object it did not advertise, as an error, not a fatal one.
+    if (!(e instanceof GitError) || !['missing-objects', 'unadvertised-object'].includes(e.code) || run.signal.aborted) throw e;
     run.stderr(`error: ${e.message}\n`);
     // git's --atomic transaction is begun before the objects come, and its abort says an empty error.
     if (o.atomic) run.stderr('error: \n');

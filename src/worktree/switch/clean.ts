@@ -109,7 +109,8 @@ function verdictWithoutContent(e: IndexEntry, fsPath: string | Buffer, check: Cl
 export class CleanChecks {
   private waiting: { e: IndexEntry; fsPath: string | Buffer; answer: (clean: boolean) => void }[] = [];
 
-  constructor(private readonly check: CleanCheck, private readonly fsPathOf: (e: IndexEntry) => string | Buffer) {}
+  /** `fsPathOf` names an entry's file, for the callers' own looks at it too. */
+  constructor(private readonly check: CleanCheck, readonly fsPathOf: (e: IndexEntry) => string | Buffer) {}
 
   /**
    * What the stat data alone says of `e`'s file, as git's ie_match_stat without reading it:
