@@ -55,7 +55,7 @@ test('a usage error names what was wrong, then the usage, exit 129', () => {
   const r = tsgit(cwd, ['ls-tree', '--no-such-option']);
   assert.equal(r.status, 129);
   const err = r.stderr.toString();
-  assert.match(err, /^error: unknown option '--no-such-option'\nusage: tsgit ls-tree /);
+  assert.match(err, /^error: unknown option `no-such-option'\nusage: tsgit ls-tree /);
   assert.match(err, /\n {4}-r {20}recurse into subtrees\n/);
   const clone = tsgit(cwd, ['clone']);
   assert.equal(clone.status, 129);

@@ -59,9 +59,9 @@ test('upload-pack and receive-pack: the options, `--` and `-` as git reads them'
     const messages: [string[], string][] = [
       [['upload-pack', '--timeout'], 'error: --timeout needs a number of seconds'],
       [['upload-pack', '--timeout=x', d], 'error: --timeout needs a number of seconds'],
-      [['upload-pack', '--stateless-rpc=1', d], "error: unknown option '--stateless-rpc=1'"],
+      [['upload-pack', '--stateless-rpc=1', d], "error: unknown option `stateless-rpc=1'"],
       [['upload-pack', d, 'extra'], 'usage: tsgit upload-pack [--[no-]strict] [--timeout=<n>] [--stateless-rpc] [--advertise-refs] <directory>'],
-      [['receive-pack', '--quiet=1', d], "error: unknown option '--quiet=1'"],
+      [['receive-pack', '--quiet=1', d], "error: unknown option `quiet=1'"],
       [['receive-pack', d, 'extra'], 'error: too many arguments'],
       [['receive-pack', '--stateless-rpc'], 'error: you must specify a directory'],
       [['receive-pack', '--timeout', 'soon', d], 'error: --timeout needs a number of seconds'],
@@ -71,6 +71,24 @@ test('upload-pack and receive-pack: the options, `--` and `-` as git reads them'
   } finally {
     rmrf(repo);
     rmrf(bare);
+  }
+});
+
+test('an option a command does not have is worded as git\'s parse-options words it, with its status', () => {
+  const repo = makeRepo(1);
+  try {
+    const lines = [
+      ['fetch', '--bogus'], ['fetch', '-Z'], ['fetch', '--bogus=1'], ['fetch', '-qZ'], ['clone', '--bogus', 'x'], ['push', '-Z'],
+      ['checkout', '--bogus'], ['ls-remote', '-Z', '.'], ['config', '--bogus'], ['init', '--bogus'], ['remote', '-Z'],
+      ['ls-tree', '-Z', 'HEAD'], ['cat-file', '-Z'], ['show-ref', '-Z'], ['repack', '-az'], ['verify-pack', '-Z'],
+      ['upload-pack', '-Z', '.'], ['receive-pack', '-Z', '.'], ['sparse-checkout', 'init', '--bogus'],
+    ];
+    ours(repo, lines).forEach((r, i) => {
+      const theirs = spawnSync('git', lines[i]!, { cwd: repo, env: GIT_ENV, input: '' });
+      assert.deepEqual(r, { status: theirs.status, error: theirs.stderr.toString('utf8').split('\n')[0]! }, lines[i]!.join(' '));
+    });
+  } finally {
+    rmrf(repo);
   }
 });
 

@@ -53,13 +53,19 @@ export function parseOptions(args: readonly string[],
       break;
     }
     if (option(name, () => inline ?? nextWord(name), inline)) continue;
-    if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option '${a}'`);
+    if (a.startsWith('-') && a !== '-') {
+      // A command that reads its words whole has no parse-options counterpart in git to word it.
+      throw settings.bundles === false ? new UsageError(`unknown option '${a}'`) : unknownOption(a);
+    }
     rest.push(a);
   }
   return rest;
 }
 
-/** parse-options.c's error for an option a command does not have: "unknown option `name'", "unknown switch `c'". */
+/**
+ * parse-options.c's error for an option a command does not have: "unknown option `name'" (with
+ * any "=value", as git prints it), "unknown switch `c'".
+ */
 export function unknownOption(word: string): UsageError {
   return new UsageError(word.startsWith('--') ? `unknown option \`${word.slice(2)}'` : `unknown switch \`${word[1]}'`);
 }
@@ -74,9 +80,8 @@ function bundle(word: string, option: (name: string, value: () => string, inline
       valued = true;
       return at + 1 < word.length ? word.slice(at + 1) : nextWord(name);
     };
-    // The whole word is named: the letters before this one may not have been meant as switches
-    // either ("-full-name" for --full-name).
-    if (!option(name, value, undefined)) throw new UsageError(`unknown option '${word}'`);
+    // As git's parse-options: the letter it could not take is named, after any it took.
+    if (!option(name, value, undefined)) throw unknownOption(name);
     if (valued) return;
   }
 }

@@ -1,6 +1,7 @@
 // tsgit cat-file: -t, -s, -e, -p, <type> <object>, and the batch modes (--batch, --batch-check,
 // with an optional format, --batch-all-objects, --buffer), printing exactly what git prints.
 import { GitError, UsageError } from '../../core/errors.js';
+import { unknownOption } from '../parse-options.js';
 import { fromHex, OID_BYTES, toHex } from '../../core/oid.js';
 import { formatMode, TreeCursor } from '../../object/tree.js';
 import { OBJ_TREE, typeCode, typeName } from '../../object/type.js';
@@ -37,7 +38,7 @@ export default function catFile(ctx: CommandContext, args: string[]): number {
     else if (a === '--batch-all-objects') all = true;
     else if (a === '--buffer') buffer = true;
     else if (a === '--unordered') { /* sorted order is also a valid unordered order */ }
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+    else if (a.startsWith('-')) throw unknownOption(a);
     else rest.push(a);
   }
   const repo = ctx.repository();

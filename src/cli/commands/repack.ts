@@ -2,7 +2,7 @@
 // src/packing/repack/repack.ts). Progress is git's, on stderr, shown when stderr is a terminal or with
 // --progress. As in git, a bare repository writes a bitmap with -a unless repack.writeBitmaps (or
 // pack.writeBitmaps) says otherwise. Incremental repacking (no -a) is not supported.
-import { UsageError } from '../../core/errors.js';
+import { unknownOption } from '../parse-options.js';
 import { repack } from '../../packing/repack/index.js';
 import { PER_WORKTREE_REF_DIRS } from '../../core/common-dir.js';
 import { otherWorktreeRefs } from '../../repository/linked-worktrees.js';
@@ -40,7 +40,10 @@ export default async function repackCommand(ctx: CommandContext, args: string[])
         else if (c === 'b') bitmap = true;
         else if (c === 'q') quiet = true;
       }
-    } else throw new UsageError(`unknown option '${a}'`);
+    } else {
+      // git names the first letter of a bundle it cannot take ("-az": `z').
+      throw unknownOption(/^-[^-]/.test(a) ? `-${[...a.slice(1)].find((c) => !'adbq'.includes(c))}` : a);
+    }
   }
   const repo = ctx.repository();
   if (del && repo.format.preciousObjects) throw fatal('cannot delete packs in a precious-objects repo');

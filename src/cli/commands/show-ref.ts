@@ -1,6 +1,6 @@
 // tsgit show-ref [--head] [-d] [--tags] [--heads] [-s] [-q] [--verify] [<pattern>...]: git's listing,
 // including its refusal of a ref that points at a missing object.
-import { UsageError } from '../../core/errors.js';
+import { unknownOption } from '../parse-options.js';
 import { fromHex, toHex } from '../../core/oid.js';
 import { fatal, type CommandContext } from '../context.js';
 import { Output } from '../output.js';
@@ -31,7 +31,7 @@ export default function showRef(ctx: CommandContext, args: string[]): number {
     else if (a === '-s' || a === '--hash') hashOnly = true;
     else if (a === '-q' || a === '--quiet') quiet = true;
     else if (a === '--verify') verify = true;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+    else if (a.startsWith('-')) throw unknownOption(a);
     else patterns.push(a);
   }
   const repo = ctx.repository();

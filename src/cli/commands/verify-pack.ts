@@ -3,6 +3,7 @@
 // ("<id> <type> <size> <size-in-pack> <offset> [<depth> <base-id>]"), the chain-length histogram
 // and "<pack>: ok"; with -s only the histogram.
 import { GitError, UsageError } from '../../core/errors.js';
+import { unknownOption } from '../parse-options.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { typeName } from '../../object/type.js';
 import { verifyPack, type PassResult } from '../../packing/index-pack/index.js';
@@ -26,7 +27,7 @@ export default async function verifyPackCommand(ctx: CommandContext, args: strin
   for (const a of args) {
     if (a === '-v' || a === '--verbose') verbose = true;
     else if (a === '-s' || a === '--stat-only') statOnly = true;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+    else if (a.startsWith('-')) throw unknownOption(a);
     else packs.push(a);
   }
   if (!packs.length) throw new UsageError('');
