@@ -25,7 +25,11 @@ export interface RepositoryOptions {
   commonDir?: string;
   /** What gitDir's `commondir` file names (else gitDir), when discovery has read it. */
   namedCommonDir?: string;
-  /** Where GIT_OBJECT_DIRECTORY is read from (default process.env): a server started for another repository's client passes its own. */
+  /**
+   * Where GIT_OBJECT_DIRECTORY, GIT_COMMON_DIR and the repository file's includes read the
+   * environment from (default process.env): a server opened in another repository's client passes
+   * the one git would give its child.
+   */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -54,12 +58,14 @@ export class Repository {
 
   private readonly objectsDir: string;
   private readonly deltaBaseCacheLimit: number | undefined;
+  private readonly env: NodeJS.ProcessEnv;
 
   constructor(readonly gitDir: string, readonly workTree: string | null, options: RepositoryOptions = {}) {
+    this.env = options.env ?? process.env;
     this.namedCommonDir = options.namedCommonDir ?? readNamedCommonDir(gitDir);
     this.commonDir = options.commonDir ?? this.namedCommonDir;
     this.format = checkRepositoryFormat(this.config, this.commonDir);
-    this.objectsDir = (options.env ?? process.env).GIT_OBJECT_DIRECTORY ?? path.join(this.commonDir, 'objects');
+    this.objectsDir = this.env.GIT_OBJECT_DIRECTORY ?? path.join(this.commonDir, 'objects');
     this.deltaBaseCacheLimit = options.deltaBaseCacheLimit;
   }
 
@@ -130,7 +136,7 @@ export class Repository {
   private remotesRead = false;
 
   get config(): Config {
-    return this._config ??= Config.loadSync(this.gitDir, { namedCommonDir: this.namedCommonDir });
+    return this._config ??= Config.loadSync(this.gitDir, { namedCommonDir: this.namedCommonDir, env: this.env });
   }
 
   /** The commits listed in $GIT_COMMON_DIR/shallow (a shallow clone's boundary), as raw ids. */
