@@ -49,7 +49,10 @@ export async function connectRemote(url: RemoteUrl, options: ConnectOptions = {}
     if (!(e instanceof GitError)) throw e;
     repo = e;
   }
-  if (repo instanceof Repository && packedBytes(path.join(repo.commonDir, 'objects')) > SERVED_HERE_MAX_PACK_BYTES) return connect(url, options);
+  if (repo instanceof Repository && packedBytes(path.join(repo.commonDir, 'objects')) > SERVED_HERE_MAX_PACK_BYTES) {
+    repo.close();
+    return connect(url, options);
+  }
   return serveHere(url, options, env, repo);
 }
 
