@@ -10,6 +10,7 @@
 // and every server the tests talk to is on loopback (README.md, "Running the tests").
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,5 +43,5 @@ const child = spawn(process.execPath, ['--test', '--test-concurrency=3', '--test
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-  process.exitCode = code ?? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1);
+  process.exitCode = code ?? 128 + os.constants.signals[signal];
 });

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { addConfigParameter } from '../config/command-line.js';
-import { GitError, OptionError, UsageError } from '../core/errors.js';
+import { fatalText, GitError, OptionError, UsageError } from '../core/errors.js';
 import { isDirectory } from '../core/is-directory.js';
 import type { CommandModule } from './command-list.js';
 import { CommandContext } from './context.js';
@@ -86,11 +86,9 @@ export async function dispatch(argv: string[], commands: CommandSource, cwd = pr
   } catch (e) {
     if (e instanceof OptionError) return usage(e.message);
     if (e instanceof UsageError) return usage(e.message, formatHelp(name, cmd.help));
-    if (e instanceof GitError) return fatalExit(e.message);
-    // Anything else is a bug or an fs error nobody translated: still one line, as git dies; the
-    // stack is for TSGIT_DEBUG=1 (bin/tsgit prints it).
-    if (env.TSGIT_DEBUG) throw e;
-    return fatalExit((e instanceof Error ? e.message : String(e)).split('\n')[0]!);
+    // The stack of anything but a GitError is for TSGIT_DEBUG=1 (bin/tsgit prints it).
+    if (!(e instanceof GitError) && env.TSGIT_DEBUG) throw e;
+    return fatalExit(fatalText(e));
   } finally {
     ctx.close();
   }

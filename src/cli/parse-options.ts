@@ -67,7 +67,9 @@ export function parseOptions(args: readonly string[],
  * any "=value", as git prints it), "unknown switch `c'".
  */
 export function unknownOption(word: string): UsageError {
-  return new UsageError(word.startsWith('--') ? `unknown option \`${word.slice(2)}'` : `unknown switch \`${word[1]}'`);
+  if (word.startsWith('--')) return new UsageError(`unknown option \`${word.slice(2)}'`);
+  // A lone "-" names no switch; the hand-read command lines that refuse it say so whole.
+  return new UsageError(word.length > 1 ? `unknown switch \`${word[1]}'` : `unknown option '${word}'`);
 }
 
 /** The switches of one word "-abc", up to one that takes a value (parse-options.c's parse_short_opt in a loop). */

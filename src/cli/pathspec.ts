@@ -72,7 +72,6 @@ export function pathspecItem(elem: string, prefix: string, top: string): Pathspe
   return { match: spec, literal: magic.has('literal') };
 }
 
-
 /**
  * dir.c match_pathspec_item for an index entry's path (`name`, latin1): the path itself, a
  * leading directory of it, or, for a pattern, a match of the whole path by fnmatch rules (`*`

@@ -463,7 +463,6 @@ function leftShallow(shallow: ReadonlySet<string>, update: ShallowLines): Set<st
   return left;
 }
 
-/** Ids to ask for: those not here, and those here without their history. */
 /**
  * git's filter_refs for protocol v0 and v1: an object asked for by its id that the server did not
  * advertise is wanted only from a server that allows it (allow-tip-sha1-in-want or
@@ -478,6 +477,7 @@ function refuseUnadvertised(session: RemoteSession, refs: readonly RemoteRef[], 
   throw new GitError('client', 'unadvertised-object', refused.map((oid) => `Server does not allow request for unadvertised object ${oid}`).join('\nerror: '));
 }
 
+/** Ids to ask for: those not here, and those here without their history. */
 function unfetched(repo: Repository, oids: readonly string[], incomplete: ReadonlySet<string>): string[] {
   return unique(oids).filter((oid) => incomplete.has(oid) || !repo.odb.has(fromHex(oid)!));
 }

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { GitError } from '../core/errors.js';
+import { fatalText, GitError } from '../core/errors.js';
 import { streamSink } from '../core/stream-sink.js';
 import { Repository } from '../repository/repository.js';
 import { enterRepo } from '../server/enter-repo.js';
@@ -82,7 +82,7 @@ function serveHere(target: Extract<RemoteUrl, { kind: 'file' }>, options: Connec
   // it. upload-pack tells the client of its own refusals (an ERR line, or band 3 once the pack has
   // started), which the client reports as the remote's error, so those are not said twice.
   const die = (e: unknown): never => {
-    if (!killed && !abort.signal.aborted) onStderr(Buffer.from(`fatal: ${e instanceof GitError ? e.message : String(e instanceof Error ? e.message : e).split('\n')[0]}\n`));
+    if (!killed && !abort.signal.aborted) onStderr(Buffer.from(`fatal: ${fatalText(e)}\n`));
     throw e;
   };
   const served = (async () => {

@@ -48,6 +48,15 @@ export class OptionError extends UsageError {
   }
 }
 
+/**
+ * What a command dies with, after "fatal: ": a GitError's message whole; anything else (a bug, an
+ * fs error nobody translated) in its first line, as git dies in one.
+ */
+export function fatalText(e: unknown): string {
+  if (e instanceof GitError) return e.message;
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+}
+
 /** An error as plain data, to cross a thread boundary (postMessage, or JSON in shared memory). */
 export interface ErrorData {
   message: string;
