@@ -805,7 +805,7 @@ export class ObjectDatabase implements ObjectStore {
       const top = i === 0, keep = !top || base!.type === OBJ_TREE;
       const out = this.resultOut(sizes.resultSize, top, keep, transient);
       const baseSize = base!.data.length;
-      const data = applyDeltaWithSizes(base!.data, this.deltaScratch, sizes, size, 'odb', this.entryLabel, out);
+      const data = applyDeltaWithSizes(base!.data, this.deltaScratch, sizes, size, 'odb', this.entryLabel, out, 0, cache.arena);
       base = { type: base!.type, data };
       if (keep) cache.set(pack.number, entryOffset, base.type, data, cacheFlags(top, transient));
       if (top && topBase >= 0) {

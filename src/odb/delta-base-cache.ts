@@ -10,6 +10,12 @@
 // of its class when evicted. Sizes are accounted by class capacity, so the bound stays a bound on
 // memory.
 //
+// Those buffers are carved from one arena (an ArrayBuffer of about the limit's size, its pages
+// touched only as they are first used), so that a delta applied to a cached base into a buffer
+// from take() copies with copyWithin inside the arena: no view per copy instruction. A walk applies
+// a million deltas of a few copies each; set(subarray()) cost ~250 ns a copy, copyWithin ~40-70.
+// Past the arena, buffers are allocated as before.
+//
 // Objects cached only because they may become bases (a tree read at the top of its chain: walks
 // read a directory's newest version first, older versions are deltas against it) are kept in a
 // second recency list with a sixth of the budget. A walk needs only the last few versions of each
@@ -30,6 +36,15 @@ const MIN_CLASS_BYTES = 64;
 /** Classes below this are carved from shared slabs (an ArrayBuffer each would cost more than the bytes). */
 const SLAB_CLASS_LIMIT = 4096;
 const SLAB_BYTES = 64 * 1024;
+/** Classes below this come from the arena; bigger buffers are allocated each on its own. */
+const ARENA_CLASS_LIMIT = 1 << 20;
+/**
+ * The arena's size, against the limit: what the cache may hold, and the free buffers it keeps; at
+ * most ARENA_MAX (a process with git's 96 MiB default rarely fills it, and V8 counts an
+ * ArrayBuffer's whole size as memory to collect against).
+ */
+const ARENA_SHARE = 1.25;
+const ARENA_MAX = 32 * 1024 * 1024;
 /** Size classes per doubling: capacities at most 19% above the size asked for. */
 const STEPS = 4;
 
@@ -72,6 +87,8 @@ export class DeltaBaseCache {
   private newer = new Int32Array(1024);
   /** Which recency list a slot is on: 0 bases, 1 speculative. */
   private listOf = new Uint8Array(1024);
+  /** Where the slot sits in `table`, so that evicting it needs no search (kept as entries move). */
+  private tableAt = new Int32Array(1024);
   private freeSlots: number[] = [];
   private oldest = [NONE, NONE];
   private newest = [NONE, NONE];
@@ -86,6 +103,9 @@ export class DeltaBaseCache {
   /** Per small class: the slab chunks are carved from, and where its free part starts. */
   private slabs: (Buffer | undefined)[] = [];
   private slabUsed: number[] = [];
+  /** Where take() carves buffers from, and how much of it has been handed out; null until first needed. */
+  private arenaBuffer: Buffer | null = null;
+  private arenaUsed = 0;
   /** The buffer last handed out by take(), which set() with RECYCLE takes back. */
   private taken: Buffer | null = null;
   /** Returned by get(); valid until the next call. */
@@ -102,8 +122,21 @@ export class DeltaBaseCache {
     return this.limit;
   }
 
+  /**
+   * The arena, for a caller that copies between buffers from take() (both `.buffer` the arena's):
+   * copyWithin on it moves bytes without a view; null before the first take().
+   */
+  get arena(): Buffer | null {
+    return this.arenaBuffer;
+  }
+
   setLimit(limit: number): void {
     this.limit = limit;
+    // A new arena for the new limit: buffers from the old one stay valid, recycled as any others.
+    this.arenaBuffer = null;
+    this.arenaUsed = 0;
+    this.slabs = [];
+    this.slabUsed = [];
     while (this.bytes > limit) this.evict(this.oldest[0] !== NONE ? this.oldest[0]! : this.oldest[1]!);
   }
 
@@ -161,14 +194,23 @@ export class DeltaBaseCache {
       }
     }
     const cap = classCapacity(c);
-    if (cap >= SLAB_CLASS_LIMIT) return this.taken = Buffer.allocUnsafeSlow(cap);
+    if (cap >= SLAB_CLASS_LIMIT) return this.taken = this.carve(cap, cap < ARENA_CLASS_LIMIT);
     let slab = this.slabs[c], used = this.slabUsed[c] ?? 0;
     if (!slab || used + cap > slab.length) {
-      slab = this.slabs[c] = Buffer.allocUnsafeSlow(SLAB_BYTES - SLAB_BYTES % cap);
+      slab = this.slabs[c] = this.carve(SLAB_BYTES - SLAB_BYTES % cap, true);
       used = 0;
     }
     this.slabUsed[c] = used + cap;
     return this.taken = slab.subarray(used, used + cap);
+  }
+
+  /** `size` bytes from the arena when `fromArena` and it has them, else a buffer of their own. */
+  private carve(size: number, fromArena: boolean): Buffer {
+    if (fromArena) {
+      const arena = this.arenaBuffer ??= Buffer.allocUnsafeSlow(Math.min(Math.ceil(this.limit * ARENA_SHARE), ARENA_MAX));
+      if (this.arenaUsed + size <= arena.length) return arena.subarray(this.arenaUsed, this.arenaUsed += size);
+    }
+    return Buffer.allocUnsafeSlow(size);
   }
 
   /**
@@ -193,6 +235,7 @@ export class DeltaBaseCache {
     this.classOf[slot] = whole ? sizeClass(whole) : 0;
     this.listOf[slot] = list;
     this.table[this.at] = slot + 1;
+    this.tableAt[slot] = this.at;
     if (++this.count * 2 > this.table.length) this.rehash(this.table.length * 2);
     this.append(slot);
     this.bytes += cost;
@@ -214,6 +257,8 @@ export class DeltaBaseCache {
     this.freeBytes = 0;
     this.slabs = [];
     this.slabUsed = [];
+    this.arenaBuffer = null;
+    this.arenaUsed = 0;
     this.taken = null;
   }
 
@@ -233,19 +278,20 @@ export class DeltaBaseCache {
       this.older = grow(this.older, new Int32Array(n));
       this.newer = grow(this.newer, new Int32Array(n));
       this.listOf = grow(this.listOf, new Uint8Array(n));
+      this.tableAt = grow(this.tableAt, new Int32Array(n));
     }
     return slot;
   }
 
   private evict(slot: number): void {
     this.unlink(slot);
-    this.find(this.packOf[slot]!, this.offsetOf[slot]!);
-    this.removeAt(this.at);
+    this.removeAt(this.tableAt[slot]!);
     this.bytes -= this.cost[slot]!;
     if (this.listOf[slot]) this.speculativeBytes -= this.cost[slot]!;
     const c = this.classOf[slot]!;
-    // Free buffers are bounded too: beyond a quarter of the limit they are left to the collector.
-    if (c && this.freeBytes + this.cost[slot]! <= this.limit / 4) {
+    // Free buffers are bounded too: beyond a quarter of the limit they are left to the collector,
+    // except the arena's, which no collector would take back.
+    if (c && (this.freeBytes + this.cost[slot]! <= this.limit / 4 || this.chunks[slot]!.buffer === this.arenaBuffer?.buffer)) {
       (this.freeBuffers[c] ??= []).push(this.chunks[slot]!);
       this.freeBytes += this.cost[slot]!;
     }
@@ -267,7 +313,8 @@ export class DeltaBaseCache {
       const home = DeltaBaseCache.hash(this.packOf[s]!, this.offsetOf[s]!) & mask;
       // The entry at j may fill the hole if its home is not cyclically within (hole, j].
       if (hole <= j ? home <= hole || home > j : home <= hole && home > j) {
-        table[hole] = table[j]!;
+        table[hole] = s + 1;
+        this.tableAt[s] = hole;
         hole = j;
       }
     }
@@ -284,6 +331,7 @@ export class DeltaBaseCache {
       let j = DeltaBaseCache.hash(this.packOf[s]!, this.offsetOf[s]!) & mask;
       while (table[j]) j = (j + 1) & mask;
       table[j] = s + 1;
+      this.tableAt[s] = j;
     }
   }
 

@@ -1,7 +1,6 @@
 // Git's delta format: two varint sizes (base, result), then copy-from-base and insert
 // instructions. Every bound is checked before bytes move, so a hostile delta cannot read outside
 // its base, write past its result, or make us allocate a size it could never fill.
-import { copyBytes } from '../core/copy-bytes.js';
 import { CorruptError, type ErrorLayer } from '../core/errors.js';
 
 /**
@@ -24,6 +23,8 @@ export const DELTA_SIZE_MIN = 4;
  * a walk applies a million deltas, each to another base and into another result.)
  */
 const COPY_BY_HAND = 64;
+/** The same bound where the run moves by copyWithin inside one buffer (no view): ~40-70 ns a run. */
+const COPY_WITHIN_BY_HAND = 12;
 
 export interface DeltaSizes {
   baseSize: number;
@@ -108,14 +109,24 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, start: number, e
   return applyDeltaWithSizes(base, delta, readDeltaSizes(delta, start, end, layer, where), end, layer, where, out, outOffset);
 }
 
-/** applyDelta for a caller that has read the delta's sizes already (readDeltaSizes over the same bytes). */
+/**
+ * applyDelta for a caller that has read the delta's sizes already (readDeltaSizes over the same
+ * bytes). `arena`: a buffer that may hold both base and out (delta-base-cache.ts); when it does,
+ * copies move within it by copyWithin instead of through a view of the base per run.
+ */
 export function applyDeltaWithSizes(base: Uint8Array, delta: Uint8Array, sizes: DeltaSizes, end: number,
-  layer: ErrorLayer, where: () => string, out?: Uint8Array, outOffset = 0): Buffer {
+  layer: ErrorLayer, where: () => string, out?: Uint8Array, outOffset = 0, arena: Uint8Array | null = null): Buffer {
   const { baseSize, resultSize, pos } = sizes;
   if (baseSize !== base.length) {
     throw new CorruptError(layer, `${where()}: delta expects a ${baseSize}-byte base, base has ${base.length}`);
   }
   const result = out ? Buffer.from(out.buffer, out.byteOffset + outOffset, resultSize) : Buffer.allocUnsafe(resultSize);
+  const within = arena !== null && base.buffer === arena.buffer && result.buffer === arena.buffer;
+  // Runs are read from src at baseAt + offset and written to dst at resultAt + w.
+  const src = within ? arena : base, dst = within ? arena : result;
+  const baseAt = within ? base.byteOffset - arena.byteOffset : 0;
+  const resultAt = within ? result.byteOffset - arena.byteOffset : 0;
+  const byHand = within ? COPY_WITHIN_BY_HAND : COPY_BY_HAND;
   let p = pos, w = 0;
   while (p < end) {
     const op = delta[p++]!;
@@ -126,12 +137,21 @@ export function applyDeltaWithSizes(base: Uint8Array, delta: Uint8Array, sizes: 
       if (off + size > baseSize || w + size > resultSize) {
         throw new CorruptError(layer, `${where()}: delta copies ${size} bytes from base offset ${off} out of bounds`);
       }
-      w = copyBytes(base, off, off + size, result, w, COPY_BY_HAND);
+      const from = baseAt + off, to = resultAt + w;
+      if (size < byHand) {
+        for (let i = 0; i < size; i++) dst[to + i] = src[from + i]!;
+      } else if (within) {
+        dst.copyWithin(to, from, from + size);
+      } else {
+        dst.set(src.subarray(from, from + size), to);
+      }
+      w += size;
     } else if (op !== 0) {
       if (p + op > end || w + op > resultSize) {
         throw new CorruptError(layer, `${where()}: delta insert of ${op} bytes runs past the end`);
       }
-      for (let i = 0; i < op; i++) result[w + i] = delta[p + i]!;
+      const to = resultAt + w;
+      for (let i = 0; i < op; i++) dst[to + i] = delta[p + i]!;
       p += op;
       w += op;
     } else {

@@ -221,7 +221,7 @@ export class BlobReader {
       if (i > 0) {
         // Bases live in buffers the cache hands out and takes back when it evicts them, so a
         // checkout leaves no trail of dead bases for the collector.
-        base = applyDeltaWithSizes(base, delta, sizes, size, 'odb', where, this.bases.take(sizes.resultSize), 0);
+        base = applyDeltaWithSizes(base, delta, sizes, size, 'odb', where, this.bases.take(sizes.resultSize), 0, this.bases.arena);
         this.bases.set(pack.key, entryOffset, type, base, RECYCLE);
       } else {
         base = applyDeltaWithSizes(base, delta, sizes, size, 'odb', where, this.target(sizes.resultSize, own), 0);
