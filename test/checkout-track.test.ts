@@ -147,6 +147,19 @@ describe('a detached HEAD', () => {
     });
   });
 
+  it('`-` and `@{-<n>}` switch back to the branch (or the detached commit) checked out before', () => {
+    // Before any checkout there is none: git then takes `-` for a path.
+    compare({ name: 'no prior', steps: [['checkout', '-'], ['checkout', '@{-1}'], ['checkout', '-q', '-b', 'x', '-']] });
+    compare({
+      name: 'prior', prepare: [commit('two')],
+      steps: [
+        ['checkout', 'side'], ['checkout', '-'], ['checkout', '@{-1}'], ['checkout', '@{-2}'], ['checkout', '-q', '--detach', 'main~1'],
+        ['checkout', 'main'], ['checkout', '-'], ['checkout', '-q', 'side'], ['checkout', '-b', 'x', '-'], ['checkout', '@{-3}'],
+        ['checkout', '-', '--', 'nosuch'], ['checkout', '--', '-'], ['checkout', '--detach', '-'],
+      ],
+    });
+  });
+
   it('says which commits it leaves behind, as git does', () => {
     compare({ name: 'one lost', prepare: lost(1), steps: [['-c', 'advice.detachedHead=false', 'checkout', '-b', 'y', 'main']] });
     compare({ name: 'five lost', prepare: lost(5), steps: [['checkout', 'main']] });

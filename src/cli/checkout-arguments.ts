@@ -3,6 +3,8 @@
 // are paths; without, the first is a revision when it resolves (a branch taken before a file of
 // its name, though with paths after it a file of its name makes it ambiguous), or when it is the
 // name of one remote's branch (git's DWIM, which makes a local branch of it), and else a path.
+// `-` is `@{-1}`, and `@{-<n>}` names the branch (or commit) checked out before, as git's
+// strbuf_branchname expands it: so it switches to that branch rather than detaching at its tip.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Repository } from '../repository/repository.js';
@@ -33,7 +35,7 @@ export function checkoutArguments(repo: Repository, cwd: string, args: readonly 
   if (dashDash >= 2) throw fatal(`only one reference expected, ${dashDash} given.`);
   const hasDashDash = dashDash === 1;
   const countPaths = !o.quiet && !hasDashDash;
-  const arg = args[0]!;
+  const arg = priorCheckout(repo, args[0]!);
   const rest = args.slice(hasDashDash ? 2 : 1);
   let remote: string | null = null;
   if (repo.resolveRef(`refs/heads/${arg}`) === null && repo.revs().tryResolve(arg) === null) {
@@ -53,6 +55,15 @@ export function checkoutArguments(repo: Repository, cwd: string, args: readonly 
     throw fatal(`ambiguous argument '${arg}': both revision and filename\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'`);
   }
   return { target: arg, remote, paths: rest, countPaths };
+}
+
+/**
+ * What `-` or `@{-<n>}` stands for (the branch name, or the id HEAD was detached at), or `arg` as
+ * given when it is neither or there was no such checkout (git then reports `arg` itself).
+ */
+function priorCheckout(repo: Repository, arg: string): string {
+  const prior = repo.revs().priorName(arg === '-' ? '@{-1}' : arg);
+  return typeof prior === 'string' ? prior : arg;
 }
 
 /** git's unique_tracking_name: the one remote-tracking branch `refs/remotes/<remote>/<name>`, if only one remote has it. */
