@@ -15,6 +15,8 @@ import zlib from 'node:zlib';
 import { CorruptError, type ErrorLayer } from './errors.js';
 
 const TRUNCATED_MESSAGE = 'unexpected end of file';
+/** Output room for Inflater.streamEnded's probe. */
+const PROBE = Buffer.alloc(1);
 
 interface NativeHandle {
   reset(): void;
@@ -181,6 +183,66 @@ export class Inflater {
         return pos - offset;
       }
     }
+  }
+
+  /** Whether feed() can take a stream in pieces (the native handle is there); else callers inflate it whole. */
+  get feeds(): boolean {
+    return this.handle !== null;
+  }
+
+  /** Starts a stream for feed(). */
+  begin(): void {
+    this.handle!.reset();
+    this.ended = false;
+  }
+
+  /** Whether the stream feed() was given has ended. */
+  ended = false;
+
+  /**
+   * Inflates what has arrived of a stream begun with begin(): input[offset..end), which may stop
+   * short of the stream's end (the rest comes in later calls), in pieces of at most `out.length`
+   * bytes handed to `sink`. `produced` bytes came out of earlier calls; the stream must give
+   * `size` in all. Returns the input bytes used; `ended` says whether the stream is complete.
+   * Throws like inflateChunks.
+   */
+  feed(input: Uint8Array, offset: number, end: number, size: number, produced: number, out: Uint8Array,
+    sink: (chunk: Uint8Array) => void, layer: ErrorLayer, where: () => string): number {
+    const handle = this.handle!, state = this.state!;
+    let pos = offset;
+    for (;;) {
+      // One byte past the declared size tells "exact" from "more", as in inflateChunks.
+      const want = Math.min(out.length, size + 1 - produced);
+      this.lastError = null;
+      // Z_SYNC_FLUSH: running out of input is not an error, and the stream can go on later.
+      handle.writeSync(zlib.constants.Z_SYNC_FLUSH, input, pos, end - pos, out, 0, want);
+      if (this.lastError !== null) throw new ZlibError(layer, where(), this.lastError, this.lastErrno);
+      const availOut = state[0]!, availIn = state[1]!;
+      const got = want - availOut;
+      produced += got;
+      pos = end - availIn;
+      if (produced > size) throw new CorruptError(layer, `${where()}: inflates to more than the declared ${size} bytes`);
+      if (got > 0) sink(out.subarray(0, got));
+      if (availOut > 0) {
+        // Room left: the stream ended, or the input ran out (maybe just at the stream's end).
+        if (availIn === 0 && !this.streamEnded(input, pos, layer, where)) return pos - offset;
+        if (produced !== size) throw new CorruptError(layer, `${where()}: inflates to ${produced} bytes, declared ${size}`);
+        this.ended = true;
+        return pos - offset;
+      }
+    }
+  }
+
+  /**
+   * After feed() used all its input: a Z_FINISH call without input says "unexpected end of file"
+   * only if the stream has not ended (and leaves it as it was, to go on with more input).
+   */
+  private streamEnded(input: Uint8Array, pos: number, layer: ErrorLayer, where: () => string): boolean {
+    this.lastError = null;
+    this.handle!.writeSync(zlib.constants.Z_FINISH, input, pos, 0, PROBE, 0, 1);
+    if (this.lastError === null) return true;
+    if (this.lastError === TRUNCATED_MESSAGE) return false;
+    throw new ZlibError(layer, where(), this.lastError, this.lastErrno);
   }
 
   /**

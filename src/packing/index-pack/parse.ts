@@ -12,13 +12,15 @@
 // read in chunks and a network stream. An entry cut off by the end of the data is retried from its
 // start once twice as much has arrived, so even a huge entry trickling in costs linear time.
 // Objects larger than CHUNKED are inflated and hashed in pieces, so a size in a header is never
-// allocated on trust.
+// allocated on trust; and fed to zlib as their bytes arrive (BigEntry), so the window holds what
+// came since the last step, not the whole entry: a 300 MB blob was held whole, and twice over
+// while the window doubled to take it.
 import crypto from 'node:crypto';
 import { CorruptError } from '../../core/errors.js';
 import { sha1 } from '../../core/hash.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
-import { OBJ_OFS_DELTA } from '../../object/type.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../../pack/delta.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import { crc32 } from '../../core/crc32.js';
@@ -35,6 +37,7 @@ const CHUNK = 1 << 20;
 const MAX_ENTRY_HEADER = 32;
 
 const TYPE_PREFIX = ['', 'commit ', 'tree ', 'blob ', 'tag '];
+const EMPTY = Buffer.alloc(0);
 
 export interface ParserOptions {
   /** Names the pack in errors (a path, or "<stdin>"). */
@@ -44,6 +47,30 @@ export interface ParserOptions {
   observer?: PackObserver;
   /** Told the header's object count before any entry is parsed (so that a ring can be attached first). */
   onHeader?: (count: number) => void;
+}
+
+/**
+ * An object above CHUNKED being parsed across steps: its header, read once, and a running CRC and
+ * hash stand in for the bytes the window lets go once they are fed to the inflater.
+ */
+interface BigEntry {
+  i: number;
+  offset: number;
+  headerLength: number;
+  type: number;
+  size: number;
+  baseOffset: number;
+  /** A REF_DELTA's base id. */
+  baseId: Buffer | null;
+  /** Pack offset up to which the entry's bytes have been inflated, CRC'd and hashed into the pack's SHA-1. */
+  fed: number;
+  crc: number;
+  produced: number;
+  /** The object's SHA-1 so far (header and content), for a whole object. */
+  hash: crypto.Hash | null;
+  /** A delta's first bytes (its sizes), and how many are in. */
+  head: Buffer;
+  headLength: number;
 }
 
 export class PackParser {
@@ -72,6 +99,9 @@ export class PackParser {
   private currentOffset = 0;
   private readonly where = (): string => `${this.options.name}: entry ${this.current} at offset ${this.currentOffset}`;
   private chunk: Buffer | null = null;
+  /** The object above CHUNKED being fed as it arrives, if one is; and its own inflater. */
+  private big: BigEntry | null = null;
+  private bigInflater: Inflater | null = null;
   /**
    * Where whole objects and OFS_DELTA data go to another thread (first-pass-ring.ts), which hashes
    * the objects and resolves the deltas, once one is ready to; until then, and for what does not
@@ -85,6 +115,11 @@ export class PackParser {
 
   get done(): boolean {
     return this.packHash !== null;
+  }
+
+  /** Pack offset before which the window may let bytes go: the entry being parsed, or what a big one has fed. */
+  get keep(): number {
+    return this.big !== null ? this.big.fed : this.pos;
   }
 
   /** Where the pack (with its trailer) ends, once known. */
@@ -112,40 +147,63 @@ export class PackParser {
         const bytes = w.bytes, base = w.start, avail = w.end;
         const off = this.pos;
         const at = off - base;
-        if (!h.parse(bytes, at, Math.min(avail, off + MAX_ENTRY_HEADER) - base, off, 'pack', name)) {
-          if (avail - off >= MAX_ENTRY_HEADER) throw new CorruptError('pack', `${name}: entry at offset ${off} has an oversized header`);
-          return this.short(eof, off + MAX_ENTRY_HEADER, `entry ${this.parsed} at offset ${off}`);
-        }
         const i = this.parsed;
-        this.current = i;
-        this.currentOffset = off;
-        if (i >= t.capacity) t.ensure(i + 1);
-        const isDelta = h.type >= OBJ_OFS_DELTA;
-        this.ringLength = -1;
-        const consumed = isDelta ? this.inflateDelta(i, off, avail - base) : this.inflateWhole(i, off, avail - base);
-        if (consumed < 0) {
-          return this.short(eof, off + Math.max(2 * (avail - off), avail - off + (1 << 16)), `entry ${i} at offset ${off}`);
+        let big = this.big;
+        if (big === null) {
+          if (!h.parse(bytes, at, Math.min(avail, off + MAX_ENTRY_HEADER) - base, off, 'pack', name)) {
+            if (avail - off >= MAX_ENTRY_HEADER) throw new CorruptError('pack', `${name}: entry at offset ${off} has an oversized header`);
+            return this.short(eof, off + MAX_ENTRY_HEADER, `entry ${this.parsed} at offset ${off}`);
+          }
+          this.current = i;
+          this.currentOffset = off;
+          if (i >= t.capacity) t.ensure(i + 1);
+          if (h.size > CHUNKED && (this.bigInflater ??= new Inflater()).feeds) big = this.big = this.startBig(i, off, bytes, at);
         }
-        const end = off + (h.dataPos - at) + consumed;
+        let end: number, crc: number, type: number, headerLength: number, size: number, baseOffset: number;
+        let baseId: Uint8Array, baseIdAt: number;
+        this.ringLength = -1;
+        if (big !== null) {
+          if (!this.feedBig(big, bytes, base, avail)) {
+            // Whatever comes next is worth a step: the entry goes on from where it stopped.
+            return this.short(eof, avail + (1 << 16), `entry ${i} at offset ${off}`);
+          }
+          this.big = null;
+          ({ type, headerLength, size, baseOffset, crc } = big);
+          end = big.fed;
+          baseId = big.baseId ?? EMPTY;
+          baseIdAt = 0;
+        } else {
+          const consumed = h.type >= OBJ_OFS_DELTA ? this.inflateDelta(i, off, avail - base) : this.inflateWhole(i, off, avail - base);
+          if (consumed < 0) {
+            return this.short(eof, off + Math.max(2 * (avail - off), avail - off + (1 << 16)), `entry ${i} at offset ${off}`);
+          }
+          ({ type, size, baseOffset } = h);
+          headerLength = h.dataPos - at;
+          end = off + headerLength + consumed;
+          crc = crc32(bytes, at, end - base);
+          baseId = bytes;
+          baseIdAt = h.baseOidPos;
+        }
+        const isDelta = type >= OBJ_OFS_DELTA;
         t.offset[i] = off;
         t.offset[i + 1] = end;
-        t.headerLength[i] = h.dataPos - at;
-        t.type[i] = h.type;
-        t.size[i] = Math.min(h.size, MAX_SIZE);
-        t.crc[i] = crc32(bytes, at, end - base);
+        t.headerLength[i] = headerLength;
+        t.type[i] = type;
+        t.size[i] = Math.min(size, MAX_SIZE);
+        t.crc[i] = crc;
         t.depth[i] = 0;
         if (isDelta) {
           t.realType[i] = 0;
           t.state[i] = 0;
-          if (h.type === OBJ_OFS_DELTA) {
-            t.base[i] = this.entryAt(h.baseOffset, i, off);
+          if (type === OBJ_OFS_DELTA) {
+            t.base[i] = this.entryAt(baseOffset, i, off);
             this.ofsCount++;
           } else {
             t.base[i] = -1;
-            this.addRef(i, bytes, h.baseOidPos);
+            this.addRef(i, baseId, baseIdAt);
           }
         } else {
-          t.realType[i] = h.type;
+          t.realType[i] = type;
           t.state[i] = 1;
           t.base[i] = -1;
         }
@@ -153,7 +211,7 @@ export class PackParser {
         if (this.ringLength >= 0) this.ring!.publish(i, this.ringLength);
         this.parsed = i + 1;
         this.pos = end;
-        this.options.observer?.onEntry?.(i, off, end, h.type, h.size);
+        this.options.observer?.onEntry?.(i, off, end, type, size);
       }
       this.flushHash(this.pos);
       if (w.end < this.pos + OID_BYTES) return this.short(eof, this.pos + OID_BYTES, 'the pack trailer');
@@ -215,6 +273,52 @@ export class PackParser {
       if (v < offset) lo = mid + 1; else hi = mid;
     }
     throw new CorruptError('pack', `${this.options.name}: delta at offset ${deltaOffset} has its base at offset ${offset}, where no entry starts`);
+  }
+
+  /** The state of entry i, a big object whose header is at bytes[at..] (pack offset `off`), before any of it is fed. */
+  private startBig(i: number, off: number, bytes: Buffer, at: number): BigEntry {
+    const h = this.header;
+    const headerLength = h.dataPos - at;
+    const isDelta = h.type >= OBJ_OFS_DELTA;
+    this.bigInflater!.begin();
+    return {
+      i, offset: off, headerLength, type: h.type, size: h.size, baseOffset: h.baseOffset,
+      baseId: h.type === OBJ_REF_DELTA ? Buffer.from(bytes.subarray(h.baseOidPos, h.baseOidPos + OID_BYTES)) : null,
+      fed: off + headerLength, crc: crc32(bytes, at, at + headerLength), produced: 0,
+      hash: isDelta ? null : crypto.createHash('sha1').update(TYPE_PREFIX[h.type]! + h.size + '\0', 'latin1'),
+      head: Buffer.allocUnsafe(isDelta ? 32 : 0), headLength: 0,
+    };
+  }
+
+  /**
+   * Feeds a big entry what the window holds of it beyond what it was fed before, and hashes
+   * those bytes into the pack's SHA-1 so that the window may let them go. True once the entry's
+   * stream has ended (its hash, or its delta sizes, then checked and recorded).
+   */
+  private feedBig(big: BigEntry, bytes: Buffer, base: number, avail: number): boolean {
+    const from = big.fed - base;
+    const used = this.bigInflater!.feed(bytes, from, avail - base, big.size, big.produced, this.chunkBuffer(), (part) => {
+      big.produced += part.length;
+      if (big.hash !== null) {
+        big.hash.update(part);
+      } else if (big.headLength < big.head.length) {
+        const n = Math.min(big.head.length - big.headLength, part.length);
+        big.head.set(part.subarray(0, n), big.headLength);
+        big.headLength += n;
+      }
+    }, 'pack', this.where);
+    big.crc = crc32(bytes, from, from + used, big.crc);
+    big.fed += used;
+    this.flushHash(big.fed);
+    if (!this.bigInflater!.ended) return false;
+    if (big.hash !== null) {
+      big.hash.digest().copy(this.table.ids, big.i * OID_BYTES);
+    } else {
+      // As inflateDelta: the full length keeps the "a delta this small cannot produce that much" check honest.
+      const { resultSize } = readDeltaSizes(big.head, 0, big.size, 'pack', this.where);
+      if (resultSize >= MAX_SIZE) throw new CorruptError('pack', `${this.where()}: delta declares a ${resultSize}-byte result, larger than tsgit can hold`);
+    }
+    return true;
   }
 
   /** Inflates and hashes a whole object; returns the compressed length, or -1 if cut off. */

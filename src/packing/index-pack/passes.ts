@@ -240,7 +240,7 @@ async function passes(input: PackInput, options: PassOptions, threads: ResolverT
         // step() only asks for more than the window holds, so each round reads or reaches EOF.
         do {
           const len = Math.max(FILE_CHUNK, want - window.end);
-          const at = window.reserve(len, parser.pos);
+          const at = window.reserve(len, parser.keep);
           const n = fs.readSync(fd, window.bytes, at, len, null);
           if (n === 0) { eof = true; break; }
           window.end += n;

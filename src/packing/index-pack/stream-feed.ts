@@ -47,7 +47,7 @@ export async function feedStream(input: AsyncIterable<Uint8Array>, window: PackW
       r = await next;
     }
     if (r.done) return;
-    window.append(r.value, parser.pos);
+    window.append(r.value, parser.keep);
     onChunk();
     if (window.end >= want) {
       step(false);

@@ -14,6 +14,9 @@ import { recordStat, STAT_FIELDS } from './stat-table.js';
 
 const CREATE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
+/** A file's content: one buffer, the chunks a filter gave, or a producer that writes its pieces in turn. */
+export type FileContent = Uint8Array | readonly Uint8Array[] | ((write: (piece: Uint8Array) => void) => void);
+
 /**
  * Writes entries of a plan. With a directory cache it creates parent directories as needed; without
  * one (the worker threads) the caller has created them all, and anything in the way is an error.
@@ -46,20 +49,25 @@ export class EntryWriter {
 
   /**
    * Writes a regular file (or a symlink's text, when symlinks are off) and records its stat. A
-   * filter's output comes as the chunks it arrived in, written as they are.
+   * filter's output comes as the chunks it arrived in, written as they are; a big blob from a
+   * function that hands each piece to `write` as it is inflated.
    */
-  writeFile(i: number, data: Uint8Array | readonly Uint8Array[], executable: boolean): void {
+  writeFile(i: number, data: FileContent, executable: boolean): void {
     this.dirs?.ensure(this.plan.dirOf[i]!);
     const fsPath = entryFsPath(this.plan, i);
     const fd = this.create(i, fsPath, executable ? 0o777 : 0o666);
     try {
       if (data instanceof Uint8Array) {
         writeExactly(fd, data);
+      } else if (typeof data === 'function') {
+        data((piece) => writeExactly(fd, piece));
       } else {
         writeChunks(fd, data);
       }
       fstatInto(fd, this.stats, i * STAT_FIELDS);
     } catch (e) {
+      // What the content's producer refused (a corrupt object) says so itself.
+      if (e instanceof GitError) throw e;
       throw ioError('write', entryPath(this.plan, i), e);
     } finally {
       fs.closeSync(fd);

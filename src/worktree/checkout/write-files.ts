@@ -6,7 +6,7 @@ import { GitError } from '../../core/errors.js';
 import { OID_BYTES } from '../../core/oid.js';
 import { MODE_EXEC, MODE_GITLINK, MODE_SYMLINK } from '../../object/tree.js';
 import type { ObjectStore } from '../../odb/object-store.js';
-import { CODE_ENCODE_FAILED, conversionFromCode, convertToWorkTree, type EolSettings } from '../convert.js';
+import { CODE_ENCODE_FAILED, conversionFromCode, convertToWorkTree, type Conversion, type EolSettings } from '../convert.js';
 import { BlobReader } from './blob-reader.js';
 import { DirectoryCache } from './directories.js';
 import { displayPath } from './path-check.js';
@@ -35,14 +35,35 @@ export function writeEntry(blobs: BlobReader, cols: EntryColumns, codes: Uint8Ar
     else writer.writeFile(i, data, false);
     return;
   }
-  writer.writeFile(i, workTreeBytes(blobs, cols, codes, settings, i), mode === MODE_EXEC);
+  const executable = mode === MODE_EXEC;
+  // A big blob that nothing converts is written as it is inflated, never held whole.
+  if (conversionOf(codes, settings, i) === null && blobs.streamable(cols.oids, i * OID_BYTES, i)) {
+    writer.writeFile(i, (write) => {
+      try {
+        blobs.stream(write);
+      } catch (err) {
+        throw cannotCheckOut(cols, i, err);
+      }
+    }, executable);
+    return;
+  }
+  writer.writeFile(i, workTreeBytes(blobs, cols, codes, settings, i), executable);
+}
+
+function cannotCheckOut(cols: EntryColumns, i: number, err: unknown): GitError {
+  return new GitError('worktree', 'bad-object', `cannot check out '${displayPath(entryPath(cols, i))}': ${(err as Error).message}`, { cause: err });
+}
+
+/** The conversions (ident, eol, encoding) the plan gives regular file i, or null for none. */
+function conversionOf(codes: Uint8Array | null, settings: WriteSettings, i: number): Conversion | null {
+  return codes ? conversionFromCode(codes[i]!, settings.encodings?.get(i)) : null;
 }
 
 function readBlob(blobs: BlobReader, cols: EntryColumns, i: number): Buffer {
   try {
     return blobs.readEntry(cols.oids, i * OID_BYTES, i);
   } catch (err) {
-    throw new GitError('worktree', 'bad-object', `cannot check out '${displayPath(entryPath(cols, i))}': ${(err as Error).message}`, { cause: err });
+    throw cannotCheckOut(cols, i, err);
   }
 }
 
@@ -54,7 +75,7 @@ function readBlob(blobs: BlobReader, cols: EntryColumns, i: number): Buffer {
 export function workTreeBytes(blobs: BlobReader, cols: EntryColumns, codes: Uint8Array | null, settings: WriteSettings, i: number,
   filtered = false): Buffer {
   const data = readBlob(blobs, cols, i);
-  const conv = codes ? conversionFromCode(codes[i]!, settings.encodings?.get(i)) : null;
+  const conv = conversionOf(codes, settings, i);
   return conv ? convertToWorkTree(data, entryOid(cols, i), conv, settings, () => { codes![i] |= CODE_ENCODE_FAILED; }, filtered) : data;
 }
 
