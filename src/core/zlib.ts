@@ -310,6 +310,62 @@ export class Deflater {
   }
 }
 
+/**
+ * One zlib stream deflated from pieces as they come (begin, push..., end), its output handed to
+ * `sink` in pieces too: an object too big to hold twice (a loose object written from a pack) is
+ * never whole in memory. Where Node's handle is missing the pieces are kept and deflated at the end.
+ */
+export class DeflateStream {
+  private handle: NativeHandle | null = null;
+  private state: Uint32Array | null = null;
+  private lastError: string | null = null;
+  private readonly out = Buffer.allocUnsafe(1 << 16);
+  private kept: Buffer[] = [];
+
+  constructor(readonly level = zlib.constants.Z_DEFAULT_COMPRESSION) {
+    const native = nativeOf(zlib.createDeflate({ level }), message => { this.lastError = message; });
+    if (native) ({ handle: this.handle, state: this.state } = native);
+  }
+
+  begin(): void {
+    this.handle?.reset();
+    this.kept = [];
+  }
+
+  /** Deflates `data`, handing out what zlib produces (valid until the next call). */
+  push(data: Uint8Array, sink: (chunk: Uint8Array) => void): void {
+    if (!this.handle) this.kept.push(Buffer.from(data));
+    else this.run(zlib.constants.Z_NO_FLUSH, data, sink);
+  }
+
+  /** Ends the stream, handing out the rest. */
+  end(sink: (chunk: Uint8Array) => void): void {
+    if (!this.handle) {
+      sink(zlib.deflateSync(Buffer.concat(this.kept), { level: this.level }));
+      this.kept = [];
+      return;
+    }
+    this.run(zlib.constants.Z_FINISH, EMPTY, sink);
+  }
+
+  private run(flush: number, data: Uint8Array, sink: (chunk: Uint8Array) => void): void {
+    const out = this.out;
+    let pos = 0;
+    for (;;) {
+      this.lastError = null;
+      this.handle!.writeSync(flush, data, pos, data.length - pos, out, 0, out.length);
+      if (this.lastError !== null) throw new Error(`zlib: ${this.lastError}`);
+      const availOut = this.state![0]!, availIn = this.state![1]!;
+      if (availOut < out.length) sink(out.subarray(0, out.length - availOut));
+      pos = data.length - availIn;
+      // Room left over: zlib took all the input (and, finishing, wrote the stream's end).
+      if (availOut > 0) return;
+    }
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
 const deflaters = new Map<number, Deflater>();
 
 /** The thread's Deflater for `level`, kept for the next pack (a server writes one per fetch). */

@@ -1,13 +1,15 @@
 // Loose objects: objects/xx/yyyy..., each a zlib stream of "<type> <size>\0<content>". Reading
 // checks the header against what the stream really holds; writing goes to a temporary file in the
 // same directory and is renamed into place, so a reader never sees half an object.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CorruptError } from '../core/errors.js';
-import { objectHeader, sha1 } from '../core/hash.js';
+import { objectHeader } from '../core/hash.js';
 import { OID_BYTES, toHex } from '../core/oid.js';
 import { forEachSharingPrefix } from '../core/oid-prefix.js';
-import { beyondInflateRatio, deflate, Inflater } from '../core/zlib.js';
+import { beyondInflateRatio, DeflateStream, Inflater } from '../core/zlib.js';
+import { writeExactly } from '../core/write-exactly.js';
 import { typeCode, typeName, type RawObject, type ObjectTypeCode } from '../object/type.js';
 
 const MAX_HEADER = 32;
@@ -23,6 +25,9 @@ export class LooseObjects {
   private listed: (Set<string> | undefined)[] = new Array(256);
   /** Per fan-out directory, its ids in sorted order, made from `listed` when first searched. */
   private sorted: (Buffer | undefined)[] = new Array(256);
+
+  /** The stream writeStreamed() deflates with, made on first use. */
+  private deflater: DeflateStream | null = null;
 
   constructor(readonly dir: string, private readonly inflater: Inflater) {}
 
@@ -128,16 +133,52 @@ export class LooseObjects {
 
   /** Writes an object unless it exists; returns its id. */
   write(type: ObjectTypeCode, data: Uint8Array): Buffer {
-    const header = objectHeader(typeName(type), data.length);
-    const full = Buffer.concat([header, data]);
-    const id = sha1(full);
+    // An object already here is not written again (hashing it first costs less than deflating it).
+    const id = crypto.createHash('sha1').update(objectHeader(typeName(type), data.length)).update(data).digest();
     if (this.has(id)) return id;
-    const file = this.pathOf(id);
-    const dir = path.dirname(file);
-    fs.mkdirSync(dir, { recursive: true });
-    const tmp = path.join(dir, `tmp_obj_${process.pid}_${Math.random().toString(36).slice(2)}`);
-    fs.writeFileSync(tmp, deflate(full), { mode: 0o444, flag: 'wx' });
+    return this.writeStreamed(type, data.length, (sink) => sink(data));
+  }
+
+  /**
+   * Writes an object of `size` bytes whose content `produce` hands to its sink in pieces (which
+   * must come to `size` bytes): hashed and deflated as they come into a temporary file, renamed
+   * into place once the id is known, as git's stream_loose_object does, so an object too big to
+   * hold twice is never whole in memory. Returns the id.
+   */
+  writeStreamed(type: ObjectTypeCode, size: number, produce: (sink: (piece: Uint8Array) => void) => void): Buffer {
+    const header = objectHeader(typeName(type), size);
+    const hash = crypto.createHash('sha1').update(header);
+    fs.mkdirSync(this.dir, { recursive: true });
+    const tmp = path.join(this.dir, `tmp_obj_${process.pid}_${crypto.randomBytes(6).toString('hex')}`);
+    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o444);
+    let id: Buffer;
     try {
+      const deflater = this.deflater ??= new DeflateStream();
+      const out = (chunk: Uint8Array): void => writeExactly(fd, chunk);
+      let produced = 0;
+      deflater.begin();
+      deflater.push(header, out);
+      produce((piece) => {
+        produced += piece.length;
+        hash.update(piece);
+        deflater.push(piece, out);
+      });
+      if (produced !== size) throw new Error(`loose object of ${size} bytes was given ${produced}`);
+      deflater.end(out);
+      id = hash.digest();
+    } catch (e) {
+      fs.closeSync(fd);
+      fs.rmSync(tmp, { force: true });
+      throw e;
+    }
+    fs.closeSync(fd);
+    try {
+      if (this.has(id)) {
+        fs.rmSync(tmp, { force: true });
+        return id;
+      }
+      const file = this.pathOf(id);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
       fs.renameSync(tmp, file);
     } catch (e) {
       fs.rmSync(tmp, { force: true });

@@ -22,6 +22,7 @@ import { OID_BYTES, toHex } from '../../core/oid.js';
 import { Inflater } from '../../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../../object/type.js';
 import { readDeltaSizes } from '../../pack/delta.js';
+import { BIG_OBJECT } from '../../pack/inflate-entry.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import { crc32 } from '../../core/crc32.js';
 import type { FirstPassRingWriter } from './first-pass-ring.js';
@@ -31,7 +32,7 @@ import type { PackWindow } from './window.js';
 
 const PACK_HEADER = 12;
 /** Objects above this are inflated and hashed in pieces instead of into one buffer. */
-const CHUNKED = 8 << 20;
+const CHUNKED = BIG_OBJECT;
 const CHUNK = 1 << 20;
 /** Room for an entry header: a 10-byte size varint and a 20-byte base id or 10-byte offset. */
 const MAX_ENTRY_HEADER = 32;

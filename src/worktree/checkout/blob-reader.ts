@@ -20,6 +20,7 @@ import { DeltaBaseCache, RECYCLE } from '../../odb/delta-base-cache.js';
 import { applyDeltaWithSizes, readDeltaSizes } from '../../pack/delta.js';
 import { EntryHeader } from '../../pack/entry-header.js';
 import type { PackIndex } from '../../pack/idx/read.js';
+import { BIG_OBJECT, inflateEntry } from '../../pack/inflate-entry.js';
 import { PackFile } from '../../pack/pack-file.js';
 
 const CHUNK = 1 << 20;
@@ -32,12 +33,6 @@ const CHUNK = 1 << 20;
  */
 const BASE_CACHE = 4 * 1024 * 1024;
 const MAX_CHAIN = 10000;
-/**
- * Blobs above this, stored whole in a pack, are written as they are inflated (stream()), never
- * held whole: a 300 MB file was read into one buffer and inflated into another (780 MB of RSS,
- * 2.4 times git's time in page faults).
- */
-const STREAM_ABOVE = 8 << 20;
 
 /**
  * A pack as a reader needs it; `index` only to follow REF_DELTA bases (else the database does).
@@ -130,8 +125,9 @@ export class BlobReader {
   }
 
   /**
-   * Whether entry i's blob (id at oids[off]) is one to stream(): a whole blob above STREAM_ABOVE
-   * in a pack. Anything else (a delta, a loose object, a header that does not parse) is read
+   * Whether entry i's blob (id at oids[off]) is one to stream(): a whole blob above BIG_OBJECT
+   * in a pack (a 300 MB file read into one buffer and inflated into another took 780 MB of RSS,
+   * and 2.4 times git's time in page faults). Anything else (a delta, a loose object, a header that does not parse) is read
    * whole, where the object database can also report what is wrong.
    */
   streamable(oids: Uint8Array, off: number, i: number): boolean {
@@ -160,7 +156,7 @@ export class BlobReader {
       if (e instanceof CorruptError) return false;
       throw e;
     }
-    if (h.type !== OBJ_BLOB || h.size <= STREAM_ABOVE) return false;
+    if (h.type !== OBJ_BLOB || h.size <= BIG_OBJECT) return false;
     this.streaming = { pack, entryOffset: offset, dataOffset: offset + h.dataPos - pos, size: h.size };
     return true;
   }
@@ -169,21 +165,10 @@ export class BlobReader {
   stream(sink: (piece: Uint8Array) => void): void {
     const { pack, entryOffset, dataOffset, size } = this.streaming!;
     this.streaming = null;
-    const where = (): string => `${pack.path}: entry at offset ${entryOffset}`;
-    const piece = this.piece ??= Buffer.allocUnsafe(CHUNK);
-    const inflater = this.inflater;
-    inflater.begin();
-    let at = dataOffset, produced = 0;
-    for (;;) {
-      if (at >= pack.dataEnd) throw new CorruptError('odb', `${where()}: zlib stream runs past the end of the pack`);
-      this.ensure(pack, at, CHUNK);
-      const from = at - this.chunkStart;
-      at += inflater.feed(this.chunk, from, this.chunkEnd - this.chunkStart, size, produced, piece, (part) => {
-        produced += part.length;
-        sink(part);
-      }, 'odb', where);
-      if (inflater.ended) return;
-    }
+    // The chunk is read over: it no longer holds what it says.
+    this.chunkPack = null;
+    inflateEntry(this.fileOf(pack), entryOffset, dataOffset, pack.dataEnd, size, this.inflater, this.chunk,
+      this.piece ??= Buffer.allocUnsafe(CHUNK), sink);
   }
 
   /** The content of blob `oid` (at `off`); valid until the next call. */
@@ -307,15 +292,20 @@ export class BlobReader {
   private ensure(pack: PackSource, start: number, len: number): void {
     const end = Math.min(start + len, pack.dataEnd);
     if (pack.key === this.chunkPack?.key && start >= this.chunkStart && end <= this.chunkEnd) return;
-    let file = pack.file ?? this.files.get(pack.key);
-    if (!file) this.files.set(pack.key, file = new PackFile(pack.path, null));
     const size = Math.min(Math.max(CHUNK, len), pack.dataEnd - start);
     if (this.chunk.length < size) this.chunk = Buffer.allocUnsafe(size);
     this.chunkPack = null; // not valid until the read succeeds
-    file.readInto(this.chunk, 0, size, start);
+    this.fileOf(pack).readInto(this.chunk, 0, size, start);
     this.chunkPack = pack;
     this.chunkStart = start;
     this.chunkEnd = start + size;
+  }
+
+  /** The pack's open file: the store's, or one this reader opened. */
+  private fileOf(pack: PackSource): PackFile {
+    let file = pack.file ?? this.files.get(pack.key);
+    if (!file) this.files.set(pack.key, file = new PackFile(pack.path, null));
+    return file;
   }
 
   /** Inflates the `size`-byte stream at `dataOffset` into the start of `into`; returns that part. */
