@@ -22,20 +22,29 @@ let work: string;
 let bare: string;
 let pack: string;
 
+/** A script that runs the tsgit CLI with its arguments and says its peak RSS on stderr as it exits. */
+let peakScript: string;
+
+/** The peak RSS a run of peakScript reported in `stderr`, and stderr without it. */
+function peakOf(stderr: string): { stderr: string; peak: number } {
+  const m = /\npeak-rss (\d+)\n/.exec(stderr);
+  assert.ok(m, `no peak reported: ${stderr}`);
+  return { stderr: stderr.slice(0, m.index) + stderr.slice(m.index + m[0].length), peak: Number(m[1]) };
+}
+
 /** Runs tsgit and returns its status, stderr and peak RSS in bytes (the whole process, every thread). */
 function tsgitPeak(cwd: string, args: string[], input?: Buffer): { status: number | null; stderr: string; peak: number } {
-  const script = `process.on('exit', () => process.stderr.write('\\npeak-rss ' + process.resourceUsage().maxRSS * 1024 + '\\n'));
-process.argv = [process.argv[0], ${JSON.stringify(TSGIT)}, ...${JSON.stringify(args)}];
-await import(${JSON.stringify(TSGIT)});`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd, env: GIT_ENV, input, maxBuffer: 1 << 30 });
-  const stderr = r.stderr.toString();
-  const m = /\npeak-rss (\d+)\n$/.exec(stderr);
-  assert.ok(m, `no peak reported: ${stderr}`);
-  return { status: r.status, stderr: stderr.slice(0, m.index), peak: Number(m[1]) };
+  const r = spawnSync(process.execPath, [peakScript, ...args], { cwd, env: GIT_ENV, input, maxBuffer: 1 << 30 });
+  return { status: r.status, ...peakOf(r.stderr.toString()) };
 }
 
 before(() => {
   work = tmpDir('tsgit-big-objects-');
+  peakScript = path.join(work, 'peak.mjs');
+  fs.writeFileSync(peakScript, `process.on('exit', () => process.stderr.write('\\npeak-rss ' + process.resourceUsage().maxRSS * 1024 + '\\n'));
+process.argv = [process.argv[0], ${JSON.stringify(TSGIT)}, ...process.argv.slice(2)];
+await import(${JSON.stringify(TSGIT)});
+`);
   const src = path.join(work, 'src');
   git(work, ['init', '-q', '-b', 'main', src]);
   fs.writeFileSync(path.join(src, 'model.bin'), crypto.randomBytes(BLOB), { mode: 0o755 });
@@ -84,6 +93,21 @@ describe('a blob bigger than memory should hold twice', () => {
       assert.equal(fs.statSync(path.join(ours, name)).mode, fs.statSync(path.join(theirs, name)).mode, `${name}'s mode`);
     }
     assert.equal(git(ours, ['status', '--porcelain']), '');
+  });
+
+  it('receive-pack: a push of it from git is written loose (three objects, under receive.unpackLimit) without holding it', () => {
+    const dest = path.join(work, 'pushed.git');
+    git(work, ['init', '-q', '--bare', dest]);
+    const r = spawnSync('git', ['push', '-q', `--receive-pack=${process.execPath} ${peakScript} receive-pack`, dest, 'main'],
+      { cwd: path.join(work, 'src'), env: GIT_ENV });
+    const { stderr, peak } = peakOf(r.stderr.toString());
+    assert.equal(r.status, 0, stderr);
+    assert.ok(peak < PEAK, `peak RSS ${peak >> 20} MiB for a ${BLOB >> 20} MiB blob`);
+    const id = git(work, ['-C', path.join(work, 'src'), 'rev-parse', 'main:model.bin']).trim();
+    assert.ok(fs.existsSync(path.join(dest, 'objects', id.slice(0, 2), id.slice(2))), 'the blob is a loose object');
+    assert.deepEqual(fs.readdirSync(dest + '/objects').filter((n) => n.startsWith('tmp')), [], 'no temporary file left');
+    git(dest, ['fsck', '--full', '--strict']);
+    assert.equal(git(dest, ['rev-parse', 'main']), git(path.join(work, 'src'), ['rev-parse', 'main']));
   });
 });
 
