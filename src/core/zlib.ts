@@ -160,29 +160,9 @@ export class Inflater {
       for (let p = 0; p < size; p += out.length) sink(res.buffer.subarray(p, Math.min(size, p + out.length)));
       return res.used;
     }
-    this.lastError = null;
-    this.handle.reset();
-    let pos = offset, produced = 0;
-    for (;;) {
-      // Asking for one byte past the declared size on the last piece tells "exact" from "more".
-      const want = Math.min(out.length, size + 1 - produced);
-      this.handle.writeSync(zlib.constants.Z_FINISH, input, pos, end - pos, out, 0, want);
-      if (this.lastError !== null) {
-        if (this.lastError === TRUNCATED_MESSAGE) return -1;
-        throw new ZlibError(layer, where(), this.lastError, this.lastErrno);
-      }
-      const availOut = this.state![0]!, availIn = this.state![1]!;
-      const got = want - availOut;
-      produced += got;
-      pos = end - availIn;
-      if (produced > size) throw new CorruptError(layer, `${where()}: inflates to more than the declared ${size} bytes`);
-      if (got > 0) sink(out.subarray(0, got));
-      // Output space left over without an error means the stream ended.
-      if (availOut > 0) {
-        if (produced !== size) throw new CorruptError(layer, `${where()}: inflates to ${produced} bytes, declared ${size}`);
-        return pos - offset;
-      }
-    }
+    this.begin();
+    const used = this.feed(input, offset, end, size, 0, out, sink, layer, where);
+    return this.ended ? used : -1;
   }
 
   /** Whether feed() can take a stream in pieces (the native handle is there); else callers inflate it whole. */
