@@ -109,6 +109,20 @@ describe('a blob bigger than memory should hold twice', () => {
     git(dest, ['fsck', '--full', '--strict']);
     assert.equal(git(dest, ['rev-parse', 'main']), git(path.join(work, 'src'), ['rev-parse', 'main']));
   });
+
+  it('push: a new loose blob is read in chunks and deflated a step at a time into the pack it sends', () => {
+    const dest = path.join(work, 'to-git.git');
+    git(work, ['init', '-q', '--bare', dest]);
+    const src = path.join(work, 'src');
+    const id = git(src, ['rev-parse', 'main:model.bin']).trim();
+    assert.ok(fs.existsSync(path.join(src, '.git', 'objects', id.slice(0, 2), id.slice(2))), 'the blob is loose');
+    const r = tsgitPeak(src, ['push', '-q', '--receive-pack=git receive-pack', dest, 'main']);
+    assert.equal(r.status, 0, r.stderr);
+    // The blob once, as the pack writer reads it; not its compressed file nor its compressed form too.
+    assert.ok(r.peak < PEAK + BLOB, `peak RSS ${r.peak >> 20} MiB for a ${BLOB >> 20} MiB blob`);
+    git(dest, ['fsck', '--full', '--strict']);
+    assert.equal(git(dest, ['rev-parse', 'main']), git(src, ['rev-parse', 'main']));
+  });
 });
 
 describe('Inflater.feed', () => {

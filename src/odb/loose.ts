@@ -9,10 +9,14 @@ import { objectHeader } from '../core/hash.js';
 import { OID_BYTES, toHex } from '../core/oid.js';
 import { forEachSharingPrefix } from '../core/oid-prefix.js';
 import { beyondInflateRatio, DeflateStream, Inflater } from '../core/zlib.js';
+import { readExactly } from '../core/read-exactly.js';
 import { writeExactly } from '../core/write-exactly.js';
 import { typeCode, typeName, type RawObject, type ObjectTypeCode } from '../object/type.js';
 
 const MAX_HEADER = 32;
+/** Bytes of a loose file read for its header (a deflate block's own header can take a few hundred); a longer file is read in chunks. */
+const PREFIX = 64 * 1024;
+const CHUNK = 1 << 20;
 
 export interface LooseHeader {
   type: ObjectTypeCode;
@@ -89,12 +93,27 @@ export class LooseObjects {
     return ids;
   }
 
-  private readFile(oid: Uint8Array, off: number): { file: string; raw: Buffer } | null {
+  /**
+   * The object's file: all of it, or (`prefix`) its first PREFIX bytes when it is longer, which
+   * hold the header. null when there is no such object.
+   */
+  private readFile(oid: Uint8Array, off: number, prefix = false): { file: string; raw: Buffer; size: number; fd: number } | null {
     const file = this.pathOf(oid, off);
+    let fd: number;
     try {
-      return { file, raw: fs.readFileSync(file) };
+      fd = fs.openSync(file, 'r');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+    try {
+      const size = fs.fstatSync(fd).size;
+      const want = prefix ? Math.min(size, PREFIX) : size;
+      const raw = Buffer.allocUnsafe(want);
+      readExactly(fd, raw, 0, want, 0, (got) => new CorruptError('odb', `${file}: loose object shrank to ${got} bytes while being read`));
+      return { file, raw, size, fd };
+    } catch (e) {
+      fs.closeSync(fd);
       throw e;
     }
   }
@@ -113,22 +132,57 @@ export class LooseObjects {
     return { type, size: Number(sizeText), headerLength: nul + 1 };
   }
 
+  /** The object's type and size, from the first bytes of its file. */
   header(oid: Uint8Array, off = 0): LooseHeader | null {
-    const f = this.readFile(oid, off);
-    return f && this.parseHeader(f.raw, f.file);
+    const f = this.readFile(oid, off, true);
+    if (!f) return null;
+    try {
+      return this.parseHeader(f.raw, f.file);
+    } finally {
+      fs.closeSync(f.fd);
+    }
   }
 
+  /**
+   * The object. A file over PREFIX bytes is inflated a chunk at a time into the object's buffer,
+   * so a big object is held once, not also as its compressed file.
+   */
   read(oid: Uint8Array, off = 0): RawObject | null {
-    const f = this.readFile(oid, off);
+    const f = this.readFile(oid, off, true);
     if (!f) return null;
-    const h = this.parseHeader(f.raw, f.file);
-    if (beyondInflateRatio(h.size, f.raw.length)) {
-      throw new CorruptError('odb', `${f.file}: header declares ${h.size} bytes, more than its ${f.raw.length} compressed bytes can hold`);
+    try {
+      const h = this.parseHeader(f.raw, f.file);
+      if (beyondInflateRatio(h.size, f.size)) {
+        throw new CorruptError('odb', `${f.file}: header declares ${h.size} bytes, more than its ${f.size} compressed bytes can hold`);
+      }
+      const total = h.headerLength + h.size;
+      const out = Buffer.allocUnsafe(total + 1);
+      const where = (): string => `${f.file}: object header says ${h.size} bytes`;
+      if (f.raw.length === f.size) {
+        this.inflater.inflateInto(f.raw, 0, f.raw.length, out, 0, total, 'odb', where);
+      } else {
+        this.inflatePieces(f.fd, f.size, f.raw, out, total, where);
+      }
+      return { type: h.type, data: out.subarray(h.headerLength, total) };
+    } finally {
+      fs.closeSync(f.fd);
     }
-    const total = h.headerLength + h.size;
-    const out = Buffer.allocUnsafe(total + 1);
-    this.inflater.inflateInto(f.raw, 0, f.raw.length, out, 0, total, 'odb', () => `${f.file}: object header says ${h.size} bytes`);
-    return { type: h.type, data: out.subarray(h.headerLength, total) };
+  }
+
+  /** Inflates the file open at `fd` (`size` bytes, `first` its start) into out[0..total), reading it in chunks. */
+  private inflatePieces(fd: number, size: number, first: Buffer, out: Buffer, total: number, where: () => string): void {
+    const inflater = this.inflater;
+    let chunk = first, at = 0, produced = 0;
+    inflater.begin();
+    for (;;) {
+      const len = Math.min(chunk.length, size - at);
+      if (at > 0) readExactly(fd, chunk, 0, len, at, () => new CorruptError('odb', `${where()}: the file shrank while being read`));
+      const used = inflater.feed(chunk, 0, len, total, produced, out.subarray(produced), (part) => { produced += part.length; }, 'odb', where);
+      at += used;
+      if (inflater.ended) return;
+      if (at >= size) throw new CorruptError('odb', `${where()}: zlib: unexpected end of file`);
+      if (chunk === first) chunk = Buffer.allocUnsafe(CHUNK);
+    }
   }
 
   /** Writes an object unless it exists; returns its id. */

@@ -6,7 +6,7 @@ import type { Inflater } from '../core/zlib.js';
 /**
  * Objects above this size are never held whole where they can be streamed: index-pack inflates
  * and hashes them in pieces, checkout writes them as they are inflated, receive-pack writes them
- * loose from the pack in pieces. (git streams above core.bigFileThreshold, 512 MiB; here holding
+ * loose from the pack in pieces, and the pack writer deflates them a step at a time. (git streams above core.bigFileThreshold, 512 MiB; here holding
  * a blob twice over was most of a clone's memory well below that.)
  */
 export const BIG_OBJECT = 8 << 20;

@@ -22,12 +22,13 @@
 import zlib from 'node:zlib';
 import { CorruptError, GitError, NotFoundError } from '../../core/errors.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
-import { deflaterFor, type Deflater } from '../../core/zlib.js';
+import { DeflateStream, deflaterFor, type Deflater } from '../../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, type RawObject } from '../../object/type.js';
 import type { ObjectStore, StoredPack } from '../../odb/object-store.js';
 import type { OidMap } from '../../walk/oid-map.js';
 import type { ByteView, PackFile } from '../../pack/pack-file.js';
 import { EntryHeader } from '../../pack/entry-header.js';
+import { BIG_OBJECT } from '../../pack/inflate-entry.js';
 import { crc32 } from '../../core/crc32.js';
 import type { Progress, ProgressMeter } from '../../core/progress.js';
 import { createDelta } from '../../pack/delta-encode.js';
@@ -172,7 +173,13 @@ const GO_ON = 0, WAIT = 1, LONG = 2;
 type WriteResult = typeof GO_ON | typeof WAIT | typeof LONG;
 
 /** The rest of a long entry: bytes in memory, or a range of a pack file. */
-type LongEntry = { buf: Uint8Array; pos: number; end: number } | { file: StoredPack['file']; pos: number; end: number };
+/**
+ * The rest of an entry written a step at a time (writeLong): bytes held, a stretch of a pack copied
+ * verbatim, or an object over BIG_OBJECT deflated a step of its content at a time (its compressed
+ * form is never held whole).
+ */
+type LongEntry = { buf: Uint8Array; pos: number; end: number } | { file: StoredPack['file']; pos: number; end: number }
+  | { deflate: Uint8Array; pos: number; end: number };
 
 interface PackSlot {
   pack: StoredPack;
@@ -229,6 +236,8 @@ class PackWriter {
   /** Objects waiting for their bases to be written (writeWithBases), kept across a long entry. */
   private stack: number[] = [];
   private long: LongEntry | null = null;
+  /** What deflates a big object's long entry, made on first use. */
+  private deflateStream: DeflateStream | null = null;
 
   constructor(private readonly odb: ObjectStore, private readonly contents: PackContents, sink: ChunkSink,
     private readonly options: PackWriteOptions) {
@@ -582,6 +591,11 @@ class PackWriter {
       if ('buf' in e) {
         this.stream.write(e.buf, e.pos, stop);
         e.pos = stop;
+      } else if ('deflate' in e) {
+        const out = (chunk: Uint8Array): void => { this.stream.write(chunk); };
+        this.deflateStream!.push(e.deflate.subarray(e.pos, stop), out);
+        e.pos = stop;
+        if (e.pos === e.end) this.deflateStream!.end(out);
       } else {
         for (; e.pos < stop;) {
           const v = e.file.read(e.pos, 1);
@@ -645,6 +659,11 @@ class PackWriter {
     }
     const len = writeEntryHeader(this.scratch, o.type, o.data.length);
     this.stream.write(this.scratch, 0, len);
+    if (o.data.length > BIG_OBJECT) {
+      (this.deflateStream ??= new DeflateStream(this.deflater.level)).begin();
+      this.long = { deflate: o.data, pos: 0, end: o.data.length };
+      return LONG;
+    }
     return this.writeBytes(this.deflater.deflate(o.data));
   }
 
