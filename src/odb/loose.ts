@@ -33,7 +33,8 @@ export class LooseObjects {
   /** The stream writeStreamed() deflates with, made on first use. */
   private deflater: DeflateStream | null = null;
 
-  constructor(readonly dir: string, private readonly inflater: Inflater) {}
+  /** `level`: zlib's for writes; git's core.loosecompression defaults to 1 (best speed). */
+  constructor(readonly dir: string, private readonly inflater: Inflater, private readonly level = 1) {}
 
   pathOf(oid: Uint8Array, off = 0): string {
     const hex = toHex(oid, off);
@@ -207,7 +208,7 @@ export class LooseObjects {
     const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o444);
     let id: Buffer;
     try {
-      const deflater = this.deflater ??= new DeflateStream();
+      const deflater = this.deflater ??= new DeflateStream(this.level);
       const out = (chunk: Uint8Array): void => writeExactly(fd, chunk);
       let produced = 0;
       deflater.begin();
