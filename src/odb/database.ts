@@ -17,6 +17,7 @@ import { beyondInflateRatio, Inflater, deflateBound } from '../core/zlib.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TREE, typeName, type ObjectTypeCode, type RawObject } from '../object/type.js';
 import { applyDeltaWithSizes, peekDeltaSizes, readDeltaSizes } from '../pack/delta.js';
 import { EntryHeader } from '../pack/entry-header.js';
+import { inflateEntry } from '../pack/inflate-entry.js';
 import { PackIndex } from '../pack/idx/read.js';
 import { PackFile } from '../pack/pack-file.js';
 import { DeltaBaseCache, RECYCLE, SPECULATIVE } from './delta-base-cache.js';
@@ -28,6 +29,8 @@ import { isFileError, problemOf, UnusablePack } from './unusable-pack.js';
 
 /** git refuses nothing by depth when reading, but a cycle must not loop forever. */
 const MAX_CHAIN = 10000;
+/** Bytes readInPieces() reads of the pack, and hands out, at a time. */
+const PIECE = 1 << 20;
 const MAX_ALTERNATE_DEPTH = 5;
 
 let packNumbers = 0;
@@ -531,6 +534,19 @@ export class ObjectDatabase implements ObjectStore {
    * output copies each object out at once, and allocating millions of results cost more than
    * reading them).
    */
+  readInPieces(oid: Uint8Array, off: number, sink: (piece: Uint8Array) => void): ObjectTypeCode | null {
+    const where = this.locate(oid, off);
+    if (!where) return null;
+    if (!where.pack) return where.db.loose.readInPieces(oid, off, sink);
+    const h = this.header;
+    this.entryAt(where.pack, where.offset);
+    if (h.type >= OBJ_OFS_DELTA) return null;
+    const type = h.type as ObjectTypeCode;
+    inflateEntry(where.pack.file, where.offset, this.dataOffset, where.pack.file.dataEnd, h.size, this.inflater,
+      Buffer.allocUnsafe(PIECE), Buffer.allocUnsafe(PIECE), sink);
+    return type;
+  }
+
   read(oid: Uint8Array, off = 0, transient = false): RawObject | null {
     // The common case, a hit in one of our packs, allocates no location record.
     if (this.locatePackedFast(oid, off)) {

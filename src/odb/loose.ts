@@ -162,7 +162,8 @@ export class LooseObjects {
       if (f.raw.length === f.size) {
         this.inflater.inflateInto(f.raw, 0, f.raw.length, out, 0, total, 'odb', where);
       } else {
-        this.inflatePieces(f.fd, f.size, f.raw, out, total, where);
+        // Inflated in place: each piece lands where it belongs in `out`.
+        this.inflateFile(f.fd, f.size, f.raw, total, (produced) => out.subarray(produced), () => {}, where);
       }
       return { type: h.type, data: out.subarray(h.headerLength, total) };
     } finally {
@@ -170,16 +171,45 @@ export class LooseObjects {
     }
   }
 
-  /** Inflates the file open at `fd` (`size` bytes, `first` its start) into out[0..total), reading it in chunks. */
-  private inflatePieces(fd: number, size: number, first: Buffer, out: Buffer, total: number, where: () => string): void {
+  /**
+   * The object's content handed to `sink` in pieces as its file is inflated a chunk at a time
+   * (for an object too big to hold twice); its type, or null when there is no such object.
+   */
+  readInPieces(oid: Uint8Array, off: number, sink: (piece: Uint8Array) => void): ObjectTypeCode | null {
+    const f = this.readFile(oid, off, true);
+    if (!f) return null;
+    try {
+      const h = this.parseHeader(f.raw, f.file);
+      const piece = Buffer.allocUnsafe(CHUNK);
+      let seen = 0;
+      // The header comes out first: only what follows it is the content.
+      this.inflateFile(f.fd, f.size, f.raw, h.headerLength + h.size, () => piece, (part) => {
+        const skip = Math.max(0, Math.min(part.length, h.headerLength - seen));
+        seen += part.length;
+        if (skip < part.length) sink(part.subarray(skip));
+      }, () => `${f.file}: object header says ${h.size} bytes`);
+      return h.type;
+    } finally {
+      fs.closeSync(f.fd);
+    }
+  }
+
+  /**
+   * Inflates the file open at `fd` (`size` bytes, `first` its start) to `total` bytes, reading it a
+   * chunk at a time: each piece is inflated into `target(produced so far)` and handed to `sink`.
+   */
+  private inflateFile(fd: number, size: number, first: Buffer, total: number, target: (produced: number) => Buffer,
+    sink: (piece: Uint8Array) => void, where: () => string): void {
     const inflater = this.inflater;
     let chunk = first, at = 0, produced = 0;
     inflater.begin();
     for (;;) {
       const len = Math.min(chunk.length, size - at);
       if (at > 0) readExactly(fd, chunk, 0, len, at, () => new CorruptError('odb', `${where()}: the file shrank while being read`));
-      const used = inflater.feed(chunk, 0, len, total, produced, out.subarray(produced), (part) => { produced += part.length; }, 'odb', where);
-      at += used;
+      at += inflater.feed(chunk, 0, len, total, produced, target(produced), (part) => {
+        produced += part.length;
+        sink(part);
+      }, 'odb', where);
       if (inflater.ended) return;
       if (at >= size) throw new CorruptError('odb', `${where()}: zlib: unexpected end of file`);
       if (chunk === first) chunk = Buffer.allocUnsafe(CHUNK);

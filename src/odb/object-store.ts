@@ -60,6 +60,12 @@ export interface ObjectStore {
   mustRead(oid: Uint8Array, off?: number, type?: ObjectTypeCode, transient?: boolean): RawObject;
   /** Type and size, without inflating the object. */
   info(oid: Uint8Array, off?: number): ObjectInfo | null;
+  /**
+   * An object stored whole (loose, or a pack entry that is no delta) handed to `sink` in pieces as
+   * it is inflated, for one too big to hold twice: its type; null when it is a delta (read() it
+   * then) or does not exist.
+   */
+  readInPieces(oid: Uint8Array, off: number, sink: (piece: Uint8Array) => void): ObjectTypeCode | null;
   /** Every object id once, in sorted order; the id is valid only during the call. */
   forEachId(fn: (buf: Uint8Array, off: number) => void): void;
   /**

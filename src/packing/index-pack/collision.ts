@@ -4,10 +4,16 @@
 // and the pack's are built along their delta trees, each from its base's content: a fetch that
 // repeats every object the repository has costs one more resolution of the pack, not a delta
 // chain per object.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
+import { readExactly } from '../../core/read-exactly.js';
+import { Inflater } from '../../core/zlib.js';
+import { BIG_OBJECT, inflateEntry, type EntrySource } from '../../pack/inflate-entry.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import type { ObjectLookup } from './connectivity.js';
 import { Resolver, type ResolveShared } from './resolve.js';
+import type { ObjectTable } from './tables.js';
 
 /**
  * For each of the first `count` objects that the repository already has, insists that its type
@@ -34,19 +40,60 @@ export function checkCollisions(shared: ResolveShared, count: number, lookup: Ob
   const reader = new Resolver({ ...shared, pending: marks, strict: null, connectivity: false }, undefined, compare);
   const table = reader.table, ids = table.ids;
   let any = false;
-  for (let i = 0; i < count; i++) {
-    if (!lookup.hasKnown(ids, i * OID_BYTES)) continue;
-    known[i] = 1;
-    any = true;
-    for (let j = i; !below[j]; j = table.base[j]!) {
-      below[j] = 1;
-      if (!table.isDelta(j)) break;
-    }
-  }
-  if (!any) return;
+  let big: BigCompare | null = null;
   try {
-    for (let root = 0; root < total; root++) if (below[root] && !table.isDelta(root)) reader.resolveFrom(root);
+    for (let i = 0; i < count; i++) {
+      if (!lookup.hasKnown(ids, i * OID_BYTES)) continue;
+      if (!table.isDelta(i) && table.size[i]! > BIG_OBJECT && (big ??= new BigCompare(shared)).compare(i, table, lookup)) continue;
+      known[i] = 1;
+      any = true;
+      for (let j = i; !below[j]; j = table.base[j]!) {
+        below[j] = 1;
+        if (!table.isDelta(j)) break;
+      }
+    }
+    if (any) for (let root = 0; root < total; root++) if (below[root] && !table.isDelta(root)) reader.resolveFrom(root);
   } finally {
+    big?.close();
     reader.close();
+  }
+}
+
+/**
+ * The check for a whole object over BIG_OBJECT, which is never held: both copies are inflated in
+ * pieces, each into a SHA-256 (the SHA-1 they share cannot tell a collision), and the digests
+ * compared, as git compares such objects stream by stream.
+ */
+class BigCompare {
+  private readonly pack: EntrySource;
+  private readonly inflater = new Inflater();
+  private readonly chunk = Buffer.allocUnsafe(1 << 20);
+  private readonly piece = Buffer.allocUnsafe(1 << 20);
+
+  constructor(private readonly shared: ResolveShared) {
+    const fd = fs.openSync(shared.packPath, 'r');
+    this.pack = {
+      path: shared.packPath,
+      readInto: (buf, pos, length, offset) => readExactly(fd, buf, pos, length, offset,
+        () => new CorruptError('pack', `${shared.packPath}: unexpected end of file reading ${length} bytes at offset ${offset}`)),
+    };
+    this.close = () => fs.closeSync(fd);
+  }
+
+  readonly close: () => void;
+
+  /** Whether object i could be compared so (else the resolver compares it whole); throws on a collision. */
+  compare(i: number, table: ObjectTable, lookup: ObjectLookup): boolean {
+    const at = i * OID_BYTES;
+    const theirs = crypto.createHash('sha256');
+    const type = lookup.readInPieces(table.ids, at, (p) => { theirs.update(p); });
+    if (type === null) return false;
+    const ours = crypto.createHash('sha256');
+    inflateEntry(this.pack, table.offset[i]!, table.dataOffset(i), table.offset[i + 1]!, table.size[i]!, this.inflater,
+      this.chunk, this.piece, (p) => { ours.update(p); });
+    if (type !== table.realType[i] || !ours.digest().equals(theirs.digest())) {
+      throw new CorruptError('pack', `${this.shared.name}: SHA1 COLLISION FOUND WITH ${toHex(table.ids, at)} ! (the object at offset ${table.offset[i]} differs from the repository's)`);
+    }
+    return true;
   }
 }

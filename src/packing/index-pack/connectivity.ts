@@ -10,7 +10,7 @@ import type { SharedIdIndex } from './id-index.js';
 import type { ObjectTable } from './tables.js';
 
 /** What index-pack needs of the objects a repository already has. */
-export type ObjectLookup = Pick<ObjectStore, 'read' | 'info' | 'hasKnown' | 'isEmpty'>;
+export type ObjectLookup = Pick<ObjectStore, 'read' | 'readInPieces' | 'info' | 'hasKnown' | 'isEmpty'>;
 
 /** Returns how many references were found in the repository rather than in the pack. */
 export function checkConnectivity(lists: readonly ReferenceList[], table: ObjectTable, index: SharedIdIndex,

@@ -92,6 +92,7 @@ export async function unpack(input: AsyncIterable<Uint8Array>, quarantine: Quara
     const store = {
       objectsDir: quarantine.dir,
       read: (id: Uint8Array, off?: number) => odb.read(id, off),
+      readInPieces: (id: Uint8Array, off: number, sink: (piece: Uint8Array) => void) => odb.readInPieces(id, off, sink),
       info: (id: Uint8Array, off?: number) => odb.info(id, off),
       hasKnown: (id: Uint8Array, off?: number) => odb.hasKnown(id, off),
       isEmpty: () => odb.isEmpty(),
