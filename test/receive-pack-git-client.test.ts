@@ -69,6 +69,33 @@ describe('git push to tsgit receive-pack, side by side with git receive-pack', (
     assert.equal(added, looseObjects(twins.git).length - gitLoose, 'as many as git receive-pack leaves loose');
   });
 
+  test('loose objects are compressed at core.loosecompression\'s level (git\'s 1 unset), and a bad level is git\'s fatal error', () => {
+    // The zlib header's second byte names the level's class: 0x01 for level 1, 0xda for 7-9.
+    const levelsOfNew = (dir: string, before: string[]) => looseObjects(dir).filter((o) => !before.includes(o))
+      .map((o) => fs.readFileSync(path.join(dir, 'objects', o))[1]!.toString(16)).sort();
+    for (const [setting, byte] of [[undefined, '1'], ['9', 'da']] as const) {
+      if (setting) twins.config('core.looseCompression', setting);
+      const before = { ts: looseObjects(twins.ts), git: looseObjects(twins.git) };
+      commits(work, 1, `level-${setting ?? 'unset'}`);
+      assert.equal(twins.push(work, ['<url>', 'main']).status, 0);
+      const ours = levelsOfNew(twins.ts, before.ts);
+      assert.ok(ours.length > 0 && ours.every((b) => b === byte), `core.looseCompression ${setting ?? 'unset'}: ${ours.join(' ')}`);
+      assert.deepEqual(ours, levelsOfNew(twins.git, before.git));
+    }
+    // git itself dies of it too (twins.push's own checks would), so each side is pushed alone.
+    twins.config('core.looseCompression', '10');
+    try {
+      commits(work, 1, 'level-10');
+      const ours = push(work, twins.ts, ['<url>', 'main'], true), theirs = push(work, twins.git, ['<url>', 'main'], false);
+      assert.equal(ours.status, theirs.status);
+      assert.equal(ours.porcelain, theirs.porcelain);
+      for (const r of [ours, theirs]) assert.match(r.stderr, /fatal: bad zlib compression level 10/);
+    } finally {
+      twins.config('--unset', 'core.looseCompression');
+    }
+    assert.equal(twins.push(work, ['<url>', 'main']).status, 0);
+  });
+
   test('delete a branch, and a deletion-only push sends no pack', () => {
     const objects = looseObjects(twins.ts).concat(fs.readdirSync(path.join(twins.ts, 'objects', 'pack')));
     const r = twins.push(work, ['<url>', ':side']);

@@ -13,6 +13,7 @@ import { collectGarbage } from '../memory.js';
 import { writeAll } from '../output.js';
 import { progressIf, progressWanted } from '../progress.js';
 import { printPackStats } from './verify-pack.js';
+import { looseCompression } from '../../config/loose-compression.js';
 import type { CommandHelp } from '../help.js';
 
 export const help: CommandHelp = {
@@ -112,7 +113,7 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
   if (revIndex === undefined) {
     revIndex = isTrue(ctx.env.GIT_TEST_WRITE_REV_INDEX) || (config?.getBool('pack', null, 'writereverseindex') ?? false);
   }
-  const level = config?.getInt('core', null, 'loosecompression') ?? config?.getInt('core', null, 'compression') ?? 1;
+  const level = looseCompression(config);
   const resolvePath = (p: string) => path.resolve(ctx.cwd, p);
   if (packName) packName = resolvePath(packName);
   if (indexPath) indexPath = resolvePath(indexPath);
@@ -126,7 +127,7 @@ export default async function indexPackCommand(ctx: CommandContext, args: string
   }
   const result = await indexPack(repo ? repo.odb : null, stdin ? stdinChunks() : packName!, {
     packPath: stdin ? packName : undefined, indexPath, keep, fixThin, threads, indexVersion, off32Limit, revIndex,
-    maxInputSize, compressionLevel: level === -1 ? 6 : level,
+    maxInputSize, compressionLevel: level,
     strict: strict || fsckObjects ? { strict: true } : null,
     gitmodules: checkGitmodulesBlob,
     connectivity: strict,

@@ -3,6 +3,7 @@
 // receive.fsckObjects (or transfer.fsckObjects) says false (config/transfer-fsck.ts), and push
 // options are advertised unless receive.advertisePushOptions says false.
 import type { Config } from '../../config/index.js';
+import { looseCompression } from '../../config/loose-compression.js';
 import { transferFsck } from '../../config/transfer-fsck.js';
 import { HARDENED_LEVELS, type FsckOptions } from '../../object/fsck.js';
 import { hideRefsConfig } from '../hidden-refs.js';
@@ -23,6 +24,8 @@ export interface ReceivePackPolicy {
   maxInputSize: number;
   /** Packs with fewer objects become loose objects (receive.unpackLimit, transfer.unpackLimit; git's 100). */
   unpackLimit: number;
+  /** zlib's level for those loose objects: core.loosecompression, else core.compression, else git's 1. */
+  looseCompression: number;
   advertiseAtomic: boolean;
   advertisePushOptions: boolean;
   /** repack.useDeltaBaseOffset: advertise ofs-delta. */
@@ -65,6 +68,7 @@ export function readReceivePolicy(config: Config, gitDir: string, bare: boolean)
     fsck: transferFsck(config, 'receive', gitDir, HARDENED_LEVELS),
     maxInputSize: int('receive', 'maxinputsize') ?? 0,
     unpackLimit: int('receive', 'unpacklimit') ?? int('transfer', 'unpacklimit') ?? 100,
+    looseCompression: looseCompression(config),
     advertiseAtomic: bool('receive', 'advertiseatomic') ?? true,
     advertisePushOptions: bool('receive', 'advertisepushoptions') ?? true,
     ofsDelta: bool('repack', 'usedeltabaseoffset') ?? true,

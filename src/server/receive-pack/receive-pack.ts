@@ -151,6 +151,7 @@ export async function receivePack(repo: Repository, req: ReceivePackRequest): Pr
             maxInputSize: policy.maxInputSize || limits.maxInputSize || 0,
             maxObjects: limits.maxObjects ?? 0,
             unpackLimit: policy.unpackLimit,
+            looseCompression: policy.looseCompression,
             keepMessage: `receive-pack ${process.pid} on ${os.hostname()}`,
             ...(s.sideband && !s.quiet ? { progress: progressText((text) => s.message(text)) } : {}),
             threads: req.threads,

@@ -33,6 +33,8 @@ export interface UnpackOptions {
   /** Objects the pack header may announce; 0 is unlimited. */
   maxObjects: number;
   unpackLimit: number;
+  /** zlib's level for loose objects (core.loosecompression; git's default 1). */
+  looseCompression?: number;
   keepMessage: string;
   /** "Resolving deltas" to the client, or nothing. */
   progress?: Progress;
@@ -87,7 +89,7 @@ export async function unpack(input: AsyncIterable<Uint8Array>, quarantine: Quara
     ...(options.progress && !loose ? { progress: options.progress, receivingProgress: false } : {}),
   };
   try {
-    if (loose) return await unpackLoose(stream, quarantine, tips, passOptions);
+    if (loose) return await unpackLoose(stream, quarantine, tips, passOptions, options.looseCompression);
     // The store index-pack writes into: the quarantine, with the repository's objects to look at.
     const store = {
       objectsDir: quarantine.dir,
@@ -110,7 +112,7 @@ export async function unpack(input: AsyncIterable<Uint8Array>, quarantine: Quara
 
 /** git's unpack-objects: the same checks, then each object written loose (thin-pack bases are not). */
 async function unpackLoose(stream: AsyncIterable<Uint8Array>, quarantine: Quarantine, tips: readonly Uint8Array[],
-  passOptions: Omit<PassOptions, 'name' | 'sink'>): Promise<Unpacked> {
+  passOptions: Omit<PassOptions, 'name' | 'sink'>, level?: number): Promise<Unpacked> {
   const tmp = path.join(quarantine.dir, 'pack', `tmp_pack_${crypto.randomBytes(6).toString('hex')}`);
   const fd = fs.openSync(tmp, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
   try {
@@ -119,7 +121,7 @@ async function unpackLoose(stream: AsyncIterable<Uint8Array>, quarantine: Quaran
       sink: { path: tmp, write: (bytes) => writeExactly(fd, bytes), writeAt: (bytes, offset) => writeExactly(fd, bytes, offset) },
     });
     const inflater = new Inflater();
-    const objects = new LooseObjects(quarantine.dir, inflater);
+    const objects = new LooseObjects(quarantine.dir, inflater, level);
     const received = result.count - result.appended;
     const table = result.table;
     // A big whole object goes from the pack to its loose file in pieces, never whole in memory.
