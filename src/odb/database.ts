@@ -29,8 +29,6 @@ import { isFileError, problemOf, UnusablePack } from './unusable-pack.js';
 
 /** git refuses nothing by depth when reading, but a cycle must not loop forever. */
 const MAX_CHAIN = 10000;
-/** Bytes readInPieces() reads of the pack, and hands out, at a time. */
-const PIECE = 1 << 20;
 const MAX_ALTERNATE_DEPTH = 5;
 
 let packNumbers = 0;
@@ -528,12 +526,6 @@ export class ObjectDatabase implements ObjectStore {
     return parts.join('\n');
   }
 
-  /**
-   * Reads an object, or returns null if it does not exist anywhere. With `transient`, the data may
-   * live in a buffer this database reuses: it is valid only until the next read (cat-file's batch
-   * output copies each object out at once, and allocating millions of results cost more than
-   * reading them).
-   */
   readInPieces(oid: Uint8Array, off: number, sink: (piece: Uint8Array) => void): ObjectTypeCode | null {
     const where = this.locate(oid, off);
     if (!where) return null;
@@ -542,11 +534,16 @@ export class ObjectDatabase implements ObjectStore {
     this.entryAt(where.pack, where.offset);
     if (h.type >= OBJ_OFS_DELTA) return null;
     const type = h.type as ObjectTypeCode;
-    inflateEntry(where.pack.file, where.offset, this.dataOffset, where.pack.file.dataEnd, h.size, this.inflater,
-      Buffer.allocUnsafe(PIECE), Buffer.allocUnsafe(PIECE), sink);
+    inflateEntry(where.pack.file, where.offset, this.dataOffset, where.pack.file.dataEnd, h.size, this.inflater, sink);
     return type;
   }
 
+  /**
+   * Reads an object, or returns null if it does not exist anywhere. With `transient`, the data may
+   * live in a buffer this database reuses: it is valid only until the next read (cat-file's batch
+   * output copies each object out at once, and allocating millions of results cost more than
+   * reading them).
+   */
   read(oid: Uint8Array, off = 0, transient = false): RawObject | null {
     // The common case, a hit in one of our packs, allocates no location record.
     if (this.locatePackedFast(oid, off)) {

@@ -218,10 +218,12 @@ export class LooseObjects {
 
   /** Writes an object unless it exists; returns its id. */
   write(type: ObjectTypeCode, data: Uint8Array): Buffer {
+    const header = objectHeader(typeName(type), data.length);
     // An object already here is not written again (hashing it first costs less than deflating it).
-    const id = crypto.createHash('sha1').update(objectHeader(typeName(type), data.length)).update(data).digest();
+    const id = crypto.createHash('sha1').update(header).update(data).digest();
     if (this.has(id)) return id;
-    return this.writeStreamed(type, data.length, (sink) => sink(data));
+    this.place(this.deflateToTemp(header, data.length, (sink) => sink(data)), id);
+    return id;
   }
 
   /**
@@ -233,10 +235,27 @@ export class LooseObjects {
   writeStreamed(type: ObjectTypeCode, size: number, produce: (sink: (piece: Uint8Array) => void) => void): Buffer {
     const header = objectHeader(typeName(type), size);
     const hash = crypto.createHash('sha1').update(header);
-    fs.mkdirSync(this.dir, { recursive: true });
+    const tmp = this.deflateToTemp(header, size, (sink) => produce((piece) => {
+      hash.update(piece);
+      sink(piece);
+    }));
+    const id = hash.digest();
+    this.place(tmp, id);
+    return id;
+  }
+
+  /** Deflates `header` and the `size` bytes `produce` hands over into a new temporary file; its path. */
+  private deflateToTemp(header: Buffer, size: number, produce: (sink: (piece: Uint8Array) => void) => void): string {
     const tmp = path.join(this.dir, `tmp_obj_${process.pid}_${crypto.randomBytes(6).toString('hex')}`);
-    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o444);
-    let id: Buffer;
+    const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL;
+    let fd: number;
+    try {
+      fd = fs.openSync(tmp, flags, 0o444);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      fs.mkdirSync(this.dir, { recursive: true });
+      fd = fs.openSync(tmp, flags, 0o444);
+    }
     try {
       const deflater = this.deflater ??= new DeflateStream(this.level);
       const out = (chunk: Uint8Array): void => writeExactly(fd, chunk);
@@ -245,22 +264,25 @@ export class LooseObjects {
       deflater.push(header, out);
       produce((piece) => {
         produced += piece.length;
-        hash.update(piece);
         deflater.push(piece, out);
       });
       if (produced !== size) throw new Error(`loose object of ${size} bytes was given ${produced}`);
       deflater.end(out);
-      id = hash.digest();
     } catch (e) {
       fs.closeSync(fd);
       fs.rmSync(tmp, { force: true });
       throw e;
     }
     fs.closeSync(fd);
+    return tmp;
+  }
+
+  /** Renames the temporary file `tmp` into place as object `id`, or drops it when that is here already. */
+  private place(tmp: string, id: Buffer): void {
     try {
       if (this.has(id)) {
         fs.rmSync(tmp, { force: true });
-        return id;
+        return;
       }
       const file = this.pathOf(id);
       fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -270,7 +292,5 @@ export class LooseObjects {
       throw e;
     }
     this.listed[id[0]!]?.add(toHex(id, 1, OID_BYTES - 1));
-    return id;
   }
-
 }

@@ -5,11 +5,10 @@
 // repeats every object the repository has costs one more resolution of the pack, not a delta
 // chain per object.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import { CorruptError } from '../../core/errors.js';
-import { readExactly } from '../../core/read-exactly.js';
 import { Inflater } from '../../core/zlib.js';
-import { BIG_OBJECT, inflateEntry, type EntrySource } from '../../pack/inflate-entry.js';
+import { BIG_OBJECT, inflateEntry } from '../../pack/inflate-entry.js';
+import { PackFile } from '../../pack/pack-file.js';
 import { OID_BYTES, toHex } from '../../core/oid.js';
 import type { ObjectLookup } from './connectivity.js';
 import { Resolver, type ResolveShared } from './resolve.js';
@@ -65,22 +64,16 @@ export function checkCollisions(shared: ResolveShared, count: number, lookup: Ob
  * compared, as git compares such objects stream by stream.
  */
 class BigCompare {
-  private readonly pack: EntrySource;
+  private readonly pack: PackFile;
   private readonly inflater = new Inflater();
-  private readonly chunk = Buffer.allocUnsafe(1 << 20);
-  private readonly piece = Buffer.allocUnsafe(1 << 20);
 
   constructor(private readonly shared: ResolveShared) {
-    const fd = fs.openSync(shared.packPath, 'r');
-    this.pack = {
-      path: shared.packPath,
-      readInto: (buf, pos, length, offset) => readExactly(fd, buf, pos, length, offset,
-        () => new CorruptError('pack', `${shared.packPath}: unexpected end of file reading ${length} bytes at offset ${offset}`)),
-    };
-    this.close = () => fs.closeSync(fd);
+    this.pack = new PackFile(shared.packPath, null);
   }
 
-  readonly close: () => void;
+  close(): void {
+    this.pack.close();
+  }
 
   /** Whether object i could be compared so (else the resolver compares it whole); throws on a collision. */
   compare(i: number, table: ObjectTable, lookup: ObjectLookup): boolean {
@@ -90,7 +83,7 @@ class BigCompare {
     if (type === null) return false;
     const ours = crypto.createHash('sha256');
     inflateEntry(this.pack, table.offset[i]!, table.dataOffset(i), table.offset[i + 1]!, table.size[i]!, this.inflater,
-      this.chunk, this.piece, (p) => { ours.update(p); });
+      (p) => { ours.update(p); });
     if (type !== table.realType[i] || !ours.digest().equals(theirs.digest())) {
       throw new CorruptError('pack', `${this.shared.name}: SHA1 COLLISION FOUND WITH ${toHex(table.ids, at)} ! (the object at offset ${table.offset[i]} differs from the repository's)`);
     }

@@ -172,7 +172,6 @@ const STEP = 1 << 20;
 const GO_ON = 0, WAIT = 1, LONG = 2;
 type WriteResult = typeof GO_ON | typeof WAIT | typeof LONG;
 
-/** The rest of a long entry: bytes in memory, or a range of a pack file. */
 /**
  * The rest of an entry written a step at a time (writeLong): bytes held, a stretch of a pack copied
  * verbatim, or an object over BIG_OBJECT deflated a step of its content at a time (its compressed

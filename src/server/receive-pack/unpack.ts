@@ -12,13 +12,13 @@ import path from 'node:path';
 import { GitError } from '../../core/errors.js';
 import { Inflater } from '../../core/zlib.js';
 import type { Progress } from '../../core/progress.js';
-import { readExactly } from '../../core/read-exactly.js';
 import { writeExactly } from '../../core/write-exactly.js';
 import type { FsckOptions, FsckProblem } from '../../object/fsck.js';
 import type { ObjectTypeCode } from '../../object/type.js';
 import type { ObjectStore } from '../../odb/object-store.js';
 import { LooseObjects } from '../../odb/loose.js';
 import { BIG_OBJECT, inflateEntry } from '../../pack/inflate-entry.js';
+import { PackFile } from '../../pack/pack-file.js';
 import { indexPack } from '../../packing/index-pack/index.js';
 import { runPasses, type PassOptions, type PassResult } from '../../packing/index-pack/passes.js';
 import { findSorted } from '../../packing/index-pack/sort.js';
@@ -125,19 +125,20 @@ async function unpackLoose(stream: AsyncIterable<Uint8Array>, quarantine: Quaran
     const received = result.count - result.appended;
     const table = result.table;
     // A big whole object goes from the pack to its loose file in pieces, never whole in memory.
-    const pack = { path: tmp, readInto: (buf: Uint8Array, pos: number, length: number, offset: number) => readExactly(fd, buf, pos, length, offset,
-      () => new GitError('pack', 'io', `${tmp}: unexpected end of file reading ${length} bytes at offset ${offset}`)) };
-    let chunk: Buffer | null = null, piece: Buffer | null = null;
-    for (let i = 0; i < received; i++) {
-      const type = table.realType[i] as ObjectTypeCode;
-      if (table.isDelta(i) || table.size[i]! <= BIG_OBJECT) {
-        objects.write(type, result.objectData(i));
-        continue;
+    let pack: PackFile | null = null;
+    try {
+      for (let i = 0; i < received; i++) {
+        const type = table.realType[i] as ObjectTypeCode;
+        if (table.isDelta(i) || table.size[i]! <= BIG_OBJECT) {
+          objects.write(type, result.objectData(i));
+          continue;
+        }
+        const file = pack ??= new PackFile(tmp, null);
+        objects.writeStreamed(type, table.size[i]!, (sink) => inflateEntry(file, table.offset[i]!, table.dataOffset(i), table.offset[i + 1]!,
+          table.size[i]!, inflater, sink));
       }
-      chunk ??= Buffer.allocUnsafe(1 << 20);
-      piece ??= Buffer.allocUnsafe(1 << 20);
-      objects.writeStreamed(type, table.size[i]!, (sink) => inflateEntry(pack, table.offset[i]!, table.dataOffset(i), table.offset[i + 1]!,
-        table.size[i]!, inflater, chunk!, piece!, sink));
+    } finally {
+      pack?.close();
     }
     return {
       objects: received, outsideReferences: passOptions.strict && passOptions.connectivity ? result.outsideReferences : -1,

@@ -99,7 +99,6 @@ export class BlobReader {
   private readonly chain: number[] = [];
   /** The blob streamable() found, for stream(): its pack, entry offset, data offset and size. */
   private streaming: { pack: PackSource; entryOffset: number; dataOffset: number; size: number } | null = null;
-  private piece: Buffer | null = null;
 
   /**
    * Reads through `odb`, or, given a function that opens one, through the `locations` of the
@@ -142,9 +141,7 @@ export class BlobReader {
     } else {
       const where = this.odb.locate(oids, off);
       if (!where?.pack) return false;
-      let source = this.sources.get(where.pack);
-      if (!source) this.sources.set(where.pack, source = sourceOf(where.pack));
-      pack = source;
+      pack = this.sourceFor(where.pack);
       offset = where.offset;
     }
     const h = this.header;
@@ -165,10 +162,7 @@ export class BlobReader {
   stream(sink: (piece: Uint8Array) => void): void {
     const { pack, entryOffset, dataOffset, size } = this.streaming!;
     this.streaming = null;
-    // The chunk is read over: it no longer holds what it says.
-    this.chunkPack = null;
-    inflateEntry(this.fileOf(pack), entryOffset, dataOffset, pack.dataEnd, size, this.inflater, this.chunk,
-      this.piece ??= Buffer.allocUnsafe(CHUNK), sink);
+    inflateEntry(this.fileOf(pack), entryOffset, dataOffset, pack.dataEnd, size, this.inflater, sink);
   }
 
   /** The content of blob `oid` (at `off`); valid until the next call. */
@@ -191,11 +185,7 @@ export class BlobReader {
   private readObject(oid: Uint8Array, off: number, type: ObjectTypeCode, own: boolean): Buffer {
     const where = this.odb.locate(oid, off);
     let data: Buffer | null = null;
-    if (where?.pack) {
-      let source = this.sources.get(where.pack);
-      if (!source) this.sources.set(where.pack, source = sourceOf(where.pack));
-      data = this.tryPacked(source, where.offset, type, own);
-    }
+    if (where?.pack) data = this.tryPacked(this.sourceFor(where.pack), where.offset, type, own);
     return data ?? this.odb.mustRead(oid, off, type).data;
   }
 
@@ -299,6 +289,13 @@ export class BlobReader {
     this.chunkPack = pack;
     this.chunkStart = start;
     this.chunkEnd = start + size;
+  }
+
+  /** The source for a pack of the object database, made once. */
+  private sourceFor(pack: StoredPack): PackSource {
+    let source = this.sources.get(pack);
+    if (!source) this.sources.set(pack, source = sourceOf(pack));
+    return source;
   }
 
   /** The pack's open file: the store's, or one this reader opened. */
